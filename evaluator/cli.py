@@ -1,0 +1,199 @@
+"""The `sdeval` command line: thin wiring over loader -> assessment -> reporters.
+
+Exit codes: 0 no error finding; 1 at least one error finding (parse and schema
+included); 2 the command could not run (missing or unreadable file, bad usage,
+internal error). Heavy modules (WeasyPrint, pyHanko) are imported only inside the
+commands that render or sign, so `validate` starts fast.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from . import __version__
+
+EXIT_OK, EXIT_FINDINGS, EXIT_CANNOT_RUN = 0, 1, 2
+
+app = typer.Typer(
+    name="sdeval",
+    help="Decide whether a speculative-decoding offer's claims are backed by evidence.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+class Format(str, Enum):
+    text = "text"
+    json = "json"
+
+
+class CannotRun(Exception):
+    """Stops the command with exit 2 and a one-line message naming the file."""
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.echo(f"sdeval: {message}", err=True)
+    return typer.Exit(EXIT_CANNOT_RUN)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from .rules import RULE_CATALOG_VERSION
+
+        typer.echo(f"sdeval {__version__} (record format 1.0, rule catalog {RULE_CATALOG_VERSION})")
+        raise typer.Exit(EXIT_OK)
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit.")
+    ] = False,
+) -> None:
+    pass
+
+
+FilesArg = Annotated[list[str], typer.Argument(help="Evidence records (JSON or YAML); '-' reads standard input.", metavar="FILE...")]
+FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
+MaxSizeOpt = Annotated[int, typer.Option("--max-size", help="Largest input file accepted, in bytes.", min=1)]
+
+
+def _load_all(files: list[str], max_size: int):
+    from .loader import UnreadableFile, load_file
+
+    loaded = []
+    for path in files:
+        try:
+            loaded.append(load_file(path, max_size))
+        except UnreadableFile as exc:
+            raise _fail(str(exc)) from None
+    return loaded
+
+
+def _run(files: list[str], fmt: Format, full: bool, max_size: int):
+    from .assessment import assess
+    from .reporters import REPORTER_BY_NAME
+
+    results = [assess(item) for item in _load_all(files, max_size)]
+    text = REPORTER_BY_NAME[fmt.value](results, full)
+    return results, text
+
+
+def _exit_code(results) -> int:
+    return EXIT_FINDINGS if any(r.count("error") for r in results) else EXIT_OK
+
+
+@app.command()
+def validate(files: FilesArg, fmt: FormatOpt = Format.text, max_size: MaxSizeOpt = 20 * 1024 * 1024) -> None:
+    """Check records against the schema and every rule; exit 1 if any error finding."""
+    results, text = _run(files, fmt, full=False, max_size=max_size)
+    sys.stdout.write(text)
+    raise typer.Exit(_exit_code(results))
+
+
+@app.command()
+def assess(
+    files: FilesArg,
+    fmt: FormatOpt = Format.text,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Also write the assessment JSON to this file.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace the --output file if it exists.")] = False,
+    max_size: MaxSizeOpt = 20 * 1024 * 1024,
+) -> None:
+    """Give each claim's verdict, the findings behind it, and the derived figures."""
+    from .output import OutputRefused, write_atomic
+    from .reporters import REPORTER_BY_NAME
+
+    results, text = _run(files, fmt, full=True, max_size=max_size)
+    if output is not None:
+        try:
+            write_atomic(output, REPORTER_BY_NAME["json"](results, True).encode(), force=force)
+        except (OutputRefused, OSError) as exc:
+            raise _fail(str(exc)) from None
+    sys.stdout.write(text)
+    raise typer.Exit(_exit_code(results))
+
+
+@app.command()
+def rules(
+    code: Annotated[Optional[str], typer.Argument(help="Explain one rule.")] = None,
+    fmt: FormatOpt = Format.text,
+) -> None:
+    """List the rule catalog, or explain one rule."""
+    from .rules import REGISTRY, RULE_CATALOG_VERSION, lookup
+
+    if code is not None:
+        found = lookup(code)
+        if found is None:
+            raise _fail(f"no rule named {code!r}; `sdeval rules` lists them")
+        selected = [found]
+    else:
+        selected = list(REGISTRY.values())
+    if fmt is Format.json:
+        doc = {"rule_catalog_version": RULE_CATALOG_VERSION, "rules": [r.as_dict() for r in selected]}
+        typer.echo(json.dumps(doc, indent=2, ensure_ascii=False))
+        return
+    if code is None:
+        width = max(len(r.code) for r in selected)
+        typer.echo(f"sdeval rule catalog {RULE_CATALOG_VERSION} ({len(selected)} rules)")
+        for r in selected:
+            typer.echo(f"{r.code.ljust(width)}  {r.severity:<7}  {r.title}")
+        typer.echo("\n`sdeval rules CODE` explains one.")
+        return
+    r = selected[0]
+    typer.echo(
+        f"{r.code} ({r.severity})\n{r.title}\n\nWhy it matters:\n  {r.rationale}\n\n"
+        f"Fails:\n  {r.failing_example}\nPasses:\n  {r.passing_example}\n\nReference:\n  {r.reference}"
+    )
+
+
+@app.command()
+def schema() -> None:
+    """Print the evidence-record JSON Schema."""
+    from .resources import schema_path
+
+    try:
+        sys.stdout.write(schema_path().read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise _fail(str(exc)) from None
+
+
+@app.command()
+def init(
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the form here instead of standard output.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace the output file if it exists.")] = False,
+) -> None:
+    """Write a blank evidence form in YAML, every field explained."""
+    from .blank_form import blank_form
+    from .output import OutputRefused, write_atomic
+
+    text = blank_form()
+    if output is None:
+        sys.stdout.write(text)
+        return
+    try:
+        write_atomic(output, text.encode(), force=force)
+    except (OutputRefused, OSError) as exc:
+        raise _fail(str(exc)) from None
+    typer.echo(f"wrote {output}", err=True)
+
+
+def main() -> None:
+    """Console entry point: no input may produce a traceback."""
+    try:
+        app()
+    except SystemExit:
+        raise
+    except KeyboardInterrupt:
+        typer.echo("sdeval: interrupted", err=True)
+        sys.exit(EXIT_CANNOT_RUN)
+    except Exception as exc:  # a bug in sdeval, reported in one line, never a traceback
+        typer.echo(f"sdeval: internal error: {type(exc).__name__}: {exc}", err=True)
+        sys.exit(EXIT_CANNOT_RUN)

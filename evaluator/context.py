@@ -1,0 +1,85 @@
+"""What every rule sees: the validated record, its derived metrics, and lookups by id."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .metrics import RunMetrics, record_metrics
+from .record import Claim, Configuration, EvidenceRecord, Run
+
+PERFORMANCE_KINDS = ("output-throughput", "speedup", "latency", "capacity")
+ACCEPTANCE_KINDS = ("acceptance-rate", "acceptance-length")
+
+
+@dataclass
+class Context:
+    record: EvidenceRecord
+    metrics: dict[str, RunMetrics] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.metrics:
+            self.metrics = record_metrics(self.record)
+        # First occurrence wins; duplicate ids are reported by reference-broken.
+        self.run_index: dict[str, int] = {}
+        for i, run in enumerate(self.record.runs):
+            self.run_index.setdefault(run.id, i)
+        self.config_index: dict[str, int] = {}
+        for i, cfg in enumerate(self.record.configurations):
+            self.config_index.setdefault(cfg.id, i)
+
+    def run(self, run_id: str | None) -> Run | None:
+        i = self.run_index.get(run_id) if run_id else None
+        return None if i is None else self.record.runs[i]
+
+    def configuration(self, run: Run | None) -> Configuration | None:
+        if run is None:
+            return None
+        i = self.config_index.get(run.configuration)
+        return None if i is None else self.record.configurations[i]
+
+    def claims(self) -> list[tuple[int, Claim]]:
+        return list(enumerate(self.record.claims))
+
+    def performance_claims(self) -> list[tuple[int, Claim]]:
+        return [(i, c) for i, c in self.claims() if c.kind in PERFORMANCE_KINDS]
+
+    def timed_runs(self) -> list[tuple[int, Run]]:
+        """Runs a performance claim rests on (as run or baseline): these need a measured interval.
+        A run that only supports acceptance figures needs no clock."""
+        used = {c.run for _, c in self.performance_claims()} | {c.baseline for _, c in self.performance_claims()}
+        return [(i, run) for i, run in enumerate(self.record.runs) if run.id in used]
+
+    def effective_k(self, run: Run) -> int | None:
+        """K the run drafted with: the fixed K, or the schedule's band for the run's concurrency."""
+        cfg = self.configuration(run)
+        if cfg is None:
+            return None
+        proposer = cfg.proposer
+        if proposer.k_schedule and run.load.concurrency is not None:
+            for band in proposer.k_schedule:
+                if band.min_concurrency <= run.load.concurrency <= band.max_concurrency:
+                    return band.k
+            return None
+        return proposer.k
+
+
+def speculating(ctx: Context, run: Run) -> bool:
+    """A speculative run drafts unless its K (fixed or by band) is 0: then it decodes plainly."""
+    return run.arrangement == "speculative" and ctx.effective_k(run) != 0
+
+
+def num(value: float | int | None, unit: str = "") -> str:
+    """A figure as a buyer reads it: no float noise, no Python repr."""
+    if value is None:
+        return "not stated"
+    if unit == "x":
+        return f"{num(value)}x"
+    if isinstance(value, float):
+        text = f"{value:.4f}".rstrip("0").rstrip(".") if abs(value) < 1000 else f"{value:,.1f}".rstrip("0").rstrip(".")
+    else:
+        text = f"{value:,}" if abs(value) >= 10000 else str(value)
+    return f"{text} {unit}".rstrip() if unit else text
+
+
+def seconds(value: float | None) -> str:
+    return "no duration" if value is None else f"{value:.3f} s"

@@ -1,0 +1,333 @@
+"""Read a record file (JSON or YAML) into plain JSON data, or say exactly why not.
+
+A file that cannot be read as a record is a `parse` finding, not a crash. Both
+readers refuse what another JSON parser would read differently: duplicate keys,
+NaN/Infinity (and 1e999, which overflows to Infinity), and, for YAML, anything
+beyond plain JSON data (tags that construct objects, YAML 1.1 booleans such as
+`no`, sexagesimal numbers such as `1:30`, timestamps).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import re
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+DEFAULT_MAX_BYTES = 20 * 1024 * 1024
+MAX_DEPTH = 64
+
+
+class UnreadableFile(Exception):
+    """The file could not be opened at all (exit 2): missing, a directory, unreadable, too large."""
+
+
+class ParseProblem(Exception):
+    def __init__(self, message: str, line: int | None = None, column: int | None = None):
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.column = column
+
+    def where(self) -> str:
+        if self.line is None:
+            return ""
+        return f"line {self.line}, column {self.column}: "
+
+
+@dataclass
+class LoadedFile:
+    path: str
+    raw: bytes
+    sha256: str
+    data: Any = None
+    problem: ParseProblem | None = None
+    # JSON Pointer -> (line, column), for YAML inputs (JSON positions come from the decoder).
+    positions: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+
+def read_bytes(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
+    """Read a regular file, refusing directories, devices and oversized files up front."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise UnreadableFile(f"{path}: no such file") from None
+    except OSError as exc:
+        raise UnreadableFile(f"{path}: cannot read ({exc.strerror})") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise UnreadableFile(f"{path}: is a directory, not a record file")
+    if not stat.S_ISREG(st.st_mode):
+        raise UnreadableFile(f"{path}: is not a regular file")
+    if st.st_size > max_bytes:
+        raise UnreadableFile(f"{path}: {st.st_size} bytes is over the {max_bytes}-byte limit")
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(max_bytes + 1)
+    except OSError as exc:
+        raise UnreadableFile(f"{path}: cannot read ({exc.strerror})") from None
+
+
+def load_file(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> LoadedFile:
+    """`-` reads standard input, reported as <stdin>."""
+    if path == "-":
+        return load_bytes("<stdin>", read_stdin(max_bytes))
+    raw = read_bytes(path, max_bytes)
+    return load_bytes(path, raw)
+
+
+def load_bytes(path: str, raw: bytes) -> LoadedFile:
+    loaded = LoadedFile(path=path, raw=raw, sha256=hashlib.sha256(raw).hexdigest())
+    try:
+        if raw.startswith(b"\xef\xbb\xbf"):
+            raise ParseProblem("starts with a UTF-8 byte-order mark; save the file as UTF-8 without BOM", 1, 1)
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = raw[: exc.start].count(b"\n") + 1
+            col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+            raise ParseProblem(f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})", line, col) from None
+        if _is_yaml(path, text):
+            loaded.data, loaded.positions = _parse_yaml(text)
+        else:
+            loaded.data = _parse_json(text)
+        _check_depth(loaded.data)
+        if not isinstance(loaded.data, dict):
+            raise ParseProblem(f"the top level is {_json_type(loaded.data)}, not an object")
+    except ParseProblem as problem:
+        loaded.data = None
+        loaded.problem = problem
+    return loaded
+
+
+def _is_yaml(path: str, text: str) -> bool:
+    """By extension; a file without one (or standard input) is JSON when it starts like JSON."""
+    suffix = Path(path).suffix.lower()
+    if suffix in (".yaml", ".yml"):
+        return True
+    if suffix == ".json":
+        return False
+    return not text.lstrip().startswith(("{", "["))
+
+
+def read_stdin(max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
+    import sys
+
+    data = sys.stdin.buffer.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise UnreadableFile(f"<stdin>: more than the {max_bytes}-byte limit")
+    return data
+
+
+def _json_type(value: Any) -> str:
+    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(
+        type(value), "a number"
+    )
+
+
+def _check_depth(data: Any) -> None:
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise ParseProblem(f"nested deeper than {MAX_DEPTH} levels")
+        if isinstance(value, dict):
+            stack.extend((v, depth + 1) for v in value.values())
+        elif isinstance(value, list):
+            stack.extend((v, depth + 1) for v in value)
+
+
+# ------------------------------------------------------------------------------ JSON
+
+
+class _DuplicateKey(Exception):
+    pass
+
+
+def _pairs_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
+def _refuse_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a number in JSON")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"{text} is too large for a number")
+    return value
+
+
+def _parse_json(text: str) -> Any:
+    try:
+        return json.loads(
+            text,
+            object_pairs_hook=_pairs_without_duplicates,
+            parse_constant=_refuse_constant,
+            parse_float=_finite_float,
+        )
+    except json.JSONDecodeError as exc:
+        raise ParseProblem(f"not valid JSON: {exc.msg}", exc.lineno, exc.colno) from None
+    except _DuplicateKey as exc:
+        key = exc.args[0]
+        line, col = _locate_key(text, key)
+        raise ParseProblem(f"duplicate key {json.dumps(key)}", line, col) from None
+    except ValueError as exc:
+        raise ParseProblem(str(exc)) from None
+    except RecursionError:
+        raise ParseProblem(f"nested deeper than {MAX_DEPTH} levels") from None
+
+
+def _locate_key(text: str, key: str) -> tuple[int | None, int | None]:
+    """Position of the second occurrence of a key, good enough to point a person at it."""
+    needle = json.dumps(key)
+    first = text.find(needle)
+    second = text.find(needle, first + 1) if first >= 0 else -1
+    at = second if second >= 0 else first
+    if at < 0:
+        return None, None
+    line = text.count("\n", 0, at) + 1
+    return line, at - (text.rfind("\n", 0, at) + 1) + 1
+
+
+# ------------------------------------------------------------------------------ YAML
+
+
+class _JsonYamlLoader(yaml.SafeLoader):
+    """SafeLoader restricted to JSON data with YAML 1.2 core scalars.
+
+    PyYAML's SafeLoader follows YAML 1.1: `no` is False, `1:30` is 90, `2024-01-01`
+    is a date. Evidence copied from a vendor's slide must mean what it says, so
+    only true/false, null, decimal integers and decimal floats are resolved.
+    """
+
+
+_JsonYamlLoader.yaml_implicit_resolvers = {}
+for _tag, _pattern, _first in (
+    ("tag:yaml.org,2002:bool", r"^(?:true|True|TRUE|false|False|FALSE)$", list("tTfF")),
+    ("tag:yaml.org,2002:null", r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""]),
+    ("tag:yaml.org,2002:int", r"^[-+]?[0-9]+$", list("-+0123456789")),
+    (
+        "tag:yaml.org,2002:float",
+        r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$",
+        list("-+.0123456789"),
+    ),
+    ("tag:yaml.org,2002:float", r"^(?:[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$", list("-+.")),
+):
+    _JsonYamlLoader.add_implicit_resolver(_tag, re.compile(_pattern), _first)
+
+_ALLOWED_TAGS = {
+    "tag:yaml.org,2002:str",
+    "tag:yaml.org,2002:int",
+    "tag:yaml.org,2002:float",
+    "tag:yaml.org,2002:bool",
+    "tag:yaml.org,2002:null",
+    "tag:yaml.org,2002:map",
+    "tag:yaml.org,2002:seq",
+}
+MAX_YAML_NODES = 200_000
+
+
+def _parse_yaml(text: str) -> tuple[Any, dict[str, tuple[int, int]]]:
+    loader = _JsonYamlLoader(text)
+    try:
+        node = loader.get_single_node()
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        raise ParseProblem(
+            f"not valid YAML: {exc.problem or exc.context}",
+            mark.line + 1 if mark else None,
+            mark.column + 1 if mark else None,
+        ) from None
+    except yaml.YAMLError as exc:
+        raise ParseProblem(f"not valid YAML: {exc}") from None
+    finally:
+        loader.dispose()
+    if node is None:
+        raise ParseProblem("the file is empty")
+    positions: dict[str, tuple[int, int]] = {}
+    budget = [MAX_YAML_NODES]
+    return _yaml_node_to_data(node, "", positions, budget, set()), positions
+
+
+def _yaml_node_to_data(node: yaml.Node, pointer: str, positions: dict, budget: list[int], active: set[int]) -> Any:
+    """Build plain data from the node tree ourselves, so every value has a position,
+    every tag is checked, and aliases cannot expand into a memory bomb."""
+    where = (node.start_mark.line + 1, node.start_mark.column + 1)
+    positions[pointer] = where
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise ParseProblem(f"more than {MAX_YAML_NODES} values (aliases count each time they are used)", *where)
+    if node.tag not in _ALLOWED_TAGS:
+        raise ParseProblem(f"YAML tag {node.tag} is not allowed; a record holds plain data only", *where)
+    if id(node) in active:
+        raise ParseProblem("recursive YAML alias", *where)
+    if isinstance(node, yaml.MappingNode):
+        active.add(id(node))
+        out: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                raise ParseProblem("YAML merge keys (<<) are not allowed", key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+            key = _yaml_node_to_data(key_node, pointer + "/~key", {}, budget, active)
+            if not isinstance(key, str):
+                raise ParseProblem(
+                    f"mapping key {json.dumps(key)} is not a string", key_node.start_mark.line + 1, key_node.start_mark.column + 1
+                )
+            if key in out:
+                raise ParseProblem(
+                    f"duplicate key {json.dumps(key)}", key_node.start_mark.line + 1, key_node.start_mark.column + 1
+                )
+            child = pointer + "/" + key.replace("~", "~0").replace("/", "~1")
+            out[key] = _yaml_node_to_data(value_node, child, positions, budget, active)
+        active.discard(id(node))
+        return out
+    if isinstance(node, yaml.SequenceNode):
+        active.add(id(node))
+        items = [_yaml_node_to_data(v, f"{pointer}/{i}", positions, budget, active) for i, v in enumerate(node.value)]
+        active.discard(id(node))
+        return items
+    value = _JsonYamlLoader.construct_scalar_value(node)
+    return value
+
+
+def _construct_scalar_value(node: yaml.ScalarNode) -> Any:
+    text = node.value
+    where = (node.start_mark.line + 1, node.start_mark.column + 1)
+    tag = node.tag
+    if tag == "tag:yaml.org,2002:str":
+        return text
+    if tag == "tag:yaml.org,2002:null":
+        return None
+    if tag == "tag:yaml.org,2002:bool":
+        if text.lower() not in ("true", "false"):
+            raise ParseProblem(f"{json.dumps(text)} is not true or false", *where)
+        return text.lower() == "true"
+    if tag == "tag:yaml.org,2002:int":
+        try:
+            return int(text, 10)
+        except ValueError:
+            raise ParseProblem(f"{json.dumps(text)} is not a decimal integer", *where) from None
+    if tag == "tag:yaml.org,2002:float":
+        try:
+            value = float(text)
+        except ValueError:
+            raise ParseProblem(f"{json.dumps(text)} is not a decimal number", *where) from None
+        if not math.isfinite(value):
+            raise ParseProblem(f"{text} is not a finite number", *where)
+        return value
+    raise ParseProblem(f"YAML tag {tag} is not allowed", *where)
+
+
+_JsonYamlLoader.construct_scalar_value = staticmethod(_construct_scalar_value)

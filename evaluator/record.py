@@ -1,0 +1,333 @@
+"""The evidence record: everything a speculative-decoding claim needs, as pydantic models.
+
+The committed JSON Schema (schemas/evidence-record.schema.json) is generated from
+these models (`sdeval schema`), and every description below becomes help text in
+the blank form (`sdeval init`) and the browser form. Write them for a buyer.
+
+Counts follow the brief's symbols: S verification steps, P proposed drafts,
+A accepted drafts, B bonus/correction tokens, E emitted output tokens.
+Nothing derived (rates, lengths, tokens/s) is stored here: metrics.py computes
+it from counts and intervals, so a vendor's own figure can only be compared,
+never copied.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+RECORD_VERSION = "1.0"
+SCHEMA_ID = "https://sdeval.example/schemas/evidence-record/1.0/evidence-record.schema.json"
+
+# Bounds that keep a count a count: JSON allows 1e999 and 2**200, a record does not.
+MAX_COUNT = 10**15
+
+Count = Annotated[int, Field(ge=0, le=MAX_COUNT)]
+Seconds = Annotated[float, Field(gt=0, le=10**9)]
+NonNegFloat = Annotated[float, Field(ge=0, le=10**12)]
+Fraction01 = Annotated[float, Field(ge=0, le=1)]
+Ident = Annotated[
+    str,
+    Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$"),
+]
+Text = Annotated[str, Field(max_length=2000)]
+LongText = Annotated[str, Field(max_length=20000)]
+
+
+class _Model(BaseModel):
+    # extra="forbid": a misspelt field is a schema error, not silently ignored evidence.
+    # strict=True: "5" is not 5; we read a record exactly as any JSON Schema validator does.
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+# --------------------------------------------------------------------------- offer
+
+
+class Offer(_Model):
+    vendor: Text = Field(description="Company making the offer, as named on its documents.")
+    offer_id: Text = Field(description="The vendor's reference for this offer (quote or proposal number).")
+    date: str = Field(
+        pattern=r"^\d{4}-\d{2}-\d{2}$",
+        description="Date of the offer document, YYYY-MM-DD.",
+    )
+    contact: Text | None = Field(default=None, description="Who at the vendor answers questions about the evidence.")
+    claim_text: LongText = Field(
+        description="The vendor's performance claim exactly as written in their material, copied verbatim "
+        "(for example 'up to 3x faster generation'). Kept for the record; the typed claims below are what is judged."
+    )
+    source_documents: list[Text] = Field(
+        default_factory=list,
+        max_length=100,
+        description="Documents the evidence was taken from (slide deck, benchmark report, email), by name or link.",
+    )
+
+
+# ------------------------------------------------------------ configuration identity
+
+ProposerMethod = Literal["draft-model", "eagle", "eagle-2", "eagle-3", "medusa", "ngram", "suffix", "mtp", "none"]
+
+
+class TargetModel(_Model):
+    model: Text | None = Field(default=None, description="The large model whose output the user receives (for example 'meta-llama/Llama-3.1-70B-Instruct').")
+    revision: Text | None = Field(default=None, description="Exact revision of the target model weights (commit hash or release tag). A different revision is a different comparison.")
+    tokenizer: Text | None = Field(default=None, description="Tokenizer used to count tokens; token counts from different tokenizers are not comparable.")
+    tokenizer_revision: Text | None = Field(default=None, description="Exact revision of the tokenizer.")
+
+
+class KBand(_Model):
+    min_concurrency: Count = Field(description="Lowest number of concurrent requests this band covers (inclusive).")
+    max_concurrency: Count = Field(description="Highest number of concurrent requests this band covers (inclusive).")
+    k: Count = Field(le=64, description="Draft tokens proposed per step in this band; 0 means speculation is switched off.")
+
+
+class RelaxedAcceptance(_Model):
+    enabled: bool = Field(description="True when drafts may be accepted that the target would not have sampled (for example TensorRT-LLM use_relaxed_acceptance_for_thinking). Such acceptance is lossy by design.")
+    top_k: Count | None = Field(default=None, description="A draft is accepted if it is among the target's top-k candidates (relaxed_topk).")
+    delta: NonNegFloat | None = Field(default=None, description="Largest log-probability distance from the target's top token at which a draft is still accepted (relaxed_delta).")
+
+
+class Proposer(_Model):
+    method: ProposerMethod = Field(description="How candidate tokens are proposed: a separate draft model, EAGLE heads, Medusa heads, n-gram or suffix matching, multi-token-prediction (MTP) heads, or none for target-only decoding.")
+    model: Text | None = Field(default=None, description="Identity of the drafter (model name or heads checkpoint). Not needed for n-gram, suffix or none.")
+    revision: Text | None = Field(default=None, description="Exact revision of the drafter.")
+    k: Count | None = Field(default=None, le=64, description="Draft tokens proposed per verification step (num_speculative_tokens), when fixed.")
+    k_schedule: list[KBand] | None = Field(default=None, max_length=64, description="K by concurrency band, when the draft length changes with load (vLLM dynamic speculative decoding). Give this or k.")
+    adaptive_verification: bool = Field(default=False, description="True when K varies per request and step under a global token budget (vLLM adaptive verification). Acceptance figures are then not comparable with fixed-K runs.")
+    online_adapted: bool = Field(default=False, description="True when the drafter keeps learning from live traffic, so its acceptance drifts over time.")
+    relaxed_acceptance: RelaxedAcceptance | None = Field(default=None, description="Whether the acceptance test is relaxed (lossy). Leave out when the standard, lossless test is used.")
+    device: Text | None = Field(default=None, description="Where the proposer runs when not on the target's accelerators (for example a separate GPU or the CPU).")
+
+
+class Numerics(_Model):
+    weights: Text | None = Field(default=None, description="Number format of the model weights (for example bf16, fp8, int4-awq).")
+    activations: Text | None = Field(default=None, description="Number format used for activations.")
+    kv_cache: Text | None = Field(default=None, description="Number format of the key-value cache.")
+
+
+class Sampling(_Model):
+    temperature: NonNegFloat | None = Field(default=None, description="Sampling temperature; 0 means greedy decoding (deterministic). Above 0 the output is random and results need repetitions.")
+    top_p: Fraction01 | None = Field(default=None, description="Nucleus sampling threshold (1 = off).")
+    top_k: Count | None = Field(default=None, description="Top-k sampling limit (0 or -1 in some tools means off; record 0 for off).")
+    seed: Count | None = Field(default=None, description="Random seed, when fixed.")
+    n: Count | None = Field(default=None, ge=1, description="Completions generated per request. Per-request acceptance metrics are missing for n > 1.")
+
+
+class Runtime(_Model):
+    name: Text | None = Field(default=None, description="Serving software (for example vLLM, SGLang, TensorRT-LLM).")
+    version: Text | None = Field(default=None, description="Exact version of the serving software.")
+    flags: Text | None = Field(default=None, description="Command line or configuration used to start the server, verbatim.")
+
+
+class Hardware(_Model):
+    accelerator: Text | None = Field(default=None, description="Accelerator model (for example NVIDIA H100 SXM 80GB).")
+    count: Count | None = Field(default=None, description="Number of accelerators serving the model.")
+    memory_gb: NonNegFloat | None = Field(default=None, description="Memory per accelerator, in GB.")
+    interconnect: Text | None = Field(default=None, description="Link between accelerators (for example NVLink 4, PCIe 5).")
+    host: Text | None = Field(default=None, description="Host machine (CPU, memory), where relevant.")
+
+
+class Configuration(_Model):
+    id: Ident = Field(description="Short name for this arrangement, used by runs (for example 'eagle3' or 'target-only').")
+    target: TargetModel = Field(description="The target model: its output is what the user receives.")
+    proposer: Proposer = Field(description="The proposer (drafter); method 'none' for plain target-only decoding.")
+    numerics: Numerics = Field(default_factory=Numerics, description="Number formats of weights, activations and KV cache.")
+    sampling: Sampling = Field(default_factory=Sampling, description="Sampling settings the outputs were generated with.")
+    runtime: Runtime = Field(default_factory=Runtime, description="Serving software and version.")
+    hardware: Hardware = Field(default_factory=Hardware, description="Accelerators the model ran on.")
+
+
+# ------------------------------------------------------------------------------ runs
+
+Stage = Literal[
+    "queueing",
+    "prompt-processing",
+    "scheduling",
+    "proposal",
+    "verification",
+    "decode",
+    "sampling",
+    "detokenization",
+    "client-delivery",
+]
+
+
+class Workload(_Model):
+    task: Text | None = Field(default=None, description="The task the requests represent (for example 'chat', 'code completion', 'summarisation'). A speedup holds for the task it was measured on.")
+    dataset: Text | None = Field(default=None, description="Dataset or prompt set used, with version.")
+    num_requests: Count | None = Field(default=None, description="Number of requests in the measured interval.")
+    input_tokens_mean: NonNegFloat | None = Field(default=None, description="Mean prompt length, in tokens.")
+    output_tokens_mean: NonNegFloat | None = Field(default=None, description="Mean generated length per request, in tokens.")
+    max_output_tokens: Count | None = Field(default=None, description="Cap on generated tokens per request.")
+
+
+class Load(_Model):
+    concurrency: Count | None = Field(default=None, ge=1, description="Number of requests in flight at once (closed loop) during the measurement. 1 means a quiet machine.")
+    request_rate: NonNegFloat | None = Field(default=None, description="Requests per second offered (open loop), when load was set by rate instead of concurrency.")
+    loop: Literal["closed", "open"] | None = Field(default=None, description="Closed loop: a new request starts when one finishes (fixed concurrency). Open loop: requests arrive at a set rate.")
+    measured_peak_concurrency: Count | None = Field(default=None, description="Highest concurrency actually observed, when the tool reports it separately from the configured value.")
+    multi_sequence_share: Fraction01 | None = Field(default=None, description="Share of requests asking for more than one completion (n > 1), from 0 to 1.")
+
+
+class Interval(_Model):
+    start_event: Text | None = Field(default=None, description="Event at which timing starts (for example 'just before the first proposal').")
+    end_event: Text | None = Field(default=None, description="Event at which timing ends (for example 'last output token leaves the server').")
+    stages_included: list[Stage] = Field(default_factory=list, description="Work inside the interval. A speculative run must include proposal, verification and scheduling.")
+    stages_excluded: list[Stage] = Field(default_factory=list, description="Work outside the interval, stated explicitly (for example prompt-processing, queueing, client-delivery).")
+    scope: Literal["generation-only", "end-to-end"] | None = Field(default=None, description="generation-only: output generation after the prompt is processed; end-to-end: from request arrival to last token delivered. Only end-to-end supports response-time claims.")
+    measurement: Literal["complete-interval", "stage-sum"] | None = Field(default=None, description="complete-interval: one clock from start to end event. stage-sum: separately timed stages added up (stages overlap, so this is not an interval).")
+    duration_s: Seconds | None = Field(default=None, description="Length of the measured interval, in seconds.")
+
+
+class Counts(_Model):
+    verification_steps: Count | None = Field(default=None, description="S: target-model passes that verified a proposal.")
+    proposed_drafts: Count | None = Field(default=None, description="P: candidate tokens proposed by the drafter (after removing any invalidated by structured-output constraints).")
+    accepted_drafts: Count | None = Field(default=None, description="A: proposed tokens the target kept. Excludes the extra token the target adds itself.")
+    bonus_tokens: Count | None = Field(default=None, description="B: tokens the target sampled itself after each step (a correction after a rejection, or a bonus after a fully accepted block).")
+    emitted_tokens: Count | None = Field(default=None, description="E: output tokens the users received in the interval (E = A + B for a speculative run). This is what output throughput counts.")
+    invalidated_drafts: Count | None = Field(default=None, description="Drafts discarded by structured-output (grammar) constraints before verification.")
+    accepted_length_histogram: list[Count] | None = Field(default=None, max_length=257, description="Entry j = number of steps that accepted exactly j drafts (j = 0..K). Entries add up to S.")
+    accepted_per_position: list[Count] | None = Field(default=None, max_length=256, description="Entry i = number of steps whose draft at position i+1 was accepted (a survival count, so never increasing).")
+    population: Literal["benchmark-requests", "server-wide", "mixed"] | None = Field(default=None, description="Whose tokens these counts cover: the measured benchmark requests only, everything the server did in the interval (server counters), or a mix of both.")
+    requests_with_metrics: Count | None = Field(default=None, description="Requests that reported per-request speculative metrics.")
+    requests_without_metrics: Count | None = Field(default=None, description="Requests without per-request metrics (for example n > 1). Missing coverage, not zeros.")
+    missing_metrics_as: Literal["excluded", "zero"] | None = Field(default=None, description="How requests without per-request metrics were treated in the totals. 'zero' understates acceptance and is a coverage gap.")
+
+
+class Percentiles(_Model):
+    mean: NonNegFloat | None = Field(default=None, description="Mean, in milliseconds.")
+    p50: NonNegFloat | None = Field(default=None, description="Median (50th percentile), in milliseconds.")
+    p90: NonNegFloat | None = Field(default=None, description="90th percentile, in milliseconds.")
+    p95: NonNegFloat | None = Field(default=None, description="95th percentile, in milliseconds.")
+    p99: NonNegFloat | None = Field(default=None, description="99th percentile, in milliseconds.")
+
+
+class Latency(_Model):
+    ttft_ms: Percentiles | None = Field(default=None, description="Time to first token, in milliseconds (includes prompt processing).")
+    tpot_ms: Percentiles | None = Field(default=None, description="Time per output token after the first, in milliseconds.")
+    itl_ms: Percentiles | None = Field(default=None, description="Inter-token latency: gap between streamed tokens, in milliseconds.")
+    e2e_ms: Percentiles | None = Field(default=None, description="End-to-end response time per request, in milliseconds.")
+
+
+class StageTimings(_Model):
+    drafting_s: NonNegFloat | None = Field(default=None, description="Time spent proposing drafts, in seconds. A diagnostic: never added into the interval.")
+    verification_s: NonNegFloat | None = Field(default=None, description="Time spent verifying drafts, in seconds. A diagnostic: never added into the interval.")
+
+
+class Repetition(_Model):
+    emitted_tokens: Count = Field(description="Output tokens emitted in this repetition.")
+    duration_s: Seconds = Field(description="Length of this repetition's measured interval, in seconds.")
+
+
+class Quality(_Model):
+    task: Text = Field(description="Task the quality was measured on.")
+    metric: Text = Field(description="Quality metric (for example 'pass@1', 'exact match', 'ROUGE-L').")
+    score: float = Field(ge=-10**9, le=10**9, description="Score this run's outputs achieved.")
+    baseline_score: float | None = Field(default=None, ge=-10**9, le=10**9, description="Score of target-only outputs on the same task, for comparison.")
+    method: Text | None = Field(default=None, description="How the score was obtained (harness, judge, sample size).")
+    equality_check: Literal["greedy-equality", "output-equivalence", "none"] | None = Field(default=None, description="Whether outputs were compared with target-only outputs: token-for-token under greedy decoding, or equivalence of answers.")
+    equality_matched: Count | None = Field(default=None, description="Outputs that matched in the equality check.")
+    equality_total: Count | None = Field(default=None, description="Outputs compared in the equality check.")
+
+
+class ReportedFigures(_Model):
+    acceptance_rate: Fraction01 | None = Field(default=None, description="Acceptance rate as the vendor or tool reported it, as a fraction (0.5, not 50 %). Compared with A / P.")
+    mean_acceptance_length: NonNegFloat | None = Field(default=None, description="Mean acceptance length as reported. Compared with 1 + A / S.")
+    output_tokens_per_s: NonNegFloat | None = Field(default=None, description="Output throughput as reported, in tokens/s. Compared with E / T.")
+
+
+class Source(_Model):
+    format: Text = Field(description="Tool output the run was imported from (for example vllm-bench).")
+    file: Text = Field(description="Name of the imported file.")
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$", description="SHA-256 of the imported file.")
+    tool_version: Text | None = Field(default=None, description="Version of the tool that wrote the file, when it says.")
+
+
+class Run(_Model):
+    id: Ident = Field(description="Short name for this run, used by claims (for example 'spec-c64').")
+    arrangement: Literal["speculative", "target-only"] = Field(description="speculative: with a proposer; target-only: plain decoding, usually the baseline.")
+    configuration: Ident = Field(description="The id of the configuration this run used.")
+    workload: Workload = Field(default_factory=Workload, description="What was generated: task, dataset, requests and lengths.")
+    load: Load = Field(default_factory=Load, description="How busy the server was during the measurement.")
+    interval: Interval = Field(default_factory=Interval, description="What was timed, from which event to which, and for how long.")
+    counts: Counts = Field(default_factory=Counts, description="Token and step counts over the interval.")
+    latency: Latency | None = Field(default=None, description="Latency percentiles, where measured.")
+    peak_memory_gb: NonNegFloat | None = Field(default=None, description="Peak accelerator memory during the run, in GB (a diagnostic).")
+    stage_timings: StageTimings | None = Field(default=None, description="Drafting and verification time, kept as diagnostics only.")
+    repetitions: list[Repetition] = Field(default_factory=list, max_length=1000, description="Each repetition's output tokens and duration, so a spread can be computed. When given, they add up to the run's E and duration.")
+    quality: list[Quality] = Field(default_factory=list, max_length=100, description="Task-quality results for this run's outputs.")
+    reported: ReportedFigures | None = Field(default=None, description="Figures as the vendor or tool stated them; checked against the counts, never used instead of them.")
+    source: Source | None = Field(default=None, description="Where the run was imported from, when it was.")
+    notes: LongText | None = Field(default=None, description="Anything else the evidence says about this run.")
+
+
+# ---------------------------------------------------------------------------- claims
+
+ClaimKind = Literal[
+    "output-throughput",
+    "speedup",
+    "latency",
+    "capacity",
+    "acceptance-rate",
+    "acceptance-length",
+    "lossless",
+]
+Counted = Literal[
+    "emitted-output",
+    "accepted-drafts",
+    "proposed-drafts",
+    "acceptance-length",
+    "acceptance-rate",
+    "response-time",
+    "requests",
+]
+
+
+class Composition(_Model):
+    method: Literal["measured-together", "multiplied", "added"] = Field(description="How a combined speedup was obtained: measured in one run with everything on, or computed by multiplying or adding separately measured speedups.")
+    components: list[Text] = Field(default_factory=list, max_length=20, description="The optimisations combined (for example speculation, fp8 quantisation, batching), with their separate speedups.")
+
+
+class Claim(_Model):
+    id: Ident = Field(description="Short name for this claim (for example 'c1').")
+    text: LongText = Field(description="The claim as the vendor worded it.")
+    kind: ClaimKind = Field(description="What is claimed: output throughput (tokens/s), speedup (x), latency (ms), capacity (requests), acceptance rate, acceptance length, or lossless output.")
+    value: float | None = Field(default=None, ge=-10**12, le=10**12, description="The claimed number (200 for '200 tokens/s', 3 for '3x'). Not needed for lossless.")
+    unit: Text | None = Field(default=None, description="Unit of the value (tokens/s, x, ms, requests, fraction, tokens/step).")
+    counted: Counted | None = Field(default=None, description="What the number counts: emitted output tokens, accepted drafts, proposed drafts, acceptance length or rate, response time, or requests. A speed must count emitted output.")
+    run: Ident = Field(description="Id of the run the claim rests on.")
+    baseline: Ident | None = Field(default=None, description="Id of the run it is compared with (normally target-only decoding under the same settings). Required for speedups.")
+    concurrency: Count | None = Field(default=None, ge=1, description="Concurrency the claim is stated for. A speedup with no stated load is not a result.")
+    request_rate: NonNegFloat | None = Field(default=None, description="Request rate (per second) the claim is stated for, when load is given as a rate.")
+    scope: Literal["generation-only", "end-to-end"] | None = Field(default=None, description="Whether the claim is about output generation only or about end-to-end response time.")
+    task: Text | None = Field(default=None, description="Task the claim is stated for, when it names one.")
+    latency_metric: Literal["ttft", "tpot", "itl", "e2e"] | None = Field(default=None, description="For latency claims: which latency (time to first token, time per output token, inter-token latency, end-to-end).")
+    percentile: Literal["mean", "p50", "p90", "p95", "p99"] | None = Field(default=None, description="For latency claims: which percentile.")
+    composition: Composition | None = Field(default=None, description="For combined speedups: how the combination was obtained.")
+    installation_items: list[Ident] = Field(default_factory=list, max_length=100, description="Installation-scope items (by id) the claimed figure depends on. Any entry mixes equipment work into a software claim.")
+
+
+# ---------------------------------------------------------------------- installation
+
+
+class InstallationItem(_Model):
+    id: Ident = Field(description="Short name for this item.")
+    category: Literal["equipment", "mounting", "cabling", "site", "other"] = Field(description="Kind of physical work.")
+    description: LongText = Field(description="What the vendor identified, in their words.")
+
+
+class InstallationScope(_Model):
+    items: list[InstallationItem] = Field(default_factory=list, max_length=200, description="Separately identified physical work: servers to rack, cabling, site work. Reported on its own, outside the software performance verdict.")
+    notes: LongText | None = Field(default=None, description="Anything else about the installation project.")
+
+
+# ---------------------------------------------------------------------------- record
+
+
+class EvidenceRecord(_Model):
+    record_version: Literal["1.0"] = Field(description="Version of the evidence-record format. This tool reads 1.0.")
+    offer: Offer = Field(description="Who makes the offer and what they claim, verbatim.")
+    configurations: list[Configuration] = Field(min_length=1, max_length=100, description="Each arrangement measured: target model, proposer, numerics, sampling, runtime, hardware.")
+    runs: list[Run] = Field(min_length=1, max_length=5000, description="Each measured run: speculative or target-only, with workload, load, interval and counts.")
+    claims: list[Claim] = Field(min_length=1, max_length=500, description="The vendor's claims, each typed and tied to the run (and baseline) it rests on.")
+    installation_scope: InstallationScope | None = Field(default=None, description="Physical installation work, recorded apart from the software claims and never an input to their verdicts.")

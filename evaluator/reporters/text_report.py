@@ -1,0 +1,99 @@
+"""--format text: what a buyer reads in a terminal.
+
+validate prints one line per finding, grep-friendly:
+    FILE[:LINE:COL]: POINTER: SEVERITY CODE: MESSAGE
+assess adds each claim's verdict, the figures behind it and the per-run accounting.
+"""
+
+from __future__ import annotations
+
+from ..assessment import FileAssessment, Finding
+from ..rules import REGISTRY
+from ..context import num
+
+
+def _where(r: FileAssessment, f: Finding) -> str:
+    place = r.file
+    if f.line is not None:
+        place += f":{f.line}:{f.column}"
+    return f"{place}: {f.pointer or '/'}"
+
+
+def finding_line(r: FileAssessment, f: Finding) -> str:
+    claim = f" [claim {f.claim}]" if f.claim else ""
+    return f"{_where(r, f)}: {f.severity} {f.code}: {f.message}{claim}"
+
+
+def _summary(r: FileAssessment) -> str:
+    verdict = {"established": "established", "not-established": "NOT ESTABLISHED", "invalid": "INVALID RECORD"}[r.outcome]
+    e, w, i = r.count("error"), r.count("warning"), r.count("info")
+    return f"{r.file}: {verdict} ({e} error{'s' * (e != 1)}, {w} warning{'s' * (w != 1)}, {i} info)"
+
+
+def render(results: list[FileAssessment], full: bool) -> str:
+    out: list[str] = []
+    for r in results:
+        if full:
+            out += _assessment(r)
+        else:
+            out += [finding_line(r, f) for f in r.findings]
+            out.append(_summary(r))
+    return "\n".join(out) + "\n"
+
+
+def _figure(d: dict | None) -> str:
+    return "" if d is None or d["value"] is None else f"{d['figure']} = {num(d['value'], d['unit'])}"
+
+
+def _assessment(r: FileAssessment) -> list[str]:
+    out = [_summary(r)]
+    if r.record is None:
+        out += ["  " + finding_line(r, f) for f in r.findings]
+        out.append("")
+        return out
+    offer = r.record.offer
+    out.append(f"  offer: {offer.vendor}, {offer.offer_id}, {offer.date}")
+    out.append(f"  vendor's claim: {offer.claim_text}")
+    for c in r.claims:
+        out.append("")
+        verdict = "established" if c.verdict == "established" else "NOT ESTABLISHED"
+        out.append(f"  claim {c.id} ({c.kind}): \"{c.text}\": {verdict}")
+        figures = [x for x in (_figure(c.computed), _figure(c.output)) if x]
+        if figures:
+            out.append("    computed: " + "; ".join(dict.fromkeys(figures)))
+        for f in c.findings:
+            out.append(f"    {f.severity} {f.code} at {f.pointer or '/'}: {f.message}")
+            if f.severity == "error":
+                out.append(f"      why it matters: {REGISTRY[f.code].title}.")
+    unclaimed = [f for f in r.findings if not any(f in c.findings for c in r.claims)]
+    if unclaimed:
+        out.append("")
+        out.append("  findings outside any claim:")
+        out += [f"    {f.severity} {f.code} at {f.pointer or '/'}: {f.message}" for f in unclaimed]
+    out.append("")
+    out += _accounting(r)
+    out.append("")
+    return out
+
+
+def _accounting(r: FileAssessment) -> list[str]:
+    header = ("run", "S", "P", "A", "B", "E", "T (s)", "A/P", "1+A/S", "E/T tok/s", "A/T", "P/T", "spread")
+    rows = [header]
+    for m in r.metrics.values():
+        spread = ""
+        if m.spread is not None:
+            spread = f"{m.spread.repetitions} reps, {num(m.spread.minimum)}-{num(m.spread.maximum)}"
+        rows.append(
+            (
+                m.run,
+                *(num(x) if x is not None else "-" for x in (m.verification_steps, m.proposed_drafts, m.accepted_drafts, m.bonus_tokens, m.emitted_tokens)),
+                "-" if m.duration_s is None else f"{m.duration_s:g}",
+                *(num(x) if x is not None else "-" for x in (m.acceptance_rate, m.mean_acceptance_length, m.emitted_tokens_per_s, m.accepted_tokens_per_s, m.proposed_tokens_per_s)),
+                spread or "-",
+            )
+        )
+    widths = [max(len(row[k]) for row in rows) for k in range(len(header))]
+    lines = ["  accounting per run (E/T is the output throughput; A/P and 1+A/S are diagnostics):"]
+    for row in rows:
+        lines.append("    " + "  ".join(cell.ljust(w) if k == 0 else cell.rjust(w) for k, (cell, w) in enumerate(zip(row, widths))).rstrip())
+    return lines

@@ -1,0 +1,145 @@
+"""Rules about what a claim is compared with."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+from ..record import Run
+from ..context import Context
+from .registry import Violation, rule
+
+# How tokens are generated differs by arrangement (proposal + verification, or plain decode);
+# the rest of the interval definition must match.
+_GENERATION_STAGES = {"proposal", "verification", "decode"}
+
+
+def _shown(value) -> str:
+    if value is None:
+        return "not stated"
+    if isinstance(value, (set, frozenset)):
+        value = sorted(value)
+    return json.dumps(value)
+
+
+def comparison_fields(ctx: Context, run: Run) -> dict[str, object]:
+    """Everything that must be equal between a run and its baseline (brief 3.4)."""
+    cfg = ctx.configuration(run)
+    fields: dict[str, object] = {}
+    if cfg is not None:
+        for part, names in (
+            ("target", ("model", "revision", "tokenizer", "tokenizer_revision")),
+            ("numerics", ("weights", "activations", "kv_cache")),
+            ("sampling", ("temperature", "top_p", "top_k", "seed", "n")),
+            ("hardware", ("accelerator", "count", "memory_gb", "interconnect")),
+        ):
+            for name in names:
+                fields[f"{part}.{name}"] = getattr(getattr(cfg, part), name)
+    for name in ("task", "dataset", "num_requests", "input_tokens_mean", "max_output_tokens"):
+        fields[f"workload.{name}"] = getattr(run.workload, name)
+    for name in ("concurrency", "request_rate", "loop"):
+        fields[f"load.{name}"] = getattr(run.load, name)
+    for name in ("start_event", "end_event", "scope", "measurement"):
+        fields[f"interval.{name}"] = getattr(run.interval, name)
+    fields["interval.stages_included"] = frozenset(run.interval.stages_included) - _GENERATION_STAGES
+    fields["interval.stages_excluded"] = frozenset(run.interval.stages_excluded) - _GENERATION_STAGES
+    return fields
+
+
+@rule(
+    "baseline-missing",
+    "error",
+    "A speedup or comparison claim has no baseline run",
+    rationale="""A speedup is a ratio, and a ratio needs a denominator measured under the same
+    conditions. Without a baseline run (normally target-only decoding) an offer is an optimisation
+    hypothesis, not a result.""",
+    failing='"2x faster" with no baseline named.',
+    passing='The claim names baseline "target-only-c8", a target-only run under the same settings.',
+    reference="Brief 3.4",
+)
+def baseline_missing(ctx: Context) -> Iterator[Violation]:
+    for i, claim in ctx.claims():
+        if claim.kind != "speedup":
+            continue
+        if claim.baseline is None:
+            yield Violation(
+                f"the claimed speedup of {claim.value}x names no baseline run to compare with",
+                ("claims", i, "baseline"),
+                claim=claim.id,
+            )
+        elif claim.baseline == claim.run:
+            yield Violation(
+                f"the claimed speedup compares run {claim.run} with itself",
+                ("claims", i, "baseline"),
+                claim=claim.id,
+            )
+
+
+@rule(
+    "baseline-mismatch",
+    "error",
+    "The baseline differs in target, tokenizer, numerics, sampling, task, load, interval definition or hardware",
+    rationale="""A comparison is only fair when the one thing that changed is the arrangement being sold.
+    A baseline with another target revision, number format, sampling policy, request population, load,
+    interval definition or hardware measures something else.""",
+    failing="A speculative run at temperature 0.7 compared with a greedy target-only run.",
+    passing="Both runs share target, tokenizer, numerics, sampling, workload, load, interval and hardware.",
+    reference="Brief 3.4 and 3.5",
+)
+def baseline_mismatch(ctx: Context) -> Iterator[Violation]:
+    for i, claim in ctx.claims():
+        run, base = ctx.run(claim.run), ctx.run(claim.baseline)
+        if run is None or base is None or run is base or claim.kind not in ("speedup", "output-throughput", "latency"):
+            continue
+        ours, theirs = comparison_fields(ctx, run), comparison_fields(ctx, base)
+        differing = [name for name in ours if ours[name] != theirs[name]]
+        if differing:
+            detail = "; ".join(f"{name} {_shown(ours[name])} vs {_shown(theirs[name])}" for name in differing)
+            yield Violation(
+                f"baseline {base.id} is not measured on equal terms with run {run.id}: {detail}",
+                ("claims", i, "baseline"),
+                claim=claim.id,
+            )
+
+
+@rule(
+    "acceptance-incomparable",
+    "error",
+    "Acceptance figures are compared across runs whose K, K schedule, adaptive verification or acceptance rule differ",
+    rationale="""Acceptance rate and length depend on how many drafts are offered and how they are
+    judged: a longer K lowers the rate, adaptive verification varies K per request and step, and relaxed
+    acceptance accepts drafts the target would not sample. Such figures cannot be compared.""",
+    failing="An acceptance rate of 0.8 at K = 2 presented as an improvement over 0.6 at K = 4.",
+    passing="Both runs use K = 3 with the standard acceptance test and no adaptive verification.",
+    reference="Brief 3.9 and 4 (adaptive verification)",
+)
+def acceptance_incomparable(ctx: Context) -> Iterator[Violation]:
+    for i, claim in ctx.claims():
+        if claim.kind not in ("acceptance-rate", "acceptance-length"):
+            continue
+        run, other = ctx.run(claim.run), ctx.run(claim.baseline)
+        if run is None or other is None or run is other:
+            continue
+        a, b = ctx.configuration(run), ctx.configuration(other)
+        if a is None or b is None:
+            continue
+        differences = []
+        ka, kb = ctx.effective_k(run), ctx.effective_k(other)
+        if ka != kb:
+            differences.append(f"K {_shown(ka)} vs {_shown(kb)}")
+        if (a.proposer.k_schedule is None) != (b.proposer.k_schedule is None) or (
+            a.proposer.k_schedule and a.proposer.k_schedule != b.proposer.k_schedule
+        ):
+            differences.append("K schedule differs")
+        if a.proposer.adaptive_verification != b.proposer.adaptive_verification:
+            differences.append("adaptive verification on in one run only")
+        relaxed_a = bool(a.proposer.relaxed_acceptance and a.proposer.relaxed_acceptance.enabled)
+        relaxed_b = bool(b.proposer.relaxed_acceptance and b.proposer.relaxed_acceptance.enabled)
+        if relaxed_a != relaxed_b:
+            differences.append("relaxed acceptance in one run only")
+        if differences:
+            yield Violation(
+                f"acceptance of run {run.id} is compared with run {other.id}, but " + "; ".join(differences),
+                ("claims", i, "baseline"),
+                claim=claim.id,
+            )

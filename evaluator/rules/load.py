@@ -1,0 +1,116 @@
+"""Rules about the load a claim was measured at."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..context import Context, num
+from .registry import Violation, rule
+
+
+def _load_text(concurrency: int | None, rate: float | None) -> str:
+    if concurrency is not None:
+        return f"concurrency {concurrency}"
+    if rate is not None:
+        return f"{num(rate)} requests/s"
+    return "no stated load"
+
+
+@rule(
+    "load-unstated",
+    "error",
+    "A claim, or the run it rests on, states no concurrency or request rate",
+    rationale="""Speculation spends the same idle compute that batching spends on other requests. At
+    concurrency 1 the extra draft positions are nearly free; at high concurrency they compete with real
+    tokens. A speedup with no stated load is not a result (the Spec-Bench leaderboard's numbers are at
+    batch size 1, and say so).""",
+    failing='"2x faster" with no concurrency on the claim or its runs.',
+    passing="The claim and its run both state concurrency 8.",
+    reference="Brief 3.3; vLLM Speculative Decoding (docs.vllm.ai, features/speculative_decoding)",
+)
+def load_unstated(ctx: Context) -> Iterator[Violation]:
+    for i, claim in ctx.performance_claims():
+        if claim.kind == "capacity":
+            continue  # a capacity claim's value is itself a load
+        if claim.concurrency is None and claim.request_rate is None:
+            yield Violation(
+                f"the claimed {num(claim.value, claim.unit or '')} states no concurrency or request rate",
+                ("claims", i, "concurrency"),
+                claim=claim.id,
+            )
+        for role, run_id in (("run", claim.run), ("baseline", claim.baseline)):
+            run = ctx.run(run_id)
+            if run is not None and run.load.concurrency is None and run.load.request_rate is None:
+                yield Violation(
+                    f"{role} {run.id} states no concurrency or request rate",
+                    ("runs", ctx.run_index[run.id], "load"),
+                    claim=claim.id,
+                )
+
+
+@rule(
+    "load-extrapolated",
+    "error",
+    "A claim is about a load (or a capacity) no run was measured at",
+    rationale="""A quiet-machine result says nothing about a busy one: vLLM's own dynamic speculative
+    decoding example switches speculation off above concurrency 128. A claim holds at the load its run
+    was measured at, and a capacity claim needs a run at that capacity.""",
+    failing="A claim stated for concurrency 64 resting on a run measured at concurrency 1.",
+    passing="The claim and its run both at concurrency 64.",
+    reference="Brief 3.3; vLLM Dynamic Speculative Decoding example (concurrency 129-512 -> K = 0)",
+)
+def load_extrapolated(ctx: Context) -> Iterator[Violation]:
+    for i, claim in ctx.performance_claims():
+        run = ctx.run(claim.run)
+        if run is None:
+            continue
+        measured = (run.load.concurrency, run.load.request_rate)
+        if claim.kind == "capacity":
+            if claim.value is None:
+                continue
+            at = [r for r in ctx.record.runs if r.load.concurrency is not None and r.load.concurrency >= claim.value]
+            if not at and (run.load.concurrency is None or run.load.concurrency < claim.value):
+                yield Violation(
+                    f"the claimed capacity of {num(claim.value, claim.unit or '')} exceeds every measured load "
+                    f"(run {run.id}: {_load_text(*measured)})",
+                    ("claims", i, "value"),
+                    claim=claim.id,
+                )
+            continue
+        stated = (claim.concurrency, claim.request_rate)
+        if stated == (None, None) or measured == (None, None):
+            continue  # load-unstated says so
+        mismatch = (claim.concurrency is not None and claim.concurrency != run.load.concurrency) or (
+            claim.request_rate is not None and claim.request_rate != run.load.request_rate
+        )
+        if mismatch:
+            yield Violation(
+                f"the claim is stated for {_load_text(*stated)} but run {run.id} was measured at {_load_text(*measured)}",
+                ("claims", i, "concurrency" if claim.concurrency is not None else "request_rate"),
+                claim=claim.id,
+            )
+
+
+@rule(
+    "k-band-unmeasured",
+    "info",
+    "A band of the K schedule has no measured run",
+    rationale="""With dynamic speculative decoding the offer behaves differently in each concurrency band
+    (vLLM's example: K = 3 up to 64, K = 1 up to 128, off above). A band without a run is a load at which
+    nothing is known about this offer; whether that matters depends on the loads the buyer will run.""",
+    failing="A schedule with bands 1-64, 65-128 and 129-512 and runs only at concurrency 1 and 8.",
+    passing="At least one run of this configuration in every band.",
+    reference="Brief 4; vLLM Dynamic Speculative Decoding (num_speculative_tokens_per_batch_size)",
+)
+def k_band_unmeasured(ctx: Context) -> Iterator[Violation]:
+    for c, cfg in enumerate(ctx.record.configurations):
+        if not cfg.proposer.k_schedule:
+            continue
+        measured = [r.load.concurrency for r in ctx.record.runs if r.configuration == cfg.id and r.load.concurrency]
+        for b, band in enumerate(cfg.proposer.k_schedule):
+            if not any(band.min_concurrency <= x <= band.max_concurrency for x in measured):
+                yield Violation(
+                    f"configuration {cfg.id} uses K = {band.k} at concurrency {band.min_concurrency}-"
+                    f"{band.max_concurrency}, and no run was measured in that band",
+                    ("configurations", c, "proposer", "k_schedule", b),
+                )

@@ -1,0 +1,108 @@
+"""The rule catalog's machinery: what a rule is, what it yields, and the one registry.
+
+A rule's kebab-case name is its code. Each rule states its severity, a one-line
+title, a rationale a buyer can read, a failing and a passing example in words, and
+its reference; its `check` is a small generator over the record that yields
+Violations. The engine (assessment.py) turns those into Findings.
+`parse` and `schema` have no check: the loading pipeline raises them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from ..context import Context
+
+Severity = Literal["error", "warning", "info"]
+SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
+CODE_PATTERN = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
+
+# Bumped whenever a rule is added, removed, or changes what it fires on: an archived
+# assessment names the catalog version it was made with.
+RULE_CATALOG_VERSION = "1.0"
+
+Path = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class Violation:
+    """What a rule's check yields: where, what, and which claim or run it concerns."""
+
+    message: str
+    path: Path
+    claim: str | None = None
+    run: str | None = None
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    severity: Severity
+    title: str
+    rationale: str
+    failing_example: str
+    passing_example: str
+    reference: str
+    check: Callable[[Context], Iterable[Violation]] | None = None
+    aliases: tuple[str, ...] = field(default=())
+
+    def as_dict(self) -> dict:
+        return {
+            "code": self.code,
+            "severity": self.severity,
+            "title": self.title,
+            "rationale": self.rationale,
+            "failing_example": self.failing_example,
+            "passing_example": self.passing_example,
+            "reference": self.reference,
+            "aliases": list(self.aliases),
+        }
+
+
+REGISTRY: dict[str, Rule] = {}
+
+
+def register(rule: Rule) -> Rule:
+    if not CODE_PATTERN.match(rule.code):
+        raise ValueError(f"rule code {rule.code!r} is not kebab-case")
+    if rule.severity not in SEVERITIES:
+        raise ValueError(f"rule {rule.code}: unknown severity {rule.severity!r}")
+    taken = {name for existing in REGISTRY.values() for name in (existing.code, *existing.aliases)}
+    for name in (rule.code, *rule.aliases):
+        if name in taken:
+            raise ValueError(f"rule code {name!r} is registered twice")
+    REGISTRY[rule.code] = rule
+    return rule
+
+
+def rule(
+    code: str,
+    severity: Severity,
+    title: str,
+    *,
+    rationale: str,
+    failing: str,
+    passing: str,
+    reference: str,
+    aliases: tuple[str, ...] = (),
+) -> Callable[[Callable[[Context], Iterator[Violation]]], Callable[[Context], Iterator[Violation]]]:
+    """Register the decorated check function as a rule; the function stays importable as is."""
+
+    def decorate(check: Callable[[Context], Iterator[Violation]]) -> Callable[[Context], Iterator[Violation]]:
+        register(
+            Rule(code, severity, title, " ".join(rationale.split()), failing, passing, reference, check, aliases)
+        )
+        return check
+
+    return decorate
+
+
+def lookup(code: str) -> Rule | None:
+    for r in REGISTRY.values():
+        if code == r.code or code in r.aliases:
+            return r
+    return None

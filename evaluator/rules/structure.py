@@ -1,0 +1,88 @@
+"""Rules about the record as a document: it parses, fits the schema, and its ids resolve."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..context import Context
+from .registry import Rule, Violation, register, rule
+
+PARSE = register(
+    Rule(
+        code="parse",
+        severity="error",
+        title="The file is not a readable JSON or YAML record",
+        rationale=(
+            "A record must mean the same thing to every reader. Files with duplicate keys, NaN or "
+            "Infinity, a byte-order mark, invalid UTF-8, YAML tags or YAML 1.1 surprises (`no` read as "
+            "false) are refused rather than guessed at."
+        ),
+        failing_example='{"offer": {...}, "offer": {...}} (the key "offer" appears twice)',
+        passing_example="A JSON object, or YAML holding plain data only, with each key once.",
+        reference="RFC 8259 section 4 (names should be unique); YAML 1.2 core schema",
+    )
+)
+
+SCHEMA = register(
+    Rule(
+        code="schema",
+        severity="error",
+        title="The record breaks the evidence-record schema",
+        rationale=(
+            "Negative counts, text where a number belongs, misspelt or missing fields: the tool cannot "
+            "judge evidence it cannot read exactly. The schema is published as "
+            "schemas/evidence-record.schema.json."
+        ),
+        failing_example='"accepted_drafts": -3, or "emitted_tokens": "15"',
+        passing_example='"accepted_drafts": 10, "emitted_tokens": 15',
+        reference="schemas/evidence-record.schema.json (JSON Schema 2020-12)",
+    )
+)
+
+
+@rule(
+    "reference-broken",
+    "error",
+    "An id is used twice, or a claim or run names something that is not in the record",
+    rationale="""A claim rests on the run it names. If that run is missing, or two runs share an id,
+    nobody can tell which measurement the claim refers to.""",
+    failing='A claim with "run": "spec-c1" when no run has that id.',
+    passing="Every claim's run and baseline, and every run's configuration, exist exactly once.",
+    reference="sdeval evidence-record format 1.0",
+)
+def reference_broken(ctx: Context) -> Iterator[Violation]:
+    record = ctx.record
+    for section, items in (("configurations", record.configurations), ("runs", record.runs), ("claims", record.claims)):
+        seen: set[str] = set()
+        for i, item in enumerate(items):
+            if item.id in seen:
+                yield Violation(f'{section[:-1]} id "{item.id}" is used more than once', (section, i, "id"))
+            seen.add(item.id)
+    for i, run in enumerate(record.runs):
+        if run.configuration not in ctx.config_index:
+            yield Violation(
+                f'run "{run.id}" names configuration "{run.configuration}", which is not in the record',
+                ("runs", i, "configuration"),
+                run=run.id,
+            )
+    items = {item.id for item in record.installation_scope.items} if record.installation_scope else set()
+    for i, claim in enumerate(record.claims):
+        if claim.run not in ctx.run_index:
+            yield Violation(
+                f'claim "{claim.id}" rests on run "{claim.run}", which is not in the record',
+                ("claims", i, "run"),
+                claim=claim.id,
+            )
+        if claim.baseline is not None and claim.baseline not in ctx.run_index:
+            yield Violation(
+                f'claim "{claim.id}" names baseline run "{claim.baseline}", which is not in the record',
+                ("claims", i, "baseline"),
+                claim=claim.id,
+            )
+        for j, item in enumerate(claim.installation_items):
+            if item not in items:
+                yield Violation(
+                    f'claim "{claim.id}" names installation item "{item}", which is not in the installation scope',
+                    ("claims", i, "installation_items", j),
+                    claim=claim.id,
+                )
