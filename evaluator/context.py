@@ -74,10 +74,10 @@ def num(value: float | int | None, unit: str = "") -> str:
         return "not stated"
     if unit == "x":
         return f"{num(value)}x"
-    if isinstance(value, float):
+    if isinstance(value, float) and value != int(value):
         text = f"{value:.4f}".rstrip("0").rstrip(".") if abs(value) < 1000 else f"{value:,.1f}".rstrip("0").rstrip(".")
     else:
-        text = f"{value:,}" if abs(value) >= 10000 else str(value)
+        text = f"{int(value):,}"
     return f"{text} {unit}".rstrip() if unit else text
 
 

@@ -42,7 +42,13 @@ def render(results: list[FileAssessment], full: bool) -> str:
 
 
 def _figure(d: dict | None) -> str:
-    return "" if d is None or d["value"] is None else f"{d['figure']} = {num(d['value'], d['unit'])}"
+    """Computed figures at full precision (the buyer can check them by hand), with the unit."""
+    if d is None or d["value"] is None:
+        return ""
+    value = d["value"]
+    shown = repr(value) if value != int(value) else str(int(value))
+    unit = {"x": "x", "fraction": ""}.get(d["unit"], f" {d['unit']}")
+    return f"{d['figure']} = {shown}{unit}"
 
 
 def _assessment(r: FileAssessment) -> list[str]:
@@ -62,13 +68,16 @@ def _assessment(r: FileAssessment) -> list[str]:
         if figures:
             out.append("    computed: " + "; ".join(dict.fromkeys(figures)))
         for f in c.findings:
+            if f.severity == "info" and f.claim != c.id:
+                continue  # shared notes are listed once, below
             out.append(f"    {f.severity} {f.code} at {f.pointer or '/'}: {f.message}")
             if f.severity == "error":
                 out.append(f"      why it matters: {REGISTRY[f.code].title}.")
-    unclaimed = [f for f in r.findings if not any(f in c.findings for c in r.claims)]
+    shown = {id(f) for c in r.claims for f in c.findings if f.severity != "info" or f.claim == c.id}
+    unclaimed = [f for f in r.findings if id(f) not in shown]
     if unclaimed:
         out.append("")
-        out.append("  findings outside any claim:")
+        out.append("  other findings:")
         out += [f"    {f.severity} {f.code} at {f.pointer or '/'}: {f.message}" for f in unclaimed]
     out.append("")
     out += _accounting(r)
