@@ -155,10 +155,19 @@ def rules(
 
 
 @app.command()
-def schema() -> None:
+def schema(
+    generate: Annotated[
+        bool, typer.Option("--generate", help="Print the schema generated from this version's models (for maintainers).")
+    ] = False,
+) -> None:
     """Print the evidence-record JSON Schema."""
     from .resources import schema_path
 
+    if generate:
+        from .schema import record_schema, schema_text
+
+        sys.stdout.write(schema_text(record_schema()))
+        return
     try:
         sys.stdout.write(schema_path().read_text(encoding="utf-8"))
     except OSError as exc:

@@ -278,7 +278,8 @@ def _yaml_node_to_data(node: yaml.Node, pointer: str, positions: dict, budget: l
         active.add(id(node))
         out: dict[str, Any] = {}
         for key_node, value_node in node.value:
-            if key_node.tag == "tag:yaml.org,2002:merge":
+            if key_node.tag == "tag:yaml.org,2002:merge" or (key_node.value == "<<" and key_node.style is None):
+                # YAML 1.1 readers merge here, others read a key named "<<": refuse the ambiguity.
                 raise ParseProblem("YAML merge keys (<<) are not allowed", key_node.start_mark.line + 1, key_node.start_mark.column + 1)
             key = _yaml_node_to_data(key_node, pointer + "/~key", {}, budget, active)
             if not isinstance(key, str):
@@ -320,6 +321,8 @@ def _construct_scalar_value(node: yaml.ScalarNode) -> Any:
         except ValueError:
             raise ParseProblem(f"{json.dumps(text)} is not a decimal integer", *where) from None
     if tag == "tag:yaml.org,2002:float":
+        if text.lstrip("+-").lower() in (".inf", ".nan"):
+            raise ParseProblem(f"{text} is not a finite number", *where)
         try:
             value = float(text)
         except ValueError:
