@@ -59,3 +59,12 @@ installation-mixed speedups-compounded acceptance-incomparable""".split()
 def test_catalog_holds_every_code_the_issue_names():
     assert set(REQUIRED_CODES) <= set(REGISTRY)
     assert REGISTRY["acceptance-bimodal"].severity == "info"
+
+
+def test_readme_rule_table_matches_the_catalog():
+    from conftest import ROOT
+
+    readme = (ROOT / "README.md").read_text()
+    rows = [line.split("|")[1:3] for line in readme.splitlines() if line.startswith("| `")]
+    table = {cell.strip().strip("`"): severity.strip() for cell, severity in rows if cell.strip().strip("`") in REGISTRY}
+    assert table == {code: rule.severity for code, rule in REGISTRY.items()}
