@@ -241,8 +241,9 @@ MAX_YAML_NODES = 200_000
 
 
 def _parse_yaml(text: str) -> tuple[Any, dict[str, tuple[int, int]]]:
-    loader = _JsonYamlLoader(text)
+    loader = None
     try:
+        loader = _JsonYamlLoader(text)
         node = loader.get_single_node()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -251,10 +252,15 @@ def _parse_yaml(text: str) -> tuple[Any, dict[str, tuple[int, int]]]:
             mark.line + 1 if mark else None,
             mark.column + 1 if mark else None,
         ) from None
+    except yaml.reader.ReaderError as exc:
+        line = text.count("\n", 0, exc.position) + 1
+        column = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
+        raise ParseProblem(f"not valid YAML: character U+{exc.character:04X} is not allowed", line, column) from None
     except yaml.YAMLError as exc:
         raise ParseProblem(f"not valid YAML: {exc}") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     if node is None:
         raise ParseProblem("the file is empty")
     positions: dict[str, tuple[int, int]] = {}

@@ -24,7 +24,8 @@ SCHEMA_ID = "https://sdeval.example/schemas/evidence-record/1.0/evidence-record.
 MAX_COUNT = 10**15
 
 Count = Annotated[int, Field(ge=0, le=MAX_COUNT)]
-Seconds = Annotated[float, Field(gt=0, le=10**9)]
+# A microsecond is the shortest interval any serving tool reports; it also keeps E / T finite.
+Seconds = Annotated[float, Field(ge=1e-6, le=10**9)]
 NonNegFloat = Annotated[float, Field(ge=0, le=10**12)]
 Fraction01 = Annotated[float, Field(ge=0, le=1)]
 Ident = Annotated[

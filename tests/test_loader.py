@@ -26,6 +26,7 @@ PARSE_CASES = [
     ("bad.yaml", b"a: [1, 2\n", "not valid YAML", 2, 1),
     ("empty.yaml", b"", "the file is empty", None, None),
     ("merge.yaml", b"base: &b {x: 1}\nother:\n  <<: *b\n", "merge keys", 3, 3),
+    ("nul.yaml", b"a: 1\nb: \x00\n", "character U+0000 is not allowed", 2, 4),
     ("recursive.yaml", b"a: &a [*a]\n", "recursive YAML alias", 1, 4),
 ]
 
