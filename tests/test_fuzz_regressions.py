@@ -1,0 +1,48 @@
+"""Inputs that once crashed sdeval (found by the property tests and the fuzzer), kept as regressions.
+
+Each goes through the fuzz target's own path: load -> assess -> every reporter.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from evaluator.assessment import as_document, assess
+from evaluator.loader import load_bytes
+from evaluator.reporters import REPORTER_BY_NAME
+
+MINIMAL = {
+    "record_version": "1.0",
+    "offer": {"vendor": "", "offer_id": "", "date": "0000-00-00", "claim_text": ""},
+    "configurations": [{"id": "0", "target": {}, "proposer": {"method": "draft-model"}}],
+    "runs": [{"id": "0", "arrangement": "speculative", "configuration": "0", "workload": {}, "counts": {}}],
+    "claims": [{"id": "0", "text": "", "kind": "output-throughput", "run": "0"}],
+}
+
+
+def _with(path: list, value) -> bytes:
+    record = json.loads(json.dumps(MINIMAL))
+    node = record
+    for step in path[:-1]:
+        node = node[step]
+    node[path[-1]] = value
+    return json.dumps(record).encode()
+
+
+REGRESSIONS = [
+    # E / T overflowed a float: a 5e-324 s repetition (hypothesis). Now a schema finding.
+    ("tiny-duration.json", _with(["runs", 0, "repetitions"], [{"emitted_tokens": 1, "duration_s": 5e-324}]), "schema"),
+    # PyYAML's reader raised on a control character before parsing began (hypothesis).
+    ("nul.yaml", b"\x00", "parse"),
+]
+
+
+@pytest.mark.parametrize("name,raw,code", REGRESSIONS, ids=[r[0] for r in REGRESSIONS])
+def test_former_crash_is_now_a_finding(name, raw, code):
+    result = assess(load_bytes(name, raw))
+    json.dumps(as_document([result], full=True))
+    for render in REPORTER_BY_NAME.values():
+        render([result], True)
+    assert code in {f.code for f in result.findings}
