@@ -97,10 +97,11 @@ def _comment(info: FieldInfo, indent: int, prefix: str = "#") -> list[str]:
     annotation, _ = _unwrap(info.annotation)
     if get_origin(annotation) is Literal and len(get_args(annotation)) > 1:
         text += " One of: " + ", ".join(str(a) for a in get_args(annotation)) + "."
-    elif get_origin(annotation) is list:
+    elif get_origin(annotation) in (list, dict):
         item, _ = _unwrap(get_args(annotation)[0])
         if get_origin(item) is Literal:
-            text += " Each one of: " + ", ".join(str(a) for a in get_args(item)) + "."
+            what = "Each one of" if get_origin(annotation) is list else "Keys"
+            text += f" {what}: " + ", ".join(str(a) for a in get_args(item)) + "."
     # Wrap at about 100 columns so the form reads well in any editor.
     words, line = text.split(), ""
     for word in words:

@@ -32,11 +32,10 @@ from .assessment import FileAssessment, pointer
 from .claim_figures import latency_value
 from .context import Context, num
 from .load_figures import Series, offered_runs, series_for_offer
-from .record import EvidenceRecord, Run
+from .record import Configuration, EvidenceRecord, Run
 from .requirements import RequirementsProfile
 from .rules import REGISTRY
 from .rules import requirements as fit_rules
-from .rules.identity import missing_identity
 from .rules.registry import Path
 
 Status = Literal["met", "not-met", "not-established"]
@@ -195,7 +194,7 @@ def requirement_list(profile: RequirementsProfile) -> list[Requirement]:
     if profile.scope is not None:
         add("scope", "scope", f"evidence timed {profile.scope}", ("scope",))
     if profile.pinned_identity:
-        add("identity", "identity", "configuration states " + ", ".join(profile.pinned_identity), ("pinned_identity",))
+        add("identity", "identity", "configuration is " + ", ".join(f"{k} {v}" for k, v in profile.pinned_identity.items()), ("pinned_identity",))
     if not profile.lossy_acceptance_allowed:
         add("lossless-acceptance", "lossless", "standard (lossless) acceptance test, no relaxed acceptance", ("lossy_acceptance_allowed",))
     return out
@@ -315,16 +314,26 @@ def _condition_cell(profile: RequirementsProfile, req: Requirement, offer: _Offe
     if req.kind == "identity":
         gaps = []
         for cfg in configs.values():
-            missing = sorted(set(profile.pinned_identity) & {".".join(m) for m in missing_identity(cfg)})
-            if missing:
-                gaps.append(f"configuration {cfg.id} does not state {', '.join(missing)}")
+            for name, wanted in profile.pinned_identity.items():
+                theirs = identity_value(cfg, name)
+                if theirs is None or str(theirs).strip().lower() != wanted.strip().lower():
+                    gaps.append(f"configuration {cfg.id} has {name} {json.dumps(theirs) if theirs is not None else 'not stated'}, not {json.dumps(wanted)}")
         if gaps:
-            return _cell(req, offer, "not-met", (fit_rules.IDENTITY_NOT_PINNED.code,), "; ".join(gaps))
-        return _cell(req, offer, "met", (), "every pinned field is stated")
+            return _cell(req, offer, "not-met", (fit_rules.IDENTITY_MISMATCH.code,), "; ".join(gaps))
+        return _cell(req, offer, "met", (), "every offered configuration has the pinned identity")
     relaxed = [c.id for c in configs.values() if c.proposer.relaxed_acceptance and c.proposer.relaxed_acceptance.enabled]
     if relaxed:
         return _cell(req, offer, "not-met", (fit_rules.RELAXED_REFUSED.code,), f"configuration {', '.join(relaxed)} uses relaxed acceptance")
     return _cell(req, offer, "met", (), "no offered configuration uses relaxed acceptance")
+
+
+def identity_value(cfg: Configuration, name: str) -> Any:
+    """A dotted identity field of a configuration; proposer.k also reads a K schedule."""
+    part, field_name = name.split(".")
+    value = getattr(getattr(cfg, part), field_name)
+    if name == "proposer.k" and value is None and cfg.proposer.k_schedule:
+        value = ", ".join(f"{b.min_concurrency}-{b.max_concurrency}: {b.k}" for b in cfg.proposer.k_schedule)
+    return value
 
 
 def _cell(req: Requirement, offer: _Offer, status: Status, codes: tuple[str, ...], message: str, points: tuple[PointResult, ...] = ()) -> Cell:
@@ -499,9 +508,14 @@ def _quality_cell(profile: RequirementsProfile, req: Requirement, offer: _Offer,
     q = profile.quality[req.index]
     ctx = offer.ctx
     key = (q.task.strip().lower(), q.metric.strip().lower())
-    runs = [r for r in offered_runs(ctx) if not _mismatches(profile, ctx, r, ("sampling",))]
+    offered = offered_runs(ctx)
+    runs = [r for r in offered if not _mismatches(profile, ctx, r, ("sampling",))]
     entries = [(r, e) for r in runs for e in r.quality if (e.task.strip().lower(), e.metric.strip().lower()) == key]
     if not entries:
+        unfit = [r for r in offered if r not in runs and any((e.task.strip().lower(), e.metric.strip().lower()) == key for e in r.quality)]
+        if unfit:
+            found = [m for r in unfit for _, m in _mismatches(profile, ctx, r, ("sampling",))]
+            return _cell(req, offer, "not-established", (fit_rules.SAMPLING_MISMATCH.code,), "; ".join(found))
         others = sorted({f'"{e.task}" ({e.metric})' for r in runs for e in r.quality})
         if others:
             return _cell(req, offer, "not-established", (fit_rules.TASK_MISMATCH.code,),

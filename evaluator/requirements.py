@@ -56,6 +56,12 @@ class ConcurrencyBand(_Model):
     min_concurrency: Concurrency = Field(description="Lowest number of concurrent requests you will run (inclusive).")
     max_concurrency: Concurrency = Field(description="Highest number of concurrent requests you will run (inclusive).")
 
+    @model_validator(mode="after")
+    def _ordered(self) -> ConcurrencyBand:
+        if self.min_concurrency > self.max_concurrency:
+            raise ValueError(f"concurrency band {self.min_concurrency}-{self.max_concurrency} runs backwards")
+        return self
+
 
 class Loads(_Model):
     concurrency: list[Concurrency] = Field(default_factory=list, max_length=100, description="Each number of concurrent requests (closed loop) you will run, for example [1, 64].")
@@ -81,6 +87,12 @@ class QualityThreshold(_Model):
     min_score: float | None = Field(default=None, ge=-10**9, le=10**9, description="Least acceptable score. Give this or min_share_of_baseline.")
     min_share_of_baseline: Fraction01 | None = Field(default=None, description="Least acceptable score as a share of the comparison baseline's score on the same task and metric (0.99 = within 1 %).")
 
+    @model_validator(mode="after")
+    def _one_bar(self) -> QualityThreshold:
+        if (self.min_score is None) == (self.min_share_of_baseline is None):
+            raise ValueError("give exactly one of min_score and min_share_of_baseline")
+        return self
+
 
 class SamplingPolicy(_Model):
     temperature: NonNegFloat | None = Field(default=None, description="The temperature you will sample at; 0 means greedy decoding.")
@@ -92,6 +104,12 @@ class SamplingPolicy(_Model):
 class ComparisonBaseline(_Model):
     kind: Literal["target-only", "offer"] = Field(default="target-only", description="What offers are compared with: each offer's own target-only runs, or another offer given on the same command line.")
     offer_id: Text | None = Field(default=None, description="The offer_id of the baseline offer, when kind is offer.")
+
+    @model_validator(mode="after")
+    def _named(self) -> ComparisonBaseline:
+        if (self.kind == "offer") != (self.offer_id is not None):
+            raise ValueError("offer_id is given exactly when kind is offer")
+        return self
 
 
 class RequirementsProfile(_Model):
@@ -105,24 +123,16 @@ class RequirementsProfile(_Model):
     tasks: list[Text] = Field(default_factory=list, max_length=50, description="The tasks you will run. Evidence measured on another task does not count.")
     sampling: SamplingPolicy | None = Field(default=None, description="The sampling policy you will use. Evidence sampled differently does not count.")
     scope: Literal["generation-only", "end-to-end"] | None = Field(default=None, description="The interval your requirements are about. Evidence timed over another interval does not count.")
-    pinned_identity: list[IdentityField] = Field(default_factory=list, max_length=20, description="Identity fields every offered configuration must state, so what you buy is what was measured.")
+    pinned_identity: dict[IdentityField, Text] = Field(default_factory=dict, description="Identity the offered configuration must have, field by field (for example target.model: meta-llama/Llama-3.3-70B-Instruct, hardware.accelerator: NVIDIA H100 SXM5 80GB). Evidence from another model, revision, number format, runtime or hardware is about a different offer. (Every identity field must be stated anyway: see the identity-incomplete rule.)")
     lossy_acceptance_allowed: bool = Field(default=False, description="Whether relaxed (lossy) acceptance is acceptable to you. When false, an offer using it does not meet your requirements.")
     baseline: ComparisonBaseline = Field(default_factory=ComparisonBaseline, description="What counts as the comparison baseline for speedups and for quality shares.")
 
     @model_validator(mode="after")
-    def _consistent(self) -> RequirementsProfile:
-        for band in self.loads.concurrency_bands:
-            if band.min_concurrency > band.max_concurrency:
-                raise ValueError(f"concurrency band {band.min_concurrency}-{band.max_concurrency} runs backwards")
+    def _loads_stated(self) -> RequirementsProfile:
         by_load = self.latency_limits or self.throughput.per_request_tokens_per_s or self.throughput.aggregate_tokens_per_s
         loads = self.loads
         if by_load and not (loads.concurrency or loads.concurrency_bands or loads.request_rates):
             raise ValueError("latency or throughput requirements need at least one load (loads.concurrency, concurrency_bands or request_rates)")
-        for q in self.quality:
-            if (q.min_score is None) == (q.min_share_of_baseline is None):
-                raise ValueError(f"quality threshold for {q.task!r} must give exactly one of min_score and min_share_of_baseline")
-        if (self.baseline.kind == "offer") != (self.baseline.offer_id is not None):
-            raise ValueError("baseline.offer_id is given exactly when baseline.kind is offer")
         return self
 
 
@@ -143,7 +153,7 @@ def load_requirements(path: str) -> tuple[RequirementsProfile, str]:
         errors = exc.errors(include_url=False)
         first = errors[0]
         where_path = _data_path(loaded.data, first["loc"])
-        line, column = loaded.positions.get(pointer(where_path), (None, None))
+        line, column = loaded.positions.get(pointer(where_path), (None, None)) if where_path else (None, None)
         place = f"line {line}, column {column}: " if line is not None else ""
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
         what = pointer(where_path) or "the profile"

@@ -52,7 +52,7 @@ def render(c: Comparison) -> str:
             codes = f" [{', '.join(cell.codes)}]" if cell.codes else ""
             out.append(f"  {req.id} ({req.text}): {_STATUS[cell.status]}{codes}")
             if s.evidence != "established":
-                out.append(f"    the offer's evidence is not established, so it meets nothing; the evidence says:")
+                out.append("    the offer's evidence is not established, so it meets nothing; the evidence says:")
             if cell.points:
                 out += [f"    {p.message}" for p in cell.points]
             else:

@@ -9,10 +9,16 @@ from __future__ import annotations
 
 from .registry import Rule, register
 
+# The codes of this family, for tests and listings: they are judged per requirement x offer,
+# so their cases live in tests/test_requirements.py rather than in record rule cases.
+FIT_CODES: tuple[str, ...] = ()
+
 _BRIEF = "Brief 3.3 (load), 3.4 (baseline), 3.5 (identity), 3.6 (quality), 3.8 (task)"
 
 
 def _fit(code: str, title: str, rationale: str, failing: str, passing: str, reference: str) -> Rule:
+    global FIT_CODES
+    FIT_CODES += (code,)
     return register(Rule(code, "error", title, " ".join(rationale.split()), failing, passing, reference))
 
 
@@ -119,15 +125,17 @@ FIGURE_MISSING = _fit(
     _BRIEF,
 )
 
-IDENTITY_NOT_PINNED = _fit(
-    "identity-not-pinned",
-    "An identity field the buyer requires pinned is not stated by the offered configuration",
-    """What the buyer receives must be what was measured: a different target revision, drafter revision,
-    number format or runtime version is a different offer. The buyer names the fields that must be pinned.""",
-    "Buyer pins runtime.version; the offer says 'vLLM' without a version.",
-    "The offer states vLLM 0.32.0.",
+IDENTITY_MISMATCH = _fit(
+    "identity-mismatch",
+    "The offered configuration differs from the identity the buyer pinned",
+    """What the buyer receives must be what was measured, and what the buyer will run: a different target
+    model or revision, drafter, number format, runtime version or accelerator is a different offer, even
+    when its evidence is established. The buyer pins the identity fields that must have given values.""",
+    "Buyer pins hardware.accelerator: NVIDIA H100 SXM5 80GB; the offer was measured on another accelerator.",
+    "The offer's configuration states exactly the pinned target model and accelerator.",
     "Brief 3.5",
 )
+
 
 RELAXED_REFUSED = _fit(
     "relaxed-acceptance-refused",
