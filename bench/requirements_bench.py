@@ -50,6 +50,29 @@ def main() -> None:
     print(f"assess --requirements  median {ma * 1000:7.1f} ms  (min {min(a) * 1000:.1f}, max {max(a) * 1000:.1f})")
     print(f"assess                 median {mb * 1000:7.1f} ms  (min {min(b) * 1000:.1f}, max {max(b) * 1000:.1f})")
     print(f"ratio with / without requirements: {ma / mb:.2f}")
+    in_process(args)
+
+
+def in_process(args: argparse.Namespace) -> None:
+    """The same work without process start-up: assessing the offers, then judging the profile."""
+    sys.path.insert(0, str(ROOT))
+    from evaluator.assessment import assess
+    from evaluator.buyer_fit import compare
+    from evaluator.loader import load_file
+    from evaluator.requirements import load_requirements
+
+    loaded = [load_file(str(ROOT / p)) for p in args.offers]
+    profile, _ = load_requirements(str(ROOT / args.profile))
+    a, b = [], []
+    for _ in range(args.runs):
+        start = time.perf_counter()
+        results = [assess(item) for item in loaded]
+        middle = time.perf_counter()
+        compare(profile, results)
+        b.append(middle - start)
+        a.append(time.perf_counter() - middle)
+    ma, mb = statistics.median(a), statistics.median(b)
+    print(f"in process: compare (requirements) median {ma * 1000:.2f} ms; assess (offers) median {mb * 1000:.2f} ms; ratio {ma / mb:.2f}")
 
 
 if __name__ == "__main__":
