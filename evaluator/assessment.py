@@ -195,12 +195,12 @@ def _data_path(data: Any, loc: tuple) -> Path:
     return tuple(path)
 
 
-def _schema_message(error: dict) -> str:
+def _schema_message(error: dict, document: str = "the evidence record") -> str:
     kind = error["type"]
     if kind == "missing":
         return "required field is missing"
     if kind == "extra_forbidden":
-        return "is not a field of the evidence record (misspelt, or in the wrong place)"
+        return f"is not a field of {document} (misspelt, or in the wrong place)"
     shown = json.dumps(error.get("input"), default=str)
     if len(shown) > 80:
         shown = shown[:77] + "..."

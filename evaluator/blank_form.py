@@ -2,6 +2,7 @@
 
 Generated from the record models, so the form always matches the schema: the
 comments are the same field descriptions the JSON Schema and the browser form show.
+`sdeval init --requirements` writes the buyer's requirements profile the same way.
 Optional sections that need data to be valid (a relaxed-acceptance block, a latency
 table, a repetition) are written commented out, so a half-filled form stays readable.
 """
@@ -17,6 +18,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from .record import RECORD_VERSION, EvidenceRecord
+from .requirements import REQUIREMENTS_VERSION, RequirementsProfile
 
 HEADER = f"""\
 # sdeval evidence record {RECORD_VERSION}: blank form
@@ -30,12 +32,33 @@ HEADER = f"""\
 """
 
 
+REQUIREMENTS_HEADER = f"""\
+# sdeval requirements profile {REQUIREMENTS_VERSION}: blank form
+#
+# State what an offer must do for you: the loads you will run, your response-time limits,
+# throughput and quality thresholds, your sampling policy and the interval you care about.
+# Leave a section empty when it does not matter to you; only what you state is judged.
+# Lines starting with '#-' are optional entries: remove the '#-' to use one.
+#
+# Judge offers with:  sdeval assess OFFER... --requirements THIS_FILE
+"""
+
+
 def blank_form() -> str:
-    lines = [HEADER.rstrip("\n")]
-    for name, info in EvidenceRecord.model_fields.items():
-        if name == "record_version":
+    return model_form(EvidenceRecord, HEADER, "record_version", RECORD_VERSION)
+
+
+def blank_requirements() -> str:
+    return model_form(RequirementsProfile, REQUIREMENTS_HEADER, "requirements_version", REQUIREMENTS_VERSION)
+
+
+def model_form(model: type[BaseModel], header: str, version_field: str, version: str) -> str:
+    """A commented YAML form for any of our top-level models, its version field filled in."""
+    lines = [header.rstrip("\n")]
+    for name, info in model.model_fields.items():
+        if name == version_field:
             lines += _comment(info, 0)
-            lines.append(f'record_version: "{RECORD_VERSION}"')
+            lines.append(f'{version_field}: "{version}"')
             continue
         lines.append("")
         lines += _field(name, info, 0, commented=False)
@@ -74,6 +97,11 @@ def _comment(info: FieldInfo, indent: int, prefix: str = "#") -> list[str]:
     annotation, _ = _unwrap(info.annotation)
     if get_origin(annotation) is Literal and len(get_args(annotation)) > 1:
         text += " One of: " + ", ".join(str(a) for a in get_args(annotation)) + "."
+    elif get_origin(annotation) in (list, dict):
+        item, _ = _unwrap(get_args(annotation)[0])
+        if get_origin(item) is Literal:
+            what = "Each one of" if get_origin(annotation) is list else "Keys"
+            text += f" {what}: " + ", ".join(str(a) for a in get_args(item)) + "."
     # Wrap at about 100 columns so the form reads well in any editor.
     words, line = text.split(), ""
     for word in words:

@@ -106,19 +106,33 @@ def assess(
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Also write the assessment JSON to this file.")] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace the --output file if it exists.")] = False,
     max_size: MaxSizeOpt = 20 * 1024 * 1024,
+    requirements: Annotated[
+        Optional[Path],
+        typer.Option("--requirements", "-r", help="Judge every offer against this buyer requirements profile; exit 0 only if some offer meets every requirement."),
+    ] = None,
 ) -> None:
     """Give each claim's verdict, the findings behind it, and the derived figures."""
     from .output import OutputRefused, write_atomic
     from .reporters import REPORTER_BY_NAME
 
     results, text = _run(files, fmt, full=True, max_size=max_size)
+    json_text, code = None, _exit_code(results)
+    if requirements is not None:
+        from . import fit_report
+
+        try:
+            comparison = fit_report.judge(results, str(requirements))
+        except fit_report.FitCannotRun as exc:
+            raise _fail(str(exc)) from None
+        text = fit_report.render(results, comparison, fmt.value, text)
+        json_text, code = fit_report.render(results, comparison, "json", ""), fit_report.exit_code(comparison)
     if output is not None:
         try:
-            write_atomic(output, REPORTER_BY_NAME["json"](results, True).encode(), force=force)
+            write_atomic(output, (json_text or REPORTER_BY_NAME["json"](results, True)).encode(), force=force)
         except (OutputRefused, OSError) as exc:
             raise _fail(str(exc)) from None
     sys.stdout.write(text)
-    raise typer.Exit(_exit_code(results))
+    raise typer.Exit(code)
 
 
 @app.command()
@@ -178,12 +192,13 @@ def schema(
 def init(
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the form here instead of standard output.")] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace the output file if it exists.")] = False,
+    requirements: Annotated[bool, typer.Option("--requirements", help="Write a blank buyer requirements profile instead.")] = False,
 ) -> None:
-    """Write a blank evidence form in YAML, every field explained."""
-    from .blank_form import blank_form
+    """Write a blank evidence form (or requirements profile) in YAML, every field explained."""
+    from .blank_form import blank_form, blank_requirements
     from .output import OutputRefused, write_atomic
 
-    text = blank_form()
+    text = blank_requirements() if requirements else blank_form()
     if output is None:
         sys.stdout.write(text)
         return

@@ -1,7 +1,8 @@
-"""The published JSON Schema (2020-12), generated from the pydantic models.
+"""The published JSON Schemas (2020-12), generated from the pydantic models.
 
-schemas/evidence-record.schema.json is this function's output, committed; a test
-fails when the two differ, so the schema and the models cannot drift.
+schemas/evidence-record.schema.json and schemas/requirements.schema.json are these
+functions' output, committed; a test fails when they differ, so the schemas and the
+models cannot drift. Regenerate with `python -m evaluator.schema`.
 """
 
 from __future__ import annotations
@@ -9,19 +10,40 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from pydantic import BaseModel
+
 from .record import RECORD_VERSION, SCHEMA_ID, EvidenceRecord
 
 
 def record_schema() -> dict[str, Any]:
-    body = EvidenceRecord.model_json_schema(mode="validation")
-    schema = {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": SCHEMA_ID,
-        "record_version": RECORD_VERSION,
-    }
-    schema.update(body)
+    return _schema(EvidenceRecord, SCHEMA_ID, {"record_version": RECORD_VERSION})
+
+
+def requirements_schema() -> dict[str, Any]:
+    from .requirements import REQUIREMENTS_SCHEMA_ID, REQUIREMENTS_VERSION, RequirementsProfile
+
+    return _schema(RequirementsProfile, REQUIREMENTS_SCHEMA_ID, {"requirements_version": REQUIREMENTS_VERSION})
+
+
+# Committed file name -> generator.
+SCHEMAS = {
+    "evidence-record.schema.json": record_schema,
+    "requirements.schema.json": requirements_schema,
+}
+
+
+def _schema(model: type[BaseModel], schema_id: str, version: dict[str, str]) -> dict[str, Any]:
+    schema: dict[str, Any] = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": schema_id, **version}
+    schema.update(model.model_json_schema(mode="validation"))
     return schema
 
 
 def schema_text(schema: dict[str, Any]) -> str:
     return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+
+
+if __name__ == "__main__":
+    from .resources import data_dir
+
+    for name, make in SCHEMAS.items():
+        (data_dir("schemas") / name).write_text(schema_text(make()), encoding="utf-8")

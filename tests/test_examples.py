@@ -16,6 +16,7 @@ EXPECTED = {
     ),
     "vllm-docs-ngram.json": (0, {("acceptance-bimodal", "/runs/0/counts/accepted_length_histogram")}),
     "complete-offer.yaml": (0, {("k-band-unmeasured", "/configurations/0/proposer/k_schedule/1")}),
+    "quiet-load-offer.yaml": (0, set()),
 }
 
 

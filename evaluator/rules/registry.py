@@ -23,7 +23,7 @@ CODE_PATTERN = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 
 # Bumped whenever a rule is added, removed, or changes what it fires on: an archived
 # assessment names the catalog version it was made with.
-RULE_CATALOG_VERSION = "1.0"
+RULE_CATALOG_VERSION = "1.1"
 
 Path = tuple[str | int, ...]
 

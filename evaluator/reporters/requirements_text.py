@@ -1,0 +1,81 @@
+"""Text for `sdeval assess OFFER... --requirements PROFILE`: the requirements x offers table,
+the reason behind every cell, the ranking in plain sentences, and the figures across loads."""
+
+from __future__ import annotations
+
+from ..buyer_fit import Comparison
+from ..context import num
+
+_STATUS = {"met": "met", "not-met": "NOT MET", "not-established": "NOT ESTABLISHED"}
+
+
+def _loads(c: Comparison) -> str:
+    loads = c.profile.loads
+    parts = [f"concurrency {', '.join(str(x) for x in loads.concurrency)}"] if loads.concurrency else []
+    parts += [f"concurrency {b.min_concurrency}-{b.max_concurrency}" for b in loads.concurrency_bands]
+    parts += [f"{num(r)} requests/s" for r in loads.request_rates]
+    return ", ".join(parts) or "none stated"
+
+
+def _table(rows: list[tuple[str, ...]], indent: str = "  ") -> list[str]:
+    widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]))]
+    return [indent + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+
+
+def render(c: Comparison) -> str:
+    p = c.profile
+    out = [f"requirements: {c.profile_file} ({p.buyer.name}{', ' + p.buyer.profile_id if p.buyer.profile_id else ''})"]
+    if p.source:
+        out.append(f"  source: {p.source}")
+    out.append(f"  loads: {_loads(c)}; baseline: {c.baseline}")
+    out.append("")
+    offers = c.offer_files
+    rows = [("requirement", *offers)]
+    for req in c.requirements:
+        rows.append((req.id, *(_STATUS[c.cell(req.id, f).status] for f in offers)))
+    out += _table(rows)
+    out.append("")
+    out.append("ranking (only established evidence meets a requirement):")
+    total = len(c.requirements)
+    for s in c.standings:
+        evidence = "evidence established" if s.evidence == "established" else f"evidence {s.evidence.replace('-', ' ').upper()}"
+        out.append(
+            f"  {s.rank}. {s.file}: meets {s.met} of {total}, not met {s.not_met}, not established {s.not_established} ({evidence})"
+        )
+    out += [f"  {line}" for line in c.statements]
+    for s in c.standings:
+        out.append("")
+        who = f" ({s.vendor}, {s.offer_id})" if s.vendor else ""
+        out.append(f"{s.file}{who}:")
+        for req in c.requirements:
+            cell = c.cell(req.id, s.file)
+            codes = f" [{', '.join(cell.codes)}]" if cell.codes else ""
+            out.append(f"  {req.id} ({req.text}): {_STATUS[cell.status]}{codes}")
+            if s.evidence != "established":
+                out.append("    the offer's evidence is not established, so it meets nothing; the evidence says:")
+            if cell.points:
+                out += [f"    {p.message}" for p in cell.points]
+            else:
+                out.append(f"    {cell.detail or cell.message}")
+        out += _figures(c, s.file)
+    return "\n".join(out) + "\n"
+
+
+def _figures(c: Comparison, file: str) -> list[str]:
+    out = []
+    for series in c.series.get(file, []):
+        out.append(f"  across loads, configuration {series.configuration} (baseline: {c.baseline}):")
+        rows = [("concurrency", "run", "E/T tok/s", "baseline run", "baseline tok/s", "speedup", "")]
+        for p in series.points:
+            rows.append((
+                str(p.concurrency),
+                p.run,
+                num(p.tokens_per_s) if p.tokens_per_s is not None else "-",
+                p.baseline_run or "-",
+                num(p.baseline_tokens_per_s) if p.baseline_tokens_per_s is not None else "-",
+                num(p.speedup, "x") if p.speedup is not None else "-",
+                "" if p.established else "not established",
+            ))
+        out += _table(rows, "    ")
+        out.append(f"    {series.break_even.text}")
+    return out

@@ -1,0 +1,161 @@
+"""The buyer's requirements profile: the loads they will run and what an offer must do there.
+
+A claim can be established and still not answer the buyer's question: measured at
+concurrency 1 when the buyer runs 64, greedy when the buyer samples at 0.7, over a
+generation-only interval when the buyer's limit is end-to-end. This profile states the
+buyer's side, so `sdeval assess OFFER... --requirements PROFILE` can judge every
+requirement for every offer (buyer_fit.py).
+
+The committed schema (schemas/requirements.schema.json) is generated from these models
+and the blank profile (`sdeval init --requirements`) from their descriptions, exactly as
+for the evidence record. Read through loader.py, so the same parsing safety applies.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, ValidationError, model_validator
+
+from .loader import load_file
+from .record import Count, Fraction01, NonNegFloat, Text, LongText, _Model
+
+REQUIREMENTS_VERSION = "1.0"
+REQUIREMENTS_SCHEMA_ID = "https://sdeval.example/schemas/requirements/1.0/requirements.schema.json"
+
+Positive = Annotated[float, Field(gt=0, le=10**12)]
+Concurrency = Annotated[int, Field(ge=1, le=10**9)]
+LatencyMetric = Literal["ttft", "tpot", "itl", "e2e"]
+Percentile = Literal["mean", "p50", "p90", "p95", "p99"]
+IdentityField = Literal[
+    "target.model",
+    "target.revision",
+    "target.tokenizer",
+    "target.tokenizer_revision",
+    "proposer.model",
+    "proposer.revision",
+    "proposer.k",
+    "numerics.weights",
+    "numerics.activations",
+    "numerics.kv_cache",
+    "runtime.name",
+    "runtime.version",
+    "hardware.accelerator",
+    "hardware.count",
+]
+
+
+class Buyer(_Model):
+    name: Text = Field(description="Who states these requirements (organisation or team).")
+    profile_id: Text | None = Field(default=None, description="Your own reference for this profile (for example a tender number).")
+    date: str | None = Field(default=None, pattern=r"^\d{4}-\d{2}-\d{2}$", description="Date of this profile, YYYY-MM-DD.")
+    contact: Text | None = Field(default=None, description="Who answers questions about these requirements.")
+
+
+class ConcurrencyBand(_Model):
+    min_concurrency: Concurrency = Field(description="Lowest number of concurrent requests you will run (inclusive).")
+    max_concurrency: Concurrency = Field(description="Highest number of concurrent requests you will run (inclusive).")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> ConcurrencyBand:
+        if self.min_concurrency > self.max_concurrency:
+            raise ValueError(f"concurrency band {self.min_concurrency}-{self.max_concurrency} runs backwards")
+        return self
+
+
+class Loads(_Model):
+    concurrency: list[Concurrency] = Field(default_factory=list, max_length=100, description="Each number of concurrent requests (closed loop) you will run, for example [1, 64].")
+    concurrency_bands: list[ConcurrencyBand] = Field(default_factory=list, max_length=100, description="Ranges of concurrency you will run. An offer must have evidence at both ends of each range and wherever its own behaviour changes inside it (a K band edge).")
+    request_rates: list[Positive] = Field(default_factory=list, max_length=100, description="Request rates (requests per second, open loop) you will run, when you state load by rate.")
+
+
+class LatencyLimit(_Model):
+    metric: LatencyMetric = Field(description="Which latency: ttft time to first token, tpot time per output token, itl inter-token latency, e2e end-to-end response time.")
+    percentile: Percentile = Field(description="Which percentile the limit applies to (MLPerf uses p99).")
+    limit_ms: Positive = Field(description="The measured percentile must be below this, in milliseconds (strictly below, as MLPerf's submission checker requires).")
+    source: Text | None = Field(default=None, description="Where this limit comes from, when it is a published one (for example an MLPerf rule).")
+
+
+class ThroughputRequirement(_Model):
+    per_request_tokens_per_s: Positive | None = Field(default=None, description="Least output tokens/s each request must receive at every required load: E / T divided by the closed-loop concurrency.")
+    aggregate_tokens_per_s: Positive | None = Field(default=None, description="Least output tokens/s the whole deployment must emit at every required load (E / T).")
+
+
+class QualityThreshold(_Model):
+    task: Text = Field(description="The task the quality is judged on, as the offer's quality results name it.")
+    metric: Text = Field(description="The quality metric, as the offer's quality results name it (for example 'pass@1').")
+    min_score: float | None = Field(default=None, ge=-10**9, le=10**9, description="Least acceptable score. Give this or min_share_of_baseline.")
+    min_share_of_baseline: Fraction01 | None = Field(default=None, description="Least acceptable score as a share of the comparison baseline's score on the same task and metric (0.99 = within 1 %).")
+
+    @model_validator(mode="after")
+    def _one_bar(self) -> QualityThreshold:
+        if (self.min_score is None) == (self.min_share_of_baseline is None):
+            raise ValueError("give exactly one of min_score and min_share_of_baseline")
+        return self
+
+
+class SamplingPolicy(_Model):
+    temperature: NonNegFloat | None = Field(default=None, description="The temperature you will sample at; 0 means greedy decoding.")
+    top_p: Fraction01 | None = Field(default=None, description="Your nucleus sampling threshold (1 = off).")
+    top_k: Count | None = Field(default=None, description="Your top-k limit (0 = off).")
+    n: Count | None = Field(default=None, ge=1, description="Completions you request per prompt.")
+
+
+class ComparisonBaseline(_Model):
+    kind: Literal["target-only", "offer"] = Field(default="target-only", description="What offers are compared with: each offer's own target-only runs, or another offer given on the same command line.")
+    offer_id: Text | None = Field(default=None, description="The offer_id of the baseline offer, when kind is offer.")
+
+    @model_validator(mode="after")
+    def _named(self) -> ComparisonBaseline:
+        if (self.kind == "offer") != (self.offer_id is not None):
+            raise ValueError("offer_id is given exactly when kind is offer")
+        return self
+
+
+class RequirementsProfile(_Model):
+    requirements_version: Literal["1.0"] = Field(description="Version of the requirements-profile format. This tool reads 1.0.")
+    buyer: Buyer = Field(description="Who these requirements belong to.")
+    source: LongText | None = Field(default=None, description="Where the limits come from, when they are taken from a published source (cite it with its version).")
+    loads: Loads = Field(default_factory=Loads, description="The loads you will run. Latency and throughput requirements apply at every one of them.")
+    latency_limits: list[LatencyLimit] = Field(default_factory=list, max_length=50, description="Response-time limits, each at a stated percentile.")
+    throughput: ThroughputRequirement = Field(default_factory=ThroughputRequirement, description="Least output throughput, per request and in aggregate, at every required load.")
+    quality: list[QualityThreshold] = Field(default_factory=list, max_length=50, description="Task-quality thresholds, absolute or as a share of the baseline's score.")
+    tasks: list[Text] = Field(default_factory=list, max_length=50, description="The tasks you will run. Evidence measured on another task does not count.")
+    sampling: SamplingPolicy | None = Field(default=None, description="The sampling policy you will use. Evidence sampled differently does not count.")
+    scope: Literal["generation-only", "end-to-end"] | None = Field(default=None, description="The interval your requirements are about. Evidence timed over another interval does not count.")
+    pinned_identity: dict[IdentityField, Text] = Field(default_factory=dict, description="Identity the offered configuration must have, field by field (for example target.model: meta-llama/Llama-3.3-70B-Instruct, hardware.accelerator: NVIDIA H100 SXM5 80GB). Evidence from another model, revision, number format, runtime or hardware is about a different offer. (Every identity field must be stated anyway: see the identity-incomplete rule.)")
+    lossy_acceptance_allowed: bool = Field(default=False, description="Whether relaxed (lossy) acceptance is acceptable to you. When false, an offer using it does not meet your requirements.")
+    baseline: ComparisonBaseline = Field(default_factory=ComparisonBaseline, description="What counts as the comparison baseline for speedups and for quality shares.")
+
+    @model_validator(mode="after")
+    def _loads_stated(self) -> RequirementsProfile:
+        by_load = self.latency_limits or self.throughput.per_request_tokens_per_s or self.throughput.aggregate_tokens_per_s
+        loads = self.loads
+        if by_load and not (loads.concurrency or loads.concurrency_bands or loads.request_rates):
+            raise ValueError("latency or throughput requirements need at least one load (loads.concurrency, concurrency_bands or request_rates)")
+        return self
+
+
+class RequirementsError(Exception):
+    """The requirements file cannot be used (exit 2); the message names the file and the place."""
+
+
+def load_requirements(path: str) -> tuple[RequirementsProfile, str]:
+    """Read and validate a profile, with the SHA-256 of its bytes; UnreadableFile or RequirementsError on failure."""
+    from .assessment import _data_path, _schema_message, pointer
+
+    loaded = load_file(path)
+    if loaded.problem is not None:
+        raise RequirementsError(f"{path}: {loaded.problem.where()}{loaded.problem.message}")
+    try:
+        return RequirementsProfile.model_validate(loaded.data), loaded.sha256
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False)
+        first = errors[0]
+        where_path = _data_path(loaded.data, first["loc"])
+        line, column = loaded.positions.get(pointer(where_path), (None, None)) if where_path else (None, None)
+        place = f"line {line}, column {column}: " if line is not None else ""
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        what = pointer(where_path) or "the profile"
+        message = _schema_message(first, "the requirements profile") if first["type"] != "value_error" else first["msg"].removeprefix("Value error, ")
+        raise RequirementsError(f"{path}: {place}{what}: {message}{more}") from None

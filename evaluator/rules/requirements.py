@@ -1,0 +1,149 @@
+"""Rules about fit to the buyer's requirements profile (`sdeval assess ... --requirements`).
+
+These judge an offer against a buyer, not a record on its own, so they have no `check`
+over a single record: buyer_fit.py applies them and names them in each requirement x
+offer result. They are registered here so `sdeval rules` lists and explains them.
+"""
+
+from __future__ import annotations
+
+from .registry import Rule, register
+
+# The codes of this family, for tests and listings: they are judged per requirement x offer,
+# so their cases live in tests/test_requirements.py rather than in record rule cases.
+FIT_CODES: tuple[str, ...] = ()
+
+_BRIEF = "Brief 3.3 (load), 3.4 (baseline), 3.5 (identity), 3.6 (quality), 3.8 (task)"
+
+
+def _fit(code: str, title: str, rationale: str, failing: str, passing: str, reference: str) -> Rule:
+    global FIT_CODES
+    FIT_CODES += (code,)
+    return register(Rule(code, "error", title, " ".join(rationale.split()), failing, passing, reference))
+
+
+LOAD_UNCOVERED = _fit(
+    "requirement-load-uncovered",
+    "No run at, or on both sides of, a load the buyer will run",
+    """Speculation behaves differently at each load: at concurrency 1 draft positions are nearly free, at
+    high concurrency they compete with real tokens, and a dynamic K schedule changes the arrangement from
+    band to band. A figure is known at a measured load and, bounded by the two, between two measured
+    loads of the same configuration and K band; beyond the measured range nothing is known, and sdeval
+    does not extrapolate.""",
+    "Buyer at concurrency 32 to 128; the offer was measured at concurrency 1 and 8 only.",
+    "Runs at concurrency 32, 64 and 128, or at 16 and 256 within one K band.",
+    "Brief 3.3 and 4 (dynamic K by concurrency band); vLLM Dynamic Speculative Decoding",
+)
+
+BETWEEN_LOADS = _fit(
+    "requirement-between-loads",
+    "A required load lies between two measured loads, and the requirement is met at only one of them",
+    """Between two measured loads a figure is taken to lie between the two measured values (latency
+    rises and throughput changes steadily with load). When both meet the requirement it is met in
+    between; when neither does it is not; when one does and the other does not, the crossing lies
+    somewhere in between and where was not measured. sdeval does not guess it with a straight line.""",
+    "Aggregate minimum 1500 tokens/s at concurrency 32; measured 553 tokens/s at 8 and 2226 at 64.",
+    "A run at concurrency 32, or both neighbouring runs above 1500 tokens/s.",
+    "Brief 3.3",
+)
+
+SLO_NOT_MET = _fit(
+    "slo-not-met",
+    "A latency percentile is not below the buyer's limit at a required load",
+    """A response-time limit is a promise about the slowest requests a user sees. The offer's measured
+    percentile (time to first token, time per output token, inter-token or end-to-end latency) must be
+    below the limit at every load the buyer will run; MLPerf Inference judges LLM results the same way,
+    p99 TTFT and p99 TPOT each strictly below the benchmark's limit.""",
+    "Limit: p99 end-to-end below 20000 ms at concurrency 64; the run measured 23500 ms.",
+    "The run at concurrency 64 measured p99 end-to-end 19800 ms.",
+    "MLPerf Inference submission checker, llm_check and LLM_LATENCY_LIMITS (mlcommons/inference, tools/submission)",
+)
+
+THROUGHPUT_BELOW = _fit(
+    "throughput-below-requirement",
+    "Output throughput, per request or in aggregate, is below the buyer's minimum at a required load",
+    """Only emitted output tokens over a complete measured interval are an output throughput (E / T).
+    Per request, a closed-loop run at concurrency c gives each request E / T / c tokens/s on average;
+    in aggregate the deployment emits E / T. Either must reach the buyer's minimum at every required load.""",
+    "Requirement: 180 output tokens/s per request at concurrency 1; the run emits 150 tokens/s.",
+    "SD-201 offer B: 15 tokens in 0.075 s at concurrency 1, 200 tokens/s per request.",
+    "Brief 2 (SD-201) and 3.1",
+)
+
+QUALITY_BELOW = _fit(
+    "quality-below-threshold",
+    "A task-quality score is below the buyer's threshold",
+    """Losslessness is a sampling guarantee, not correctness: the offer's outputs must meet the buyer's
+    quality bar on the buyer's task, as an absolute score or as a share of the baseline's score on the
+    same task and metric. The lowest score among the offer's runs decides.""",
+    "Threshold: at least 0.99 of the baseline's rubric pass rate; the offer scores 0.84 against 0.861.",
+    "The offer scores 0.858 against the baseline's 0.861 (0.9965 of it) with a threshold of 0.98.",
+    "Brief 3.6",
+)
+
+SAMPLING_MISMATCH = _fit(
+    "sampling-mismatch",
+    "The offer's evidence was sampled differently from the buyer's sampling policy",
+    """Acceptance, and with it throughput and latency, depends on the sampling policy: greedy decoding
+    accepts more drafts than sampling at temperature 0.7. A result measured under another temperature,
+    top-p, top-k or n answers a different question than the buyer's.""",
+    "Buyer samples at temperature 0.7; the offer was measured with greedy decoding (temperature 0).",
+    "Buyer and offer both at temperature 0.7, top-p 0.95.",
+    "Brief 3.4 and 3.5",
+)
+
+SCOPE_MISMATCH = _fit(
+    "scope-mismatch",
+    "The offer's interval scope differs from the one the buyer's requirements are about",
+    """A generation-only interval leaves out prompt processing, queueing and delivery, so it says nothing
+    about the time a user waits; an end-to-end interval includes them, so it is not a generation speed.
+    Evidence counts for the buyer only over the interval the buyer's requirements are about.""",
+    "Buyer's limits are end-to-end; the offer's runs were timed generation-only.",
+    "Buyer and offer runs both end-to-end.",
+    "Brief 3.2",
+)
+
+TASK_MISMATCH = _fit(
+    "task-mismatch",
+    "The offer's evidence was measured on a task the buyer does not run",
+    """Speedup and quality depend on the task: EAGLE-2 on Vicuna-7B reached 2.66x on maths reasoning and
+    1.78x on translation (Spec-Bench, RTX 3090, batch 1). Evidence counts for the buyer only on the
+    buyer's own tasks.""",
+    "Buyer runs customer-support chat; the offer measured code completion.",
+    "The offer's runs and quality results name the buyer's task.",
+    "Brief 3.8; Spec-Bench leaderboard (github hemingkx/Spec-Bench)",
+)
+
+FIGURE_MISSING = _fit(
+    "requirement-figure-missing",
+    "A run at a required load lacks the figure a requirement is judged on",
+    """A requirement is met only by a measured figure: a latency limit needs that latency at that
+    percentile, a per-request throughput needs a closed-loop concurrency, a quality share needs the
+    baseline's score. Missing is not zero and not a pass.""",
+    "Limit on p99 time to first token; the run at concurrency 64 reports only the p50.",
+    "The run reports p50 and p99 time to first token.",
+    _BRIEF,
+)
+
+IDENTITY_MISMATCH = _fit(
+    "identity-mismatch",
+    "The offered configuration differs from the identity the buyer pinned",
+    """What the buyer receives must be what was measured, and what the buyer will run: a different target
+    model or revision, drafter, number format, runtime version or accelerator is a different offer, even
+    when its evidence is established. The buyer pins the identity fields that must have given values.""",
+    "Buyer pins hardware.accelerator: NVIDIA H100 SXM5 80GB; the offer was measured on another accelerator.",
+    "The offer's configuration states exactly the pinned target model and accelerator.",
+    "Brief 3.5",
+)
+
+
+RELAXED_REFUSED = _fit(
+    "relaxed-acceptance-refused",
+    "The offer uses relaxed (lossy) acceptance, which the buyer does not accept",
+    """Relaxed acceptance (TensorRT-LLM MTP use_relaxed_acceptance_for_thinking) accepts drafts the
+    target would not have sampled, so the output distribution is no longer the target's. A buyer who
+    requires lossless speculation cannot take such an offer, whatever its quality results.""",
+    "lossy_acceptance_allowed: false; the offer's configuration has relaxed_acceptance.enabled: true.",
+    "The offer uses the standard acceptance test.",
+    "Brief 3.6; TensorRT-LLM speculative decoding / MTP documentation",
+)

@@ -1,0 +1,72 @@
+"""Figures across loads: speedup at every measured concurrency and the break-even concurrency."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import example
+from evaluator.load_figures import break_even
+
+
+def test_complete_offer_speedups_and_interpolated_break_even(sdeval):
+    doc = sdeval("assess", example("complete-offer.yaml"), "-r", example("requirements.yaml"), "-f", "json").json()
+    (series,) = doc["requirements"]["figures"][0]["series"]
+    assert series["configuration"] == "eagle3-dynamic-k"
+    assert [(p["concurrency"], p["run"], p["baseline_run"]) for p in series["points"]] == [
+        (1, "eagle3-c1", "target-only-c1"),
+        (8, "eagle3-c8", "target-only-c8"),
+        (64, "eagle3-c64", "target-only-c64"),
+        (256, "eagle3-c256", "target-only-c256"),
+    ]
+    # E / T over E_base / T_base, exactly: 24577/291.888 over 24576/640, and so on.
+    assert [round(p["speedup"], 6) for p in series["points"]] == [2.192711, 1.900351, 1.307873, 0.984403]
+    be = series["break_even"]
+    assert (be["status"], be["interpolated"], be["between"]) == ("interpolated", True, [64, 256])
+    assert be["concurrency"] == pytest.approx(246.742, abs=1e-3)
+    assert be["text"] == "break-even at concurrency 246.7421 (interpolated between measured 64 and 256)"
+
+
+def test_quiet_offer_break_even_not_reached_in_the_measured_range(sdeval):
+    doc = sdeval("assess", example("quiet-load-offer.yaml"), "-r", example("requirements.yaml"), "-f", "json").json()
+    be = doc["requirements"]["figures"][0]["series"][0]["break_even"]
+    assert be == {
+        "status": "not-reached",
+        "concurrency": None,
+        "interpolated": False,
+        "between": None,
+        "text": "not reached in the measured range (concurrency 1 to 8; speedup above 1 throughout)",
+    }
+
+
+@pytest.mark.parametrize(
+    "points, status, at",
+    [
+        ([(1, 2.0), (8, 1.5), (64, 1.2)], "not-reached", None),
+        ([(1, 0.9), (8, 0.8)], "below-range", None),
+        ([(1, 2.0), (8, 1.0), (64, 0.5)], "measured", 8.0),
+        ([(64, 1.25), (1, 2.0), (128, 0.75)], "interpolated", 96.0),  # unsorted input; 64 + 0.25/0.5 x 64
+        ([(1, 1.5), (8, 1.0)], "measured", 8.0),
+        ([], "unknown", None),
+    ],
+)
+def test_break_even_never_extrapolates(points, status, at):
+    result = break_even(points)
+    assert (result.status, result.concurrency) == (status, at)
+
+
+def test_chart_data_has_every_offer_and_its_baseline(sdeval):
+    from evaluator.assessment import assess
+    from evaluator.buyer_fit import chart_data, compare
+    from evaluator.loader import load_file
+    from evaluator.requirements import load_requirements
+
+    results = [assess(load_file(str(example(n)))) for n in ("complete-offer.yaml", "quiet-load-offer.yaml")]
+    comparison = compare(load_requirements(str(example("requirements.yaml")))[0], results)
+    chart = chart_data(comparison)
+    assert [(line["offer"].rsplit("/", 1)[-1], line["role"], [c for c, _ in line["points"]]) for line in chart["lines"]] == [
+        ("complete-offer.yaml", "offer", [1, 8, 64, 256]),
+        ("complete-offer.yaml", "baseline", [1, 8, 64, 256]),
+        ("quiet-load-offer.yaml", "offer", [1, 8]),
+        ("quiet-load-offer.yaml", "baseline", [1, 8]),
+    ]
+    assert chart["lines"][1]["points"][0] == (1, 38.4)
