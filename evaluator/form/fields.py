@@ -178,6 +178,6 @@ def _node(key: str, prop: dict[str, Any], root: dict[str, Any], parent: str, req
 
 
 def _singular(label: str) -> str:
-    irregular = {"Claims": "Claim", "Runs": "Run", "Configurations": "Configuration", "Items": "Item",
+    irregular = {"Claims": "Claim", "Runs": "Run", "Configurations": "Configuration", "Items": "Installation item",
                  "Repetitions": "Repetition", "Quality": "Quality result", "K schedule": "K band"}
     return irregular.get(label, label[:-1] if label.endswith("s") else label)
