@@ -622,6 +622,8 @@
     untouched(el);
     changed(ev.target.dataset.key === "id");
   });
+  // Enter in a field must never submit (and so reload) the page.
+  form.addEventListener("submit", function (ev) { ev.preventDefault(); });
   form.addEventListener("change", function (ev) { if (ev.target.matches("select")) changed(); });
 
   form.addEventListener("click", function (ev) {
@@ -720,5 +722,5 @@
     blank();
   }
   // For tests and for anyone curious in the console.
-  window.sdevalForm = { collect: function () { return stringify(current()); }, load: load, num: num, findings: function () { return findings; }, catalog: CATALOG };
+  window.sdevalForm = { collect: function () { return stringify(current()); }, loadText: function (text) { load(parseRecord(text)); }, num: num, findings: function () { return findings; }, catalog: CATALOG };
 })();
