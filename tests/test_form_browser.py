@@ -202,6 +202,20 @@ def test_complete_offer_loaded_and_saved_unchanged_is_the_same_record(page, sdev
     ]
 
 
+EXAMPLES = sorted(p.name for p in example("x").parent.iterdir() if p.suffix in (".json", ".yaml"))
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_every_example_loads_saves_unchanged_and_the_page_agrees_with_the_cli(page, sdeval, tmp_path, name):
+    original = yaml.safe_load(example(name).read_text()) if name.endswith(".yaml") else json.loads(example(name).read_text())
+    as_json = tmp_path / "in.json"
+    as_json.write_text(json.dumps(original, indent=2))
+    load(page, as_json)
+    assert page_findings(page) == cli_findings(sdeval, as_json)
+    saved = save(page, tmp_path, "out.json")
+    assert same_json(json.loads(saved.read_text()), original)
+
+
 def _broken_variants():
     def claim_load(r):
         del r["claims"][0]["concurrency"]
