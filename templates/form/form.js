@@ -569,9 +569,12 @@
     pending = setTimeout(function () {
       renumber();
       refreshRefs();
-      const value = check();
-      try { localStorage.setItem(STORAGE_KEY, JSON.stringify({ at: new Date().toISOString(), record: stringify(value) })); } catch (e) { /* storage full or off */ }
+      remember(check());
     }, 120);
+  }
+
+  function remember(value) {
+    try { localStorage.setItem(STORAGE_KEY, JSON.stringify({ at: new Date().toISOString(), record: stringify(value) })); } catch (e) { /* storage full or off */ }
   }
 
   function openDetailsWithData() {
@@ -689,6 +692,7 @@
       }
       if (!isObject(value)) { statusLine.textContent = file.name + " holds no JSON object, so it is not an evidence record."; return; }
       load(value);
+      remember(current());
       statusLine.textContent = "Loaded " + file.name + ".";
     }).finally(function () { ev.target.value = ""; });
   });
