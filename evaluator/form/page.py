@@ -18,7 +18,7 @@ from ..resources import data_dir, schema_path
 from ..rules import REGISTRY, RULE_CATALOG_VERSION
 from .fields import build
 
-# Sections of the record, in the order the page shows them, with a line of guidance each.
+# Sections of the record, in the order the page shows them (the record's own order).
 SECTIONS = ("offer", "configurations", "runs", "claims", "installation_scope")
 
 
@@ -55,7 +55,6 @@ def render_form() -> str:
     return env.get_template("form/page.html.j2").render(
         record_version=RECORD_VERSION,
         catalog_version=RULE_CATALOG_VERSION,
-        root=root,
         sections=[sections[key] for key in SECTIONS],
         version_field=sections["record_version"],
         schema_json=_script_json(schema),
