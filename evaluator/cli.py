@@ -209,6 +209,22 @@ def init(
     typer.echo(f"wrote {output}", err=True)
 
 
+@app.command()
+def form(
+    output: Annotated[Path, typer.Option("--output", "-o", help="Where to write the page.")] = Path("evidence-form.html"),
+    force: Annotated[bool, typer.Option("--force", help="Replace the output file if it exists.")] = False,
+) -> None:
+    """Write the evidence form: one HTML file to fill a record in a browser, offline."""
+    from .form.page import render_form
+    from .output import OutputRefused, write_atomic
+
+    try:
+        write_atomic(output, render_form().encode("utf-8"), force=force)
+    except (OutputRefused, OSError) as exc:
+        raise _fail(str(exc)) from None
+    typer.echo(f"wrote {output}", err=True)
+
+
 def main() -> None:
     """Console entry point: no input may produce a traceback."""
     try:

@@ -6,8 +6,8 @@ import json
 from collections.abc import Iterator
 
 from ..record import Run
-from ..context import Context
-from .registry import Violation, rule
+from ..context import Context, num
+from .registry import Violation, message, rule
 
 # How tokens are generated differs by arrangement (proposal + verification, or plain decode);
 # the rest of the interval definition must match.
@@ -56,6 +56,10 @@ def comparison_fields(ctx: Context, run: Run) -> dict[str, object]:
     failing='"2x faster" with no baseline named.',
     passing='The claim names baseline "target-only-c8", a target-only run under the same settings.',
     reference="Brief 3.4",
+    messages={
+        "none": "the claimed speedup ({value}) names no baseline run to compare with",
+        "itself": "the claimed speedup compares run {run} with itself",
+    },
 )
 def baseline_missing(ctx: Context) -> Iterator[Violation]:
     for i, claim in ctx.claims():
@@ -63,13 +67,13 @@ def baseline_missing(ctx: Context) -> Iterator[Violation]:
             continue
         if claim.baseline is None:
             yield Violation(
-                f"the claimed speedup of {claim.value}x names no baseline run to compare with",
+                message("baseline-missing", "none", value=num(claim.value, "x")),
                 ("claims", i, "baseline"),
                 claim=claim.id,
             )
         elif claim.baseline == claim.run:
             yield Violation(
-                f"the claimed speedup compares run {claim.run} with itself",
+                message("baseline-missing", "itself", run=claim.run),
                 ("claims", i, "baseline"),
                 claim=claim.id,
             )

@@ -7,7 +7,9 @@ from collections.abc import Iterator
 from ..metrics import agrees_at_stated_precision, exact
 from ..record import Run
 from ..context import Context, num, speculating
-from .registry import Violation, rule
+from .registry import Violation, message, rule
+
+CODE = "counts-inconsistent"
 
 # acceptance-bimodal: a mode counts when it holds at least this share of steps...
 BIMODAL_MIN_SHARE = 0.05
@@ -20,8 +22,8 @@ def _identity_violations(ctx: Context, i: int, run: Run) -> Iterator[Violation]:
     S, P, A, B, E = c.verification_steps, c.proposed_drafts, c.accepted_drafts, c.bonus_tokens, c.emitted_tokens
     at = ("runs", i, "counts")
 
-    def v(message: str, field: str) -> Violation:
-        return Violation(f"run {run.id}: {message}", (*at, field), run=run.id)
+    def v(text: str, field: str) -> Violation:
+        return Violation(message(CODE, "run", run=run.id, problem=text), (*at, field), run=run.id)
 
     if not speculating(ctx, run):
         why = "a target-only run" if run.arrangement == "target-only" else "a run at K = 0 (speculation off)"
@@ -30,9 +32,9 @@ def _identity_violations(ctx: Context, i: int, run: Run) -> Iterator[Violation]:
                 yield v(f"{why} cannot have {name.replace('_', ' ')} ({value})", name)
         return
     if A is not None and P is not None and A > P:
-        yield v(f"accepted drafts A = {A} exceed proposed drafts P = {P}", "accepted_drafts")
+        yield v(message(CODE, "a-exceeds-p", A=A, P=P), "accepted_drafts")
     if E is not None and A is not None and B is not None and E != A + B:
-        yield v(f"emitted tokens E = {E} but A + B = {A} + {B} = {A + B}", "emitted_tokens")
+        yield v(message(CODE, "e-not-a-plus-b", E=E, A=A, B=B, sum=A + B), "emitted_tokens")
     if B is not None and S is not None and B > S:
         yield v(f"bonus/correction tokens B = {B} exceed verification steps S = {S} (at most one per step)", "bonus_tokens")
     k = ctx.effective_k(run)
@@ -45,10 +47,10 @@ def _identity_violations(ctx: Context, i: int, run: Run) -> Iterator[Violation]:
     h = c.accepted_length_histogram
     if h is not None:
         if S is not None and sum(h) != S:
-            yield v(f"the accepted-length histogram adds up to {sum(h)} steps, not S = {S}", "accepted_length_histogram")
+            yield v(message(CODE, "histogram-steps", total=sum(h), S=S), "accepted_length_histogram")
         weighted = sum(j * n for j, n in enumerate(h))
         if A is not None and weighted != A:
-            yield v(f"the accepted-length histogram gives {weighted} accepted drafts, not A = {A}", "accepted_length_histogram")
+            yield v(message(CODE, "histogram-accepted", weighted=weighted, A=A), "accepted_length_histogram")
         if k is not None and not variable_k and len(h) > k + 1:
             yield v(f"the histogram has {len(h)} entries but K = {k} allows at most {k + 1} (0..K)", "accepted_length_histogram")
     per_pos = c.accepted_per_position
@@ -123,6 +125,13 @@ def _reported_figures(ctx: Context, i: int, run: Run) -> Iterator[Violation]:
     failing="E = 16 with A = 10 and B = 5.",
     passing="SD-201: S = 5, P = 20, A = 10, B = 5, E = 15, histogram [1, 1, 1, 1, 1].",
     reference="Brief 2 (counting identities); vLLM per-request metrics invariants",
+    messages={
+        "run": "run {run}: {problem}",
+        "a-exceeds-p": "accepted drafts A = {A} exceed proposed drafts P = {P}",
+        "e-not-a-plus-b": "emitted tokens E = {E} but A + B = {A} + {B} = {sum}",
+        "histogram-steps": "the accepted-length histogram adds up to {total} steps, not S = {S}",
+        "histogram-accepted": "the accepted-length histogram gives {weighted} accepted drafts, not A = {A}",
+    },
 )
 def counts_inconsistent(ctx: Context) -> Iterator[Violation]:
     for i, run in enumerate(ctx.record.runs):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..context import Context, num
-from .registry import Violation, rule
+from .registry import Violation, message, rule
 
 
 def _load_text(concurrency: int | None, rate: float | None) -> str:
@@ -27,6 +27,10 @@ def _load_text(concurrency: int | None, rate: float | None) -> str:
     failing='"2x faster" with no concurrency on the claim or its runs.',
     passing="The claim and its run both state concurrency 8.",
     reference="Brief 3.3; vLLM Speculative Decoding (docs.vllm.ai, features/speculative_decoding)",
+    messages={
+        "claim": "the claimed {value} states no concurrency or request rate",
+        "run": "{role} {run} states no concurrency or request rate",
+    },
 )
 def load_unstated(ctx: Context) -> Iterator[Violation]:
     for i, claim in ctx.performance_claims():
@@ -34,7 +38,7 @@ def load_unstated(ctx: Context) -> Iterator[Violation]:
             continue  # a capacity claim's value is itself a load
         if claim.concurrency is None and claim.request_rate is None:
             yield Violation(
-                f"the claimed {num(claim.value, claim.unit or '')} states no concurrency or request rate",
+                message("load-unstated", "claim", value=num(claim.value, claim.unit or "")),
                 ("claims", i, "concurrency"),
                 claim=claim.id,
             )
@@ -42,7 +46,7 @@ def load_unstated(ctx: Context) -> Iterator[Violation]:
             run = ctx.run(run_id)
             if run is not None and run.load.concurrency is None and run.load.request_rate is None:
                 yield Violation(
-                    f"{role} {run.id} states no concurrency or request rate",
+                    message("load-unstated", "run", role=role, run=run.id),
                     ("runs", ctx.run_index[run.id], "load"),
                     claim=claim.id,
                 )

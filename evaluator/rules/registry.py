@@ -10,7 +10,8 @@ Violations. The engine (assessment.py) turns those into Findings.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+import string
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -49,6 +50,13 @@ class Rule:
     reference: str
     check: Callable[[Context], Iterable[Violation]] | None = None
     aliases: tuple[str, ...] = field(default=())
+    # Message templates with {name} placeholders only. Rules that the browser form also
+    # checks word their findings through these, and the form is generated with the same
+    # templates embedded, so the page and the CLI say the same thing.
+    messages: Mapping[str, str] = field(default_factory=dict)
+
+    def say(self, key: str, **params: object) -> str:
+        return self.messages[key].format(**params)
 
     def as_dict(self) -> dict:
         return {
@@ -60,10 +68,24 @@ class Rule:
             "passing_example": self.passing_example,
             "reference": self.reference,
             "aliases": list(self.aliases),
+            "messages": dict(self.messages),
         }
 
 
 REGISTRY: dict[str, Rule] = {}
+
+
+def _plain_template(template: str) -> bool:
+    """Only {identifier} placeholders: no format specs or conversions, so the browser form
+    fills a template exactly as str.format does."""
+    try:
+        parts = list(string.Formatter().parse(template))
+    except ValueError:
+        return False
+    return all(
+        name is None or (name.isidentifier() and not spec and conversion is None)
+        for _, name, spec, conversion in parts
+    )
 
 
 def register(rule: Rule) -> Rule:
@@ -72,6 +94,9 @@ def register(rule: Rule) -> Rule:
     if rule.severity not in SEVERITIES:
         raise ValueError(f"rule {rule.code}: unknown severity {rule.severity!r}")
     taken = {name for existing in REGISTRY.values() for name in (existing.code, *existing.aliases)}
+    for key, template in rule.messages.items():
+        if not _plain_template(template):
+            raise ValueError(f"rule {rule.code}: message {key!r} may use only {{name}} placeholders")
     for name in (rule.code, *rule.aliases):
         if name in taken:
             raise ValueError(f"rule code {name!r} is registered twice")
@@ -89,16 +114,25 @@ def rule(
     passing: str,
     reference: str,
     aliases: tuple[str, ...] = (),
+    messages: Mapping[str, str] | None = None,
 ) -> Callable[[Callable[[Context], Iterator[Violation]]], Callable[[Context], Iterator[Violation]]]:
     """Register the decorated check function as a rule; the function stays importable as is."""
 
     def decorate(check: Callable[[Context], Iterator[Violation]]) -> Callable[[Context], Iterator[Violation]]:
         register(
-            Rule(code, severity, title, " ".join(rationale.split()), failing, passing, reference, check, aliases)
+            Rule(
+                code, severity, title, " ".join(rationale.split()), failing, passing, reference, check, aliases,
+                dict(messages or {}),
+            )
         )
         return check
 
     return decorate
+
+
+def message(code: str, key: str, **params: object) -> str:
+    """A registered rule's message template, filled in (see Rule.messages)."""
+    return REGISTRY[code].say(key, **params)
 
 
 def lookup(code: str) -> Rule | None:

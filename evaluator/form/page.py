@@ -1,0 +1,65 @@
+"""Render the evidence form: one HTML file with everything it needs inside it.
+
+Embedded at generation time: the record's JSON Schema (for the validator and the
+field tree), the rule catalog exactly as `sdeval rules --format json` prints it (so
+the page's codes, titles and messages are the CLI's own), the vendored Ajv bundle,
+and the page's script and style.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+from ..record import RECORD_VERSION
+from ..resources import data_dir, schema_path
+from ..rules import REGISTRY, RULE_CATALOG_VERSION
+from .fields import build
+
+# Sections of the record, in the order the page shows them (the record's own order).
+SECTIONS = ("offer", "configurations", "runs", "claims", "installation_scope")
+
+
+def catalog_document() -> dict[str, Any]:
+    """The rule catalog as `sdeval rules --format json` prints it."""
+    return {"rule_catalog_version": RULE_CATALOG_VERSION, "rules": [r.as_dict() for r in REGISTRY.values()]}
+
+
+def _script_json(value: Any) -> str:
+    """JSON safe inside <script type="application/json">: no '</' can end the element early."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
+
+
+def _inline(text: str) -> str:
+    """A script or style body safe to inline in HTML."""
+    if "</script" in text.lower() or "</style" in text.lower():
+        raise ValueError("an embedded asset contains a closing tag")
+    return text
+
+
+def render_form() -> str:
+    schema = json.loads(schema_path().read_text(encoding="utf-8"))
+    templates = data_dir("templates")
+    env = Environment(
+        loader=FileSystemLoader(str(templates)),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    form_dir = templates / "form"
+    root = build(schema)
+    sections = {child.key: child for child in root.children}
+    return env.get_template("form/page.html.j2").render(
+        record_version=RECORD_VERSION,
+        catalog_version=RULE_CATALOG_VERSION,
+        sections=[sections[key] for key in SECTIONS],
+        version_field=sections["record_version"],
+        schema_json=_script_json(schema),
+        catalog_json=_script_json(catalog_document()),
+        style=_inline((form_dir / "form.css").read_text(encoding="utf-8")),
+        ajv=_inline((form_dir / "vendor" / "ajv2020.min.js").read_text(encoding="utf-8")),
+        script=_inline((form_dir / "form.js").read_text(encoding="utf-8")),
+    )

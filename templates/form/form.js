@@ -1,0 +1,730 @@
+/* sdeval evidence form: read and write the form as an evidence record, and check it live.
+ *
+ * The form's structure comes from the record's JSON Schema (rendered by `sdeval form`);
+ * this script only walks it. Elements carrying a value have data-node (object, list,
+ * scalar, choices, picks, numbers, lines) and data-key. Schema checks use the embedded
+ * schema through Ajv; rule checks word their findings with the embedded rule catalog,
+ * the same templates the Python rules fill, so the page and `sdeval validate` agree.
+ */
+"use strict";
+(function () {
+  const SCHEMA = JSON.parse(document.getElementById("sdeval-schema").textContent);
+  const CATALOG = JSON.parse(document.getElementById("sdeval-catalog").textContent);
+  const RULES = {};
+  CATALOG.rules.forEach(function (r) { RULES[r.code] = r; });
+  const STORAGE_KEY = "sdeval-form:" + SCHEMA.$id;
+  const form = document.getElementById("record");
+  const statusLine = document.getElementById("status");
+  const AjvClass = window.ajv2020.default || window.ajv2020;
+  const validateSchema = new AjvClass({ allErrors: true, strict: false }).compile(SCHEMA);
+
+  // ------------------------------------------------------------ values as written
+
+  // A number as it was written ("0.7", "200.0"), so a record loaded and saved unchanged
+  // keeps its integers, its floats and its digits.
+  function Num(raw) { this.raw = raw; }
+  // A piece of JSON the form cannot show (an unknown field, a value of the wrong type,
+  // an explicit null or empty value), written back untouched unless the user replaces it.
+  function Raw(json) { this.json = json; }
+  const JSON_NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
+  const JSON_INTEGER = /^-?(0|[1-9]\d*)$/;
+
+  function stringify(v, depth) {
+    depth = depth || 0;
+    const pad = "  ".repeat(depth + 1), end = "  ".repeat(depth);
+    if (v instanceof Num) return JSON_NUMBER.test(v.raw) ? v.raw : JSON.stringify(Number(v.raw));
+    if (v instanceof Raw) return v.json;
+    if (Array.isArray(v)) {
+      if (!v.length) return "[]";
+      return "[\n" + v.map(function (x) { return pad + stringify(x, depth + 1); }).join(",\n") + "\n" + end + "]";
+    }
+    if (v !== null && typeof v === "object") {
+      const keys = Object.keys(v);
+      if (!keys.length) return "{}";
+      return "{\n" + keys.map(function (k) { return pad + JSON.stringify(k) + ": " + stringify(v[k], depth + 1); }).join(",\n") + "\n" + end + "}";
+    }
+    return JSON.stringify(v);
+  }
+
+  function plain(v) {
+    if (v instanceof Num) return Number(v.raw);
+    if (v instanceof Raw) return JSON.parse(v.json);
+    if (Array.isArray(v)) return v.map(plain);
+    if (v !== null && typeof v === "object") {
+      const out = {};
+      Object.keys(v).forEach(function (k) { out[k] = plain(v[k]); });
+      return out;
+    }
+    return v;
+  }
+
+  function parseRecord(text) {
+    // The reviver's third argument gives each number's source text (JSON.parse source text
+    // access); where a browser lacks it, the number's shortest form is used.
+    return JSON.parse(text, function (key, value, context) {
+      if (typeof value !== "number") return value;
+      return new Num(context && typeof context.source === "string" ? context.source : String(value));
+    });
+  }
+
+  const isObject = function (v) { return v !== null && typeof v === "object" && !Array.isArray(v) && !(v instanceof Num) && !(v instanceof Raw); };
+
+  // ------------------------------------------------------------------- the tree
+
+  function childNodes(container) {
+    return Array.prototype.filter.call(container.querySelectorAll("[data-node]"), function (el) {
+      return el.parentElement.closest("[data-node]") === container;
+    });
+  }
+
+  function isItem(el) { return el.classList.contains("item"); }
+
+  function listItems(list) { return Array.prototype.slice.call(list.querySelector(":scope > .items").children); }
+
+  function selection(el) { return JSON.parse(el.dataset.order || "[]"); }
+
+  function kept(el) { return el.dataset.keep !== undefined ? new Raw(el.dataset.keep) : undefined; }
+
+  function extrasOf(el) { return JSON.parse(el.dataset.extras || "{}"); }
+
+  function collect(el) {
+    const node = el.dataset.node;
+    if (node === "object") {
+      const out = {};
+      childNodes(el).forEach(function (child) {
+        const v = collect(child);
+        if (v !== undefined) out[child.dataset.key] = v;
+      });
+      const extras = extrasOf(el);
+      Object.keys(extras).forEach(function (k) { out[k] = new Raw(extras[k]); });
+      if (Object.keys(out).length) return out;
+      if (el.dataset.keep !== undefined) return kept(el);
+      return (el === form || isItem(el) || el.dataset.required === "yes") ? out : undefined;
+    }
+    if (node === "list") {
+      const items = listItems(el).map(collect);
+      return items.length ? items : kept(el);
+    }
+    if (node === "choices" || node === "picks") {
+      const chosen = selection(el);
+      return chosen.length ? chosen : kept(el);
+    }
+    if (node === "numbers") {
+      const tokens = el.value.split(/[\s,;[\]]+/).filter(Boolean);
+      if (!tokens.length) return kept(el);
+      // A token that is not a number is saved as text, so the saved record fails the schema
+      // exactly where the page says it does.
+      return tokens.map(function (t) { return JSON_NUMBER.test(t) ? new Num(t) : t; });
+    }
+    if (node === "lines") {
+      const lines = el.value.split("\n").map(function (l) { return l.replace(/\r$/, ""); }).filter(function (l) { return l.trim() !== ""; });
+      return lines.length ? lines : kept(el);
+    }
+    const raw = el.value;
+    if (raw === "") return kept(el);
+    const type = el.dataset.type;
+    if (type === "integer" || type === "number") return new Num(raw);
+    if (type === "boolean") return raw === "true";
+    return raw;
+  }
+
+  function clearNode(el) {
+    delete el.dataset.keep;
+    delete el.dataset.extras;
+    el.querySelectorAll("[data-keep],[data-extras]").forEach(function (x) { delete x.dataset.keep; delete x.dataset.extras; });
+    el.querySelectorAll(".items").forEach(function (items) { items.innerHTML = ""; });
+    el.querySelectorAll("[data-node=choices],[data-node=picks]").forEach(function (g) { g.dataset.order = "[]"; });
+    el.querySelectorAll("input[data-node],textarea[data-node],select[data-node]").forEach(function (c) {
+      c.value = c.dataset.constant !== undefined ? c.dataset.constant : "";
+    });
+  }
+
+  function fill(el, value) {
+    const node = el.dataset.node;
+    const keep = function () { el.dataset.keep = stringify(value); };
+    if (node === "object") {
+      if (!isObject(value)) return keep();
+      const children = {};
+      childNodes(el).forEach(function (c) { children[c.dataset.key] = c; });
+      const extras = {};
+      Object.keys(value).forEach(function (k) {
+        if (children[k]) fill(children[k], value[k]);
+        else extras[k] = stringify(value[k]);
+      });
+      if (Object.keys(extras).length) el.dataset.extras = JSON.stringify(extras);
+      if (!Object.keys(value).length) keep();
+      return;
+    }
+    if (node === "list") {
+      if (!Array.isArray(value) || !value.length) return keep();
+      value.forEach(function (entry) { fill(addItem(el), entry); });
+      return;
+    }
+    if (node === "choices" || node === "picks") {
+      if (!Array.isArray(value) || !value.length || !value.every(function (v) { return typeof v === "string"; })) return keep();
+      el.dataset.order = JSON.stringify(value);
+      return;
+    }
+    if (node === "numbers") {
+      if (!Array.isArray(value) || !value.length || !value.every(function (v) { return v instanceof Num; })) return keep();
+      el.value = value.map(function (v) { return v.raw; }).join(", ");
+      return;
+    }
+    if (node === "lines") {
+      const ok = Array.isArray(value) && value.length && value.every(function (v) { return typeof v === "string" && v.trim() !== "" && v.indexOf("\n") < 0; });
+      if (!ok) return keep();
+      el.value = value.join("\n");
+      return;
+    }
+    const type = el.dataset.type;
+    el.value = "";
+    if (type === "integer" || type === "number") {
+      if (value instanceof Num) el.value = value.raw;
+      if (!(value instanceof Num) || el.value !== value.raw) keep();
+    } else if (type === "boolean") {
+      if (value === true || value === false) el.value = String(value); else keep();
+    } else if (typeof value === "string" && value !== "") {
+      if (el.dataset.ref) ensureOption(el, value);
+      el.value = value;
+      if (el.value !== value) keep();
+    } else {
+      keep();
+    }
+  }
+
+  // ------------------------------------------------------------ lists and ids
+
+  function addItem(list, after) {
+    // :scope > ... : a list's own template and items, not those of lists nested in its items.
+    const fragment = list.querySelector(":scope > template").content.cloneNode(true);
+    const item = fragment.firstElementChild;
+    const items = list.querySelector(":scope > .items");
+    if (after) items.insertBefore(fragment, after.nextSibling); else items.appendChild(fragment);
+    item.querySelectorAll("[data-node=choices],[data-node=picks]").forEach(function (g) { g.dataset.order = "[]"; });
+    return item;
+  }
+
+  function uniqueId(list, wanted) {
+    const taken = listItems(list).map(function (item) { return idOf(item); });
+    let candidate = wanted + "-copy", n = 2;
+    while (taken.indexOf(candidate) >= 0) candidate = wanted + "-copy" + n++;
+    return candidate;
+  }
+
+  function idOf(item) {
+    const input = childNodes(item).filter(function (c) { return c.dataset.key === "id"; })[0];
+    return input ? input.value : "";
+  }
+
+  function idsAt(pointer) {
+    const list = form.querySelector('[data-node=list][data-pointer="' + pointer + '"]');
+    return list ? listItems(list).map(idOf).filter(Boolean) : [];
+  }
+
+  function ensureOption(select, value) {
+    if (Array.prototype.some.call(select.options, function (o) { return o.value === value; })) return;
+    const option = document.createElement("option");
+    option.value = value;
+    option.textContent = value + " (not in the record)";
+    select.appendChild(option);
+  }
+
+  const REF_SOURCES = { configurations: "/configurations", runs: "/runs", installation: "/installation_scope/items" };
+
+  function refreshRefs() {
+    const ids = {};
+    Object.keys(REF_SOURCES).forEach(function (ref) { ids[ref] = idsAt(REF_SOURCES[ref]); });
+    form.querySelectorAll("select[data-ref]").forEach(function (select) {
+      const current = select.value;
+      while (select.options.length > 1) select.remove(1);
+      ids[select.dataset.ref].forEach(function (id) {
+        const option = document.createElement("option");
+        option.value = option.textContent = id;
+        select.appendChild(option);
+      });
+      if (current) ensureOption(select, current);
+      select.value = current;
+    });
+    form.querySelectorAll("[data-node=picks]").forEach(function (g) { drawBoxes(g, ids[g.dataset.ref]); });
+    form.querySelectorAll("[data-node=choices]").forEach(function (g) { drawBoxes(g, JSON.parse(g.dataset.options)); });
+  }
+
+  function drawBoxes(group, options) {
+    const chosen = selection(group);
+    const all = options.concat(chosen.filter(function (v) { return options.indexOf(v) < 0; }));
+    const boxes = group.querySelector(".boxes");
+    const same = boxes.dataset.drawn === JSON.stringify(all);
+    if (!same) {
+      boxes.innerHTML = "";
+      all.forEach(function (value) {
+        const label = document.createElement("label");
+        label.className = "box";
+        const box = document.createElement("input");
+        box.type = "checkbox";
+        box.value = value;
+        label.appendChild(box);
+        label.appendChild(document.createTextNode(" " + value + (options.indexOf(value) < 0 ? " (not in the record)" : "")));
+        boxes.appendChild(label);
+      });
+      boxes.dataset.drawn = JSON.stringify(all);
+    }
+    boxes.querySelectorAll("input").forEach(function (box) { box.checked = chosen.indexOf(box.value) >= 0; });
+    const note = group.querySelector(".empty-note");
+    if (note) note.hidden = all.length > 0;
+  }
+
+  // Pointers, ids, labels and help links for every control; titles for list items.
+  function renumber() {
+    (function walk(el, pointer) {
+      el.dataset.pointer = pointer;
+      const node = el.dataset.node;
+      if (node === "object" || node === "list") {
+        const children = childNodes(el);
+        children.forEach(function (child, i) {
+          const step = node === "list" ? String(i) : child.dataset.key.replace(/~/g, "~0").replace(/\//g, "~1");
+          walk(child, pointer + "/" + step);
+        });
+        if (node === "list") {
+          const label = el.dataset.itemLabel;
+          children.forEach(function (item, i) {
+            const id = idOf(item);
+            item.querySelector(".item-title").textContent = label + " " + (i + 1) + (id ? ": " + id : "");
+            item.querySelectorAll(":scope > .item-actions button").forEach(function (b) {
+              b.setAttribute("aria-label", b.textContent.replace(/\s+\d+.*$/, "") + " " + (i + 1) + (id ? " (" + id + ")" : ""));
+            });
+          });
+        }
+        const err = el.querySelector(":scope > .err, :scope > .items ~ .err");
+        if (err) err.id = "e" + domId(pointer) + "-err";
+        return;
+      }
+      const id = "f" + domId(pointer);
+      el.id = id;
+      const wrapper = el.closest(".field");
+      const label = wrapper.querySelector(":scope > label.label");
+      if (label) label.htmlFor = id;
+      const described = [];
+      wrapper.querySelectorAll(":scope > .help, :scope > .unit").forEach(function (p, i) { p.id = id + "-help" + i; described.push(p.id); });
+      const err = wrapper.querySelector(":scope > .err");
+      err.id = id + "-err";
+      described.push(err.id);
+      el.setAttribute("aria-describedby", described.join(" "));
+    })(form, "");
+  }
+
+  function domId(pointer) { return pointer.replace(/[^A-Za-z0-9_-]/g, "-"); }
+
+  // ----------------------------------------------------------------- rules
+
+  function say(code, key, params) {
+    return RULES[code].messages[key].replace(/\{(\w+)\}/g, function (m, name) { return String(params[name]); });
+  }
+
+  // context.num: a figure as a buyer reads it. isInt: the field is an integer in the record.
+  function num(value, unit, isInt) {
+    unit = unit || "";
+    if (value === null || value === undefined) return "not stated";
+    if (unit === "x") return num(value, "", isInt) + "x";
+    const strip = function (s) { return s.replace(/0+$/, "").replace(/\.$/, ""); };
+    const groups = function (s) { return s.replace(/^(-?\d+)/, function (m) { return m.replace(/\B(?=(\d{3})+(?!\d))/g, ","); }); };
+    let text;
+    if (isInt) text = Math.abs(value) >= 10000 ? groups(String(value)) : String(value);
+    else text = Math.abs(value) < 1000 ? strip(value.toFixed(4)) : strip(groups(value.toFixed(1)));
+    return unit ? (text + " " + unit).replace(/\s+$/, "") : text;
+  }
+
+  const PERFORMANCE_KINDS = ["output-throughput", "speedup", "latency", "capacity"];
+  const isCount = function (v) { return typeof v === "number" && Number.isInteger(v); };
+  const given = function (v) { return v !== null && v !== undefined; };
+  const part = function (o, key) { return isObject(o) && isObject(o[key]) ? o[key] : {}; };
+  const listOf = function (o, key) { return isObject(o) && Array.isArray(o[key]) ? o[key] : []; };
+
+  function runIndex(record) {
+    const index = {};
+    listOf(record, "runs").forEach(function (run, i) {
+      if (isObject(run) && typeof run.id === "string" && !(run.id in index)) index[run.id] = i;
+    });
+    return index;
+  }
+
+  // context.effective_k / speculating: K by band when the configuration has a schedule.
+  function effectiveK(record, run) {
+    const cfg = listOf(record, "configurations").filter(function (c) { return isObject(c) && c.id === run.configuration; })[0];
+    if (!cfg) return null;
+    const proposer = part(cfg, "proposer");
+    const schedule = Array.isArray(proposer.k_schedule) ? proposer.k_schedule : [];
+    const concurrency = part(run, "load").concurrency;
+    if (schedule.length && given(concurrency)) {
+      const band = schedule.filter(function (b) { return isObject(b) && b.min_concurrency <= concurrency && concurrency <= b.max_concurrency; })[0];
+      return band ? band.k : null;
+    }
+    return given(proposer.k) ? proposer.k : null;
+  }
+
+  function ruleFindings(record) {
+    const found = [];
+    const add = function (code, path, message) { found.push({ code: code, path: path, message: message }); };
+    const COUNTS = "counts-inconsistent";
+    listOf(record, "runs").forEach(function (run, i) {
+      if (!isObject(run) || run.arrangement !== "speculative" || effectiveK(record, run) === 0) return;
+      const c = part(run, "counts"), at = "/runs/" + i + "/counts/";
+      const S = c.verification_steps, P = c.proposed_drafts, A = c.accepted_drafts, B = c.bonus_tokens, E = c.emitted_tokens;
+      const problem = function (field, key, params) { add(COUNTS, at + field, say(COUNTS, "run", { run: run.id, problem: say(COUNTS, key, params) })); };
+      if (isCount(A) && isCount(P) && A > P) problem("accepted_drafts", "a-exceeds-p", { A: A, P: P });
+      if (isCount(E) && isCount(A) && isCount(B) && E !== A + B) problem("emitted_tokens", "e-not-a-plus-b", { E: E, A: A, B: B, sum: A + B });
+      const h = c.accepted_length_histogram;
+      if (Array.isArray(h) && h.every(isCount)) {
+        const total = h.reduce(function (s, n) { return s + n; }, 0);
+        if (isCount(S) && total !== S) problem("accepted_length_histogram", "histogram-steps", { total: total, S: S });
+        const weighted = h.reduce(function (s, n, j) { return s + j * n; }, 0);
+        if (isCount(A) && weighted !== A) problem("accepted_length_histogram", "histogram-accepted", { weighted: weighted, A: A });
+      }
+    });
+    const runs = runIndex(record);
+    listOf(record, "claims").forEach(function (claim, i) {
+      if (!isObject(claim)) return;
+      const value = typeof claim.value === "number" ? claim.value : null;
+      if (PERFORMANCE_KINDS.indexOf(claim.kind) >= 0 && claim.kind !== "capacity") {
+        if (!given(claim.concurrency) && !given(claim.request_rate)) {
+          add("load-unstated", "/claims/" + i + "/concurrency",
+            say("load-unstated", "claim", { value: num(value, typeof claim.unit === "string" ? claim.unit : "", false) }));
+        }
+        [["run", claim.run], ["baseline", claim.baseline]].forEach(function (pair) {
+          const at = typeof pair[1] === "string" ? runs[pair[1]] : undefined;
+          if (at === undefined) return;
+          const run = record.runs[at], load = part(run, "load");
+          if (!given(load.concurrency) && !given(load.request_rate)) {
+            add("load-unstated", "/runs/" + at + "/load", say("load-unstated", "run", { role: pair[0], run: run.id }));
+          }
+        });
+      }
+      if (claim.kind === "speedup") {
+        if (!given(claim.baseline)) add("baseline-missing", "/claims/" + i + "/baseline", say("baseline-missing", "none", { value: num(value, "x", false) }));
+        else if (claim.baseline === claim.run) add("baseline-missing", "/claims/" + i + "/baseline", say("baseline-missing", "itself", { run: claim.run }));
+      }
+    });
+    return found;
+  }
+
+  // ----------------------------------------------------------- schema checks
+
+  function escapeStep(s) { return String(s).replace(/~/g, "~0").replace(/\//g, "~1"); }
+
+  const TYPE_WORDS = { integer: "a whole number", number: "a number", string: "text", boolean: "yes or no", array: "a list", object: "a group of fields" };
+
+  function schemaFindings(record) {
+    const out = [];
+    (validateSchema(record) ? [] : validateSchema.errors).forEach(function (e) {
+      // pydantic's "X or null" fields give Ajv an anyOf: its null branch and the anyOf
+      // summary repeat what the real branch already says.
+      if (e.keyword === "anyOf" || (e.keyword === "type" && e.params.type === "null")) return;
+      let path = e.instancePath, message = e.message;
+      if (e.keyword === "required") { path += "/" + escapeStep(e.params.missingProperty); message = "required field is missing"; }
+      else if (e.keyword === "additionalProperties") {
+        path += "/" + escapeStep(e.params.additionalProperty);
+        message = "is not a field of the evidence record (misspelt, or in the wrong place)";
+      } else if (e.keyword === "type") message = "must be " + (TYPE_WORDS[e.params.type] || e.params.type);
+      else if (e.keyword === "const") message = "must be " + JSON.stringify(e.params.allowedValue);
+      else if (e.keyword === "enum") message = "must be one of " + e.params.allowedValues.join(", ");
+      out.push({ code: "schema", path: path, message: message });
+    });
+    // Ajv reads 5.0 and 1e3 as whole numbers; the record's reader does not, so neither does the page.
+    form.querySelectorAll("input[data-type=integer]").forEach(function (el) {
+      if (el.value !== "" && !JSON_INTEGER.test(el.value)) out.push({ code: "schema", path: el.dataset.pointer, message: "must be a whole number, written without a decimal point or exponent" });
+    });
+    form.querySelectorAll("input[data-type=integer],input[data-type=number]").forEach(function (el) {
+      if (el.validity.badInput) out.push({ code: "schema", path: el.dataset.pointer, message: "is not a number" });
+    });
+    form.querySelectorAll("[data-node=numbers]").forEach(function (el) {
+      const whole = el.dataset.integer === "yes";
+      el.value.split(/[\s,;[\]]+/).filter(Boolean).forEach(function (t, i) {
+        if (!JSON_NUMBER.test(t)) out.push({ code: "schema", path: el.dataset.pointer + "/" + i, message: "\"" + t + "\" is not a number" });
+        else if (whole && !JSON_INTEGER.test(t)) out.push({ code: "schema", path: el.dataset.pointer + "/" + i, message: "must be a whole number, written without a decimal point or exponent" });
+      });
+    });
+    return out;
+  }
+
+  // --------------------------------------------------------------- showing
+
+  function targetFor(pointer) {
+    let p = pointer;
+    for (;;) {
+      const el = form.querySelector('[data-pointer="' + p.replace(/"/g, '\\"') + '"]');
+      if (el) return el;
+      if (!p) return form;
+      p = p.slice(0, p.lastIndexOf("/"));
+    }
+  }
+
+  function errorBox(el) {
+    if (el.dataset.node === "object" || el.dataset.node === "list") return el.querySelector(":scope > .err");
+    return el.closest(".field").querySelector(":scope > .err");
+  }
+
+  let findings = [];
+
+  function show(all) {
+    form.querySelectorAll(".err").forEach(function (p) { p.hidden = true; p.textContent = ""; });
+    form.querySelectorAll("[aria-invalid]").forEach(function (el) { el.removeAttribute("aria-invalid"); });
+    const list = document.getElementById("findings-list");
+    list.innerHTML = "";
+    all.forEach(function (f) {
+      const target = targetFor(f.path);
+      const box = errorBox(target);
+      const line = document.createElement("span");
+      line.className = "finding";
+      line.dataset.code = f.code;
+      line.innerHTML = '<span class="code"></span> <span class="msg"></span>';
+      line.querySelector(".code").textContent = f.code;
+      line.querySelector(".msg").textContent = f.message;
+      if (box) { box.appendChild(line); box.hidden = false; }
+      if (target.matches("input,select,textarea,fieldset")) target.setAttribute("aria-invalid", "true");
+      const item = document.createElement("li");
+      item.dataset.code = f.code;
+      item.dataset.path = f.path;
+      const go = document.createElement("button");
+      go.type = "button";
+      go.className = "link";
+      go.textContent = (f.path || "the record") + ": " + f.message;
+      go.addEventListener("click", function () { reveal(target); });
+      const code = document.createElement("span");
+      code.className = "code";
+      code.textContent = f.code;
+      code.title = RULES[f.code] ? RULES[f.code].title : "";
+      item.appendChild(code);
+      item.appendChild(document.createTextNode(" "));
+      item.appendChild(go);
+      list.appendChild(item);
+    });
+    const errors = all.length;
+    document.getElementById("findings-summary").textContent = errors
+      ? errors + (errors === 1 ? " problem" : " problems") + " found."
+      : "No problems found: sdeval validate will accept this record.";
+    showExtras();
+  }
+
+  function showExtras() {
+    form.querySelectorAll("[data-node=object]").forEach(function (el) {
+      const box = el.querySelector(":scope > .extras");
+      if (!box) return;
+      const extras = extrasOf(el);
+      const keys = Object.keys(extras);
+      box.hidden = !keys.length;
+      box.innerHTML = "";
+      if (!keys.length) return;
+      const p = document.createElement("p");
+      p.textContent = "Fields in the loaded record that this form does not know (kept as they are when you save):";
+      box.appendChild(p);
+      keys.forEach(function (k) {
+        const row = document.createElement("div");
+        const code = document.createElement("code");
+        code.textContent = k + ": " + extras[k];
+        const remove = document.createElement("button");
+        remove.type = "button";
+        remove.textContent = "Remove field " + k;
+        remove.addEventListener("click", function () {
+          const now = extrasOf(el);
+          delete now[k];
+          el.dataset.extras = JSON.stringify(now);
+          changed();
+        });
+        row.appendChild(code);
+        row.appendChild(document.createTextNode(" "));
+        row.appendChild(remove);
+        box.appendChild(row);
+      });
+    });
+  }
+
+  function reveal(el) {
+    for (let d = el.closest("details"); d; d = d.parentElement.closest("details")) d.open = true;
+    const focusable = el.matches("input,select,textarea") ? el : el.querySelector("input,select,textarea,button");
+    el.scrollIntoView({ block: "center" });
+    if (focusable) focusable.focus();
+  }
+
+  // ------------------------------------------------------------ the cycle
+
+  function current() { return collect(form); }
+
+  function check() {
+    const value = current();
+    const record = plain(value);
+    const seen = {};
+    findings = schemaFindings(record).concat(ruleFindings(record)).filter(function (f) {
+      const key = f.code + "\u0000" + f.path + "\u0000" + f.message;
+      if (seen[key]) return false;
+      seen[key] = true;
+      return true;
+    });
+    show(findings);
+    return value;
+  }
+
+  let pending = null;
+  function changed(structural) {
+    if (structural) { renumber(); refreshRefs(); }
+    clearTimeout(pending);
+    pending = setTimeout(function () {
+      renumber();
+      refreshRefs();
+      remember(check());
+    }, 120);
+  }
+
+  function remember(value) {
+    try { localStorage.setItem(STORAGE_KEY, JSON.stringify({ at: new Date().toISOString(), record: stringify(value) })); } catch (e) { /* storage full or off */ }
+  }
+
+  function openDetailsWithData() {
+    form.querySelectorAll("details").forEach(function (d) {
+      const obj = d.querySelector("[data-node]");
+      d.open = d.open || collect(obj) !== undefined;
+    });
+  }
+
+  function load(value) {
+    clearNode(form);
+    fill(form, value);
+    renumber();
+    refreshRefs();
+    openDetailsWithData();
+    check();
+  }
+
+  function blank() {
+    clearNode(form);
+    ["/configurations", "/runs", "/claims"].forEach(function (p) {
+      addItem(form.querySelector('[data-pointer="' + p + '"]'));
+    });
+    renumber();
+    refreshRefs();
+    check();
+  }
+
+  // --------------------------------------------------------------- events
+
+  function untouched(el) {
+    // Typing replaces a kept value the form could not show.
+    delete el.dataset.keep;
+    for (let o = el.parentElement.closest("[data-node]"); o; o = o.parentElement.closest("[data-node]")) {
+      if (o.dataset.keep !== undefined && o.dataset.keep.charAt(0) !== "{" && o.dataset.keep.charAt(0) !== "[") delete o.dataset.keep;
+    }
+  }
+
+  form.addEventListener("input", function (ev) {
+    const el = ev.target.closest("[data-node]");
+    if (!el) return;
+    if (el.dataset.node === "choices" || el.dataset.node === "picks") {
+      const box = ev.target;
+      let chosen = selection(el).filter(function (v) { return v !== box.value; });
+      if (box.checked) chosen.push(box.value);
+      el.dataset.order = JSON.stringify(chosen);
+    }
+    untouched(el);
+    changed(ev.target.dataset.key === "id");
+  });
+  // Enter in a field must never submit (and so reload) the page.
+  form.addEventListener("submit", function (ev) { ev.preventDefault(); });
+  form.addEventListener("change", function (ev) { if (ev.target.matches("select")) changed(); });
+
+  form.addEventListener("click", function (ev) {
+    const button = ev.target.closest("button[data-action]");
+    if (!button) return;
+    const action = button.dataset.action;
+    const list = button.closest("[data-node=list]");
+    let focus;
+    if (action === "add") {
+      focus = addItem(list);
+    } else {
+      const item = button.closest(".item");
+      if (action === "duplicate") {
+        const copy = collect(item);
+        const fresh = addItem(list, item);
+        fill(fresh, copy);
+        const idInput = childNodes(fresh).filter(function (c) { return c.dataset.key === "id"; })[0];
+        if (idInput && idInput.value) idInput.value = uniqueId(list, idInput.value);
+        focus = fresh;
+      } else if (action === "remove") {
+        const next = item.nextElementSibling || item.previousElementSibling;
+        item.remove();
+        focus = next || list.querySelector(":scope > .add");
+      }
+    }
+    renumber();
+    refreshRefs();
+    changed(true);
+    if (focus) {
+      const target = focus.matches("button") ? focus : focus.querySelector("input:not([readonly]),select,textarea");
+      if (target) target.focus();
+    }
+  });
+
+  document.getElementById("save").addEventListener("click", function () {
+    clearTimeout(pending);
+    renumber();
+    refreshRefs();
+    const value = check();
+    const text = stringify(value) + "\n";
+    const offerId = isObject(value.offer) && typeof value.offer.offer_id === "string" ? value.offer.offer_id : "";
+    const name = (offerId.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^-+|-+$/g, "") || "evidence-record") + ".json";
+    const url = URL.createObjectURL(new Blob([text], { type: "application/json" }));
+    const a = document.createElement("a");
+    a.href = url;
+    a.download = name;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(function () { URL.revokeObjectURL(url); }, 1000);
+    try { localStorage.removeItem(STORAGE_KEY); } catch (e) { /* storage off */ }
+    statusLine.textContent = "Saved as " + name + (findings.length ? " (" + findings.length + " problems still listed)." : ".");
+  });
+
+  document.getElementById("load-file").addEventListener("change", function (ev) {
+    const file = ev.target.files[0];
+    if (!file) return;
+    file.text().then(function (text) {
+      let value;
+      try { value = parseRecord(text); } catch (e) {
+        statusLine.textContent = file.name + " is not a JSON record (" + e.message + "). A YAML record must be converted to JSON first.";
+        return;
+      }
+      if (!isObject(value)) { statusLine.textContent = file.name + " holds no JSON object, so it is not an evidence record."; return; }
+      load(value);
+      remember(current());
+      statusLine.textContent = "Loaded " + file.name + ".";
+    }).finally(function () { ev.target.value = ""; });
+  });
+
+  let clearArmed = null;
+  document.getElementById("clear").addEventListener("click", function (ev) {
+    const button = ev.currentTarget;
+    if (!clearArmed) {
+      button.textContent = "Click again to clear everything";
+      clearArmed = setTimeout(function () { clearArmed = null; button.textContent = "Start over"; }, 5000);
+      return;
+    }
+    clearTimeout(clearArmed);
+    clearArmed = null;
+    button.textContent = "Start over";
+    try { localStorage.removeItem(STORAGE_KEY); } catch (e) { /* storage off */ }
+    blank();
+    statusLine.textContent = "Started a new, empty record.";
+  });
+
+  // ------------------------------------------------------------------ start
+
+  form.querySelectorAll("[data-node=choices]").forEach(function (g) { g.dataset.order = "[]"; });
+  renumber();
+  let draft = null;
+  try { draft = JSON.parse(localStorage.getItem(STORAGE_KEY) || "null"); } catch (e) { draft = null; }
+  if (draft && typeof draft.record === "string") {
+    load(parseRecord(draft.record));
+    statusLine.textContent = "Restored what you typed earlier (" + draft.at + "); it is kept here until you save.";
+  } else {
+    blank();
+  }
+  // For tests and for anyone curious in the console.
+  window.sdevalForm = { collect: function () { return stringify(current()); }, loadText: function (text) { load(parseRecord(text)); }, num: num, findings: function () { return findings; }, catalog: CATALOG };
+})();
