@@ -202,7 +202,12 @@ def test_complete_offer_loaded_and_saved_unchanged_is_the_same_record(page, sdev
     ]
 
 
-EXAMPLES = sorted(p.name for p in example("x").parent.iterdir() if p.suffix in (".json", ".yaml"))
+# Evidence records only: the requirements profiles beside them are another format.
+EXAMPLES = sorted(
+    p.name
+    for p in example("x").parent.iterdir()
+    if p.suffix in (".json", ".yaml") and "record_version:" in p.read_text().replace('"record_version"', "record_version:")
+)
 
 
 @pytest.mark.parametrize("name", EXAMPLES)

@@ -328,7 +328,7 @@
     const strip = function (s) { return s.replace(/0+$/, "").replace(/\.$/, ""); };
     const groups = function (s) { return s.replace(/^(-?\d+)/, function (m) { return m.replace(/\B(?=(\d{3})+(?!\d))/g, ","); }); };
     let text;
-    if (isInt) text = Math.abs(value) >= 10000 ? groups(String(value)) : String(value);
+    if (isInt) text = groups(String(value));
     else text = Math.abs(value) < 1000 ? strip(value.toFixed(4)) : strip(groups(value.toFixed(1)));
     return unit ? (text + " " + unit).replace(/\s+$/, "") : text;
   }
