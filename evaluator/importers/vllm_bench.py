@@ -1,0 +1,155 @@
+"""vllm-bench: `vllm bench serve --save-result` JSON, or the `--append-result` form (one object a line).
+
+Keys follow vllm/benchmarks/serve.py. The load as configured (`max_concurrency`,
+`request_rate`) and the peak actually measured (`max_concurrent_requests`) are kept apart.
+The spec_decode_* keys are deltas of the server's counters taken around the run, so they are
+server-wide, while total_output_tokens counts the benchmark's own requests: a run with both
+is marked population "mixed". spec_decode_acceptance_rate is a percentage; it is kept as a
+fraction in `reported`, next to the tool's acceptance length and output throughput.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .common import (
+    CLIENT_WALL_CLOCK,
+    Imported,
+    ImportProblem,
+    count,
+    drop_none,
+    number,
+    percent_to_fraction,
+    percentiles,
+    read_json_document,
+    sha256_of,
+    source,
+)
+
+FORMAT = "vllm-bench"
+CORE_KEYS = ("duration", "completed", "total_output_tokens")
+
+
+def entries(path: Path) -> tuple[list[tuple[str | None, dict]], str]:
+    """One saved result, or the append form's one result per line."""
+    with open(path, "rb") as fh:
+        text_start = fh.read(1)
+    try:
+        data, sha = read_json_document(path)
+        if not isinstance(data, dict):
+            raise ImportProblem(f"{path}: the top level is not a JSON object{_guess(path)}")
+        return [(None, data)], sha
+    except ImportProblem:
+        if text_start != b"{":
+            raise
+    # --append-result writes one JSON object per line.
+    found = []
+    with open(path, "rb") as fh:
+        for number_, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                item = json.loads(line)
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                raise ImportProblem(f"{path}: line {number_}: not valid JSON ({getattr(exc, 'msg', exc)})") from None
+            if not isinstance(item, dict):
+                raise ImportProblem(f"{path}: line {number_}: not a JSON object")
+            found.append((f"line {number_}", item))
+    return found, sha256_of(path)
+
+
+def _guess(path: Path) -> str:
+    from . import describe_guess
+
+    return describe_guess(path, FORMAT)
+
+
+def _latency(d: dict, metric: str) -> dict | None:
+    return percentiles(
+        d.get(f"mean_{metric}_ms"), d.get(f"median_{metric}_ms"), d.get(f"p90_{metric}_ms"), d.get(f"p95_{metric}_ms"), d.get(f"p99_{metric}_ms")
+    )
+
+
+def run_fields(d: dict, path: Path, entry: str | None) -> tuple[dict[str, Any], bool]:
+    missing = [k for k in CORE_KEYS if k not in d]
+    if missing:
+        where = f"{path}{': ' + entry if entry else ''}"
+        raise ImportProblem(f"{where}: lacks {', '.join(missing)}, so it is not {FORMAT} output{_guess(path)}")
+    completed = count(d.get("completed"))
+    rate = d.get("request_rate")
+    rate = None if rate == "inf" else number(rate)
+    configured = count(d.get("max_concurrency"))
+    loop = "open" if rate is not None else ("closed" if configured is not None else None)
+    speculative = "spec_decode_num_drafts" in d or "spec_decode_draft_tokens" in d
+    counts: dict[str, Any] = {
+        "emitted_tokens": count(d.get("total_output_tokens")),
+        "verification_steps": count(d.get("spec_decode_num_drafts")),
+        "proposed_drafts": count(d.get("spec_decode_draft_tokens")),
+        "accepted_drafts": count(d.get("spec_decode_accepted_tokens")),
+        "population": "mixed" if speculative else "benchmark-requests",
+    }
+    steps = counts["verification_steps"]
+    per_pos = d.get("spec_decode_per_position_acceptance_rates")
+    if steps and isinstance(per_pos, list):
+        counts["accepted_per_position"] = _recover_counts(per_pos, steps)
+    fields = {
+        "workload": {
+            "num_requests": completed,
+            "input_tokens_mean": _mean(d.get("total_input_tokens"), completed),
+            "output_tokens_mean": _mean(d.get("total_output_tokens"), completed),
+        },
+        "load": {
+            "concurrency": configured if configured else None,
+            "request_rate": rate,
+            "loop": loop,
+            "measured_peak_concurrency": count(d.get("max_concurrent_requests")),
+        },
+        "interval": {**CLIENT_WALL_CLOCK, "duration_s": number(d.get("duration")) or None},
+        "counts": counts,
+        "latency": {m: _latency(d, k) for m, k in (("ttft_ms", "ttft"), ("tpot_ms", "tpot"), ("itl_ms", "itl"), ("e2e_ms", "e2el"))},
+        "reported": {
+            "acceptance_rate": percent_to_fraction(d.get("spec_decode_acceptance_rate")),
+            "mean_acceptance_length": number(d.get("spec_decode_acceptance_length")),
+            "output_tokens_per_s": number(d.get("output_throughput")),
+        },
+    }
+    notes = []
+    if count(d.get("failed")):
+        notes.append(f"{d['failed']} requests failed and are not in the counts.")
+    if speculative:
+        notes.append("spec_decode_* are server-counter deltas around the run (server-wide); total_output_tokens counts the benchmark's requests.")
+    if notes:
+        fields["notes"] = " ".join(notes)
+    return drop_none(fields), speculative
+
+
+def _mean(total: Any, n: int | None) -> float | None:
+    t = number(total)
+    return t / n if t is not None and n else None
+
+
+def _recover_counts(rates: list, steps: int) -> list[int] | None:
+    """vLLM reports per_pos[p] / drafts; with drafts known, the count is recovered exactly
+    (a double holds the quotient to 1 part in 2**53, far below one step). Anything that does
+    not come back to a whole number is left out rather than rounded."""
+    out = []
+    for r in rates:
+        if number(r) is None:
+            return None
+        value = r * steps
+        nearest = round(value)
+        if abs(value - nearest) > 1e-6 * max(1, steps):
+            return None
+        out.append(int(nearest))
+    return out
+
+
+def import_file(path: Path) -> list[Imported]:
+    found, sha = entries(path)
+    out = []
+    for entry, d in found:
+        fields, speculative = run_fields(d, path, entry)
+        out.append(Imported(fields=fields, source=source(FORMAT, path, sha, entry=entry), speculative=speculative))
+    return out
