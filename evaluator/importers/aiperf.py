@@ -85,8 +85,10 @@ def import_file(path: Path) -> list[Imported]:
     speculative = any(counts[k] is not None for k in ("verification_steps", "proposed_drafts", "accepted_drafts"))
     # Requests whose responses carried spec-decode stats are the ones counted in spec_decode_steps.
     covered = count(_block(data, "spec_decode_steps").get("count"))
+    notes = None
     if speculative and covered is not None and requests is not None and covered <= requests:
         counts.update(requests_with_metrics=covered, requests_without_metrics=requests - covered, missing_metrics_as="excluded")
+        notes = f"Requests with speculative metrics: spec_decode_steps.count ({covered}) of request_count ({requests})."
     fields = {
         "workload": {
             "num_requests": requests,
@@ -106,5 +108,6 @@ def import_file(path: Path) -> list[Imported]:
             "mean_acceptance_length": number(_block(data, "spec_decode_token_weighted_acceptance_length").get("avg")),
             "output_tokens_per_s": number(_block(data, "output_token_throughput").get("avg")),
         },
+        "notes": notes,
     }
     return [Imported(fields=drop_none(fields), source=source(FORMAT, path, sha, data.get("aiperf_version")), speculative=speculative)]

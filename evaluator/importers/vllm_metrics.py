@@ -51,7 +51,7 @@ class Scrape:
                     self._take(sample.name, sample.labels, sample.value)
         except ValueError as exc:
             line = _bad_line(text)
-            raise ImportProblem(f"{path}: {'line ' + str(line) + ': ' if line else ''}not Prometheus text format ({exc}){_guess(path)}") from None
+            raise ImportProblem(f"{path}: {'line ' + str(line) + ': ' if line else ''}not Prometheus text format ({exc or 'unreadable sample'}){_guess(path)}") from None
         if not self.seen:
             raise ImportProblem(f"{path}: has no vllm:spec_decode_* or vllm:generation_tokens counters{_guess(path)}")
 

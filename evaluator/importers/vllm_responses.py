@@ -127,7 +127,7 @@ def read(path: Path, skip_bad_lines: bool = False) -> Totals:
                 if number == 1:
                     _refuse_other_format(path)
                 if not skip_bad_lines:
-                    raise ImportProblem(f"{path}: line {number}: {exc}; pass --skip-bad-lines to import the other lines") from None
+                    raise ImportProblem(f"{path}: line {number}: not a valid response ({exc}); pass --skip-bad-lines to import the other lines") from None
                 totals.skipped += 1
                 totals.first_skipped = totals.first_skipped or number
                 continue
@@ -176,8 +176,9 @@ def import_file(path: Path, skip_bad_lines: bool = False) -> Imported:
     notes = []
     warnings = []
     if t.skipped:
-        notes.append(f"{t.skipped} malformed lines were skipped (first at line {t.first_skipped}).")
-        warnings.append(f"{path}: skipped {t.skipped} malformed lines (first at line {t.first_skipped})")
+        lines = f"{t.skipped} malformed line{'s' if t.skipped != 1 else ''}"
+        notes.append(f"{lines} skipped (first at line {t.first_skipped}).")
+        warnings.append(f"{path}: skipped {lines} (first at line {t.first_skipped})")
     if len(t.k_values) > 1:
         notes.append(f"Requests reported different num_spec_tokens: {sorted(t.k_values)}.")
     if t.requests_with and "emitted_tokens" in counts:
