@@ -123,13 +123,6 @@ def histogram(value: Any, where: str) -> list[int] | None:
     raise ImportProblem(f"{where}: histogram is neither a list nor an object")
 
 
-def add_histogram(total: list[int], h: list[int]) -> None:
-    if len(h) > len(total):
-        total.extend([0] * (len(h) - len(total)))
-    for j, n in enumerate(h):
-        total[j] += n
-
-
 def drop_none(data: dict[str, Any]) -> dict[str, Any]:
     """Nested dicts without missing values (and without sections left empty)."""
     out = {}
