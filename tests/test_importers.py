@@ -274,3 +274,41 @@ def test_no_progress_bar_when_output_is_piped(sdeval, tmp_path):
     result = sdeval("import", "vllm-responses", path)
     assert result.exit_code == 0
     assert result.stderr == ""
+
+
+def test_a_malformed_first_line_is_a_bad_line_not_another_format(sdeval, tmp_path):
+    good = (DATA / "vllm-responses-mixed.jsonl").read_bytes()
+    path = tmp_path / "cut.jsonl"
+    path.write_bytes(b'{"object": "chat.comp\n' + good)
+    assert "line 1: not a valid response" in sdeval("import", "vllm-responses", path).stderr
+    [run] = runs_of(sdeval("import", "vllm-responses", path, "--skip-bad-lines"))
+    assert run["counts"]["requests_with_metrics"] == 3
+
+
+def test_responses_source_hash_is_the_files_sha256(sdeval):
+    import hashlib
+
+    path = DATA / "vllm-responses-mixed.jsonl"
+    [run] = runs_of(sdeval("import", "vllm-responses", path))
+    assert run["source"]["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_large_files_split_between_workers_give_the_same_totals_and_line_numbers(tmp_path, monkeypatch):
+    from evaluator.importers import ImportProblem, vllm_responses
+
+    path = tmp_path / "big.jsonl"
+    _write_responses(path, 6_000)
+    sequential = vllm_responses.read(path)
+    monkeypatch.setattr(vllm_responses, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(vllm_responses.os, "cpu_count", lambda: 2)
+    parallel = vllm_responses.read(path)
+    assert parallel == sequential
+    assert parallel.requests_with == 6_000 and parallel.sha256 == sequential.sha256
+    # A bad line in the second worker's half is reported with its line number in the file.
+    lines = path.read_bytes().splitlines(keepends=True)
+    lines[4_999] = b'{"object": "chat.completion", "metrics": {"speculative_decoding": {"num_spec_steps": -1}}}\n'
+    path.write_bytes(b"".join(lines))
+    with pytest.raises(ImportProblem, match=r": line 5000: not a valid response \(Expected `int` >= 0"):
+        vllm_responses.read(path)
+    skipped = vllm_responses.read(path, skip_bad_lines=True)
+    assert (skipped.skipped, skipped.first_skipped, skipped.requests_with) == (1, 5000, 5_999)
