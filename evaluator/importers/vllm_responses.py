@@ -32,6 +32,7 @@ BLOCK = 1 << 20
 # Below this size one process reads the file; above it, one worker per core (at most MAX_WORKERS).
 PARALLEL_MIN_BYTES = 64 * 1024 * 1024
 MAX_WORKERS = 4
+_CAN_FORK = hasattr(os, "fork")
 
 NonNeg = Annotated[int, msgspec.Meta(ge=0)]
 
@@ -250,7 +251,7 @@ def read(path: Path, skip_bad_lines: bool = False) -> Totals:
         size = path.stat().st_size
     except OSError as exc:
         raise ImportProblem(f"{path}: cannot read ({exc.strerror})") from None
-    parts = max(1, min(os.cpu_count() or 1, MAX_WORKERS)) if size >= PARALLEL_MIN_BYTES else 1
+    parts = max(1, min(os.cpu_count() or 1, MAX_WORKERS)) if size >= PARALLEL_MIN_BYTES and _CAN_FORK else 1
     cuts = _boundaries(path, size, parts)
     digest = hashlib.sha256()
     lines_before = [0] * parts
@@ -279,8 +280,9 @@ def _scan_in_workers(path: Path, cuts: list[int], skip_bad_lines: bool, digest, 
     from concurrent.futures import ProcessPoolExecutor
 
     parts = len(cuts) - 1
-    # spawn: a forked child of a process with threads (the progress bar's) can deadlock.
-    with ProcessPoolExecutor(parts, mp_context=multiprocessing.get_context("spawn")) as pool:
+    # fork, with every worker started by the first submit and before the progress bar's thread
+    # exists: no re-import of the program (spawn), no thread copied into a child.
+    with ProcessPoolExecutor(parts, mp_context=multiprocessing.get_context("fork")) as pool:
         futures = [pool.submit(scan, str(path), cuts[k], cuts[k + 1], skip_bad_lines) for k in range(parts)]
         newlines = 0
         with progress(path, cuts[-1]) as advance, open(path, "rb") as fh:
