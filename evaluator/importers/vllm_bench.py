@@ -10,7 +10,6 @@ fraction in `reported`, next to the tool's acceptance length and output throughp
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ from .common import (
     count,
     drop_none,
     number,
+    parse_json_line,
     percent_to_fraction,
     percentiles,
     read_json_document,
@@ -50,10 +50,7 @@ def entries(path: Path) -> tuple[list[tuple[str | None, dict]], str]:
         for number_, line in enumerate(fh, 1):
             if not line.strip():
                 continue
-            try:
-                item = json.loads(line)
-            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-                raise ImportProblem(f"{path}: line {number_}: not valid JSON ({getattr(exc, 'msg', exc)})") from None
+            item = parse_json_line(path, number_, line)
             if not isinstance(item, dict):
                 raise ImportProblem(f"{path}: line {number_}: not a JSON object")
             found.append((f"line {number_}", item))

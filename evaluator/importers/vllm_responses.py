@@ -214,7 +214,7 @@ def scan(path: str, start: int, end: int, skip_bad_lines: bool, digest=None, adv
                     try:
                         h = histogram(h, "")
                     except ImportProblem:
-                        raise BadLine(number, f"acceptance_histogram keys must be numbers of accepted drafts") from None
+                        raise BadLine(number, "acceptance_histogram keys must be numbers of accepted drafts") from None
                 batch.append(h)  # type: ignore[arg-type]
                 if len(batch) == 4096:
                     t.hist = _sum_histograms(t.hist, batch)
