@@ -147,6 +147,8 @@ def test_aiperf_percent_rates_and_string_keyed_histogram(sdeval):
         ("guidellm", "vllm-bench-result.json", "vllm-bench"),
         ("aiperf", "vllm-docs-example.jsonl", "vllm-responses"),
         ("vllm-bench", "vllm-responses-mixed.jsonl", "vllm-responses"),
+        ("vllm-bench", "sglang-bench.jsonl", "sglang-bench"),
+        ("sglang-bench", "vllm-bench-result.json", "vllm-bench"),
     ],
 )
 def test_wrong_format_names_the_format_it_looks_like(sdeval, given, path, looks_like):
@@ -312,3 +314,14 @@ def test_large_files_split_between_workers_give_the_same_totals_and_line_numbers
         vllm_responses.read(path)
     skipped = vllm_responses.read(path, skip_bad_lines=True)
     assert (skipped.skipped, skipped.first_skipped, skipped.requests_with) == (1, 5000, 5_999)
+
+
+def test_sglang_accept_length_is_a_diagnostic_never_counts(sdeval):
+    [run] = runs_of(sdeval("import", "sglang-bench", DATA / "sglang-bench.jsonl"))
+    assert run["arrangement"] == "speculative"
+    assert run["counts"] == {"emitted_tokens": 51200, "population": "benchmark-requests"}
+    assert run["reported"] == {"output_tokens_per_s": 51200 / 42.5}
+    assert run["load"] == {"concurrency": 32, "loop": "closed"}  # request_rate Infinity: no rate limit
+    assert run["latency"]["e2e_ms"] == {"mean": 6500.2, "p50": 6400.0, "p99": 9100.7}
+    assert run["notes"].startswith("SGLang reported accept_length 2.87: the server's cumulative average since it started")
+    assert run["source"]["entry"] == "line 1"

@@ -48,6 +48,7 @@ FORMATS: dict[str, Callable[[list[Path], bool], list[Imported]]] = {
     "vllm-bench": _per_file("vllm_bench"),
     "guidellm": _per_file("guidellm"),
     "aiperf": _per_file("aiperf"),
+    "sglang-bench": _per_file("sglang_bench"),
 }
 
 # Key order of a run in the record, so imported runs read like hand-written ones.

@@ -65,6 +65,33 @@ def read_json_document(path: Path) -> tuple[Any, str]:
     return loaded.data, loaded.sha256
 
 
+def json_entries(path: Path, fmt: str) -> tuple[list[tuple[str | None, dict]], str]:
+    """A file holding one JSON object, or one object per line (benchmark tools' append form):
+    the objects, each with where it stood ("line 3", or None for a whole-file object), and the file's SHA-256."""
+    with open(path, "rb") as fh:
+        starts_like_object = fh.read(1) == b"{"
+    try:
+        data, sha = read_json_document(path)
+        if not isinstance(data, dict):
+            from . import describe_guess
+
+            raise ImportProblem(f"{path}: the top level is not a JSON object, so it is not {fmt} output{describe_guess(path, fmt)}")
+        return [(None, data)], sha
+    except ImportProblem:
+        if not starts_like_object:
+            raise
+    found = []
+    with open(path, "rb") as fh:
+        for number, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            item = parse_json_line(path, number, line)
+            if not isinstance(item, dict):
+                raise ImportProblem(f"{path}: line {number}: not a JSON object")
+            found.append((f"line {number}", item))
+    return found, sha256_of(path)
+
+
 def parse_json_line(path: Path, number: int, line: bytes) -> Any:
     try:
         return json.loads(line)

@@ -19,42 +19,15 @@ from .common import (
     ImportProblem,
     count,
     drop_none,
+    json_entries,
     number,
-    parse_json_line,
     percent_to_fraction,
     percentiles,
-    read_json_document,
-    sha256_of,
     source,
 )
 
 FORMAT = "vllm-bench"
 CORE_KEYS = ("duration", "completed", "total_output_tokens")
-
-
-def entries(path: Path) -> tuple[list[tuple[str | None, dict]], str]:
-    """One saved result, or the append form's one result per line."""
-    with open(path, "rb") as fh:
-        text_start = fh.read(1)
-    try:
-        data, sha = read_json_document(path)
-        if not isinstance(data, dict):
-            raise ImportProblem(f"{path}: the top level is not a JSON object{_guess(path)}")
-        return [(None, data)], sha
-    except ImportProblem:
-        if text_start != b"{":
-            raise
-    # --append-result writes one JSON object per line.
-    found = []
-    with open(path, "rb") as fh:
-        for number_, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            item = parse_json_line(path, number_, line)
-            if not isinstance(item, dict):
-                raise ImportProblem(f"{path}: line {number_}: not a JSON object")
-            found.append((f"line {number_}", item))
-    return found, sha256_of(path)
 
 
 def _guess(path: Path) -> str:
@@ -144,7 +117,11 @@ def _recover_counts(rates: list, steps: int) -> list[int] | None:
 
 
 def import_file(path: Path) -> list[Imported]:
-    found, sha = entries(path)
+    from . import sniff
+
+    if sniff(path) == "sglang-bench":  # the same core keys, plus SGLang's accept_length
+        raise ImportProblem(f"{path}: has SGLang's accept_length, so it is not {FORMAT} output{_guess(path)}")
+    found, sha = json_entries(path, FORMAT)
     out = []
     for entry, d in found:
         fields, speculative = run_fields(d, path, entry)
