@@ -169,6 +169,11 @@ def percentiles(mean: Any = None, p50: Any = None, p90: Any = None, p95: Any = N
     return out or None
 
 
+def serving_latency(d: dict, metric: str) -> dict | None:
+    """Latency from the flat mean_/median_/pNN_<metric>_ms keys of vLLM's and SGLang's serving benchmarks."""
+    return percentiles(*(d.get(f"{stat}_{metric}_ms") for stat in ("mean", "median", "p90", "p95", "p99")))
+
+
 # A client-side benchmark times each run from its first request sent to its last response
 # received: one clock, everything the server does in between included.
 CLIENT_WALL_CLOCK = {

@@ -12,15 +12,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .common import CLIENT_WALL_CLOCK, Imported, ImportProblem, count, drop_none, json_entries, number, percentiles, source
+from .common import CLIENT_WALL_CLOCK, Imported, ImportProblem, count, drop_none, json_entries, number, serving_latency, source
 
 FORMAT = "sglang-bench"
 # bench_serving always writes accept_length (null without speculation); vllm bench never does.
 CORE_KEYS = ("duration", "completed", "total_output_tokens", "backend", "accept_length")
 
-
-def _latency(d: dict, metric: str) -> dict | None:
-    return percentiles(d.get(f"mean_{metric}_ms"), d.get(f"median_{metric}_ms"), d.get(f"p90_{metric}_ms"), d.get(f"p95_{metric}_ms"), d.get(f"p99_{metric}_ms"))
 
 
 def run_fields(d: dict, path: Path, entry: str | None) -> tuple[dict[str, Any], bool]:
@@ -46,7 +43,7 @@ def run_fields(d: dict, path: Path, entry: str | None) -> tuple[dict[str, Any], 
         "load": {"concurrency": configured or None, "request_rate": rate, "loop": "open" if rate is not None else ("closed" if configured else None)},
         "interval": {**CLIENT_WALL_CLOCK, "duration_s": number(d.get("duration")) or None},
         "counts": {"emitted_tokens": count(d.get("total_output_tokens")), "population": "benchmark-requests"},
-        "latency": {m: _latency(d, k) for m, k in (("ttft_ms", "ttft"), ("tpot_ms", "tpot"), ("itl_ms", "itl"), ("e2e_ms", "e2e_latency"))},
+        "latency": {m: serving_latency(d, k) for m, k in (("ttft_ms", "ttft"), ("tpot_ms", "tpot"), ("itl_ms", "itl"), ("e2e_ms", "e2e_latency"))},
         "reported": {"output_tokens_per_s": number(d.get("output_throughput"))},
         "notes": " ".join(notes) or None,
     }

@@ -22,7 +22,7 @@ from .common import (
     json_entries,
     number,
     percent_to_fraction,
-    percentiles,
+    serving_latency,
     source,
 )
 
@@ -35,11 +35,6 @@ def _guess(path: Path) -> str:
 
     return describe_guess(path, FORMAT)
 
-
-def _latency(d: dict, metric: str) -> dict | None:
-    return percentiles(
-        d.get(f"mean_{metric}_ms"), d.get(f"median_{metric}_ms"), d.get(f"p90_{metric}_ms"), d.get(f"p95_{metric}_ms"), d.get(f"p99_{metric}_ms")
-    )
 
 
 def run_fields(d: dict, path: Path, entry: str | None) -> tuple[dict[str, Any], bool]:
@@ -78,7 +73,7 @@ def run_fields(d: dict, path: Path, entry: str | None) -> tuple[dict[str, Any], 
         },
         "interval": {**CLIENT_WALL_CLOCK, "duration_s": number(d.get("duration")) or None},
         "counts": counts,
-        "latency": {m: _latency(d, k) for m, k in (("ttft_ms", "ttft"), ("tpot_ms", "tpot"), ("itl_ms", "itl"), ("e2e_ms", "e2el"))},
+        "latency": {m: serving_latency(d, k) for m, k in (("ttft_ms", "ttft"), ("tpot_ms", "tpot"), ("itl_ms", "itl"), ("e2e_ms", "e2el"))},
         "reported": {
             "acceptance_rate": percent_to_fraction(d.get("spec_decode_acceptance_rate")),
             "mean_acceptance_length": number(d.get("spec_decode_acceptance_length")),
