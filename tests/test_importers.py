@@ -307,3 +307,22 @@ def test_a_bad_line_deep_in_a_large_file_is_numbered_from_the_top(tmp_path):
         vllm_responses.read(path)
     skipped = vllm_responses.read(path, skip_bad_lines=True)
     assert (skipped.skipped, skipped.first_skipped, skipped.requests_with) == (1, 5000, 5_999)
+
+
+def test_in_place_never_drops_a_yaml_records_comments(sdeval, tmp_path):
+    record = tmp_path / "offer.yaml"
+    shutil.copy(example("complete-offer.yaml"), record)
+    before = record.read_bytes()
+    aiperf = DATA / "aiperf-profile.json"
+    refused = sdeval("import", "aiperf", aiperf, "--into", record, "--in-place", "--configuration", "eagle3-dynamic-k")
+    assert refused.exit_code == 2 and "would drop its YAML comments" in refused.stderr
+    assert record.read_bytes() == before
+    out = tmp_path / "merged.yaml"
+    merged = sdeval("import", "aiperf", aiperf, "--into", record, "-o", out, "--configuration", "eagle3-dynamic-k")
+    assert merged.exit_code == 0, merged.stderr
+    assert f"{record}: its YAML comments are not carried into {out}" in merged.stderr
+    import yaml
+
+    original, result = yaml.safe_load(before), yaml.safe_load(out.read_text())
+    assert result["runs"][:-1] == original["runs"] and result["runs"][-1]["id"] == "aiperf-profile"
+    assert {k: v for k, v in result.items() if k != "runs"} == {k: v for k, v in original.items() if k != "runs"}

@@ -81,8 +81,10 @@ def write_merged(record: TargetRecord, runs: list[dict[str, Any]], output: Path 
         raise ImportProblem(f"{target}: is the record given to --into; pass --in-place to update it")
     suffix = target.suffix.lower()
     as_yaml = suffix in (".yaml", ".yml") if suffix in (".json", ".yaml", ".yml") else record.yaml
+    if in_place and record.has_comments:
+        raise ImportProblem(f"{record.path}: rewriting it would drop its YAML comments; write the merged record with -o OUT instead")
     warnings = []
-    if record.has_comments and as_yaml:
+    if record.has_comments:
         warnings.append(f"{record.path}: its YAML comments are not carried into {target}")
     text = merged_text(record, runs, as_yaml)
     try:
