@@ -92,6 +92,16 @@ def json_entries(path: Path, fmt: str) -> tuple[list[tuple[str | None, dict]], s
     return found, sha256_of(path)
 
 
+def import_entries(path: Path, fmt: str, run_fields) -> list[Imported]:
+    """One run per JSON object of the file; run_fields(object, path, entry) -> (fields, speculative)."""
+    found, sha = json_entries(path, fmt)
+    out = []
+    for entry, d in found:
+        fields, speculative = run_fields(d, path, entry)
+        out.append(Imported(fields=fields, source=source(fmt, path, sha, entry=entry), speculative=speculative))
+    return out
+
+
 def parse_json_line(path: Path, number: int, line: bytes) -> Any:
     try:
         return json.loads(line)

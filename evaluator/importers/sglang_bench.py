@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .common import CLIENT_WALL_CLOCK, Imported, ImportProblem, count, drop_none, json_entries, number, serving_latency, source
+from .common import CLIENT_WALL_CLOCK, Imported, ImportProblem, count, drop_none, import_entries, number, serving_latency
 
 FORMAT = "sglang-bench"
 # bench_serving always writes accept_length (null without speculation); vllm bench never does.
@@ -51,9 +51,4 @@ def run_fields(d: dict, path: Path, entry: str | None) -> tuple[dict[str, Any], 
 
 
 def import_file(path: Path) -> list[Imported]:
-    found, sha = json_entries(path, FORMAT)
-    out = []
-    for entry, d in found:
-        fields, speculative = run_fields(d, path, entry)
-        out.append(Imported(fields=fields, source=source(FORMAT, path, sha, entry=entry), speculative=speculative))
-    return out
+    return import_entries(path, FORMAT, run_fields)

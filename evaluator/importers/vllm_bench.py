@@ -19,11 +19,10 @@ from .common import (
     ImportProblem,
     count,
     drop_none,
-    json_entries,
+    import_entries,
     number,
     percent_to_fraction,
     serving_latency,
-    source,
 )
 
 FORMAT = "vllm-bench"
@@ -116,9 +115,4 @@ def import_file(path: Path) -> list[Imported]:
 
     if sniff(path) == "sglang-bench":  # the same core keys, plus SGLang's accept_length
         raise ImportProblem(f"{path}: has SGLang's accept_length, so it is not {FORMAT} output{_guess(path)}")
-    found, sha = json_entries(path, FORMAT)
-    out = []
-    for entry, d in found:
-        fields, speculative = run_fields(d, path, entry)
-        out.append(Imported(fields=fields, source=source(FORMAT, path, sha, entry=entry), speculative=speculative))
-    return out
+    return import_entries(path, FORMAT, run_fields)
