@@ -158,7 +158,9 @@ def test_wrong_format_names_the_format_it_looks_like(sdeval, given, path, looks_
     assert result.stderr.count("\n") == 1
 
 
-def test_unknown_format_and_missing_file(sdeval, tmp_path):
+def test_unknown_format_missing_file_and_bad_run_id(sdeval, tmp_path):
+    bad_id = sdeval("import", "aiperf", DATA / "aiperf-profile.json", "--run-id", "my run")
+    assert bad_id.exit_code == 2 and "--run-id 'my run': an id starts with" in bad_id.stderr
     assert "unknown format 'sglang'" in sdeval("import", "sglang", DATA / "aiperf-profile.json").stderr
     missing = sdeval("import", "aiperf", tmp_path / "nope.json")
     assert (missing.exit_code, missing.stderr) == (2, f"sdeval: {tmp_path / 'nope.json'}: no such file\n")

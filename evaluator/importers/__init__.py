@@ -127,10 +127,12 @@ def import_runs(
         if not p.is_file():
             raise ImportProblem(f"{p}: no such file" if not p.exists() else f"{p}: is not a regular file")
     imported = FORMATS[fmt](paths, skip_bad_lines)
-    base = _ident(run_id) if run_id else None
+    if run_id is not None and _ident(run_id) != run_id:
+        raise ImportProblem(f"--run-id {run_id!r}: an id starts with a letter or digit and holds only letters, digits, '.', '_' and '-' (at most 64)")
+    base = run_id
     runs, warnings = [], []
     for n, item in enumerate(imported, 1):
-        name = base or _ident(Path(item.source["file"]).stem)
+        name = base or _ident(Path(item.source["file"]).stem)  # a file name may hold anything
         if len(imported) > 1:
             name = f"{name[:60]}-{n}"
         if arrangement is None and not item.speculative:

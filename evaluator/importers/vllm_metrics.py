@@ -9,11 +9,12 @@ Server counters count every request the server handled, so the population is ser
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from .common import Imported, ImportProblem, sha256_of, source
+from .common import Imported, ImportProblem, source
 
 FORMAT = "vllm-metrics"
 MAX_SCRAPE_BYTES = 64 * 1024 * 1024
@@ -37,7 +38,7 @@ class Scrape:
             raise ImportProblem(f"{path}: cannot read ({exc.strerror})") from None
         if len(raw) > MAX_SCRAPE_BYTES:
             raise ImportProblem(f"{path}: over the {MAX_SCRAPE_BYTES}-byte limit for a scrape")
-        self.sha256 = sha256_of(path)
+        self.sha256 = hashlib.sha256(raw).hexdigest()
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
