@@ -103,12 +103,35 @@ def progress(path: Path, total: int) -> Iterator[Callable[[int], None] | None]:
         yield lambda done: bar.update(task, completed=done)
 
 
-def _lines(fh, digest, advance: Callable[[int], None] | None) -> Iterator[bytes]:
-    """Lines of a binary file read in 1 MiB blocks, hashing each block on the way (one pass)."""
+class _Hasher:
+    """SHA-256 of the blocks on a second thread: hashlib releases the GIL on large buffers, so
+    hashing runs on another core while this one decodes. The queue is bounded, so memory stays flat."""
+
+    def __init__(self) -> None:
+        import queue
+        import threading
+
+        self.digest = hashlib.sha256()
+        self.blocks: queue.Queue[bytes | None] = queue.Queue(maxsize=8)
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while (block := self.blocks.get()) is not None:
+            self.digest.update(block)
+
+    def hexdigest(self) -> str:
+        self.blocks.put(None)
+        self.thread.join()
+        return self.digest.hexdigest()
+
+
+def _lines(fh, hasher: _Hasher, advance: Callable[[int], None] | None) -> Iterator[bytes]:
+    """Lines of a binary file read in 1 MiB blocks, each block also handed to the hasher (one pass)."""
     rest = b""
     done = 0
     for block in iter(lambda: fh.read(BLOCK), b""):
-        digest.update(block)
+        hasher.blocks.put(block)
         done += len(block)
         lines = (rest + block).split(b"\n")
         rest = lines.pop()
@@ -130,73 +153,81 @@ def read(path: Path, skip_bad_lines: bool = False) -> Totals:
         fh = open(path, "rb")
     except OSError as exc:
         raise ImportProblem(f"{path}: cannot read ({exc.strerror})") from None
-    digest = hashlib.sha256()
+    hasher = _Hasher()
+    try:
+        with fh, progress(path, size) as advance:
+            t = _sum(path, fh, hasher, advance, skip_bad_lines)
+    finally:
+        sha256 = hasher.hexdigest()  # also ends the hashing thread when a line is refused
+    t.sha256 = sha256
+    return t
+
+
+def _sum(path: Path, fh, hasher: _Hasher, advance, skip_bad_lines: bool) -> Totals:
     t = Totals()
     # The hot loop of a million-line import: sums live in locals, histograms are summed in batches.
     steps = drafts = accepted = emitted = 0
     with_metrics = without_metrics = 0
     usage_complete = True
     batch: list[list[int]] = []
-    with fh, progress(path, size) as advance:
-        for number, line in enumerate(_lines(fh, digest, advance), 1):
-            try:
-                response = _decode(line)
-            except msgspec.DecodeError as exc:
-                if not line.strip():
-                    continue
-                if number == 1:
-                    _refuse_other_format(path)
-                if not skip_bad_lines:
-                    raise _bad_line(path, number, f"not a valid response ({exc})") from None
-                t.skipped += 1
-                t.first_skipped = t.first_skipped or number
+    for number, line in enumerate(_lines(fh, hasher, advance), 1):
+        try:
+            response = _decode(line)
+        except msgspec.DecodeError as exc:
+            if not line.strip():
                 continue
-            metrics = response.metrics
-            sd = metrics.speculative_decoding if metrics is not None else None
-            if sd is None:
-                if number == 1 and response.object is None and response.choices is None and response.usage is None and metrics is None:
-                    _refuse_other_format(path, "has no choices, usage or metrics", always=True)
-                if response.usage is None and (response.object or "").endswith(".chunk"):
-                    t.content_chunks += 1  # a streamed content chunk, not a finished request
-                else:
-                    without_metrics += 1
-                continue
-            if sd.num_spec_steps is None or sd.num_draft_tokens is None or sd.num_accepted_draft_tokens is None:
-                if not skip_bad_lines:
-                    raise _bad_line(path, number, "metrics.speculative_decoding lacks num_spec_steps, num_draft_tokens or num_accepted_draft_tokens")
-                t.skipped += 1
-                t.first_skipped = t.first_skipped or number
-                continue
-            with_metrics += 1
-            steps += sd.num_spec_steps
-            drafts += sd.num_draft_tokens
-            accepted += sd.num_accepted_draft_tokens
-            if sd.num_spec_tokens is not None:
-                t.k_values.add(sd.num_spec_tokens)
-            h = sd.acceptance_histogram
-            if h is None:
-                t.hist = None  # one request without a histogram: a partial sum would mislead
-            elif t.hist is not None:
-                if type(h) is not list:
-                    try:
-                        h = histogram(h, "")
-                    except ImportProblem:
-                        raise _bad_line(path, number, "acceptance_histogram keys must be numbers of accepted drafts") from None
-                batch.append(h)  # type: ignore[arg-type]
-                if len(batch) == 4096:
-                    t.hist = _sum_histograms(t.hist, batch)
-                    batch.clear()
-            usage = response.usage
-            if usage is not None and usage.completion_tokens is not None:
-                emitted += usage.completion_tokens
+            if number == 1:
+                _refuse_other_format(path)
+            if not skip_bad_lines:
+                raise _bad_line(path, number, f"not a valid response ({exc})") from None
+            t.skipped += 1
+            t.first_skipped = t.first_skipped or number
+            continue
+        metrics = response.metrics
+        sd = metrics.speculative_decoding if metrics is not None else None
+        if sd is None:
+            if number == 1 and response.object is None and response.choices is None and response.usage is None and metrics is None:
+                _refuse_other_format(path, "has no choices, usage or metrics", always=True)
+            if response.usage is None and (response.object or "").endswith(".chunk"):
+                t.content_chunks += 1  # a streamed content chunk, not a finished request
             else:
-                usage_complete = False
-            t.last = sd
+                without_metrics += 1
+            continue
+        if sd.num_spec_steps is None or sd.num_draft_tokens is None or sd.num_accepted_draft_tokens is None:
+            if not skip_bad_lines:
+                raise _bad_line(path, number, "metrics.speculative_decoding lacks num_spec_steps, num_draft_tokens or num_accepted_draft_tokens")
+            t.skipped += 1
+            t.first_skipped = t.first_skipped or number
+            continue
+        with_metrics += 1
+        steps += sd.num_spec_steps
+        drafts += sd.num_draft_tokens
+        accepted += sd.num_accepted_draft_tokens
+        if sd.num_spec_tokens is not None:
+            t.k_values.add(sd.num_spec_tokens)
+        h = sd.acceptance_histogram
+        if h is None:
+            t.hist = None  # one request without a histogram: a partial sum would mislead
+        elif t.hist is not None:
+            if type(h) is not list:
+                try:
+                    h = histogram(h, "")
+                except ImportProblem:
+                    raise _bad_line(path, number, "acceptance_histogram keys must be numbers of accepted drafts") from None
+            batch.append(h)  # type: ignore[arg-type]
+            if len(batch) == 4096:
+                t.hist = _sum_histograms(t.hist, batch)
+                batch.clear()
+        usage = response.usage
+        if usage is not None and usage.completion_tokens is not None:
+            emitted += usage.completion_tokens
+        else:
+            usage_complete = False
+        t.last = sd
     t.hist = _sum_histograms(t.hist, batch)
     t.steps, t.drafts, t.accepted = steps, drafts, accepted
     t.requests_with, t.requests_without = with_metrics, without_metrics
     t.emitted = emitted if usage_complete else None
-    t.sha256 = digest.hexdigest()
     return t
 
 
