@@ -225,6 +225,40 @@ def form(
     typer.echo(f"wrote {output}", err=True)
 
 
+class Arrangement(str, Enum):
+    speculative = "speculative"
+    target_only = "target-only"
+
+
+@app.command("import")
+def import_(
+    fmt: Annotated[str, typer.Argument(metavar="FORMAT", help="vllm-responses, vllm-metrics (BEFORE AFTER), vllm-bench, guidellm, aiperf or sglang-bench.")],
+    files: Annotated[list[str], typer.Argument(metavar="FILE...", help="The tool's output file(s).")],
+    run_id: Annotated[Optional[str], typer.Option("--run-id", help="Id of the imported run (several runs get -1, -2, ...). Default: the file name.")] = None,
+    configuration: Annotated[Optional[str], typer.Option("--configuration", help="Id of the configuration the run used. Default: the record's only one with --into, else 'imported'.")] = None,
+    arrangement: Annotated[Optional[Arrangement], typer.Option("--arrangement", help="speculative or target-only; needed when the file carries no speculative-decoding counts.")] = None,
+    into: Annotated[Optional[str], typer.Option("--into", metavar="RECORD", help="Add the runs to this evidence record (written to -o, or in place with --in-place).")] = None,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write here instead of standard output.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace the -o file if it exists.")] = False,
+    in_place: Annotated[bool, typer.Option("--in-place", help="With --into: replace RECORD itself, atomically.")] = False,
+    skip_bad_lines: Annotated[bool, typer.Option("--skip-bad-lines", help="vllm-responses: skip malformed lines and say how many.")] = False,
+) -> None:
+    """Import runs from vLLM, vllm bench, guidellm, AIPerf or SGLang bench output into the record's format."""
+    from .importers import ImportProblem
+    from .importers.command import execute
+
+    try:
+        text, messages = execute(
+            fmt, files, run_id=run_id, configuration=configuration, arrangement=arrangement.value if arrangement else None,
+            into=into, output=output, force=force, in_place=in_place, skip_bad_lines=skip_bad_lines,
+        )
+    except ImportProblem as exc:
+        raise _fail(str(exc)) from None
+    for message in messages:
+        typer.echo(f"sdeval: {message}", err=True)
+    sys.stdout.write(text)
+
+
 def main() -> None:
     """Console entry point: no input may produce a traceback."""
     try:

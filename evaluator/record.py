@@ -237,11 +237,18 @@ class ReportedFigures(_Model):
     output_tokens_per_s: NonNegFloat | None = Field(default=None, description="Output throughput as reported, in tokens/s. Compared with E / T.")
 
 
+class SourceFile(_Model):
+    file: Text = Field(description="Name of the file.")
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$", description="SHA-256 of the file.")
+
+
 class Source(_Model):
     format: Text = Field(description="Tool output the run was imported from (for example vllm-bench).")
     file: Text = Field(description="Name of the imported file.")
     sha256: str = Field(pattern=r"^[0-9a-f]{64}$", description="SHA-256 of the imported file.")
     tool_version: Text | None = Field(default=None, description="Version of the tool that wrote the file, when it says.")
+    entry: Text | None = Field(default=None, description="Which part of the file the run came from, when the file holds several runs (for example 'line 3' or 'benchmarks[2]').")
+    earlier_scrape: SourceFile | None = Field(default=None, description="For counts taken as the difference of two server-counter scrapes: the scrape taken before the measured interval. file and sha256 above are then the scrape taken after it.")
 
 
 class Run(_Model):

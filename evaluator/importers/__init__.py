@@ -1,0 +1,153 @@
+"""Importers: evidence-record runs from the output of the tools vendors already run.
+
+`import_runs(FORMAT, files, ...)` reads the files with the format's importer, names each run,
+and validates it against the record's `Run` model. `sniff(path)` says which known format a
+file looks like, so a file given under the wrong format is refused with the right name.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .common import Imported, ImportProblem
+
+__all__ = ["FORMATS", "ImportProblem", "ImportResult", "describe_guess", "import_runs", "sniff"]
+
+
+def _vllm_responses(paths: list[Path], skip_bad_lines: bool) -> list[Imported]:
+    from . import vllm_responses
+
+    return [vllm_responses.import_file(p, skip_bad_lines) for p in paths]
+
+
+def _vllm_metrics(paths: list[Path], skip_bad_lines: bool) -> list[Imported]:
+    from . import vllm_metrics
+
+    if len(paths) != 2:
+        raise ImportProblem(f"vllm-metrics takes two scrapes, BEFORE and AFTER the measured interval; got {len(paths)} file(s)")
+    return [vllm_metrics.import_files(paths[0], paths[1])]
+
+
+def _per_file(module_name: str) -> Callable[[list[Path], bool], list[Imported]]:
+    def run(paths: list[Path], skip_bad_lines: bool) -> list[Imported]:
+        import importlib
+
+        module = importlib.import_module(f".{module_name}", __name__)
+        return [item for p in paths for item in module.import_file(p)]
+
+    return run
+
+
+FORMATS: dict[str, Callable[[list[Path], bool], list[Imported]]] = {
+    "vllm-responses": _vllm_responses,
+    "vllm-metrics": _vllm_metrics,
+    "vllm-bench": _per_file("vllm_bench"),
+    "guidellm": _per_file("guidellm"),
+    "aiperf": _per_file("aiperf"),
+    "sglang-bench": _per_file("sglang_bench"),
+}
+
+# Key order of a run in the record, so imported runs read like hand-written ones.
+RUN_KEY_ORDER = ("id", "arrangement", "configuration", "workload", "load", "interval", "counts", "latency", "reported", "source", "notes")
+
+
+# ----------------------------------------------------------------------------- sniffing
+
+_SNIFF_BYTES = 256 * 1024
+# (format, patterns that must all occur in the file's first bytes), most specific first.
+_SIGNATURES: list[tuple[str, tuple[str, ...]]] = [
+    ("vllm-metrics", (r"(?m)^vllm:[a-z_:]+(\{| )",)),
+    ("aiperf", (r'"aiperf_version"',)),
+    ("aiperf", (r'"unit"\s*:', r'"avg"\s*:', r'"request_throughput"')),
+    ("guidellm", (r'"benchmarks"\s*:\s*\[',)),
+    ("sglang-bench", (r'"accept_length"\s*:', r'"backend"\s*:')),
+    ("trtllm-bench", (r'"decoding_stats"\s*:|"request_info"\s*:', r'"performance"\s*:')),
+    ("vllm-bench", (r'"duration"\s*:', r'"completed"\s*:', r'"total_output_tokens"\s*:')),
+    ("vllm-responses", (r'"choices"\s*:',)),
+    ("vllm-responses", (r'"speculative_decoding"\s*:',)),
+]
+
+
+def sniff(path: Path) -> str | None:
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(_SNIFF_BYTES).decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    for fmt, patterns in _SIGNATURES:
+        if all(re.search(p, head) for p in patterns):
+            return fmt
+    return None
+
+
+def describe_guess(path: Path, not_this: str) -> str:
+    guess = sniff(path)
+    if guess is None or guess == not_this:
+        return ""
+    if guess in FORMATS:
+        return f"; it looks like {guess} output (try `sdeval import {guess} {path.name}`)"
+    return f"; it looks like {guess} output, which sdeval cannot import yet"
+
+
+# ------------------------------------------------------------------------------ naming
+
+
+def _ident(text: str) -> str:
+    cleaned = re.sub(r"[^A-Za-z0-9._-]+", "-", text).lstrip("-._")[:64].rstrip("-._")
+    return cleaned or "imported"
+
+
+@dataclass
+class ImportResult:
+    runs: list[dict[str, Any]]  # each valid against the record's Run model, in record key order
+    warnings: list[str]
+
+
+def import_runs(
+    fmt: str,
+    files: list[str],
+    *,
+    configuration: str,
+    run_id: str | None = None,
+    arrangement: str | None = None,
+    skip_bad_lines: bool = False,
+) -> ImportResult:
+    from pydantic import ValidationError
+
+    from ..record import Run
+
+    if fmt not in FORMATS:
+        raise ImportProblem(f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")
+    paths = [Path(f) for f in files]
+    for p in paths:
+        if not p.is_file():
+            raise ImportProblem(f"{p}: no such file" if not p.exists() else f"{p}: is not a regular file")
+    imported = FORMATS[fmt](paths, skip_bad_lines)
+    if run_id is not None and _ident(run_id) != run_id:
+        raise ImportProblem(f"--run-id {run_id!r}: an id starts with a letter or digit and holds only letters, digits, '.', '_' and '-' (at most 64)")
+    base = run_id
+    runs, warnings = [], []
+    for n, item in enumerate(imported, 1):
+        name = base or _ident(Path(item.source["file"]).stem)  # a file name may hold anything
+        if len(imported) > 1:
+            name = f"{name[:60]}-{n}"
+        if arrangement is None and not item.speculative:
+            raise ImportProblem(
+                f"{item.source['file']}: carries no speculative-decoding counts, so it does not say whether the run "
+                "speculated; pass --arrangement speculative or --arrangement target-only"
+            )
+        run = {"id": name, "arrangement": arrangement or "speculative", "configuration": configuration, **item.fields, "source": item.source}
+        try:
+            model = Run.model_validate(run)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = "/".join(str(x) for x in first["loc"])
+            raise ImportProblem(f"{item.source['file']}: the imported run does not fit the record at {where}: {first['msg']}") from None
+        data = model.model_dump(mode="json", exclude_defaults=True)
+        runs.append({k: data[k] for k in RUN_KEY_ORDER if k in data} | data)
+        warnings.extend(item.warnings)
+    return ImportResult(runs, warnings)

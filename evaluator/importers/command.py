@@ -1,0 +1,59 @@
+"""`sdeval import`: read a tool's output, then print the runs, write them, or merge them into a record."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..output import OutputRefused, write_atomic
+from . import ImportProblem, import_runs
+
+# Without --into a run still needs a configuration id; this one says where it came from.
+STANDALONE_CONFIGURATION = "imported"
+
+
+def execute(
+    fmt: str,
+    files: list[str],
+    *,
+    run_id: str | None,
+    configuration: str | None,
+    arrangement: str | None,
+    into: str | None,
+    output: Path | None,
+    force: bool,
+    in_place: bool,
+    skip_bad_lines: bool,
+) -> tuple[str, list[str]]:
+    """Returns (what to print on standard output, messages for standard error)."""
+    record = None
+    if into is not None:
+        from .merge import read_record
+
+        record = read_record(into)
+        configuration = record.resolve_configuration(configuration)
+    elif in_place:
+        raise ImportProblem("--in-place only applies with --into RECORD")
+    result = import_runs(
+        fmt,
+        files,
+        configuration=configuration or STANDALONE_CONFIGURATION,
+        run_id=run_id,
+        arrangement=arrangement,
+        skip_bad_lines=skip_bad_lines,
+    )
+    messages = list(result.warnings)
+    ids = ", ".join(r["id"] for r in result.runs)
+    if record is not None:
+        from .merge import write_merged
+
+        target, warnings = write_merged(record, result.runs, output, in_place=in_place, force=force)
+        return "", [*messages, *warnings, f"added run(s) {ids} to {target}"]
+    text = json.dumps({"runs": result.runs}, indent=2, ensure_ascii=False) + "\n"
+    if output is None:
+        return text, messages
+    try:
+        write_atomic(output, text.encode("utf-8"), force=force)
+    except (OutputRefused, OSError) as exc:
+        raise ImportProblem(str(exc)) from None
+    return "", [*messages, f"wrote run(s) {ids} to {output}"]

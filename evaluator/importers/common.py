@@ -1,0 +1,194 @@
+"""What every importer shares: the error it raises, where a run came from, and exact conversions.
+
+An importer returns `Imported` pieces (run fields without id, configuration or arrangement);
+the package (__init__.py) names them and validates each against the record's `Run` model.
+Conversions here never guess: a value the source does not carry stays missing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..loader import UnreadableFile, read_bytes
+
+# Whole-document formats (JSON files) are read in one piece, up to this size.
+MAX_DOCUMENT_BYTES = 512 * 1024 * 1024
+
+
+class ImportProblem(Exception):
+    """The input cannot be imported; the message names the file and the place (exit 2)."""
+
+
+@dataclass
+class Imported:
+    """One run's fields as read from a source, before it gets an id and a configuration."""
+
+    fields: dict[str, Any]
+    source: dict[str, Any]
+    speculative: bool  # the source carries speculative-decoding counts or figures
+    warnings: list[str] = field(default_factory=list)
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def source(fmt: str, path: Path, sha256: str, tool_version: Any = None, entry: str | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"format": fmt, "file": path.name, "sha256": sha256}
+    if tool_version not in (None, ""):
+        out["tool_version"] = str(tool_version)
+    if entry is not None:
+        out["entry"] = entry
+    return out
+
+
+def read_json_document(path: Path) -> tuple[Any, str]:
+    """A whole JSON file and its SHA-256, or an ImportProblem naming the line and column."""
+    from ..loader import load_bytes
+
+    try:
+        raw = read_bytes(str(path), MAX_DOCUMENT_BYTES)
+    except UnreadableFile as exc:
+        raise ImportProblem(str(exc)) from None
+    loaded = load_bytes(str(path), raw)
+    if loaded.problem is not None:
+        raise ImportProblem(f"{path}: {loaded.problem.where()}{loaded.problem.message}")
+    return loaded.data, loaded.sha256
+
+
+def json_entries(path: Path, fmt: str) -> tuple[list[tuple[str | None, dict]], str]:
+    """A file holding one JSON object, or one object per line (benchmark tools' append form):
+    the objects, each with where it stood ("line 3", or None for a whole-file object), and the file's SHA-256."""
+    with open(path, "rb") as fh:
+        starts_like_object = fh.read(1) == b"{"
+    try:
+        data, sha = read_json_document(path)
+        if not isinstance(data, dict):
+            from . import describe_guess
+
+            raise ImportProblem(f"{path}: the top level is not a JSON object, so it is not {fmt} output{describe_guess(path, fmt)}")
+        return [(None, data)], sha
+    except ImportProblem:
+        if not starts_like_object:
+            raise
+    found = []
+    with open(path, "rb") as fh:
+        for number, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            item = parse_json_line(path, number, line)
+            if not isinstance(item, dict):
+                raise ImportProblem(f"{path}: line {number}: not a JSON object")
+            found.append((f"line {number}", item))
+    return found, sha256_of(path)
+
+
+def import_entries(path: Path, fmt: str, run_fields) -> list[Imported]:
+    """One run per JSON object of the file; run_fields(object, path, entry) -> (fields, speculative)."""
+    found, sha = json_entries(path, fmt)
+    out = []
+    for entry, d in found:
+        fields, speculative = run_fields(d, path, entry)
+        out.append(Imported(fields=fields, source=source(fmt, path, sha, entry=entry), speculative=speculative))
+    return out
+
+
+def parse_json_line(path: Path, number: int, line: bytes) -> Any:
+    try:
+        return json.loads(line)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ImportProblem(f"{path}: line {number}: not valid JSON ({getattr(exc, 'msg', exc)})") from None
+
+
+# ------------------------------------------------------------------ exact conversions
+
+
+def count(value: Any) -> int | None:
+    """A count as an int: 128000 and 128000.0 are counts, 12.5 and True are not."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int):
+        return value if value >= 0 else None
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer() and value >= 0:
+        return int(value)
+    return None
+
+
+def number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) and value >= 0 else None
+
+
+def percent_to_fraction(value: Any) -> float | None:
+    """Tools that report 61.2 (%) mean 0.612; computed on the decimal as written, not the binary float."""
+    from fractions import Fraction
+
+    v = number(value)
+    if v is None or v > 100:
+        return None
+    return float(Fraction(repr(v)) / 100)
+
+
+def histogram(value: Any, where: str) -> list[int] | None:
+    """Dense list [39, 1, 0, 3] or string-keyed object {"0": 39, "1": 1, "3": 3}, as a dense list."""
+    if value is None:
+        return None
+    if isinstance(value, list):
+        out = [count(v) for v in value]
+        if any(v is None for v in out):
+            raise ImportProblem(f"{where}: histogram entries must be non-negative whole numbers")
+        return out  # type: ignore[return-value]
+    if isinstance(value, dict):
+        dense: dict[int, int] = {}
+        for key, v in value.items():
+            if not (isinstance(key, str) and key.isdigit()) or count(v) is None:
+                raise ImportProblem(f"{where}: histogram key {json.dumps(key)} is not a number of accepted drafts")
+            dense[int(key)] = count(v)  # type: ignore[assignment]
+        if not dense:
+            return []
+        return [dense.get(j, 0) for j in range(max(dense) + 1)]
+    raise ImportProblem(f"{where}: histogram is neither a list nor an object")
+
+
+def drop_none(data: dict[str, Any]) -> dict[str, Any]:
+    """Nested dicts without missing values (and without sections left empty)."""
+    out = {}
+    for key, value in data.items():
+        if isinstance(value, dict):
+            value = drop_none(value)
+            if not value:
+                continue
+        if value is not None:
+            out[key] = value
+    return out
+
+
+def percentiles(mean: Any = None, p50: Any = None, p90: Any = None, p95: Any = None, p99: Any = None, scale: float = 1.0) -> dict | None:
+    values = {"mean": mean, "p50": p50, "p90": p90, "p95": p95, "p99": p99}
+    out = {k: number(v) * scale for k, v in values.items() if number(v) is not None}
+    return out or None
+
+
+def serving_latency(d: dict, metric: str) -> dict | None:
+    """Latency from the flat mean_/median_/pNN_<metric>_ms keys of vLLM's and SGLang's serving benchmarks."""
+    return percentiles(*(d.get(f"{stat}_{metric}_ms") for stat in ("mean", "median", "p90", "p95", "p99")))
+
+
+# A client-side benchmark times each run from its first request sent to its last response
+# received: one clock, everything the server does in between included.
+CLIENT_WALL_CLOCK = {
+    "start_event": "first benchmark request sent by the client",
+    "end_event": "last benchmark response received by the client",
+    "scope": "end-to-end",
+    "measurement": "complete-interval",
+}

@@ -1,0 +1,330 @@
+"""`sdeval import`: each format to its exact counts, faithful coverage, clear refusals, safe merging."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import example
+
+DATA = Path(__file__).resolve().parent / "data" / "importers"
+
+
+def runs_of(result) -> list[dict]:
+    assert result.exit_code == 0, result.stderr
+    return result.json()["runs"]
+
+
+def test_vllm_docs_example_imports_to_exactly_its_counts(sdeval):
+    [run] = runs_of(sdeval("import", "vllm-responses", DATA / "vllm-docs-example.jsonl"))
+    assert run["id"] == "vllm-docs-example"
+    assert run["arrangement"] == "speculative"
+    assert run["counts"] == {
+        "verification_steps": 43,
+        "proposed_drafts": 129,
+        "accepted_drafts": 10,
+        "accepted_length_histogram": [39, 1, 0, 3],
+        "population": "benchmark-requests",
+        "requests_with_metrics": 1,
+        "requests_without_metrics": 0,
+        "missing_metrics_as": "excluded",
+    }
+    # The page elides usage, so emitted tokens stay missing rather than zero.
+    assert "emitted_tokens" not in run["counts"]
+    assert run["reported"] == {"acceptance_rate": 0.07751937984496124, "mean_acceptance_length": 1.2325581395348837}
+    assert run["source"]["format"] == "vllm-responses"
+    assert run["source"]["file"] == "vllm-docs-example.jsonl"
+    assert len(run["source"]["sha256"]) == 64
+
+
+def test_responses_sum_covered_requests_and_count_null_metrics_as_not_covered(sdeval):
+    [run] = runs_of(sdeval("import", "vllm-responses", DATA / "vllm-responses-mixed.jsonl", "--run-id", "mixed"))
+    c = run["counts"]
+    # Histograms [5,2,1,4] + [2,0,3,2] + [3,1,0,1], K = 3; the n = 2 request adds nothing.
+    assert (c["verification_steps"], c["proposed_drafts"], c["accepted_drafts"]) == (24, 72, 32)
+    assert c["accepted_length_histogram"] == [10, 3, 4, 7]
+    assert (c["requests_with_metrics"], c["requests_without_metrics"], c["missing_metrics_as"]) == (3, 1, "excluded")
+    assert c["emitted_tokens"] == 30 + 20 + 10  # the n = 2 request's 40 tokens are not in this population
+    assert run["workload"] == {"num_requests": 4}  # the two streamed content chunks are not requests
+    assert "reported" not in run  # per-request figures are not a run's figure
+
+
+def test_malformed_line_is_named_and_skipping_is_reported(sdeval):
+    path = DATA / "vllm-responses-bad-line.jsonl"
+    result = sdeval("import", "vllm-responses", path)
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"sdeval: {path}: line 3: not a valid response")
+    assert "--skip-bad-lines" in result.stderr
+    skipped = sdeval("import", "vllm-responses", path, "--skip-bad-lines")
+    [run] = runs_of(skipped)
+    assert f"sdeval: {path}: skipped 1 malformed line (first at line 3)" in skipped.stderr
+    assert run["counts"]["requests_with_metrics"] == 3
+    assert run["notes"].startswith("1 malformed line skipped (first at line 3).")
+
+
+def test_vllm_metrics_counter_deltas_summed_over_engines(sdeval):
+    before, after = DATA / "vllm-metrics-before.prom", DATA / "vllm-metrics-after.prom"
+    [run] = runs_of(sdeval("import", "vllm-metrics", before, after))
+    assert run["counts"] == {
+        "verification_steps": (43 - 3) + 7,
+        "proposed_drafts": (129 - 9) + 21,
+        "accepted_drafts": (10 - 3) + 5,
+        "emitted_tokens": (150 - 50) + 40,
+        "accepted_per_position": [(4 - 1) + 3, (3 - 1) + 1, (3 - 1) + 1],
+        "population": "server-wide",
+    }
+    assert run["source"]["file"] == "vllm-metrics-after.prom"
+    assert run["source"]["earlier_scrape"]["file"] == "vllm-metrics-before.prom"
+
+
+def test_vllm_metrics_refuses_scrapes_in_the_wrong_order(sdeval):
+    result = sdeval("import", "vllm-metrics", DATA / "vllm-metrics-after.prom", DATA / "vllm-metrics-before.prom")
+    assert result.exit_code == 2
+    assert "vllm:spec_decode_num_drafts_total went down (50 -> 3)" in result.stderr
+
+
+def test_vllm_metrics_needs_two_scrapes(sdeval):
+    result = sdeval("import", "vllm-metrics", DATA / "vllm-metrics-after.prom")
+    assert result.exit_code == 2
+    assert "takes two scrapes" in result.stderr
+
+
+def test_vllm_bench_percentage_becomes_a_fraction_and_loads_stay_apart(sdeval):
+    [run] = runs_of(sdeval("import", "vllm-bench", DATA / "vllm-bench-result.json"))
+    c = run["counts"]
+    assert (c["verification_steps"], c["proposed_drafts"], c["accepted_drafts"], c["emitted_tokens"]) == (57600, 115200, 70500, 128000)
+    assert c["accepted_per_position"] == [42900, 27600]
+    # Server-counter deltas next to the benchmark's own output tokens: two populations.
+    assert c["population"] == "mixed"
+    assert run["reported"]["acceptance_rate"] == 70500 / 115200
+    assert run["load"] == {"request_rate": 100.0, "loop": "open", "measured_peak_concurrency": 881}
+    assert run["interval"]["duration_s"] == 20.3
+    assert run["latency"]["ttft_ms"] == {"mean": 4099.48, "p50": 3907.57, "p99": 8800.81}
+
+
+def test_vllm_bench_append_form_gives_one_run_per_line(sdeval):
+    runs = runs_of(sdeval("import", "vllm-bench", DATA / "vllm-bench-append.jsonl", "--arrangement", "speculative", "--run-id", "bench"))
+    assert [r["id"] for r in runs] == ["bench-1", "bench-2"]
+    assert [r["source"]["entry"] for r in runs] == ["line 1", "line 2"]
+    assert runs[0]["counts"] == {"emitted_tokens": 128000, "population": "benchmark-requests"}
+    assert runs[1]["load"] == {"concurrency": 64, "loop": "closed", "measured_peak_concurrency": 64}
+
+
+def test_guidellm_one_run_per_benchmark_and_asks_for_the_arrangement(sdeval):
+    path = DATA / "guidellm-benchmarks.json"
+    refused = sdeval("import", "guidellm", path)
+    assert refused.exit_code == 2
+    assert "pass --arrangement" in refused.stderr
+    runs = runs_of(sdeval("import", "guidellm", path, "--arrangement", "target-only"))
+    assert [(r["load"].get("concurrency"), r["interval"]["duration_s"], r["counts"]["emitted_tokens"]) for r in runs] == [
+        (1, 250.0, 64000),
+        (16, 60.0, 64000),
+    ]
+    assert runs[1]["source"] == {**runs[1]["source"], "tool_version": "0.7.3", "entry": "benchmarks[1]"}
+    assert runs[0]["latency"]["e2e_ms"]["mean"] == 1060.0  # seconds in the file
+    assert "reported" not in runs[0]  # guidellm's rate distribution is not E / T
+
+
+def test_aiperf_percent_rates_and_string_keyed_histogram(sdeval):
+    [run] = runs_of(sdeval("import", "aiperf", DATA / "aiperf-profile.json"))
+    c = run["counts"]
+    assert (c["verification_steps"], c["proposed_drafts"], c["accepted_drafts"]) == (16, 64, 36)
+    assert c["accepted_length_histogram"] == [2, 2, 4, 6, 2]
+    assert run["reported"] == {"acceptance_rate": 0.5625, "mean_acceptance_length": 3.25, "output_tokens_per_s": 5200 / 11.0}
+    assert run["source"]["tool_version"] == "0.4.0"
+    assert run["load"] == {"concurrency": 8, "loop": "closed"}
+
+
+@pytest.mark.parametrize(
+    "given, path, looks_like",
+    [
+        ("vllm-bench", "guidellm-benchmarks.json", "guidellm"),
+        ("vllm-responses", "vllm-metrics-after.prom", "vllm-metrics"),
+        ("vllm-responses", "aiperf-profile.json", "aiperf"),
+        ("guidellm", "vllm-bench-result.json", "vllm-bench"),
+        ("aiperf", "vllm-docs-example.jsonl", "vllm-responses"),
+        ("vllm-bench", "vllm-responses-mixed.jsonl", "vllm-responses"),
+        ("vllm-bench", "sglang-bench.jsonl", "sglang-bench"),
+        ("sglang-bench", "vllm-bench-result.json", "vllm-bench"),
+    ],
+)
+def test_wrong_format_names_the_format_it_looks_like(sdeval, given, path, looks_like):
+    result = sdeval("import", given, DATA / path)
+    assert result.exit_code == 2
+    assert f"it looks like {looks_like} output (try `sdeval import {looks_like} {path}`)" in result.stderr
+    assert result.stderr.count("\n") == 1
+
+
+def test_unknown_format_missing_file_and_bad_run_id(sdeval, tmp_path):
+    bad_id = sdeval("import", "aiperf", DATA / "aiperf-profile.json", "--run-id", "my run")
+    assert bad_id.exit_code == 2 and "--run-id 'my run': an id starts with" in bad_id.stderr
+    assert "unknown format 'sglang'" in sdeval("import", "sglang", DATA / "aiperf-profile.json").stderr
+    missing = sdeval("import", "aiperf", tmp_path / "nope.json")
+    assert (missing.exit_code, missing.stderr) == (2, f"sdeval: {tmp_path / 'nope.json'}: no such file\n")
+
+
+# ---------------------------------------------------------------------------------- --into
+
+
+def _record(tmp_path: Path) -> Path:
+    target = tmp_path / "record.json"
+    shutil.copy(example("vllm-docs-ngram.json"), target)
+    return target
+
+
+def test_into_appends_the_run_and_changes_nothing_else(sdeval, tmp_path):
+    record = _record(tmp_path)
+    original_bytes = record.read_bytes()
+    original = json.loads(original_bytes)
+    out = tmp_path / "merged.json"
+    result = sdeval("import", "vllm-responses", DATA / "vllm-docs-example.jsonl", "--into", record, "-o", out, "--run-id", "imported-docs")
+    assert result.exit_code == 0, result.stderr
+    assert f"added run(s) imported-docs to {out}" in result.stderr
+    merged = json.loads(out.read_text())
+    assert record.read_bytes() == original_bytes
+    assert {k: v for k, v in merged.items() if k != "runs"} == {k: v for k, v in original.items() if k != "runs"}
+    assert merged["runs"][:-1] == original["runs"]
+    new = merged["runs"][-1]
+    assert new["configuration"] == "ngram-k3"  # the record's only configuration
+    assert new["counts"]["accepted_length_histogram"] == [39, 1, 0, 3]
+    checked = sdeval("validate", "--format", "json", out)
+    assert checked.exit_code == 0, checked.stdout
+    assert {(f["code"], f["path"]) for f in checked.json()["findings"]} == {
+        ("acceptance-bimodal", "/runs/0/counts/accepted_length_histogram"),
+        ("acceptance-bimodal", "/runs/1/counts/accepted_length_histogram"),
+    }
+
+
+def test_a_tools_figure_that_disagrees_with_its_counts_is_counts_inconsistent(sdeval, tmp_path):
+    bench = json.loads((DATA / "vllm-bench-result.json").read_text())
+    bench["spec_decode_acceptance_rate"] = 70.0  # the counts give 61.2 %
+    source = tmp_path / "edited.json"
+    source.write_text(json.dumps(bench))
+    out = tmp_path / "merged.json"
+    assert sdeval("import", "vllm-bench", source, "--into", _record(tmp_path), "-o", out).exit_code == 0
+    findings = sdeval("validate", "--format", "json", out).json()["findings"]
+    assert ("counts-inconsistent", "/runs/1/reported/acceptance_rate") in {(f["code"], f["path"]) for f in findings}
+
+
+def test_into_refuses_to_rewrite_the_record_without_in_place(sdeval, tmp_path):
+    record = _record(tmp_path)
+    before = record.read_bytes()
+    docs = DATA / "vllm-docs-example.jsonl"
+    no_output = sdeval("import", "vllm-responses", docs, "--into", record)
+    assert no_output.exit_code == 2 and "needs -o OUT" in no_output.stderr
+    same = sdeval("import", "vllm-responses", docs, "--into", record, "-o", record, "--force")
+    assert same.exit_code == 2 and "pass --in-place" in same.stderr
+    assert record.read_bytes() == before
+    in_place = sdeval("import", "vllm-responses", docs, "--into", record, "--in-place", "--run-id", "new")
+    assert in_place.exit_code == 0, in_place.stderr
+    assert [r["id"] for r in json.loads(record.read_text())["runs"]] == ["docs-example", "new"]
+    assert list(tmp_path.iterdir()) == [record]  # no temporary file left behind
+
+
+def test_into_refuses_a_run_id_or_configuration_the_record_cannot_take(sdeval, tmp_path):
+    record = _record(tmp_path)
+    docs = DATA / "vllm-docs-example.jsonl"
+    clash = sdeval("import", "vllm-responses", docs, "--into", record, "-o", tmp_path / "o.json", "--run-id", "docs-example")
+    assert clash.exit_code == 2 and "already has a run 'docs-example'" in clash.stderr
+    unknown = sdeval("import", "vllm-responses", docs, "--into", record, "-o", tmp_path / "o.json", "--configuration", "eagle")
+    assert unknown.exit_code == 2 and "has no configuration 'eagle' (it has: ngram-k3)" in unknown.stderr
+    assert not (tmp_path / "o.json").exists()
+
+
+def test_output_file_is_never_overwritten_without_force(sdeval, tmp_path):
+    out = tmp_path / "runs.json"
+    out.write_text("mine")
+    refused = sdeval("import", "aiperf", DATA / "aiperf-profile.json", "-o", out)
+    assert refused.exit_code == 2 and "already exists; pass --force" in refused.stderr
+    assert out.read_text() == "mine"
+    assert sdeval("import", "aiperf", DATA / "aiperf-profile.json", "-o", out, "--force").exit_code == 0
+    assert json.loads(out.read_text())["runs"][0]["id"] == "aiperf-profile"
+
+
+# ------------------------------------------------------------------------------ large input
+
+
+def _write_responses(path: Path, lines: int) -> None:
+    line = (DATA / "vllm-responses-mixed.jsonl").read_bytes().splitlines()[0] + b"\n"
+    with open(path, "wb") as fh:
+        for _ in range(lines // 1000):
+            fh.write(line * 1000)
+
+
+def test_streaming_memory_does_not_grow_with_the_file(tmp_path):
+    import tracemalloc
+
+    from evaluator.importers import vllm_responses
+
+    peaks = []
+    for lines in (5_000, 50_000):
+        path = tmp_path / f"{lines}.jsonl"
+        _write_responses(path, lines)
+        tracemalloc.start()
+        totals = vllm_responses.read(path)
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+        assert totals.requests_with == lines and totals.steps == 12 * lines
+    # Ten times the lines, the same working memory (a line buffer and a few objects).
+    assert peaks[1] < peaks[0] * 1.2, peaks
+
+
+def test_no_progress_bar_when_output_is_piped(sdeval, tmp_path):
+    path = tmp_path / "r.jsonl"
+    _write_responses(path, 70_000)  # past the first progress update
+    result = sdeval("import", "vllm-responses", path)
+    assert result.exit_code == 0
+    assert result.stderr == ""
+
+
+def test_a_malformed_first_line_is_a_bad_line_not_another_format(sdeval, tmp_path):
+    good = (DATA / "vllm-responses-mixed.jsonl").read_bytes()
+    path = tmp_path / "cut.jsonl"
+    path.write_bytes(b'{"object": "chat.comp\n' + good)
+    assert "line 1: not a valid response" in sdeval("import", "vllm-responses", path).stderr
+    [run] = runs_of(sdeval("import", "vllm-responses", path, "--skip-bad-lines"))
+    assert run["counts"]["requests_with_metrics"] == 3
+
+
+def test_responses_source_hash_is_the_files_sha256(sdeval):
+    import hashlib
+
+    path = DATA / "vllm-responses-mixed.jsonl"
+    [run] = runs_of(sdeval("import", "vllm-responses", path))
+    assert run["source"]["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_a_bad_line_deep_in_a_large_file_is_numbered_from_the_top(tmp_path):
+    from evaluator.importers import ImportProblem, vllm_responses
+
+    path = tmp_path / "big.jsonl"
+    _write_responses(path, 6_000)
+    lines = path.read_bytes().splitlines(keepends=True)
+    lines[4_999] = b'{"object": "chat.completion", "metrics": {"speculative_decoding": {"num_spec_steps": -1}}}\n'
+    path.write_bytes(b"".join(lines))
+    with pytest.raises(ImportProblem, match=r": line 5000: not a valid response \(Expected `int` >= 0"):
+        vllm_responses.read(path)
+    skipped = vllm_responses.read(path, skip_bad_lines=True)
+    assert (skipped.skipped, skipped.first_skipped, skipped.requests_with) == (1, 5000, 5_999)
+
+
+def test_in_place_never_drops_a_yaml_records_comments(sdeval, tmp_path):
+    record = tmp_path / "offer.yaml"
+    shutil.copy(example("complete-offer.yaml"), record)
+    before = record.read_bytes()
+    aiperf = DATA / "aiperf-profile.json"
+    refused = sdeval("import", "aiperf", aiperf, "--into", record, "--in-place", "--configuration", "eagle3-dynamic-k")
+    assert refused.exit_code == 2 and "would drop its YAML comments" in refused.stderr
+    assert record.read_bytes() == before
+    out = tmp_path / "merged.yaml"
+    merged = sdeval("import", "aiperf", aiperf, "--into", record, "-o", out, "--configuration", "eagle3-dynamic-k")
+    assert merged.exit_code == 0, merged.stderr
+    assert f"{record}: its YAML comments are not carried into {out}" in merged.stderr
+    import yaml
+
+    original, result = yaml.safe_load(before), yaml.safe_load(out.read_text())
+    assert result["runs"][:-1] == original["runs"] and result["runs"][-1]["id"] == "aiperf-profile"
+    assert {k: v for k, v in result.items() if k != "runs"} == {k: v for k, v in original.items() if k != "runs"}
