@@ -65,8 +65,8 @@ def report_context(
 
 def _footer(results: list[FileAssessment]) -> str:
     offers = [f"{r.record.offer.vendor}, {r.record.offer.offer_id}" for r in results if r.record]
-    if len(offers) == 1:
-        return offers[0]
+    if len(results) == 1:
+        return offers[0] if offers else results[0].file
     return f"{len(results)} evidence records"
 
 
@@ -98,6 +98,7 @@ def _file(r: FileAssessment) -> dict[str, Any]:
         "offer": None,
         "claims": [],
         "other_findings": [],
+        "installation": None,
     }
     if r.record is None:
         out["other_findings"] = [_finding(f) for f in r.findings]
