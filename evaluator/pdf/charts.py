@@ -41,6 +41,21 @@ def nice_ticks(top: float, count: int = 5) -> list[float]:
     return ticks
 
 
+def log_ticks(low: float, high: float) -> list[float]:
+    """1-2-5 steps per decade from just below `low` to just above `high` (both > 0)."""
+    ticks: list[float] = []
+    decade = 10.0 ** math.floor(math.log10(low))
+    while not ticks or ticks[-1] < high:
+        for m in (1, 2, 5):
+            value = m * decade
+            if value * 5 >= low and (not ticks or ticks[-1] < high):
+                ticks.append(value)
+        decade *= 10
+    while len(ticks) > 2 and ticks[1] <= low:
+        ticks.pop(0)
+    return ticks
+
+
 def _text(x: float, y: float, text: str, *, size: float = 9, anchor: str = "middle", extra: str = "") -> str:
     return (
         f'<text x="{x:.1f}" y="{y:.1f}" font-family="{FONT}" font-size="{size}" '
@@ -59,9 +74,11 @@ def _marker(kind: str, x: float, y: float, fill: str) -> str:
     )
 
 
-def line_chart(series: list[Series], *, title: str, x_label: str, y_label: str, width: int = 500, height: int = 270) -> str:
-    """Y over a log2 x axis (concurrency 1, 8, 64, 256 spread evenly), one line per series."""
-    xs = sorted({x for s in series for x, _ in s.points if x > 0})
+def line_chart(series: list[Series], *, title: str, x_label: str, y_label: str, width: int = 500, height: int = 290) -> str:
+    """Log y over a log2 x axis (concurrency 1, 8, 64, 256 spread evenly), one line per series.
+    On a log y axis a speedup is the vertical gap, whatever the throughput's size."""
+    series = [Series(s.label, [(x, y) for x, y in s.points if x > 0 and y > 0]) for s in series]
+    xs = sorted({x for s in series for x, _ in s.points})
     ys = [y for s in series for _, y in s.points]
     if not xs or not ys:
         return ""
@@ -69,14 +86,14 @@ def line_chart(series: list[Series], *, title: str, x_label: str, y_label: str, 
     plot_w, plot_h = width - left - right, height - top - bottom
     lo, hi = math.log2(xs[0]), math.log2(xs[-1])
     span = hi - lo or 1.0
-    ticks = nice_ticks(max(ys))
-    y_max = ticks[-1]
+    ticks = log_ticks(min(ys), max(ys))
+    y_lo, y_hi = math.log10(ticks[0]), math.log10(ticks[-1])
 
     def px(x: float) -> float:
         return left + (plot_w / 2 if hi == lo else (math.log2(x) - lo) / span * plot_w)
 
     def py(y: float) -> float:
-        return top + plot_h - y / y_max * plot_h
+        return top + plot_h - (math.log10(y) - y_lo) / (y_hi - y_lo or 1.0) * plot_h
 
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img" aria-label={quoteattr(title)}>',
@@ -95,7 +112,7 @@ def line_chart(series: list[Series], *, title: str, x_label: str, y_label: str, 
     legend_x = left
     for i, s in enumerate(series):
         style = STYLES[i % len(STYLES)]
-        pts = sorted((x, y) for x, y in s.points if x > 0)
+        pts = sorted(s.points)
         dash = f' stroke-dasharray="{style["dash"]}"' if style["dash"] else ""
         path = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in pts)
         parts.append(f'<polyline points="{path}" fill="none" stroke="#000" stroke-width="1.6"{dash}/>')

@@ -247,7 +247,7 @@ def _throughput(ctx: Context, rec: EvidenceRecord, r: FileAssessment) -> dict[st
         [Series(labels[c], by_config[c]) for c in order],
         title="Output throughput by concurrency",
         x_label="concurrent requests (closed loop, log scale)",
-        y_label="output tokens/s (E / T)",
+        y_label="output tokens/s (E / T, log scale)",
     )
     return {"rows": rows, "chart": Markup(chart) if chart else None, "unplotted": unplotted}
 
