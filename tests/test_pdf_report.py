@@ -292,3 +292,15 @@ def test_pyhanko_cli_agrees(signed, identity, work):
     bad.write_bytes(flip(data, first.start + len(first) // 2))
     out = subprocess.run([*base, str(bad)], capture_output=True, text=True, timeout=120)
     assert out.returncode == 1
+
+
+def test_a_truncated_report_fails_in_one_line_per_check(signed, work, cli):
+    cut = work / "truncated.pdf"
+    cut.write_bytes(signed.read_bytes()[: len(signed.read_bytes()) // 3])
+    out = verify(cli, cut)
+    assert out.exit_code == 1
+    assert "  signature     FAIL: cannot be validated (" in out.stdout
+    assert "  attachments   FAIL: cannot be read (" in out.stdout
+    assert out.stderr == ""
+    directory = verify(cli, work)
+    assert (directory.exit_code, directory.stderr) == (2, f"sdeval: {work}: is a directory, not a PDF\n")

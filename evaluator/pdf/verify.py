@@ -62,6 +62,11 @@ class Outcome:
 
 
 def verify_report(path: Path, *, trust: Path | None, strict: bool) -> Outcome:
+    if path.is_dir():
+        raise NotAReport(f"{path}: is a directory, not a PDF")
+    # pypdf and pyHanko log what they repair or reject in a damaged file; the checks report it.
+    for name in ("pypdf", "pyhanko"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
     try:
         data = read_bytes(str(path), MAX_REPORT_BYTES)
     except UnreadableFile as exc:
@@ -115,10 +120,6 @@ def _signature_checks(data: bytes, trust: Path | None) -> list[Check]:
     from pyhanko_certvalidator import ValidationContext
 
     trust_skipped = Check("trust", None, "pass --trust CERT.pem to check who signed")
-    # pyHanko logs full tracebacks at WARNING for rejected incremental updates: expected, not news.
-    logger = logging.getLogger("pyhanko")
-    previous = logger.level
-    logger.setLevel(logging.CRITICAL)
     try:
         sigs = PdfFileReader(io.BytesIO(data), strict=False).embedded_signatures
         if not sigs:
@@ -129,8 +130,6 @@ def _signature_checks(data: bytes, trust: Path | None) -> list[Check]:
         status = validate_pdf_signature(sigs[0], ValidationContext(trust_roots=roots, allow_fetching=False))
     except Exception as exc:  # structurally damaged files raise instead of returning a status
         return [Check("signature", False, f"cannot be validated ({type(exc).__name__}: {_one_line(exc)})"), trust_skipped]
-    finally:
-        logger.setLevel(previous)
 
     problems = []
     if not status.intact:
