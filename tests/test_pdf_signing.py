@@ -54,7 +54,24 @@ def test_signing_option_misuse_exits_2(tmp_path, sdeval, ident):
     assert (out.exit_code, out.stderr) == (2, "sdeval: give either --key and --cert, or --pkcs12, not both\n")
     out = sdeval("render", OFFER, "-o", target, "--key", tmp_path / "nokey.pem", "--cert", cert)
     assert (out.exit_code, out.stderr) == (2, f"sdeval: {tmp_path / 'nokey.pem'}: no such file\n")
+    assert sdeval("keygen", tmp_path / "other").exit_code == 0
+    out = sdeval("render", OFFER, "-o", target, "--key", key, "--cert", tmp_path / "other" / "cert.pem")
+    assert (out.exit_code, out.stderr) == (2, f"sdeval: {tmp_path / 'other' / 'cert.pem'}: the certificate does not belong to the key\n")
     assert not target.exists()
+
+
+def test_an_encrypted_key_needs_its_password(tmp_path, sdeval, ident):
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.serialization import load_pem_private_key
+
+    private = load_pem_private_key(ident[0].read_bytes(), None)
+    locked = tmp_path / "locked.pem"
+    locked.write_bytes(private.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.BestAvailableEncryption(b"pw")))
+    out = sdeval("render", OFFER, "-o", tmp_path / "r.pdf", "--key", locked, "--cert", ident[1])
+    assert (out.exit_code, out.stderr) == (2, f"sdeval: {locked}: the key is encrypted; give its password with --password-file or SDEVAL_SIGNING_PASSWORD\n")
+    (tmp_path / "pw").write_text("pw")
+    out = sdeval("render", OFFER, "-o", tmp_path / "r.pdf", "--key", locked, "--cert", ident[1], "--password-file", tmp_path / "pw")
+    assert out.exit_code == 0, out.stderr
 
 
 def test_an_ec_key_is_refused(tmp_path, sdeval):

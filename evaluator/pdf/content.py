@@ -176,6 +176,12 @@ def _accounting(run: Run, m: RunMetrics) -> dict[str, Any]:
         ("accepted draft tokens/s", "per second, not output", _rate(a, t, m.accepted_tokens_per_s, "tokens/s"), False),
         ("proposed draft tokens/s", "per second, not output", _rate(p, t, m.proposed_tokens_per_s, "tokens/s"), False),
     ]
+    note = None
+    drafts = (m.verification_steps, m.proposed_drafts, m.accepted_drafts, m.bonus_tokens)
+    if run.arrangement == "target-only" and all(x is None for x in drafts):
+        # Plain decoding has no drafts: rows of "not stated" would read as missing evidence.
+        counts, rates = counts[4:], rates[2:3]
+        note = "Target-only decoding: nothing is drafted, so S, P, A and B do not apply."
     spread = None
     if m.spread is not None:
         sp = m.spread
@@ -192,6 +198,7 @@ def _accounting(run: Run, m: RunMetrics) -> dict[str, Any]:
         "request_rate": run.load.request_rate,
         "counts": counts,
         "rates": rates,
+        "note": note,
         "spread": spread,
     }
 

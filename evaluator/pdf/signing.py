@@ -93,38 +93,91 @@ def read_password(password_file: Path | None) -> bytes | None:
 
 
 def load_identity(*, key: Path | None, cert: Path | None, pkcs12: Path | None, password_file: Path | None) -> Identity:
-    from pyhanko.sign.signers import SimpleSigner
+    """Read the key once with cryptography (which checks an RSA key's maths on every load) and
+    hand pyHanko a signer that reuses it, instead of pyHanko re-reading it for each signature value."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+    from cryptography.hazmat.primitives.serialization import pkcs12 as p12
+    from cryptography import x509
 
     password = read_password(password_file)
     if pkcs12 is not None:
-        _readable(pkcs12)
-        signer = SimpleSigner.load_pkcs12(str(pkcs12), passphrase=password)
-        if signer is None:
-            raise SigningProblem(f"{pkcs12}: cannot read the PKCS#12 file (wrong password, or not PKCS#12)")
+        raw = _read(pkcs12)
+        try:
+            private, certificate, extra = p12.load_key_and_certificates(raw, password)
+        except (ValueError, TypeError):
+            raise SigningProblem(f"{pkcs12}: cannot read the PKCS#12 file (wrong password, or not PKCS#12)") from None
+        if private is None or certificate is None:
+            raise SigningProblem(f"{pkcs12}: holds no key and certificate pair")
         where = pkcs12
     else:
         assert key is not None and cert is not None
-        _readable(key)
-        _readable(cert)
-        signer = SimpleSigner.load(str(key), str(cert), key_passphrase=password)
-        if signer is None:
-            raise SigningProblem(f"{key}: cannot load the key with {cert} (not PEM/DER, encrypted without a password, or wrong password)")
+        raw_key, raw_cert = _read(key), _read(cert)
+        load_key = serialization.load_pem_private_key if b"-----BEGIN" in raw_key else serialization.load_der_private_key
+        try:
+            private = load_key(raw_key, password)
+        except TypeError:
+            raise SigningProblem(f"{key}: the key is encrypted; give its password with --password-file or {PASSWORD_ENV}") from None
+        except ValueError:
+            raise SigningProblem(f"{key}: cannot read the key (not PEM/DER, or wrong password)") from None
+        try:
+            load_cert = x509.load_pem_x509_certificate if b"-----BEGIN" in raw_cert else x509.load_der_x509_certificate
+            certificate = load_cert(raw_cert)
+        except ValueError:
+            raise SigningProblem(f"{cert}: cannot read the certificate (not PEM/DER)") from None
+        extra = []
         where = key
-    algorithm = signer.signing_cert.public_key.algorithm
-    if algorithm != "rsa":
-        raise SigningProblem(f"{where}: the key is {algorithm.upper()}; use an RSA key (an EC key makes the signed file PDF 2.0, which breaks PDF/A-3)")
+    if not isinstance(private, rsa.RSAPrivateKey):
+        from cryptography.hazmat.primitives.asymmetric import ec
+
+        kind = "EC" if isinstance(private, ec.EllipticCurvePrivateKey) else type(private).__name__
+        raise SigningProblem(f"{where}: the key is {kind}; use an RSA key (an EC key makes the signed file PDF 2.0, which breaks PDF/A-3)")
+    if certificate.public_key().public_numbers() != private.public_key().public_numbers():
+        raise SigningProblem(f"{cert or pkcs12}: the certificate does not belong to the key")
+    signer = _signer(private, certificate, list(extra or []))
     return Identity(signer, subject_name(signer.signing_cert))
+
+
+def _signer(private, certificate, extra: list):
+    from asn1crypto import x509 as asn1_x509
+    from cryptography.hazmat.primitives.asymmetric.padding import PKCS1v15
+    from cryptography.hazmat.primitives.serialization import Encoding
+    from pyhanko.keys.internal import translate_pyca_cryptography_cert_to_asn1, translate_pyca_cryptography_key_to_asn1
+    from pyhanko.sign.general import get_pyca_cryptography_hash
+    from pyhanko.sign.signers import SimpleSigner
+    from pyhanko_certvalidator.registry import SimpleCertificateStore
+
+    class _LoadedKeySigner(SimpleSigner):
+        def sign_raw(self, data: bytes, digest_algorithm: str) -> bytes:
+            mechanism = self.get_signature_mechanism_for_digest(digest_algorithm).signature_algo
+            if mechanism != "rsassa_pkcs1v15":
+                return super().sign_raw(data, digest_algorithm)
+            return private.sign(data, PKCS1v15(), get_pyca_cryptography_hash(digest_algorithm))
+
+    signing_cert = translate_pyca_cryptography_cert_to_asn1(certificate)
+    others = [asn1_x509.Certificate.load(c.public_bytes(Encoding.DER)) for c in extra]
+    return _LoadedKeySigner(
+        signing_key=translate_pyca_cryptography_key_to_asn1(private),
+        signing_cert=signing_cert,
+        cert_registry=SimpleCertificateStore.from_certs([signing_cert, *others]),
+    )
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise SigningProblem(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise SigningProblem(f"{path}: is a directory") from None
+    except OSError as exc:
+        raise SigningProblem(f"{path}: cannot read ({exc.strerror})") from None
 
 
 def subject_name(cert) -> str:
     """The certificate's common name (what a reader knows the signer by), or its whole subject."""
     names = cert.subject.native
     return names.get("common_name") or cert.subject.human_friendly
-
-
-def _readable(path: Path) -> None:
-    if not path.is_file():
-        raise SigningProblem(f"{path}: no such file")
 
 
 def sign(pdf: bytes, identity: Identity) -> bytes:
