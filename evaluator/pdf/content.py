@@ -153,8 +153,11 @@ def _count(value: int | None) -> str:
     return "not stated" if value is None else num(value)
 
 
-def _rate(numerator: str, denominator: str, value: float | None, unit: str = "") -> str:
-    return f"{numerator} / {denominator} = {num(value, unit)}" if value is not None else "cannot be computed"
+def _rate(numerator: str, denominator: str, value: float | None, unit: str = "") -> tuple[str, str]:
+    """(the division as written, its result): shown on two lines so neither wraps mid-figure."""
+    if value is None:
+        return "", "cannot be computed"
+    return f"{numerator} / {denominator}", f"= {num(value, unit)}"
 
 
 def _accounting(run: Run, m: RunMetrics) -> dict[str, Any]:
@@ -170,12 +173,14 @@ def _accounting(run: Run, m: RunMetrics) -> dict[str, Any]:
         ("T", "measured interval", t),
     ]
     rates = [
-        ("draft acceptance rate", "per proposed token", _rate(a, p, m.acceptance_rate), False),
-        ("mean acceptance length", "per verification step", f"1 + {a} / {s} = {num(m.mean_acceptance_length)}" if m.mean_acceptance_length is not None else "cannot be computed", False),
-        ("output throughput", "per second (the only speed)", _rate(e, t, m.emitted_tokens_per_s, "tokens/s"), True),
-        ("accepted draft tokens/s", "per second, not output", _rate(a, t, m.accepted_tokens_per_s, "tokens/s"), False),
-        ("proposed draft tokens/s", "per second, not output", _rate(p, t, m.proposed_tokens_per_s, "tokens/s"), False),
+        ("draft acceptance rate", "per proposed token", *_rate(a, p, m.acceptance_rate), False),
+        ("mean acceptance length", "per verification step", *_rate(a, s, m.mean_acceptance_length), False),
+        ("output throughput", "per second (the only speed)", *_rate(e, t, m.emitted_tokens_per_s, "tokens/s"), True),
+        ("accepted draft tokens/s", "per second, not output", *_rate(a, t, m.accepted_tokens_per_s, "tokens/s"), False),
+        ("proposed draft tokens/s", "per second, not output", *_rate(p, t, m.proposed_tokens_per_s, "tokens/s"), False),
     ]
+    name, per, division, result, output = rates[1]
+    rates[1] = (name, per, f"1 + {division}" if division else "", result, output)
     note = None
     drafts = (m.verification_steps, m.proposed_drafts, m.accepted_drafts, m.bonus_tokens)
     if run.arrangement == "target-only" and all(x is None for x in drafts):
