@@ -182,7 +182,7 @@ def _signed_with_assessment(tmp_path, ident, change):
     results = [assess(item) for item in loaded]
     render_module.as_document = altered
     try:
-        pdf, _ = render_module.render_pdf(loaded, results, signer="Test Assessor")
+        pdf = render_module.render_pdf(loaded, results, signer="Test Assessor")
     finally:
         render_module.as_document = real
     identity = load_identity(key=ident[0], cert=ident[1], pkcs12=None, password_file=None)

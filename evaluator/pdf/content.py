@@ -7,6 +7,7 @@ lists, dicts) and is escaped there, except the SVG charts, whose labels charts.p
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,8 +38,6 @@ class Embedded:
 
     @property
     def sha256(self) -> str:
-        import hashlib
-
         return hashlib.sha256(self.data).hexdigest()
 
 

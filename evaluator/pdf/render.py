@@ -85,8 +85,8 @@ def render_html(results: list[FileAssessment], embedded: list[Embedded], *, when
     return env.get_template(TEMPLATE).render(**context)
 
 
-def render_pdf(loaded: list[LoadedFile], results: list[FileAssessment], *, signer: str | None, when: dt.datetime | None = None) -> tuple[bytes, list[Embedded]]:
-    """The unsigned PDF/A-3b bytes and what was attached to them."""
+def render_pdf(loaded: list[LoadedFile], results: list[FileAssessment], *, signer: str | None, when: dt.datetime | None = None) -> bytes:
+    """The unsigned PDF/A-3b bytes, with the inputs, the assessment and the manifest attached."""
     from weasyprint import HTML, Attachment
 
     from .fetcher import AllowListFetcher
@@ -117,4 +117,4 @@ def render_pdf(loaded: list[LoadedFile], results: list[FileAssessment], *, signe
         )
     finally:
         logger.setLevel(previous)
-    return pdf, embedded
+    return pdf

@@ -53,11 +53,14 @@ def write_report(
         if key is not None or pkcs12 is not None:
             identity = load_identity(key=key, cert=cert, pkcs12=pkcs12, password_file=password_file)
         results = [assess(item) for item in loaded]
-        pdf, _ = render_pdf(loaded, results, signer=identity.name if identity else None)
+        pdf = render_pdf(loaded, results, signer=identity.name if identity else None)
         if identity is not None:
             pdf = sign(pdf, identity)
+    except SigningProblem as exc:
+        raise ReportProblem(str(exc)) from None
+    try:
         write_atomic(output, pdf, force=force)
-    except (SigningProblem, OutputRefused) as exc:
+    except OutputRefused as exc:
         raise ReportProblem(str(exc)) from None
     except OSError as exc:
         raise ReportProblem(f"{output}: cannot write ({exc.strerror or exc})") from None

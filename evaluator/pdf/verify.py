@@ -185,10 +185,14 @@ def _read_manifest(attached: dict[str, list[bytes]]) -> dict[str, Any]:
 
 def _attachment_check(data: bytes, attached: dict[str, list[bytes]]) -> Check:
     try:
-        manifest = _read_manifest(attached)
-        assessment = json.loads(_single(attached, ASSESSMENT_NAME))
-    except (ValueError, UnicodeDecodeError) as exc:
-        return Check("attachments", False, str(exc))
+        return _compare_hashes(data, attached)
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:  # a manifest sdeval did not write
+        return Check("attachments", False, f"the manifest or assessment cannot be read ({type(exc).__name__}: {_one_line(exc)})")
+
+
+def _compare_hashes(data: bytes, attached: dict[str, list[bytes]]) -> Check:
+    manifest = _read_manifest(attached)
+    assessment = json.loads(_single(attached, ASSESSMENT_NAME))
     problems = []
     expected = {i["attachment"]: i["sha256"] for i in manifest["inputs"]}
     expected[ASSESSMENT_NAME] = manifest["assessment"]["sha256"]
@@ -233,8 +237,10 @@ def _reproduction_check(attached: dict[str, list[bytes]], strict: bool) -> Check
         manifest = _read_manifest(attached)
         embedded = json.loads(_single(attached, ASSESSMENT_NAME))
         loaded = [load_bytes(i["file"], _single(attached, i["attachment"])) for i in manifest["inputs"]]
-    except (ValueError, KeyError, UnicodeDecodeError) as exc:
-        return Check("reproduction", False, f"the inputs cannot be read back ({exc})")
+    except (ValueError, KeyError, TypeError) as exc:
+        return Check("reproduction", False, f"the inputs cannot be read back ({type(exc).__name__}: {_one_line(exc)})")
+    if not isinstance(embedded, dict) or not isinstance(embedded.get("tool", {}), dict):
+        return Check("reproduction", False, f"{ASSESSMENT_NAME} is not an sdeval assessment")
     fresh = as_document([assess(item) for item in loaded], full=True)
     then = embedded.get("tool", {})
     now = f"sdeval {__version__} (rule catalog {RULE_CATALOG_VERSION})"
