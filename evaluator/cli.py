@@ -259,6 +259,69 @@ def import_(
     sys.stdout.write(text)
 
 
+@app.command()
+def render(
+    files: FilesArg,
+    output: Annotated[Path, typer.Option("--output", "-o", help="The PDF to write.")],
+    force: Annotated[bool, typer.Option("--force", help="Replace the output file if it exists.")] = False,
+    key: Annotated[Optional[Path], typer.Option("--key", help="Signing key (PEM, RSA).")] = None,
+    cert: Annotated[Optional[Path], typer.Option("--cert", help="Certificate for --key (PEM).")] = None,
+    pkcs12: Annotated[Optional[Path], typer.Option("--pkcs12", help="Signing key and certificate in one PKCS#12 file.")] = None,
+    password_file: Annotated[Optional[Path], typer.Option("--password-file", help="File holding the key's password (or set SDEVAL_SIGNING_PASSWORD).")] = None,
+    max_size: MaxSizeOpt = 20 * 1024 * 1024,
+) -> None:
+    """Write the assessment as a PDF/A-3b report with the inputs attached; signed with --key/--cert or --pkcs12,
+    otherwise marked UNSIGNED DRAFT. Exit 1 if any error finding."""
+    from .pdf.report import ReportProblem, signing_options, write_report
+
+    if (problem := signing_options(key, cert, pkcs12)) is not None:
+        raise _fail(problem)
+    try:
+        written = write_report(_load_all(files, max_size), output, force=force, key=key, cert=cert, pkcs12=pkcs12, password_file=password_file)
+    except ReportProblem as exc:
+        raise _fail(str(exc)) from None
+    state = f"signed by {written.signer}" if written.signer else "UNSIGNED DRAFT"
+    typer.echo(f"wrote {output} ({written.size:,} bytes, {state})", err=True)
+    raise typer.Exit(_exit_code(written.results))
+
+
+@app.command()
+def keygen(
+    directory: Annotated[Path, typer.Argument(help="Directory for key.pem (mode 0600) and cert.pem.", metavar="DIR")],
+    name: Annotated[str, typer.Option("--name", help="Common name in the certificate.")] = "sdeval trial assessor",
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing key.pem / cert.pem.")] = False,
+) -> None:
+    """Create a self-signed RSA assessor identity for trials (not for production signing)."""
+    from .output import OutputRefused
+    from .pdf.signing import SigningProblem, keygen as make_identity
+
+    try:
+        key_path, cert_path = make_identity(directory, common_name=name, force=force)
+    except (SigningProblem, OutputRefused) as exc:
+        raise _fail(str(exc)) from None
+    except OSError as exc:
+        raise _fail(f"{directory}: cannot write ({exc.strerror or exc})") from None
+    typer.echo(f"wrote {key_path} (private, mode 0600) and {cert_path}", err=True)
+
+
+@app.command()
+def verify(
+    report: Annotated[Path, typer.Argument(help="A PDF written by `sdeval render`.", metavar="REPORT.pdf")],
+    trust: Annotated[Optional[Path], typer.Option("--trust", help="Certificate (PEM) the signer must chain to.")] = None,
+    strict: Annotated[bool, typer.Option("--strict", help="Fail when a newer rule catalog assesses the inputs differently.")] = False,
+) -> None:
+    """Check a signed report: signature over the whole file, attachment hashes, and that re-assessing
+    the embedded inputs reproduces the embedded assessment. Exit 0 all pass, 1 a check fails, 2 not a report."""
+    from .pdf.verify import NotAReport, verify_report
+
+    try:
+        outcome = verify_report(report, trust=trust, strict=strict)
+    except NotAReport as exc:
+        raise _fail(str(exc)) from None
+    sys.stdout.write(outcome.text())
+    raise typer.Exit(EXIT_OK if outcome.passed else EXIT_FINDINGS)
+
+
 def main() -> None:
     """Console entry point: no input may produce a traceback."""
     try:

@@ -27,7 +27,8 @@ ARGS = [
 LIVE_CODES = {"load-unstated", "baseline-missing", "counts-inconsistent"}
 
 
-@pytest.fixture(scope="session")
+# Module scope: Playwright's sync API keeps an event loop in this thread while it lives.
+@pytest.fixture(scope="module")
 def browser(tmp_path_factory):
     if not Path(CHROMIUM).exists():
         pytest.skip(f"no Chromium at {CHROMIUM} (scripts/setup test installs Debian's chromium as root)")

@@ -1,0 +1,335 @@
+"""What the report shows, gathered from the assessment: the template only lays it out.
+
+Verdicts and findings come from assessment.assess, figures from metrics; nothing here
+judges a claim again. Every value handed to the template is plain data (str, numbers,
+lists, dicts) and is escaped there, except the SVG charts, whose labels charts.py escapes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+from markupsafe import Markup
+
+from ..assessment import FileAssessment, Finding
+from ..context import Context, num
+from ..metrics import RunMetrics, speedup
+from ..record import EvidenceRecord, Run
+from ..rules import REGISTRY
+from .charts import Series, bar_chart, line_chart
+
+OUTCOME_WORDS = {
+    "established": "ESTABLISHED",
+    "not-established": "NOT ESTABLISHED",
+    "invalid": "INVALID RECORD",
+}
+
+
+@dataclass(frozen=True)
+class Embedded:
+    """One file attached to the PDF: its name inside the PDF, what it is, and its exact bytes."""
+
+    name: str
+    role: str
+    source: str  # the path as given on the command line (or the generated file's name)
+    data: bytes
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.data).hexdigest()
+
+
+def report_context(
+    results: list[FileAssessment],
+    document: dict[str, Any],
+    embedded: list[Embedded],
+    *,
+    assessed_at: str,
+    signer: str | None,
+) -> dict[str, Any]:
+    return {
+        "outcome": document["outcome"],
+        "outcome_words": OUTCOME_WORDS[document["outcome"]],
+        "summary": document["summary"],
+        "tool": document["tool"],
+        "assessed_at": assessed_at,
+        "signer": signer,
+        "embedded": [{"name": e.name, "role": e.role, "source": e.source, "sha256": e.sha256} for e in embedded],
+        "files": [_file(r) for r in results],
+        "footer": _footer(results),
+    }
+
+
+def _footer(results: list[FileAssessment]) -> str:
+    offers = [f"{r.record.offer.vendor}, {r.record.offer.offer_id}" for r in results if r.record]
+    if len(results) == 1:
+        return offers[0] if offers else results[0].file
+    return f"{len(results)} evidence records"
+
+
+def _finding(f: Finding, explained: set[str] | None = None) -> dict[str, Any]:
+    """A finding with its rule's title and rationale; the rationale only the first time a
+    rule appears in `explained`'s section, so a note shared by every claim is read once."""
+    rule = REGISTRY.get(f.code)
+    first = explained is None or f.code not in explained
+    if explained is not None:
+        explained.add(f.code)
+    return {
+        "code": f.code,
+        "severity": f.severity,
+        "where": f.pointer or "/",
+        "line": f.line,
+        "message": f.message,
+        "title": rule.title if rule else f.code,
+        "rationale": rule.rationale if rule and first else "",
+    }
+
+
+def _file(r: FileAssessment) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "file": r.file,
+        "sha256": r.sha256,
+        "outcome": r.outcome,
+        "outcome_words": OUTCOME_WORDS[r.outcome],
+        "counts": {"error": r.count("error"), "warning": r.count("warning"), "info": r.count("info")},
+        "offer": None,
+        "claims": [],
+        "other_findings": [],
+        "installation": None,
+    }
+    if r.record is None:
+        out["other_findings"] = [_finding(f) for f in r.findings]
+        return out
+    rec = r.record
+    ctx = Context(rec, dict(r.metrics))
+    out["offer"] = rec.offer.model_dump()
+    explained: set[str] = set()
+    out["claims"] = [
+        {
+            "id": c.id,
+            "kind": c.kind,
+            "text": c.text,
+            "verdict": c.verdict,
+            "verdict_words": OUTCOME_WORDS[c.verdict],
+            "run": c.run,
+            "baseline": c.baseline,
+            "claimed": None if c.value is None else num(c.value, c.unit or ""),
+            "computed": _figure(c.computed),
+            "output": _figure(c.output) if c.output != c.computed else None,
+            "findings": [_finding(f, explained) for f in c.findings],
+        }
+        for c in r.claims
+    ]
+    in_claims = {f for c in r.claims for f in c.findings}
+    out["other_findings"] = [_finding(f, explained) for f in r.findings if f not in in_claims]
+    out["accounting"] = [_accounting(run, r.metrics[run.id]) for run in rec.runs if run.id in r.metrics]
+    out["throughput"] = _throughput(ctx, rec, r)
+    out["histograms"] = _histograms(ctx, rec)
+    out["configurations"] = [_configuration(cfg) for cfg in rec.configurations]
+    out["intervals"] = _intervals(rec)
+    out["quality"] = [
+        {"run": run.id, **q.model_dump()} for run in rec.runs for q in run.quality
+    ]
+    out["quality_missing"] = [run.id for run in rec.runs if not run.quality]
+    scope = rec.installation_scope
+    out["installation"] = (
+        {"items": [i.model_dump() for i in scope.items], "notes": scope.notes}
+        if scope is not None and (scope.items or scope.notes)
+        else None
+    )
+    return out
+
+
+def _figure(d: dict | None) -> str | None:
+    if d is None or d["value"] is None:
+        return None
+    return f"{d['figure']} = {num(d['value'], d['unit'])}"
+
+
+def _count(value: int | None) -> str:
+    return "not stated" if value is None else num(value)
+
+
+def _rate(numerator: str, denominator: str, value: float | None, unit: str = "") -> tuple[str, str]:
+    """(the division as written, its result): shown on two lines so neither wraps mid-figure."""
+    if value is None:
+        return "", "cannot be computed"
+    return f"{numerator} / {denominator}", f"= {num(value, unit)}"
+
+
+def _accounting(run: Run, m: RunMetrics) -> dict[str, Any]:
+    """SD-201's layout: the five counts, then each rate over its own denominator."""
+    s, p, a, e = (_count(x) for x in (m.verification_steps, m.proposed_drafts, m.accepted_drafts, m.emitted_tokens))
+    t = "not stated" if m.duration_s is None else f"{m.duration_s:g} s"
+    counts = [
+        ("S", "verification steps", s),
+        ("P", "proposed draft tokens", p),
+        ("A", "accepted draft tokens", a),
+        ("B", "bonus / correction tokens", _count(m.bonus_tokens)),
+        ("E", "emitted output tokens", e),
+        ("T", "measured interval", t),
+    ]
+    rates = [
+        ("draft acceptance rate", "per proposed token", *_rate(a, p, m.acceptance_rate), False),
+        ("mean acceptance length", "per verification step", *_rate(a, s, m.mean_acceptance_length), False),
+        ("output throughput", "per second (the only speed)", *_rate(e, t, m.emitted_tokens_per_s, "tokens/s"), True),
+        ("accepted draft tokens/s", "per second, not output", *_rate(a, t, m.accepted_tokens_per_s, "tokens/s"), False),
+        ("proposed draft tokens/s", "per second, not output", *_rate(p, t, m.proposed_tokens_per_s, "tokens/s"), False),
+    ]
+    name, per, division, result, output = rates[1]
+    rates[1] = (name, per, f"1 + {division}" if division else "", result, output)
+    note = None
+    drafts = (m.verification_steps, m.proposed_drafts, m.accepted_drafts, m.bonus_tokens)
+    if run.arrangement == "target-only" and all(x is None for x in drafts):
+        # Plain decoding has no drafts: rows of "not stated" would read as missing evidence.
+        counts, rates = counts[4:], rates[2:3]
+        note = "Target-only decoding: nothing is drafted, so S, P, A and B do not apply."
+    spread = None
+    if m.spread is not None:
+        sp = m.spread
+        spread = (
+            f"{sp.repetitions} repetitions: median {num(sp.median, 'tokens/s')}, "
+            f"range {num(sp.minimum)} to {num(sp.maximum)}"
+            + ("" if sp.relative_range is None else f" ({100 * sp.relative_range:.1f} % of the median)")
+        )
+    return {
+        "run": run.id,
+        "arrangement": run.arrangement,
+        "configuration": run.configuration,
+        "concurrency": run.load.concurrency,
+        "request_rate": run.load.request_rate,
+        "counts": counts,
+        "rates": rates,
+        "note": note,
+        "spread": spread,
+    }
+
+
+def _baseline_for(ctx: Context, rec: EvidenceRecord, run: Run) -> Run | None:
+    """The claim's own baseline when a claim pairs this run; otherwise the one target-only run
+    at the same concurrency and task, if there is exactly one."""
+    for claim in rec.claims:
+        if claim.run == run.id and claim.baseline and ctx.run(claim.baseline) is not None:
+            return ctx.run(claim.baseline)
+    same = [
+        b
+        for b in rec.runs
+        if b.arrangement == "target-only"
+        and b.load.concurrency == run.load.concurrency
+        and b.workload.task == run.workload.task
+    ]
+    return same[0] if len(same) == 1 else None
+
+
+def _throughput(ctx: Context, rec: EvidenceRecord, r: FileAssessment) -> dict[str, Any]:
+    rows = []
+    for run in rec.runs:
+        if run.arrangement != "speculative":
+            continue
+        m = r.metrics[run.id]
+        base = _baseline_for(ctx, rec, run)
+        bm = r.metrics[base.id] if base is not None else None
+        rows.append(
+            {
+                "concurrency": "not stated" if run.load.concurrency is None else num(run.load.concurrency),
+                "k": ctx.effective_k(run),
+                "run": run.id,
+                "tps": num(m.emitted_tokens_per_s, "tokens/s"),
+                "baseline": base.id if base is not None else "none",
+                "baseline_tps": num(bm.emitted_tokens_per_s, "tokens/s") if bm else "-",
+                "speedup": num(speedup(m, bm), "x") if bm and speedup(m, bm) is not None else "-",
+            }
+        )
+    by_config: dict[str, list[tuple[float, float]]] = {}
+    labels: dict[str, str] = {}
+    unplotted = []
+    for run in rec.runs:
+        m = r.metrics[run.id]
+        if run.load.concurrency is None or m.emitted_tokens_per_s is None:
+            unplotted.append(run.id)
+            continue
+        by_config.setdefault(run.configuration, []).append((float(run.load.concurrency), m.emitted_tokens_per_s))
+        labels[run.configuration] = f"{run.configuration} ({'speculative' if run.arrangement == 'speculative' else 'baseline'})"
+    # Speculative configurations first so they get the solid line.
+    order = sorted(by_config, key=lambda c: (not labels[c].endswith("(speculative)"), c))
+    chart = line_chart(
+        [Series(labels[c], by_config[c]) for c in order],
+        title="Output throughput by concurrency",
+        x_label="concurrent requests (closed loop, log scale)",
+        y_label="output tokens/s (E / T, log scale)",
+    )
+    return {"rows": rows, "chart": Markup(chart) if chart else None, "unplotted": unplotted}
+
+
+def _histograms(ctx: Context, rec: EvidenceRecord) -> list[dict[str, Any]]:
+    out = []
+    for run in rec.runs:
+        h = run.counts.accepted_length_histogram
+        if not h:
+            continue
+        svg = bar_chart(
+            list(h),
+            title=f"{run.id}: accepted drafts per step",
+            x_label="drafts accepted in a step (j)",
+            y_label="verification steps",
+            width=200,
+            height=170,
+        )
+        out.append({"run": run.id, "k": ctx.effective_k(run), "chart": Markup(svg), "counts": [num(x) for x in h]})
+    return out
+
+
+def _text(value: Any) -> str:
+    return "not stated" if value is None else str(value)
+
+
+def _configuration(cfg) -> dict[str, Any]:
+    p = cfg.proposer
+    if p.k_schedule:
+        k = "; ".join(f"concurrency {b.min_concurrency}-{b.max_concurrency}: K = {b.k}" for b in p.k_schedule)
+    else:
+        k = _text(p.k)
+    proposer = p.method if p.method == "none" else f"{p.method}: {_text(p.model)} @ {_text(p.revision)}"
+    extras = []
+    if p.adaptive_verification:
+        extras.append("adaptive verification")
+    if p.online_adapted:
+        extras.append("online-adapted drafter")
+    if p.relaxed_acceptance is not None and p.relaxed_acceptance.enabled:
+        extras.append("RELAXED (lossy) acceptance")
+    s = cfg.sampling
+    rows = [
+        ("target model", f"{_text(cfg.target.model)} @ {_text(cfg.target.revision)}"),
+        ("tokenizer", f"{_text(cfg.target.tokenizer)} @ {_text(cfg.target.tokenizer_revision)}"),
+        ("proposer", proposer + (f" ({', '.join(extras)})" if extras else "")),
+        ("draft length K", k if p.method != "none" else "not applicable"),
+        ("numerics", f"weights {_text(cfg.numerics.weights)}; activations {_text(cfg.numerics.activations)}; KV cache {_text(cfg.numerics.kv_cache)}"),
+        ("sampling", f"temperature {_text(s.temperature)}, top-p {_text(s.top_p)}, top-k {_text(s.top_k)}, seed {_text(s.seed)}, n {_text(s.n)}"),
+        ("runtime", f"{_text(cfg.runtime.name)} {_text(cfg.runtime.version)}"),
+        ("hardware", f"{_text(cfg.hardware.count)} x {_text(cfg.hardware.accelerator)}; {_text(cfg.hardware.interconnect)}; host {_text(cfg.hardware.host)}"),
+    ]
+    return {"id": cfg.id, "rows": rows, "flags": cfg.runtime.flags}
+
+
+def _intervals(rec: EvidenceRecord) -> list[dict[str, Any]]:
+    """Runs sharing one interval definition are listed together; durations stay per run."""
+    groups: dict[tuple, dict[str, Any]] = {}
+    for run in rec.runs:
+        i = run.interval
+        key = (i.start_event, i.end_event, tuple(i.stages_included), tuple(i.stages_excluded), i.scope, i.measurement)
+        group = groups.setdefault(
+            key,
+            {
+                "runs": [],
+                "start": _text(i.start_event),
+                "end": _text(i.end_event),
+                "included": ", ".join(i.stages_included) or "none stated",
+                "excluded": ", ".join(i.stages_excluded) or "none stated",
+                "scope": _text(i.scope),
+                "measurement": _text(i.measurement),
+            },
+        )
+        group["runs"].append(f"{run.id} ({'not stated' if i.duration_s is None else f'{i.duration_s:g} s'})")
+    return list(groups.values())

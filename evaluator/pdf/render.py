@@ -1,0 +1,120 @@
+"""Jinja2 -> HTML -> WeasyPrint PDF/A-3b, with every input and the assessment attached.
+
+The PDF carries three kinds of attachment (AFRelationship /Source or /Data):
+- each evidence record, byte for byte as read;
+- assessment.json: as_document(results, full=True), the assessment the pages show;
+- sdeval-report.json: the manifest verify starts from (which attachment is which input,
+  under what name it was assessed, and when).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+import os
+import re
+from typing import Any
+
+from ..assessment import FileAssessment, as_document
+from ..loader import LoadedFile
+from ..resources import data_dir
+from .content import Embedded, report_context
+
+REPORT_FORMAT = "1.0"
+MANIFEST_NAME = "sdeval-report.json"
+ASSESSMENT_NAME = "assessment.json"
+TEMPLATE = "report.html.j2"
+
+
+def assessed_at() -> dt.datetime:
+    """Now, or SOURCE_DATE_EPOCH when set (reproducible builds: byte-identical unsigned PDFs)."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if epoch and epoch.isdigit():
+        return dt.datetime.fromtimestamp(int(epoch), dt.timezone.utc)
+    return dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
+
+
+def attachment_name(path: str, taken: set[str]) -> str:
+    """A safe, unique file name inside the PDF for an input given as `path`."""
+    base = re.sub(r"[^A-Za-z0-9._-]", "_", os.path.basename(path)).strip("._") or "input"
+    if base in (ASSESSMENT_NAME, MANIFEST_NAME):
+        base = f"input-{base}"
+    name, n = base, 2
+    while name in taken:
+        stem, dot, ext = base.rpartition(".")
+        name = f"{stem}-{n}.{ext}" if dot and stem else f"{base}-{n}"
+        n += 1
+    taken.add(name)
+    return name
+
+
+def dumps(doc: Any) -> bytes:
+    return (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def embedded_files(loaded: list[LoadedFile], results: list[FileAssessment], when: dt.datetime) -> list[Embedded]:
+    taken: set[str] = set()
+    inputs = [
+        Embedded(attachment_name(item.path, taken), "evidence record", item.path, item.raw)
+        for item in loaded
+    ]
+    assessment = Embedded(ASSESSMENT_NAME, "assessment (JSON)", ASSESSMENT_NAME, dumps(as_document(results, full=True)))
+    manifest = {
+        "report_format": REPORT_FORMAT,
+        "assessed_at": when.isoformat(),
+        "assessment": {"attachment": ASSESSMENT_NAME, "sha256": assessment.sha256},
+        # One entry per input; a requirements file (issue 5) joins this list with its own role.
+        "inputs": [{"attachment": e.name, "file": e.source, "role": e.role, "sha256": e.sha256} for e in inputs],
+    }
+    return [*inputs, assessment, Embedded(MANIFEST_NAME, "report manifest (JSON)", MANIFEST_NAME, dumps(manifest))]
+
+
+def render_html(results: list[FileAssessment], embedded: list[Embedded], *, when: dt.datetime, signer: str | None) -> str:
+    from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+
+    env = Environment(
+        loader=FileSystemLoader(str(data_dir("templates"))),
+        autoescape=select_autoescape(["html", "j2"], default_for_string=True, default=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    document = json.loads(next(e.data for e in embedded if e.name == ASSESSMENT_NAME))
+    context = report_context(results, document, embedded, assessed_at=when.strftime("%Y-%m-%d %H:%M:%S UTC"), signer=signer)
+    return env.get_template(TEMPLATE).render(**context)
+
+
+def render_pdf(loaded: list[LoadedFile], results: list[FileAssessment], *, signer: str | None, when: dt.datetime | None = None) -> bytes:
+    """The unsigned PDF/A-3b bytes, with the inputs, the assessment and the manifest attached."""
+    from weasyprint import HTML, Attachment
+
+    from .fetcher import AllowListFetcher
+
+    when = when or assessed_at()
+    embedded = embedded_files(loaded, results, when)
+    html = render_html(results, embedded, when=when, signer=signer)
+    templates = data_dir("templates")
+    fetcher = AllowListFetcher(templates)
+    attachments = [
+        Attachment(
+            string=e.data,
+            name=e.name,
+            description=f"{e.role}: {e.source}",
+            relationship="Source" if e.role == "evidence record" else "Data",
+            created=when,
+            modified=when,
+        )
+        for e in embedded
+    ]
+    # WeasyPrint logs refused URLs and font fallbacks at WARNING; keep them off the user's terminal.
+    logger = logging.getLogger("weasyprint")
+    previous = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        pdf = HTML(string=html, base_url=f"{templates}/", url_fetcher=fetcher).write_pdf(
+            pdf_variant="pdf/a-3b", attachments=attachments, url_fetcher=fetcher
+        )
+    finally:
+        logger.setLevel(previous)
+    return pdf

@@ -1,0 +1,207 @@
+"""The assessor's identity and the PAdES B-B signature.
+
+RSA only: with an EC key pyHanko 0.38 marks the file PDF 2.0, which breaks the PDF/A-3 claim.
+Passwords come from a file or the SDEVAL_SIGNING_PASSWORD environment variable, never
+from the command line (where `ps` and shell history would show them).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..output import write_atomic
+
+PASSWORD_ENV = "SDEVAL_SIGNING_PASSWORD"
+FIELD_NAME = "sdeval-assessor"
+
+
+class SigningProblem(Exception):
+    """The key, certificate or password cannot be used (exit 2, one line naming the file)."""
+
+
+# ------------------------------------------------------------------------------ keygen
+
+
+def keygen(directory: Path, *, common_name: str, force: bool, days: int = 3650) -> tuple[Path, Path]:
+    """A self-signed RSA-3072 identity for trials: DIR/key.pem (0600) and DIR/cert.pem."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+    from cryptography.x509.oid import NameOID
+
+    directory.mkdir(parents=True, exist_ok=True)
+    key_path, cert_path = directory / "key.pem", directory / "cert.pem"
+    key = rsa.generate_private_key(public_exponent=65537, key_size=3072)
+    name = x509.Name(
+        [
+            x509.NameAttribute(NameOID.COMMON_NAME, common_name),
+            x509.NameAttribute(NameOID.ORGANIZATION_NAME, "sdeval trial identity (self-signed)"),
+        ]
+    )
+    now = dt.datetime.now(dt.timezone.utc)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(minutes=5))
+        .not_valid_after(now + dt.timedelta(days=days))
+        .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+        .add_extension(
+            # digital signature + non-repudiation (content commitment): what pyHanko expects of a signer.
+            x509.KeyUsage(
+                digital_signature=True, content_commitment=True, key_encipherment=False, data_encipherment=False,
+                key_agreement=False, key_cert_sign=True, crl_sign=False, encipher_only=False, decipher_only=False,
+            ),
+            critical=True,
+        )
+        .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
+        .sign(key, hashes.SHA256())
+    )
+    key_pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    # Check both targets first, so a refusal never leaves one new file beside one old one.
+    for path in (key_path, cert_path):
+        if path.exists() and not force:
+            raise SigningProblem(f"{path}: already exists; pass --force to replace it")
+    write_atomic(key_path, key_pem, force=force, mode=0o600)
+    write_atomic(cert_path, cert.public_bytes(serialization.Encoding.PEM), force=force, mode=0o644)
+    return key_path, cert_path
+
+
+# ------------------------------------------------------------------------------ signer
+
+
+@dataclass
+class Identity:
+    signer: object  # pyhanko.sign.signers.SimpleSigner
+    name: str  # the certificate subject, as printed on the cover
+
+
+def read_password(password_file: Path | None) -> bytes | None:
+    if password_file is not None:
+        try:
+            return password_file.read_bytes().rstrip(b"\r\n")
+        except OSError as exc:
+            raise SigningProblem(f"{password_file}: cannot read the password file ({exc.strerror})") from None
+    value = os.environ.get(PASSWORD_ENV)
+    return value.encode() if value else None
+
+
+def load_identity(*, key: Path | None, cert: Path | None, pkcs12: Path | None, password_file: Path | None) -> Identity:
+    """Read the key once with cryptography (which checks an RSA key's maths on every load) and
+    hand pyHanko a signer that reuses it, instead of pyHanko re-reading it for each signature value."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+    from cryptography.hazmat.primitives.serialization import pkcs12 as p12
+    from cryptography import x509
+
+    password = read_password(password_file)
+    if pkcs12 is not None:
+        raw = _read(pkcs12)
+        try:
+            private, certificate, extra = p12.load_key_and_certificates(raw, password)
+        except (ValueError, TypeError):
+            raise SigningProblem(f"{pkcs12}: cannot read the PKCS#12 file (wrong password, or not PKCS#12)") from None
+        if private is None or certificate is None:
+            raise SigningProblem(f"{pkcs12}: holds no key and certificate pair")
+        where = pkcs12
+    else:
+        assert key is not None and cert is not None
+        raw_key, raw_cert = _read(key), _read(cert)
+        load_key = serialization.load_pem_private_key if b"-----BEGIN" in raw_key else serialization.load_der_private_key
+        try:
+            private = load_key(raw_key, password)
+        except TypeError:
+            raise SigningProblem(f"{key}: the key is encrypted; give its password with --password-file or {PASSWORD_ENV}") from None
+        except ValueError:
+            raise SigningProblem(f"{key}: cannot read the key (not PEM/DER, or wrong password)") from None
+        try:
+            load_cert = x509.load_pem_x509_certificate if b"-----BEGIN" in raw_cert else x509.load_der_x509_certificate
+            certificate = load_cert(raw_cert)
+        except ValueError:
+            raise SigningProblem(f"{cert}: cannot read the certificate (not PEM/DER)") from None
+        extra = []
+        where = key
+    if not isinstance(private, rsa.RSAPrivateKey):
+        from cryptography.hazmat.primitives.asymmetric import ec
+
+        kind = "EC" if isinstance(private, ec.EllipticCurvePrivateKey) else type(private).__name__
+        raise SigningProblem(f"{where}: the key is {kind}; use an RSA key (an EC key makes the signed file PDF 2.0, which breaks PDF/A-3)")
+    if certificate.public_key().public_numbers() != private.public_key().public_numbers():
+        raise SigningProblem(f"{cert or pkcs12}: the certificate does not belong to the key")
+    signer = _signer(private, certificate, list(extra or []))
+    return Identity(signer, subject_name(signer.signing_cert))
+
+
+def _signer(private, certificate, extra: list):
+    from asn1crypto import x509 as asn1_x509
+    from cryptography.hazmat.primitives.asymmetric.padding import PKCS1v15
+    from cryptography.hazmat.primitives.serialization import Encoding
+    from pyhanko.keys.internal import translate_pyca_cryptography_cert_to_asn1, translate_pyca_cryptography_key_to_asn1
+    from pyhanko.sign.general import get_pyca_cryptography_hash
+    from pyhanko.sign.signers import SimpleSigner
+    from pyhanko_certvalidator.registry import SimpleCertificateStore
+
+    class _LoadedKeySigner(SimpleSigner):
+        def sign_raw(self, data: bytes, digest_algorithm: str) -> bytes:
+            mechanism = self.get_signature_mechanism_for_digest(digest_algorithm).signature_algo
+            if mechanism != "rsassa_pkcs1v15":
+                return super().sign_raw(data, digest_algorithm)
+            return private.sign(data, PKCS1v15(), get_pyca_cryptography_hash(digest_algorithm))
+
+    signing_cert = translate_pyca_cryptography_cert_to_asn1(certificate)
+    others = [asn1_x509.Certificate.load(c.public_bytes(Encoding.DER)) for c in extra]
+    return _LoadedKeySigner(
+        signing_key=translate_pyca_cryptography_key_to_asn1(private),
+        signing_cert=signing_cert,
+        cert_registry=SimpleCertificateStore.from_certs([signing_cert, *others]),
+    )
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise SigningProblem(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise SigningProblem(f"{path}: is a directory") from None
+    except OSError as exc:
+        raise SigningProblem(f"{path}: cannot read ({exc.strerror})") from None
+
+
+def subject_name(cert) -> str:
+    """The certificate's common name (what a reader knows the signer by), or its whole subject."""
+    names = cert.subject.native
+    return names.get("common_name") or cert.subject.human_friendly
+
+
+def sign(pdf: bytes, identity: Identity) -> bytes:
+    """PAdES baseline B-B, as an incremental update: the unsigned bytes stay the file's prefix."""
+    from pyhanko.pdf_utils import generic
+    from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
+    from pyhanko.pdf_utils.metadata.model import VENDOR
+    from pyhanko.sign import fields
+    from pyhanko.sign.signers import PdfSignatureMetadata, PdfSigner
+
+    meta = PdfSignatureMetadata(
+        field_name=FIELD_NAME,
+        subfilter=fields.SigSeedSubFilter.PADES,
+        md_algorithm="sha256",
+        reason="sdeval assessment of a speculative-decoding offer",
+    )
+    writer = IncrementalPdfFileWriter(io.BytesIO(pdf))
+    # pyHanko rewrites XMP pdf:Producer to its own name; PDF/A wants the Info entry to match.
+    info = writer.trailer["/Info"]
+    info[generic.NameObject("/Producer")] = generic.TextStringObject(VENDOR)
+    writer.update_container(info)
+    out = io.BytesIO()
+    from .aio import run
+
+    signer = PdfSigner(meta, signer=identity.signer)
+    run(lambda: signer.async_sign_pdf(writer, output=out))
+    return out.getvalue()

@@ -1,0 +1,299 @@
+"""`sdeval verify`: is this the report sdeval signed, unchanged, and does it still follow from its inputs?
+
+Four named checks, in the order an auditor needs them:
+  signature     intact and valid, and covering the entire file: appended bytes or a later
+                incremental update (which can swap an attachment while pyHanko still calls
+                the signature intact and valid) fail;
+  trust         the signer chains to --trust (not checked without it);
+  attachments   every attached file's SHA-256 equals the manifest's, the embedded assessment's
+                and the one printed on the cover;
+  reproduction  re-assessing the attached inputs with this sdeval gives the attached assessment.
+Attachments are only believed after the signature check: a viewer shows a swapped file as readily
+as the signed one.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..loader import UnreadableFile, load_bytes, read_bytes
+from .render import ASSESSMENT_NAME, MANIFEST_NAME
+from .signing import subject_name
+
+MAX_REPORT_BYTES = 200 * 1024 * 1024
+
+
+class NotAReport(Exception):
+    """Exit 2: not a PDF, unreadable, or no sdeval assessment inside."""
+
+
+@dataclass
+class Check:
+    name: str
+    passed: bool | None  # None: not checked (trust without --trust)
+    detail: str
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Outcome:
+    path: Path
+    checks: list[Check]
+
+    @property
+    def passed(self) -> bool:
+        return all(c.passed is not False for c in self.checks)
+
+    def text(self) -> str:
+        words = {True: "PASS", False: "FAIL", None: "NOT CHECKED"}
+        lines = [f"{self.path}:"]
+        for c in self.checks:
+            lines.append(f"  {c.name:<13} {words[c.passed]}: {c.detail}")
+            lines += [f"  {'':<13}   {n}" for n in c.notes]
+        failed = [c.name for c in self.checks if c.passed is False]
+        lines.append(f"NOT VERIFIED: {', '.join(failed)} failed" if failed else "verified: every check passed")
+        return "\n".join(lines) + "\n"
+
+
+def verify_report(path: Path, *, trust: Path | None, strict: bool) -> Outcome:
+    if path.is_dir():
+        raise NotAReport(f"{path}: is a directory, not a PDF")
+    # pypdf and pyHanko log what they repair or reject in a damaged file; the checks report it.
+    for name in ("pypdf", "pyhanko"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+    try:
+        data = read_bytes(str(path), MAX_REPORT_BYTES)
+    except UnreadableFile as exc:
+        raise NotAReport(str(exc)) from None
+    if b"%PDF-" not in data[:1024]:
+        raise NotAReport(f"{path}: not a PDF (no %PDF- header)")
+    if trust is not None and not trust.is_file():
+        raise NotAReport(f"{trust}: no such file (--trust)")
+    attached, problem = _attachments(data)
+    if attached is not None and (MANIFEST_NAME not in attached or ASSESSMENT_NAME not in attached):
+        raise NotAReport(f"{path}: holds no sdeval assessment (no {MANIFEST_NAME} / {ASSESSMENT_NAME} attachment)")
+    checks = list(_signature_checks(data, trust))
+    if attached is None:
+        checks.append(Check("attachments", False, f"cannot be read ({problem})"))
+        return Outcome(path, checks)
+    checks.append(_attachment_check(data, attached))
+    checks.append(_reproduction_check(attached, strict))
+    return Outcome(path, checks)
+
+
+# ---------------------------------------------------------------------------- reading
+
+
+def _attachments(data: bytes) -> tuple[dict[str, list[bytes]] | None, str | None]:
+    from pypdf import PdfReader
+
+    try:
+        reader = PdfReader(io.BytesIO(data), strict=False)
+        return {name: list(contents) for name, contents in reader.attachments.items()}, None
+    except Exception as exc:  # a damaged file: say what pypdf could not read, never crash
+        return None, f"{type(exc).__name__}: {exc}"
+
+
+def _cover_text(data: bytes) -> str:
+    from pypdf import PdfReader
+
+    try:
+        return PdfReader(io.BytesIO(data), strict=False).pages[0].extract_text() or ""
+    except Exception:
+        return ""
+
+
+# ---------------------------------------------------------------------------- signature
+
+
+def _signature_checks(data: bytes, trust: Path | None) -> list[Check]:
+    from pyhanko.keys import load_cert_from_pemder
+    from pyhanko.pdf_utils.reader import PdfFileReader
+    from pyhanko.sign.validation import async_validate_pdf_signature
+
+    from .aio import run
+    from pyhanko.sign.validation.status import SignatureCoverageLevel
+    from pyhanko_certvalidator import ValidationContext
+
+    trust_skipped = Check("trust", None, "pass --trust CERT.pem to check who signed")
+    try:
+        sigs = PdfFileReader(io.BytesIO(data), strict=False).embedded_signatures
+        if not sigs:
+            return [Check("signature", False, "the report is not signed (an unsigned draft)"), trust_skipped]
+        if len(sigs) > 1:
+            return [Check("signature", False, f"{len(sigs)} signatures; a report carries exactly one"), trust_skipped]
+        roots = [load_cert_from_pemder(str(trust))] if trust is not None else []
+        context = ValidationContext(trust_roots=roots, allow_fetching=False)
+        status = run(lambda: async_validate_pdf_signature(sigs[0], context))
+    except Exception as exc:  # structurally damaged files raise instead of returning a status
+        return [Check("signature", False, f"cannot be validated ({type(exc).__name__}: {_one_line(exc)})"), trust_skipped]
+
+    problems = []
+    if not status.intact:
+        problems.append("not intact: the signed bytes were changed")
+    if not status.valid:
+        problems.append("the signature value does not match the signer's key")
+    if status.coverage != SignatureCoverageLevel.ENTIRE_FILE:
+        problems.append(
+            "does not cover the entire file: bytes were appended or an incremental update was added after signing"
+        )
+    if status.docmdp_ok is False:
+        problems.append("a later revision modifies the signed document")
+    signer = subject_name(status.signing_cert)
+    when = status.signer_reported_dt.isoformat() if status.signer_reported_dt else "time not stated"
+    detail = f"signer {signer}, signed {when}"
+    if problems:
+        signature = Check("signature", False, "; ".join(problems) + f" ({detail})")
+    else:
+        signature = Check("signature", True, f"intact and valid, covers the entire file; {detail}")
+    if trust is None:
+        return [signature, trust_skipped]
+    if status.trusted:
+        return [signature, Check("trust", True, f"the signer's certificate chains to {trust}")]
+    return [signature, Check("trust", False, f"the signer's certificate does not chain to {trust}")]
+
+
+def _one_line(exc: Exception) -> str:
+    return " ".join(str(exc).split())[:200]
+
+
+# ---------------------------------------------------------------------------- attachments
+
+
+def _sha256(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
+
+
+def _single(attached: dict[str, list[bytes]], name: str) -> bytes:
+    contents = attached[name]
+    if len(contents) != 1:
+        raise ValueError(f"{name} is attached {len(contents)} times")
+    return contents[0]
+
+
+def _read_manifest(attached: dict[str, list[bytes]]) -> dict[str, Any]:
+    manifest = json.loads(_single(attached, MANIFEST_NAME))
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("inputs"), list):
+        raise ValueError(f"{MANIFEST_NAME} is not an sdeval report manifest")
+    return manifest
+
+
+def _attachment_check(data: bytes, attached: dict[str, list[bytes]]) -> Check:
+    try:
+        return _compare_hashes(data, attached)
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:  # a manifest sdeval did not write
+        return Check("attachments", False, f"the manifest or assessment cannot be read ({type(exc).__name__}: {_one_line(exc)})")
+
+
+def _compare_hashes(data: bytes, attached: dict[str, list[bytes]]) -> Check:
+    manifest = _read_manifest(attached)
+    assessment = json.loads(_single(attached, ASSESSMENT_NAME))
+    problems = []
+    expected = {i["attachment"]: i["sha256"] for i in manifest["inputs"]}
+    expected[ASSESSMENT_NAME] = manifest["assessment"]["sha256"]
+    for name in sorted(set(attached) - set(expected) - {MANIFEST_NAME}):
+        problems.append(f"{name} is attached but not listed in the manifest")
+    actual: dict[str, str] = {}
+    for name, sha in expected.items():
+        if name not in attached:
+            problems.append(f"{name} is listed but not attached")
+            continue
+        if len(attached[name]) != 1:
+            problems.append(f"{name} is attached {len(attached[name])} times")
+            continue
+        actual[name] = _sha256(attached[name][0])
+        if actual[name] != sha:
+            problems.append(f"{name}: SHA-256 {actual[name]} differs from the manifest's {sha}")
+    assessed = {f.get("file"): f.get("sha256") for f in assessment.get("files", [])}
+    for item in manifest["inputs"]:
+        if assessed.get(item["file"]) != item["sha256"]:
+            problems.append(f"{item['attachment']}: the embedded assessment names another SHA-256 for {item['file']}")
+    # The cover prints each hash on one line; extraction may still split it, so compare without whitespace.
+    cover = re.sub(r"\s+", "", _cover_text(data))
+    names = [*actual, MANIFEST_NAME]
+    actual[MANIFEST_NAME] = _sha256(_single(attached, MANIFEST_NAME))
+    for name in names:
+        if actual[name] not in cover:
+            problems.append(f"{name}: SHA-256 {actual[name]} is not printed on the cover")
+    if problems:
+        return Check("attachments", False, problems[0], problems[1:])
+    return Check("attachments", True, f"{len(names)} files; each SHA-256 matches the manifest, the assessment and the cover")
+
+
+# ---------------------------------------------------------------------------- reproduction
+
+
+def _reproduction_check(attached: dict[str, list[bytes]], strict: bool) -> Check:
+    from .. import __version__
+    from ..assessment import as_document, assess
+    from ..rules import RULE_CATALOG_VERSION
+
+    try:
+        manifest = _read_manifest(attached)
+        embedded = json.loads(_single(attached, ASSESSMENT_NAME))
+        loaded = [load_bytes(i["file"], _single(attached, i["attachment"])) for i in manifest["inputs"]]
+    except (ValueError, KeyError, TypeError) as exc:
+        return Check("reproduction", False, f"the inputs cannot be read back ({type(exc).__name__}: {_one_line(exc)})")
+    if not isinstance(embedded, dict) or not isinstance(embedded.get("tool", {}), dict):
+        return Check("reproduction", False, f"{ASSESSMENT_NAME} is not an sdeval assessment")
+    fresh = as_document([assess(item) for item in loaded], full=True)
+    then = embedded.get("tool", {})
+    now = f"sdeval {__version__} (rule catalog {RULE_CATALOG_VERSION})"
+    before = f"sdeval {then.get('version')} (rule catalog {then.get('rule_catalog_version')})"
+    differences = describe_differences(_without_tool(embedded), _without_tool(fresh))
+    if not differences:
+        same_tool = before == now
+        return Check(
+            "reproduction",
+            True,
+            f"re-assessing {len(loaded)} input{'s' * (len(loaded) != 1)} with {now} gives the embedded assessment"
+            + ("" if same_tool else f" (made with {before})"),
+        )
+    if then.get("rule_catalog_version") != RULE_CATALOG_VERSION:
+        detail = (
+            f"{now} assesses the inputs differently from {before}, which made the report; "
+            "a newer rule catalog can legitimately differ"
+        )
+        if strict:
+            return Check("reproduction", False, detail + " (--strict)", differences)
+        return Check("reproduction", True, detail + "; --strict makes this a failure", differences)
+    return Check("reproduction", False, f"{now}, the same rule catalog, does not reproduce the embedded assessment", differences)
+
+
+def _without_tool(doc: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in doc.items() if k != "tool"}
+
+
+def _finding_key(f: dict[str, Any]) -> str:
+    return f"{f.get('file')}: {f.get('severity')} {f.get('code')} at {f.get('path') or '/'}: {f.get('message')}"
+
+
+def describe_differences(embedded: dict[str, Any], fresh: dict[str, Any]) -> list[str]:
+    """What changed, as a reader would list it: findings added or gone, verdicts flipped, anything else."""
+    if embedded == fresh:
+        return []
+    out = []
+    if embedded.get("outcome") != fresh.get("outcome"):
+        out.append(f"overall outcome: {embedded.get('outcome')} -> {fresh.get('outcome')}")
+    then = {_finding_key(f) for f in embedded.get("findings", []) if isinstance(f, dict)}
+    now = {_finding_key(f) for f in fresh.get("findings", []) if isinstance(f, dict)}
+    out += [f"finding gone: {k}" for k in sorted(then - now)]
+    out += [f"finding new: {k}" for k in sorted(now - then)]
+    old_claims = {(f.get("file"), c.get("id")): c for f in embedded.get("files", []) for c in f.get("claims") or []}
+    for f in fresh.get("files", []):
+        for c in f.get("claims") or []:
+            old = old_claims.get((f.get("file"), c.get("id")))
+            if old is not None and old.get("verdict") != c.get("verdict"):
+                out.append(f"claim {c.get('id')}: {old.get('verdict')} -> {c.get('verdict')}")
+    if not out:
+        keys = sorted(k for k in set(embedded) | set(fresh) if embedded.get(k) != fresh.get(k))
+        out.append(f"the assessment differs in: {', '.join(keys)}")
+    return out

@@ -1,0 +1,305 @@
+"""sdeval render / keygen / verify on the shipped complete offer: content, attachments, signature, tampering.
+
+Rendering takes about a second, so each report is made once per module and copied for tampering.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import stat
+import subprocess
+import shutil
+from pathlib import Path
+
+import pytest
+
+from evaluator.assessment import as_document, assess
+from evaluator.loader import load_file
+
+from conftest import example
+from pdf_helpers import attachments, flip, page_texts, poppler, signed_ranges, swap_attachment
+
+OFFER = example("complete-offer.yaml")
+OFFER_SHA = hashlib.sha256(OFFER.read_bytes()).hexdigest()
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory):
+    return tmp_path_factory.mktemp("pdf")
+
+
+@pytest.fixture(scope="module")
+def cli():
+    from typer.testing import CliRunner
+
+    from evaluator.cli import app
+
+    runner = CliRunner()
+
+    def run(*args):
+        out = runner.invoke(app, [str(a) for a in args], catch_exceptions=False)
+        return out
+
+    return run
+
+
+@pytest.fixture(scope="module")
+def identity(work, cli):
+    out = cli("keygen", work / "id")
+    assert out.exit_code == 0, out.stderr
+    return work / "id" / "key.pem", work / "id" / "cert.pem"
+
+
+@pytest.fixture(scope="module")
+def signed(work, cli, identity):
+    key, cert = identity
+    out = cli("render", OFFER, "-o", work / "signed.pdf", "--key", key, "--cert", cert)
+    assert out.exit_code == 0, out.stderr
+    assert "signed by sdeval trial assessor" in out.stderr
+    return work / "signed.pdf"
+
+
+@pytest.fixture(scope="module")
+def draft(work, cli):
+    out = cli("render", OFFER, "-o", work / "draft.pdf")
+    assert out.exit_code == 0, out.stderr
+    assert "UNSIGNED DRAFT" in out.stderr
+    return work / "draft.pdf"
+
+
+def verify(cli, path, *extra):
+    return cli("verify", path, *extra)
+
+
+# ----------------------------------------------------------------------------- content
+
+
+def test_cover_gives_outcome_verdicts_hashes_versions_and_signer(signed):
+    cover = page_texts(signed)[0]
+    assert "Acme Inference Ltd" in cover and "ACME-SD-2026-114" in cover
+    assert "Overall outcome" in cover.replace("OVERALL OUTCOME", "Overall outcome")
+    assert re.search(r"\bESTABLISHED\b", cover) and "NOT ESTABLISHED" not in cover
+    for claim in ("speedup-c1", "speedup-c8", "speedup-c64", "speedup-c256", "throughput-c64", "tpot-c64", "lossless"):
+        assert claim in cover
+    assert OFFER_SHA in cover
+    embedded = attachments(signed.read_bytes())
+    for name, (data,) in embedded.items():
+        assert hashlib.sha256(data).hexdigest() in cover, name
+    assert "sdeval 0.1.0, rule catalog 1.1" in cover
+    assert "sdeval trial assessor" in cover
+    assert "UNSIGNED DRAFT" not in "".join(page_texts(signed))
+
+
+def test_draft_is_marked_on_every_page(draft):
+    pages = page_texts(draft)
+    assert len(pages) >= 6
+    assert all("UNSIGNED DRAFT" in p for p in pages)
+
+
+def test_sections_in_order_and_annex_alone_on_last_page(signed):
+    pages = page_texts(signed)
+    text = "\n".join(pages)
+    order = [
+        "Claims and the findings behind each verdict",
+        "Accounting per run",
+        "Output throughput and speedup by concurrency",
+        "Accepted-length histograms",
+        "Configuration identity",
+        "Interval definitions",
+        "Quality",
+        "Separate equipment installation scope",
+    ]
+    position = 0
+    for heading in order:  # each heading after the one before
+        position = text.index(heading, position)
+    last = " ".join(pages[-1].split())
+    assert last.startswith("Separate equipment installation scope")
+    assert all("Separate equipment installation scope" not in p for p in pages[:-1])
+    for item in ("standby-node", "rack-row-3", "fabric-cabling", "outside the software performance decision"):
+        assert item in last
+    # No performance figure on the annex page (the vendor's "4x H100" is equipment, not a figure).
+    assert not re.search(r"tokens/s|\d\.\d+x|\bms\b|%|speedup|throughput|latency", last, re.I)
+    assert not any(figure in last for figure in ("2.1927", "2,226", "84.2001", "0.6533", "37.6"))
+
+
+def test_accounting_and_throughput_figures_come_from_the_counts(signed):
+    text = "\n".join(page_texts(signed))
+    # eagle3-c1: A/P, 1 + A/S and E/T, each over its own denominator.
+    for division, result in (("16,274 / 24,909", "= 0.6533"), ("1 + 16,274 / 8,303", "= 2.96"), ("24,577 / 291.888 s", "= 84.2001 tokens/s")):
+        assert division in text and result in text
+    for speedup in ("2.1927x", "1.9004x", "1.3079x", "0.9844x"):
+        assert speedup in text
+    assert "Output throughput by concurrency" in text  # the SVG chart's title, drawn as text
+
+
+def test_no_annex_items_says_none_identified(work, cli):
+    out = cli("render", example("sd201-offer-b.json"), "-o", work / "b.pdf")
+    assert out.exit_code in (0, 1), out.stderr
+    pages = page_texts(work / "b.pdf")
+    assert "Separate equipment installation scope" in pages[-1]
+    assert "None identified." in pages[-1]
+
+
+def test_invalid_record_still_renders_its_findings(work, cli):
+    bad = work / "broken.json"
+    bad.write_text('{"record_version": "1.0", "offer": ')
+    out = cli("render", bad, "-o", work / "broken.pdf")
+    assert out.exit_code == 1
+    cover = page_texts(work / "broken.pdf")[0]
+    assert "NOT ESTABLISHED" in cover
+    assert "INVALID RECORD: the record could not be read as an evidence record" in cover
+
+
+# ------------------------------------------------------------------------- attachments
+
+
+def test_inputs_and_assessment_are_attached_byte_exact(signed):
+    embedded = attachments(signed.read_bytes())
+    assert sorted(embedded) == ["assessment.json", "complete-offer.yaml", "sdeval-report.json"]
+    assert embedded["complete-offer.yaml"] == [OFFER.read_bytes()]
+    expected = as_document([assess(load_file(str(OFFER)))], full=True)
+    assert json.loads(embedded["assessment.json"][0]) == expected
+    manifest = json.loads(embedded["sdeval-report.json"][0])
+    assert manifest["inputs"] == [
+        {"attachment": "complete-offer.yaml", "file": str(OFFER), "role": "evidence record", "sha256": OFFER_SHA}
+    ]
+    listed = poppler("pdfdetach", "-list", str(signed))
+    assert listed.returncode == 0
+    assert "3 embedded files" in listed.stdout
+    for name in embedded:
+        assert name in listed.stdout
+
+
+def test_pdfa_3b_metadata_and_producer_stay_consistent_after_signing(signed):
+    from pypdf import PdfReader
+
+    reader = PdfReader(str(signed))
+    xmp = reader.xmp_metadata
+    raw = reader.trailer["/Root"]["/Metadata"].get_object().get_data().decode()
+    assert 'pdfaid:part="3"' in raw or "<pdfaid:part>3</pdfaid:part>" in raw
+    assert 'pdfaid:conformance="B"' in raw or "<pdfaid:conformance>B</pdfaid:conformance>" in raw
+    assert reader.metadata["/Producer"] == xmp.pdf_producer
+    assert reader.pdf_header == "%PDF-1.7"
+    assert "/Version" not in reader.trailer["/Root"] or reader.trailer["/Root"]["/Version"] != "/2.0"
+    fonts = poppler("pdffonts", str(signed)).stdout.splitlines()[2:]
+    assert fonts and all(" yes yes yes " in f for f in fonts), fonts
+
+
+# --------------------------------------------------------------------------- signature
+
+
+def test_verify_passes_and_names_every_check(signed, identity, cli):
+    out = verify(cli, signed, "--trust", identity[1])
+    assert out.exit_code == 0, out.stdout
+    lines = out.stdout.splitlines()
+    assert lines[1].startswith("  signature     PASS: intact and valid, covers the entire file; signer sdeval trial assessor")
+    assert lines[2] == f"  trust         PASS: the signer's certificate chains to {identity[1]}"
+    assert lines[3] == "  attachments   PASS: 3 files; each SHA-256 matches the manifest, the assessment and the cover"
+    assert lines[4] == "  reproduction  PASS: re-assessing 1 input with sdeval 0.1.0 (rule catalog 1.1) gives the embedded assessment"
+    assert lines[5] == "verified: every check passed"
+
+
+def test_verify_without_trust_says_trust_was_not_checked(signed, cli):
+    out = verify(cli, signed)
+    assert out.exit_code == 0
+    assert "  trust         NOT CHECKED: pass --trust CERT.pem to check who signed" in out.stdout
+
+
+def test_verify_fails_for_another_signer(signed, work, cli):
+    assert cli("keygen", work / "other").exit_code == 0
+    out = verify(cli, signed, "--trust", work / "other" / "cert.pem")
+    assert out.exit_code == 1
+    assert "  trust         FAIL: the signer's certificate does not chain to" in out.stdout
+    assert out.stdout.rstrip().endswith("NOT VERIFIED: trust failed")
+
+
+@pytest.mark.parametrize("where", [0.02, 0.3, 0.6, 0.97, "tail"])
+def test_any_changed_byte_fails(signed, identity, work, cli, where):
+    data = signed.read_bytes()
+    first, second = signed_ranges(data)
+    position = second.start + len(second) // 2 if where == "tail" else first.start + int(len(first) * where)
+    copy = work / f"flipped-{where}.pdf"
+    copy.write_bytes(flip(data, position))
+    out = verify(cli, copy, "--trust", identity[1])
+    assert out.exit_code == 1, out.stdout
+    assert "  signature     FAIL: " in out.stdout
+
+
+def test_junk_appended_fails(signed, identity, work, cli):
+    copy = work / "appended.pdf"
+    copy.write_bytes(signed.read_bytes() + b"\n% appended after signing\n")
+    out = verify(cli, copy, "--trust", identity[1])
+    assert out.exit_code == 1
+    assert "does not cover the entire file" in out.stdout
+
+
+def test_attachment_swapped_by_incremental_update_fails(signed, identity, work, cli):
+    forged = OFFER.read_bytes().replace(b"duration_s: 291.888", b"duration_s: 191.888")
+    copy = work / "swapped.pdf"
+    copy.write_bytes(swap_attachment(signed.read_bytes(), "complete-offer.yaml", forged))
+    assert attachments(copy.read_bytes())["complete-offer.yaml"] == [forged]  # what a viewer would show
+    out = verify(cli, copy, "--trust", identity[1])
+    assert out.exit_code == 1
+    assert "  signature     FAIL: does not cover the entire file" in out.stdout
+    assert "  attachments   FAIL: complete-offer.yaml: SHA-256" in out.stdout
+
+
+def test_unsigned_draft_fails_verification(draft, cli):
+    out = verify(cli, draft)
+    assert out.exit_code == 1
+    assert "  signature     FAIL: the report is not signed (an unsigned draft)" in out.stdout
+
+
+def test_not_a_pdf_or_no_assessment_exits_2(work, cli):
+    text = work / "notes.pdf"
+    text.write_text("just text\n")
+    out = verify(cli, text)
+    assert out.exit_code == 2
+    assert out.stderr == f"sdeval: {text}: not a PDF (no %PDF- header)\n"
+    from weasyprint import HTML
+
+    plain = work / "plain.pdf"
+    HTML(string="<p>hello</p>").write_pdf(plain)
+    out = verify(cli, plain)
+    assert out.exit_code == 2
+    assert "holds no sdeval assessment" in out.stderr
+    out = verify(cli, work / "missing.pdf")
+    assert out.exit_code == 2 and "no such file" in out.stderr
+
+
+def test_pdfsig_agrees(signed):
+    out = poppler("pdfsig", str(signed))
+    assert "Signature is Valid." in out.stdout
+    assert "Total document signed" in out.stdout
+
+
+def test_pyhanko_cli_agrees(signed, identity, work):
+    exe = Path(os.environ.get("VIRTUAL_ENV", "")) / "bin" / "pyhanko"
+    exe = str(exe) if exe.exists() else shutil.which("pyhanko") or str(Path(__import__("sys").executable).parent / "pyhanko")
+    if not Path(exe).exists():
+        pytest.skip("pyhanko-cli is not installed (scripts/setup test installs it)")
+    base = [exe, "sign", "validate", "--no-revocation-check", "--trust-replace", "--trust", str(identity[1]), "--executive-summary"]
+    ok = subprocess.run([*base, str(signed)], capture_output=True, text=True, timeout=120)
+    assert ok.returncode == 0, ok.stderr
+    assert ok.stdout.strip().endswith(":VALID")
+    bad = work / "pyhanko-flipped.pdf"
+    data = signed.read_bytes()
+    first, _ = signed_ranges(data)
+    bad.write_bytes(flip(data, first.start + len(first) // 2))
+    out = subprocess.run([*base, str(bad)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 1
+
+
+def test_a_truncated_report_fails_in_one_line_per_check(signed, work, cli):
+    cut = work / "truncated.pdf"
+    cut.write_bytes(signed.read_bytes()[: len(signed.read_bytes()) // 3])
+    out = verify(cli, cut)
+    assert out.exit_code == 1
+    assert "  signature     FAIL: cannot be validated (" in out.stdout
+    assert "  attachments   FAIL: cannot be read (" in out.stdout
+    assert out.stderr == ""
+    directory = verify(cli, work)
+    assert (directory.exit_code, directory.stderr) == (2, f"sdeval: {work}: is a directory, not a PDF\n")

@@ -1,0 +1,224 @@
+"""keygen, the signing options, atomic writes, and verify's re-assessment check."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+
+import pytest
+
+from conftest import example
+from pdf_helpers import attachments
+
+OFFER = example("sd201-offer-b.json")  # small: renders fast
+
+
+@pytest.fixture(scope="module")
+def ident(tmp_path_factory):
+    from evaluator.pdf.signing import keygen
+
+    directory = tmp_path_factory.mktemp("ident")
+    return keygen(directory, common_name="Test Assessor", force=False)
+
+
+def test_keygen_writes_a_private_rsa_key_and_refuses_to_overwrite(tmp_path, sdeval):
+    from cryptography import x509
+    from cryptography.hazmat.primitives.asymmetric import rsa
+    from cryptography.hazmat.primitives.serialization import load_pem_private_key
+
+    out = sdeval("keygen", tmp_path / "id", "--name", "Jo Auditor")
+    assert out.exit_code == 0
+    key, cert = tmp_path / "id" / "key.pem", tmp_path / "id" / "cert.pem"
+    assert stat.S_IMODE(os.stat(key).st_mode) == 0o600
+    assert isinstance(load_pem_private_key(key.read_bytes(), None), rsa.RSAPrivateKey)
+    certificate = x509.load_pem_x509_certificate(cert.read_bytes())
+    from cryptography.x509.oid import NameOID
+
+    assert certificate.subject.get_attributes_for_oid(NameOID.COMMON_NAME)[0].value == "Jo Auditor"
+    before = key.read_bytes()
+    again = sdeval("keygen", tmp_path / "id")
+    assert again.exit_code == 2
+    assert again.stderr == f"sdeval: {key}: already exists; pass --force to replace it\n"
+    assert key.read_bytes() == before
+    assert sdeval("keygen", tmp_path / "id", "--force").exit_code == 0
+    assert key.read_bytes() != before
+
+
+def test_signing_option_misuse_exits_2(tmp_path, sdeval, ident):
+    key, cert = ident
+    target = tmp_path / "r.pdf"
+    out = sdeval("render", OFFER, "-o", target, "--key", key)
+    assert (out.exit_code, out.stderr) == (2, "sdeval: --key and --cert go together\n")
+    out = sdeval("render", OFFER, "-o", target, "--key", key, "--cert", cert, "--pkcs12", key)
+    assert (out.exit_code, out.stderr) == (2, "sdeval: give either --key and --cert, or --pkcs12, not both\n")
+    out = sdeval("render", OFFER, "-o", target, "--key", tmp_path / "nokey.pem", "--cert", cert)
+    assert (out.exit_code, out.stderr) == (2, f"sdeval: {tmp_path / 'nokey.pem'}: no such file\n")
+    assert sdeval("keygen", tmp_path / "other").exit_code == 0
+    out = sdeval("render", OFFER, "-o", target, "--key", key, "--cert", tmp_path / "other" / "cert.pem")
+    assert (out.exit_code, out.stderr) == (2, f"sdeval: {tmp_path / 'other' / 'cert.pem'}: the certificate does not belong to the key\n")
+    assert not target.exists()
+
+
+def test_an_encrypted_key_needs_its_password(tmp_path, sdeval, ident):
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.serialization import load_pem_private_key
+
+    private = load_pem_private_key(ident[0].read_bytes(), None)
+    locked = tmp_path / "locked.pem"
+    locked.write_bytes(private.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.BestAvailableEncryption(b"pw")))
+    out = sdeval("render", OFFER, "-o", tmp_path / "r.pdf", "--key", locked, "--cert", ident[1])
+    assert (out.exit_code, out.stderr) == (2, f"sdeval: {locked}: the key is encrypted; give its password with --password-file or SDEVAL_SIGNING_PASSWORD\n")
+    (tmp_path / "pw").write_text("pw")
+    out = sdeval("render", OFFER, "-o", tmp_path / "r.pdf", "--key", locked, "--cert", ident[1], "--password-file", tmp_path / "pw")
+    assert out.exit_code == 0, out.stderr
+
+
+def test_an_ec_key_is_refused(tmp_path, sdeval):
+    import datetime as dt
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "EC")])
+    now = dt.datetime.now(dt.timezone.utc)
+    cert = (
+        x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+        .serial_number(1).not_valid_before(now).not_valid_after(now + dt.timedelta(days=1)).sign(key, hashes.SHA256())
+    )
+    (tmp_path / "k.pem").write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+    (tmp_path / "c.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    out = sdeval("render", OFFER, "-o", tmp_path / "r.pdf", "--key", tmp_path / "k.pem", "--cert", tmp_path / "c.pem")
+    assert out.exit_code == 2
+    assert out.stderr.startswith(f"sdeval: {tmp_path / 'k.pem'}: the key is EC; use an RSA key")
+    assert not (tmp_path / "r.pdf").exists()
+
+
+def _pkcs12(tmp_path, ident, password: bytes):
+    from cryptography import x509
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.serialization import load_pem_private_key, pkcs12
+
+    key = load_pem_private_key(ident[0].read_bytes(), None)
+    cert = x509.load_pem_x509_certificate(ident[1].read_bytes())
+    path = tmp_path / "id.p12"
+    path.write_bytes(pkcs12.serialize_key_and_certificates(b"t", key, cert, None, serialization.BestAvailableEncryption(password)))
+    return path
+
+
+def test_pkcs12_with_password_file_or_environment(tmp_path, sdeval, ident, monkeypatch):
+    p12 = _pkcs12(tmp_path, ident, b"s3cret")
+    (tmp_path / "pw").write_text("s3cret\n")
+    out = sdeval("render", OFFER, "-o", tmp_path / "a.pdf", "--pkcs12", p12, "--password-file", tmp_path / "pw")
+    assert out.exit_code == 0, out.stderr
+    assert "signed by Test Assessor" in out.stderr
+    out = sdeval("verify", tmp_path / "a.pdf", "--trust", ident[1])
+    assert out.exit_code == 0, out.stdout
+    monkeypatch.setenv("SDEVAL_SIGNING_PASSWORD", "wrong")
+    out = sdeval("render", OFFER, "-o", tmp_path / "b.pdf", "--pkcs12", p12)
+    assert out.exit_code == 2
+    assert out.stderr == f"sdeval: {p12}: cannot read the PKCS#12 file (wrong password, or not PKCS#12)\n"
+    monkeypatch.setenv("SDEVAL_SIGNING_PASSWORD", "s3cret")
+    assert sdeval("render", OFFER, "-o", tmp_path / "b.pdf", "--pkcs12", p12).exit_code == 0
+
+
+def test_output_is_never_overwritten_without_force_and_never_half_written(tmp_path, sdeval, ident):
+    target = tmp_path / "r.pdf"
+    target.write_bytes(b"keep me")
+    out = sdeval("render", OFFER, "-o", target)
+    assert (out.exit_code, out.stderr) == (2, f"sdeval: {target}: already exists; pass --force to replace it\n")
+    assert target.read_bytes() == b"keep me"
+    # A signing failure after rendering leaves the old file and no temporary file behind.
+    bad_cert = tmp_path / "bad.pem"
+    bad_cert.write_text("not a certificate")
+    out = sdeval("render", OFFER, "-o", target, "--force", "--key", ident[0], "--cert", bad_cert)
+    assert out.exit_code == 2
+    assert target.read_bytes() == b"keep me"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.pem", "r.pdf"]
+    copy = tmp_path / "in.json"
+    copy.write_bytes(OFFER.read_bytes())
+    out = sdeval("render", copy, "-o", copy, "--force")
+    assert (out.exit_code, out.stderr) == (2, f"sdeval: {copy}: is one of the input files\n")
+    assert sdeval("render", OFFER, "-o", target, "--force").exit_code == 0
+    assert target.read_bytes().startswith(b"%PDF-1.7")
+
+
+def test_two_inputs_with_the_same_name_are_both_attached(tmp_path, sdeval):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first, second = tmp_path / "a" / "offer.json", tmp_path / "b" / "offer.json"
+    first.write_bytes(example("sd201-offer-a.json").read_bytes())
+    second.write_bytes(example("sd201-offer-b.json").read_bytes())
+    out = sdeval("render", first, second, "-o", tmp_path / "two.pdf")
+    assert out.exit_code == 1  # offer A counts drafts as throughput
+    embedded = attachments((tmp_path / "two.pdf").read_bytes())
+    assert embedded["offer.json"] == [first.read_bytes()]
+    assert embedded["offer-2.json"] == [second.read_bytes()]
+    out = sdeval("verify", tmp_path / "two.pdf")
+    assert "  reproduction  PASS: re-assessing 2 inputs with sdeval" in out.stdout
+
+
+# ------------------------------------------------------------------------- reproduction
+
+
+def _signed_with_assessment(tmp_path, ident, change):
+    """A correctly signed report whose embedded assessment was altered before signing."""
+    from evaluator.assessment import assess
+    from evaluator.loader import load_file
+    from evaluator.pdf import render as render_module
+    from evaluator.pdf.signing import load_identity, sign
+
+    real = render_module.as_document
+
+    def altered(results, *, full):
+        doc = real(results, full=full)
+        change(doc)
+        return doc
+
+    loaded = [load_file(str(OFFER))]
+    results = [assess(item) for item in loaded]
+    render_module.as_document = altered
+    try:
+        pdf = render_module.render_pdf(loaded, results, signer="Test Assessor")
+    finally:
+        render_module.as_document = real
+    identity = load_identity(key=ident[0], cert=ident[1], pkcs12=None, password_file=None)
+    path = tmp_path / "altered.pdf"
+    path.write_bytes(sign(pdf, identity))
+    return path
+
+
+def _forge_finding(doc):
+    doc["findings"].append(
+        {"file": str(OFFER), "code": "load-unstated", "severity": "error", "path": "/claims/0", "message": "forged",
+         "claim": None, "run": None, "line": None, "column": None}
+    )
+    doc["outcome"] = "not-established"
+
+
+def test_a_different_assessment_under_the_same_catalog_fails(tmp_path, sdeval, ident):
+    path = _signed_with_assessment(tmp_path, ident, _forge_finding)
+    out = sdeval("verify", path, "--trust", ident[1])
+    assert out.exit_code == 1
+    assert "  signature     PASS" in out.stdout
+    assert "  reproduction  FAIL: sdeval 0.1.0 (rule catalog 1.1), the same rule catalog, does not reproduce the embedded assessment" in out.stdout
+    assert "overall outcome: not-established -> established" in out.stdout
+    assert f"finding gone: {OFFER}: error load-unstated at /claims/0: forged" in out.stdout
+
+
+def test_an_older_catalog_may_differ_unless_strict(tmp_path, sdeval, ident):
+    def older(doc):
+        doc["tool"]["rule_catalog_version"] = "0.9"
+        _forge_finding(doc)
+
+    path = _signed_with_assessment(tmp_path, ident, older)
+    out = sdeval("verify", path, "--trust", ident[1])
+    assert out.exit_code == 0, out.stdout
+    assert "  reproduction  PASS: sdeval 0.1.0 (rule catalog 1.1) assesses the inputs differently from sdeval 0.1.0 (rule catalog 0.9)" in out.stdout
+    assert "--strict makes this a failure" in out.stdout
+    strict = sdeval("verify", path, "--trust", ident[1], "--strict")
+    assert strict.exit_code == 1
+    assert "reproduction  FAIL" in strict.stdout and "(--strict)" in strict.stdout
