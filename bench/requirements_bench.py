@@ -13,22 +13,10 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import subprocess
 import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-BIN = Path(sys.executable).parent
-
-
-def timed(cmd: list[str]) -> float:
-    start = time.perf_counter()
-    done = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    elapsed = time.perf_counter() - start
-    if done.returncode not in (0, 1):
-        raise SystemExit(f"{' '.join(cmd)} failed with exit {done.returncode}")
-    return elapsed
+from timing import BIN, ROOT, alternate, describe
 
 
 def main() -> None:
@@ -39,16 +27,11 @@ def main() -> None:
     args = parser.parse_args()
     plain = [str(BIN / "sdeval"), "assess", "--format", "json", *args.offers]
     fit = [*plain, "--requirements", args.profile]
-    for cmd in (fit, plain):  # warm the file cache and the .pyc files once
-        timed(cmd)
-    a, b = [], []
-    for _ in range(args.runs):
-        a.append(timed(fit))
-        b.append(timed(plain))
+    a, b = alternate(fit, plain, args.runs)
     ma, mb = statistics.median(a), statistics.median(b)
     print(f"offers: {' '.join(args.offers)}; profile: {args.profile}; {args.runs} alternating runs each")
-    print(f"assess --requirements  median {ma * 1000:7.1f} ms  (min {min(a) * 1000:.1f}, max {max(a) * 1000:.1f})")
-    print(f"assess                 median {mb * 1000:7.1f} ms  (min {min(b) * 1000:.1f}, max {max(b) * 1000:.1f})")
+    print(describe("assess --requirements", a))
+    print(describe("assess               ", b))
     print(f"ratio with / without requirements: {ma / mb:.2f}")
     in_process(args)
 
