@@ -63,18 +63,21 @@ def nice_ticks(top: float, count: int = 5) -> list[float]:
     return ticks
 
 
-def log_ticks(low: float, high: float) -> list[float]:
-    """1-2-5 steps per decade from just below `low` to just above `high` (both > 0)."""
+def log_ticks(low: float, high: float, steps: tuple[float, ...] = (1, 2, 5)) -> list[float]:
+    """1-2-5 steps per decade from just below `low` to just above `high` (both > 0); finer steps
+    when that gives fewer than four ticks, so a narrow range still has values to read against."""
     ticks: list[float] = []
     decade = 10.0 ** math.floor(math.log10(low))
     while not ticks or ticks[-1] < high:
-        for m in (1, 2, 5):
+        for m in steps:
             value = m * decade
             if value * 5 >= low and (not ticks or ticks[-1] < high):
                 ticks.append(value)
         decade *= 10
     while len(ticks) > 2 and ticks[1] <= low:
         ticks.pop(0)
+    if len(ticks) < 4 and len(steps) == 3:
+        return log_ticks(low / 1.15, high * 1.15, (1, 1.5, 2, 3, 5, 7))  # keep the points off the frame
     return ticks
 
 

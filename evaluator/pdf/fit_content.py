@@ -11,7 +11,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from ..buyer_fit import Comparison, chart_data
+from ..buyer_fit import Comparison, Standing, chart_data
 from ..reporters.requirements_text import loads_text
 from ..rules import REGISTRY
 from .charts import Series, line_chart, offer_style
@@ -52,11 +52,11 @@ def fit_context(c: Comparison) -> dict[str, Any]:
             "loads": loads_text(c),
             "baseline": c.baseline,
         },
-        "offers": [_offer(standing[f]) for f in offers],
+        "offers": [standing[f].as_dict() for f in offers],
         "offer_mm": round(offer_mm, 1),
         "rows": rows,
         "total": len(c.requirements),
-        "standings": [_offer(s) for s in c.standings],
+        "standings": [s.as_dict() for s in c.standings],
         "statements": list(c.statements),
         "codes": [{"code": code, "title": REGISTRY[code].title if code in REGISTRY else code} for code in codes],
         "reasons": [_reasons(c, s) for s in c.standings],
@@ -69,20 +69,7 @@ def fit_context(c: Comparison) -> dict[str, Any]:
     }
 
 
-def _offer(s) -> dict[str, Any]:
-    return {
-        "file": s.file,
-        "vendor": s.vendor,
-        "offer_id": s.offer_id,
-        "rank": s.rank,
-        "evidence": s.evidence,
-        "met": s.met,
-        "not_met": s.not_met,
-        "not_established": s.not_established,
-    }
-
-
-def _reasons(c: Comparison, s) -> dict[str, Any]:
+def _reasons(c: Comparison, s: Standing) -> dict[str, Any]:
     """What each cell rests on, as the text report gives it."""
     items = []
     for req in c.requirements:

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..assessment import FileAssessment, assess
 from ..fit_report import exit_code as fit_exit_code
 from ..loader import LoadedFile
 from ..output import OutputRefused, write_atomic
 from .signing import SigningProblem
+
+if TYPE_CHECKING:
+    from .render import RequirementsInput
 
 
 class ReportProblem(Exception):
@@ -77,7 +81,7 @@ def write_report(
     return Written(results, identity.name if identity else None, len(pdf), code)
 
 
-def _judged(results: list[FileAssessment], path: str, max_size: int):
+def _judged(results: list[FileAssessment], path: str, max_size: int) -> RequirementsInput:
     """Read the profile once, so the bytes judged are the bytes embedded."""
     from ..fit_report import FitCannotRun, judge
     from ..loader import UnreadableFile, read_bytes
