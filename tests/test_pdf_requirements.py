@@ -263,3 +263,19 @@ def test_an_unusable_profile_stops_render_with_one_line_and_writes_nothing(cli, 
     assert not target.exists()
     out = cli("render", rel(COMPLETE), "-r", rel(REQ), "-o", rel(REQ), "--force")
     assert (out.exit_code, out.stderr) == (2, "sdeval: examples/requirements.yaml: is one of the input files\n")
+
+
+def test_the_profile_can_come_from_standard_input(work, monkeypatch_module):
+    from typer.testing import CliRunner
+
+    from evaluator.cli import app
+
+    target = work / "stdin.pdf"
+    out = CliRunner().invoke(app, ["render", rel(SD201_A), rel(SD201_B), "-r", "-", "-o", str(target)], input=REQ_SD201.read_bytes())
+    assert out.exit_code == 0, out.stderr
+    manifest = json.loads(attachments(target.read_bytes())["sdeval-report.json"][0])
+    assert manifest["inputs"][-1] == {
+        "attachment": "stdin", "file": "<stdin>", "role": "requirements profile",
+        "sha256": hashlib.sha256(REQ_SD201.read_bytes()).hexdigest(),
+    }
+    assert attachments(target.read_bytes())["stdin"] == [REQ_SD201.read_bytes()]

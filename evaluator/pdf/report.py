@@ -54,7 +54,8 @@ def write_report(
 
     if output.exists() and not force:
         raise ReportProblem(f"{output}: already exists; pass --force to replace it")
-    inputs = [item.path for item in loaded if item.path != "<stdin>"] + ([str(requirements)] if requirements else [])
+    inputs = [item.path for item in loaded] + ([str(requirements)] if requirements else [])
+    inputs = [path for path in inputs if path not in ("-", "<stdin>")]
     if any(output.resolve() == Path(path).resolve() for path in inputs):
         raise ReportProblem(f"{output}: is one of the input files")
     try:
@@ -82,13 +83,16 @@ def write_report(
 
 
 def _judged(results: list[FileAssessment], path: str, max_size: int) -> RequirementsInput:
-    """Read the profile once, so the bytes judged are the bytes embedded."""
+    """Read the profile once, so the bytes judged are the bytes embedded; `-` is standard input."""
     from ..fit_report import FitCannotRun, judge
-    from ..loader import UnreadableFile, read_bytes
+    from ..loader import UnreadableFile, read_bytes, read_stdin
     from .render import RequirementsInput
 
     try:
-        raw = read_bytes(path, max_size)
+        if path == "-":
+            path, raw = "<stdin>", read_stdin(max_size)
+        else:
+            raw = read_bytes(path, max_size)
         return RequirementsInput(path, raw, judge(results, path, raw))
     except (UnreadableFile, FitCannotRun) as exc:
         raise ReportProblem(str(exc)) from None
