@@ -269,20 +269,27 @@ def render(
     pkcs12: Annotated[Optional[Path], typer.Option("--pkcs12", help="Signing key and certificate in one PKCS#12 file.")] = None,
     password_file: Annotated[Optional[Path], typer.Option("--password-file", help="File holding the key's password (or set SDEVAL_SIGNING_PASSWORD).")] = None,
     max_size: MaxSizeOpt = 20 * 1024 * 1024,
+    requirements: Annotated[
+        Optional[Path],
+        typer.Option("--requirements", "-r", help="Add the buyer requirements x offers table and chart, and attach this profile; exit 0 only if some offer meets every requirement."),
+    ] = None,
 ) -> None:
     """Write the assessment as a PDF/A-3b report with the inputs attached; signed with --key/--cert or --pkcs12,
-    otherwise marked UNSIGNED DRAFT. Exit 1 if any error finding."""
+    otherwise marked UNSIGNED DRAFT. Exit 1 if any error finding (with --requirements: if no offer meets every requirement)."""
     from .pdf.report import ReportProblem, signing_options, write_report
 
     if (problem := signing_options(key, cert, pkcs12)) is not None:
         raise _fail(problem)
     try:
-        written = write_report(_load_all(files, max_size), output, force=force, key=key, cert=cert, pkcs12=pkcs12, password_file=password_file)
+        written = write_report(
+            _load_all(files, max_size), output, force=force, key=key, cert=cert, pkcs12=pkcs12,
+            password_file=password_file, requirements=requirements, max_size=max_size,
+        )
     except ReportProblem as exc:
         raise _fail(str(exc)) from None
     state = f"signed by {written.signer}" if written.signer else "UNSIGNED DRAFT"
     typer.echo(f"wrote {output} ({written.size:,} bytes, {state})", err=True)
-    raise typer.Exit(_exit_code(written.results))
+    raise typer.Exit(written.exit_code)
 
 
 @app.command()

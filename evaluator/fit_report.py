@@ -14,16 +14,21 @@ from typing import Any
 from .assessment import FileAssessment, as_document
 from .buyer_fit import BaselineNotGiven, Comparison, compare, comparison_document
 from .loader import UnreadableFile
-from .requirements import RequirementsError, load_requirements
+from .requirements import RequirementsError, load_requirements, load_requirements_bytes
 
 
 class FitCannotRun(Exception):
     """One line for `sdeval: ...`, exit 2."""
 
 
-def judge(results: list[FileAssessment], profile_path: str) -> Comparison:
+def judge(results: list[FileAssessment], profile_path: str, raw: bytes | None = None) -> Comparison:
+    """Judge every offer against the profile at `profile_path`; with `raw`, against those bytes
+    (named by the path), as `sdeval render` and `sdeval verify` do with the file they embed."""
     try:
-        profile, sha256 = load_requirements(profile_path)
+        if raw is None:
+            profile, sha256 = load_requirements(profile_path)
+        else:
+            profile, sha256 = load_requirements_bytes(profile_path, raw)
         return compare(profile, results, profile_path, sha256)
     except (UnreadableFile, RequirementsError, BaselineNotGiven) as exc:
         raise FitCannotRun(str(exc)) from None

@@ -17,7 +17,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, ValidationError, model_validator
 
-from .loader import load_file
+from .loader import LoadedFile, load_bytes, load_file
 from .record import Count, Fraction01, NonNegFloat, Text, LongText, _Model
 
 REQUIREMENTS_VERSION = "1.0"
@@ -142,9 +142,17 @@ class RequirementsError(Exception):
 
 def load_requirements(path: str) -> tuple[RequirementsProfile, str]:
     """Read and validate a profile, with the SHA-256 of its bytes; UnreadableFile or RequirementsError on failure."""
+    return _validated(path, load_file(path))
+
+
+def load_requirements_bytes(path: str, raw: bytes) -> tuple[RequirementsProfile, str]:
+    """The same for bytes already read (a PDF embeds exactly the bytes it judged); `path` names them."""
+    return _validated(path, load_bytes(path, raw))
+
+
+def _validated(path: str, loaded: LoadedFile) -> tuple[RequirementsProfile, str]:
     from .assessment import _data_path, _schema_message, pointer
 
-    loaded = load_file(path)
     if loaded.problem is not None:
         raise RequirementsError(f"{path}: {loaded.problem.where()}{loaded.problem.message}")
     try:

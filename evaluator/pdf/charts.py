@@ -20,12 +20,34 @@ STYLES = (
     {"dash": "6 3", "marker": "square", "fill": "#fff"},
     {"dash": "2 2", "marker": "diamond", "fill": "#888"},
 )
+# For many offers on one plot: one marker shape per offer (growing, so where two offers measured
+# the same figure the smaller marker, drawn last, stays visible on the larger), filled for the
+# offer and open for its baseline; offer lines solid-ish, baseline lines dashed, each its own pattern.
+OFFER_MARKERS = ("circle", "square", "diamond", "triangle")
+OFFER_SIZES = (3.5, 4.6, 5.8, 6.6)
+OFFER_FILLS = ("#000", "#777", "#000", "#777")
+OFFER_DASHES = ("", "10 2 2 2", "14 3", "4 1.5")
+BASELINE_DASHES = ("6 3", "2 2", "6 2 1 2 1 2", "1 3")
 
 
 @dataclass(frozen=True)
 class Series:
     label: str
     points: list[tuple[float, float]]  # (x, y)
+    style: dict | None = None  # dash, marker, fill (and optional size, stroke); default: STYLES in turn
+
+
+def offer_style(index: int, *, baseline: bool, established: bool = True) -> dict:
+    """The style of offer `index`'s line (or of its baseline's) in a many-offer chart."""
+    k = index % len(OFFER_MARKERS)
+    return {
+        "dash": BASELINE_DASHES[k] if baseline else OFFER_DASHES[k],
+        "marker": OFFER_MARKERS[k],
+        "size": OFFER_SIZES[k],
+        "fill": "#fff" if baseline else (OFFER_FILLS[k] if established else "#bbb"),
+        # Evidence that is not established is drawn in grey, and says so in its label.
+        "stroke": "#000" if established else "#888",
+    }
 
 
 def nice_ticks(top: float, count: int = 5) -> list[float]:
@@ -41,18 +63,21 @@ def nice_ticks(top: float, count: int = 5) -> list[float]:
     return ticks
 
 
-def log_ticks(low: float, high: float) -> list[float]:
-    """1-2-5 steps per decade from just below `low` to just above `high` (both > 0)."""
+def log_ticks(low: float, high: float, steps: tuple[float, ...] = (1, 2, 5)) -> list[float]:
+    """1-2-5 steps per decade from just below `low` to just above `high` (both > 0); finer steps
+    when that gives fewer than four ticks, so a narrow range still has values to read against."""
     ticks: list[float] = []
     decade = 10.0 ** math.floor(math.log10(low))
     while not ticks or ticks[-1] < high:
-        for m in (1, 2, 5):
+        for m in steps:
             value = m * decade
             if value * 5 >= low and (not ticks or ticks[-1] < high):
                 ticks.append(value)
         decade *= 10
     while len(ticks) > 2 and ticks[1] <= low:
         ticks.pop(0)
+    if len(ticks) < 4 and len(steps) == 3:
+        return log_ticks(low / 1.15, high * 1.15, (1, 1.5, 2, 3, 5, 7))  # keep the points off the frame
     return ticks
 
 
@@ -63,27 +88,45 @@ def _text(x: float, y: float, text: str, *, size: float = 9, anchor: str = "midd
     )
 
 
-def _marker(kind: str, x: float, y: float, fill: str) -> str:
+def _marker(kind: str, x: float, y: float, fill: str, size: float | None = None, stroke: str = "#000") -> str:
+    edge = f'fill="{fill}" stroke="{stroke}" stroke-width="1.2"'
     if kind == "circle":
-        return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3.5" fill="{fill}" stroke="#000" stroke-width="1.2"/>'
+        return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{size or 3.5:.1f}" {edge}/>'
     if kind == "square":
-        return f'<rect x="{x - 3.5:.1f}" y="{y - 3.5:.1f}" width="7" height="7" fill="{fill}" stroke="#000" stroke-width="1.2"/>'
-    return (
-        f'<polygon points="{x:.1f},{y - 4.5:.1f} {x + 4.5:.1f},{y:.1f} {x:.1f},{y + 4.5:.1f} {x - 4.5:.1f},{y:.1f}" '
-        f'fill="{fill}" stroke="#000" stroke-width="1.2"/>'
-    )
+        h = size or 3.5
+        return f'<rect x="{x - h:.1f}" y="{y - h:.1f}" width="{2 * h:.1f}" height="{2 * h:.1f}" {edge}/>'
+    h = size or 4.5
+    if kind == "triangle":
+        return f'<polygon points="{x:.1f},{y - h:.1f} {x + h:.1f},{y + 0.8 * h:.1f} {x - h:.1f},{y + 0.8 * h:.1f}" {edge}/>'
+    return f'<polygon points="{x:.1f},{y - h:.1f} {x + h:.1f},{y:.1f} {x:.1f},{y + h:.1f} {x - h:.1f},{y:.1f}" {edge}/>'
+
+
+def _legend_rows(labels: list[str], width: float, left: float) -> list[list[tuple[int, float]]]:
+    """(series index, x) per legend entry, wrapped into rows that fit the chart's width."""
+    rows: list[list[tuple[int, float]]] = [[]]
+    x = left
+    for i, label in enumerate(labels):
+        entry = 40 + 5.2 * len(label)
+        if rows[-1] and x + entry > width - 4:
+            rows.append([])
+            x = left
+        rows[-1].append((i, x))
+        x += entry
+    return rows
 
 
 def line_chart(series: list[Series], *, title: str, x_label: str, y_label: str, width: int = 500, height: int = 290) -> str:
     """Log y over a log2 x axis (concurrency 1, 8, 64, 256 spread evenly), one line per series.
     On a log y axis a speedup is the vertical gap, whatever the throughput's size."""
-    series = [Series(s.label, [(x, y) for x, y in s.points if x > 0 and y > 0]) for s in series]
+    series = [Series(s.label, [(x, y) for x, y in s.points if x > 0 and y > 0], s.style) for s in series]
     xs = sorted({x for s in series for x, _ in s.points})
     ys = [y for s in series for _, y in s.points]
     if not xs or not ys:
         return ""
     left, right, top, bottom = 62, 14, 30, 62
-    plot_w, plot_h = width - left - right, height - top - bottom
+    legend = _legend_rows([s.label for s in series], width, left)
+    height += 13 * (len(legend) - 1)  # the plot keeps its size; extra legend rows go below it
+    plot_w, plot_h = width - left - right, height - top - bottom - 13 * (len(legend) - 1)
     lo, hi = math.log2(xs[0]), math.log2(xs[-1])
     span = hi - lo or 1.0
     ticks = log_ticks(min(ys), max(ys))
@@ -107,21 +150,27 @@ def line_chart(series: list[Series], *, title: str, x_label: str, y_label: str, 
         parts.append(f'<line x1="{px(x):.1f}" y1="{top + plot_h}" x2="{px(x):.1f}" y2="{top + plot_h + 4}" stroke="#000"/>')
         parts.append(_text(px(x), top + plot_h + 15, num(int(x) if float(x).is_integer() else x), size=8))
     parts.append(f'<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="none" stroke="#000" stroke-width="0.8"/>')
-    parts.append(_text(left + plot_w / 2, height - 30, x_label, size=9))
+    parts.append(_text(left + plot_w / 2, top + plot_h + 32, x_label, size=9))
     parts.append(_text(14, top + plot_h / 2, y_label, size=9, extra=f' transform="rotate(-90 14 {top + plot_h / 2:.1f})"'))
-    legend_x = left
-    for i, s in enumerate(series):
-        style = STYLES[i % len(STYLES)]
-        pts = sorted(s.points)
-        dash = f' stroke-dasharray="{style["dash"]}"' if style["dash"] else ""
-        path = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in pts)
-        parts.append(f'<polyline points="{path}" fill="none" stroke="#000" stroke-width="1.6"{dash}/>')
-        parts += [_marker(style["marker"], px(x), py(y), style["fill"]) for x, y in pts]
-        ly = height - 10
-        parts.append(f'<line x1="{legend_x}" y1="{ly - 3}" x2="{legend_x + 26}" y2="{ly - 3}" stroke="#000" stroke-width="1.6"{dash}/>')
-        parts.append(_marker(style["marker"], legend_x + 13, ly - 3, style["fill"]))
-        parts.append(_text(legend_x + 32, ly, s.label, size=8.5, anchor="start"))
-        legend_x += 40 + 5.2 * len(s.label)
+    styles = [s.style or STYLES[i % len(STYLES)] for i, s in enumerate(series)]
+
+    def dash(style: dict) -> str:
+        return f' stroke-dasharray="{style["dash"]}"' if style["dash"] else ""
+
+    # Every line first, then the markers, largest first: a smaller marker stays visible on a larger one.
+    for s, style in zip(series, styles):
+        path = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in sorted(s.points))
+        parts.append(f'<polyline points="{path}" fill="none" stroke="{style.get("stroke", "#000")}" stroke-width="1.6"{dash(style)}/>')
+    for s, style in sorted(zip(series, styles), key=lambda pair: -(pair[1].get("size") or 3.5)):
+        parts += [_marker(style["marker"], px(x), py(y), style["fill"], style.get("size"), style.get("stroke", "#000")) for x, y in sorted(s.points)]
+    for row, entries in enumerate(legend):
+        ly = top + plot_h + 52 + 13 * row
+        for i, legend_x in entries:
+            style = styles[i]
+            stroke = style.get("stroke", "#000")
+            parts.append(f'<line x1="{legend_x}" y1="{ly - 3}" x2="{legend_x + 26}" y2="{ly - 3}" stroke="{stroke}" stroke-width="1.6"{dash(style)}/>')
+            parts.append(_marker(style["marker"], legend_x + 13, ly - 3, style["fill"], style.get("size"), stroke))
+            parts.append(_text(legend_x + 32, ly, series[i].label, size=8.5, anchor="start"))
     parts.append("</svg>")
     return "\n".join(parts)
 

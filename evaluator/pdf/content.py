@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
@@ -19,6 +19,9 @@ from ..metrics import RunMetrics, speedup
 from ..record import EvidenceRecord, Run
 from ..rules import REGISTRY
 from .charts import Series, bar_chart, line_chart
+
+if TYPE_CHECKING:
+    from ..buyer_fit import Comparison
 
 OUTCOME_WORDS = {
     "established": "ESTABLISHED",
@@ -48,8 +51,15 @@ def report_context(
     *,
     assessed_at: str,
     signer: str | None,
+    comparison: Comparison | None = None,
 ) -> dict[str, Any]:
+    fit = None
+    if comparison is not None:
+        from .fit_content import fit_context
+
+        fit = fit_context(comparison)
     return {
+        "fit": fit,
         "outcome": document["outcome"],
         "outcome_words": OUTCOME_WORDS[document["outcome"]],
         "summary": document["summary"],

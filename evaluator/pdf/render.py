@@ -1,8 +1,10 @@
 """Jinja2 -> HTML -> WeasyPrint PDF/A-3b, with every input and the assessment attached.
 
-The PDF carries three kinds of attachment (AFRelationship /Source or /Data):
+The PDF carries these attachments (AFRelationship /Source or /Data):
 - each evidence record, byte for byte as read;
-- assessment.json: as_document(results, full=True), the assessment the pages show;
+- with --requirements, the buyer's requirements profile, byte for byte as judged;
+- assessment.json: as_document(results, full=True), the assessment the pages show, with the
+  `requirements` section of `sdeval assess --requirements -f json` when a profile is given;
 - sdeval-report.json: the manifest verify starts from (which attachment is which input,
   under what name it was assessed, and when).
 """
@@ -14,17 +16,33 @@ import json
 import logging
 import os
 import re
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from ..assessment import FileAssessment, as_document
 from ..loader import LoadedFile
 from ..resources import data_dir
 from .content import Embedded, report_context
 
+if TYPE_CHECKING:
+    from ..buyer_fit import Comparison
+
 REPORT_FORMAT = "1.0"
 MANIFEST_NAME = "sdeval-report.json"
 ASSESSMENT_NAME = "assessment.json"
 TEMPLATE = "report.html.j2"
+RECORD_ROLE = "evidence record"
+REQUIREMENTS_ROLE = "requirements profile"
+SOURCE_ROLES = (RECORD_ROLE, REQUIREMENTS_ROLE)
+
+
+@dataclass(frozen=True)
+class RequirementsInput:
+    """The buyer's profile: the path as given, the exact bytes judged, and the comparison made from them."""
+
+    path: str
+    raw: bytes
+    comparison: Comparison
 
 
 def assessed_at() -> dt.datetime:
@@ -53,24 +71,41 @@ def dumps(doc: Any) -> bytes:
     return (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def embedded_files(loaded: list[LoadedFile], results: list[FileAssessment], when: dt.datetime) -> list[Embedded]:
+def assessment_document(results: list[FileAssessment], requirements: RequirementsInput | None) -> dict[str, Any]:
+    """Exactly what `sdeval assess [--requirements REQ] -f json` prints."""
+    if requirements is None:
+        return as_document(results, full=True)
+    from ..fit_report import document
+
+    return document(results, requirements.comparison)
+
+
+def embedded_files(
+    loaded: list[LoadedFile], results: list[FileAssessment], when: dt.datetime, requirements: RequirementsInput | None = None
+) -> list[Embedded]:
     taken: set[str] = set()
-    inputs = [
-        Embedded(attachment_name(item.path, taken), "evidence record", item.path, item.raw)
-        for item in loaded
-    ]
-    assessment = Embedded(ASSESSMENT_NAME, "assessment (JSON)", ASSESSMENT_NAME, dumps(as_document(results, full=True)))
+    inputs = [Embedded(attachment_name(item.path, taken), RECORD_ROLE, item.path, item.raw) for item in loaded]
+    if requirements is not None:
+        inputs.append(Embedded(attachment_name(requirements.path, taken), REQUIREMENTS_ROLE, requirements.path, requirements.raw))
+    assessment = Embedded(ASSESSMENT_NAME, "assessment (JSON)", ASSESSMENT_NAME, dumps(assessment_document(results, requirements)))
     manifest = {
         "report_format": REPORT_FORMAT,
         "assessed_at": when.isoformat(),
         "assessment": {"attachment": ASSESSMENT_NAME, "sha256": assessment.sha256},
-        # One entry per input; a requirements file (issue 5) joins this list with its own role.
+        # One entry per input; `role` tells verify which are records and which is the requirements profile.
         "inputs": [{"attachment": e.name, "file": e.source, "role": e.role, "sha256": e.sha256} for e in inputs],
     }
     return [*inputs, assessment, Embedded(MANIFEST_NAME, "report manifest (JSON)", MANIFEST_NAME, dumps(manifest))]
 
 
-def render_html(results: list[FileAssessment], embedded: list[Embedded], *, when: dt.datetime, signer: str | None) -> str:
+def render_html(
+    results: list[FileAssessment],
+    embedded: list[Embedded],
+    *,
+    when: dt.datetime,
+    signer: str | None,
+    comparison: Comparison | None = None,
+) -> str:
     from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
     env = Environment(
@@ -81,19 +116,29 @@ def render_html(results: list[FileAssessment], embedded: list[Embedded], *, when
         lstrip_blocks=True,
     )
     document = json.loads(next(e.data for e in embedded if e.name == ASSESSMENT_NAME))
-    context = report_context(results, document, embedded, assessed_at=when.strftime("%Y-%m-%d %H:%M:%S UTC"), signer=signer)
+    context = report_context(
+        results, document, embedded, assessed_at=when.strftime("%Y-%m-%d %H:%M:%S UTC"), signer=signer, comparison=comparison
+    )
     return env.get_template(TEMPLATE).render(**context)
 
 
-def render_pdf(loaded: list[LoadedFile], results: list[FileAssessment], *, signer: str | None, when: dt.datetime | None = None) -> bytes:
+def render_pdf(
+    loaded: list[LoadedFile],
+    results: list[FileAssessment],
+    *,
+    signer: str | None,
+    when: dt.datetime | None = None,
+    requirements: RequirementsInput | None = None,
+) -> bytes:
     """The unsigned PDF/A-3b bytes, with the inputs, the assessment and the manifest attached."""
     from weasyprint import HTML, Attachment
 
     from .fetcher import AllowListFetcher
 
     when = when or assessed_at()
-    embedded = embedded_files(loaded, results, when)
-    html = render_html(results, embedded, when=when, signer=signer)
+    embedded = embedded_files(loaded, results, when, requirements)
+    comparison = requirements.comparison if requirements is not None else None
+    html = render_html(results, embedded, when=when, signer=signer, comparison=comparison)
     templates = data_dir("templates")
     fetcher = AllowListFetcher(templates)
     attachments = [
@@ -101,7 +146,7 @@ def render_pdf(loaded: list[LoadedFile], results: list[FileAssessment], *, signe
             string=e.data,
             name=e.name,
             description=f"{e.role}: {e.source}",
-            relationship="Source" if e.role == "evidence record" else "Data",
+            relationship="Source" if e.role in SOURCE_ROLES else "Data",
             created=when,
             modified=when,
         )

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..assessment import FileAssessment, assess
+from ..fit_report import exit_code as fit_exit_code
 from ..loader import LoadedFile
 from ..output import OutputRefused, write_atomic
 from .signing import SigningProblem
+
+if TYPE_CHECKING:
+    from .render import RequirementsInput
 
 
 class ReportProblem(Exception):
@@ -20,6 +25,7 @@ class Written:
     results: list[FileAssessment]
     signer: str | None
     size: int
+    exit_code: int  # as `sdeval assess` gives it: error findings, or with --requirements whether an offer meets all
 
 
 def signing_options(key: Path | None, cert: Path | None, pkcs12: Path | None) -> str | None:
@@ -40,20 +46,25 @@ def write_report(
     cert: Path | None = None,
     pkcs12: Path | None = None,
     password_file: Path | None = None,
+    requirements: Path | None = None,
+    max_size: int = 20 * 1024 * 1024,
 ) -> Written:
     from .render import render_pdf
     from .signing import load_identity, sign
 
     if output.exists() and not force:
         raise ReportProblem(f"{output}: already exists; pass --force to replace it")
-    if any(output.resolve() == Path(item.path).resolve() for item in loaded if item.path != "<stdin>"):
+    inputs = [item.path for item in loaded] + ([str(requirements)] if requirements else [])
+    inputs = [path for path in inputs if path not in ("-", "<stdin>")]
+    if any(output.resolve() == Path(path).resolve() for path in inputs):
         raise ReportProblem(f"{output}: is one of the input files")
     try:
         identity = None
         if key is not None or pkcs12 is not None:
             identity = load_identity(key=key, cert=cert, pkcs12=pkcs12, password_file=password_file)
         results = [assess(item) for item in loaded]
-        pdf = render_pdf(loaded, results, signer=identity.name if identity else None)
+        profile = None if requirements is None else _judged(results, str(requirements), max_size)
+        pdf = render_pdf(loaded, results, signer=identity.name if identity else None, requirements=profile)
         if identity is not None:
             pdf = sign(pdf, identity)
     except SigningProblem as exc:
@@ -64,4 +75,24 @@ def write_report(
         raise ReportProblem(str(exc)) from None
     except OSError as exc:
         raise ReportProblem(f"{output}: cannot write ({exc.strerror or exc})") from None
-    return Written(results, identity.name if identity else None, len(pdf))
+    if profile is not None:
+        code = fit_exit_code(profile.comparison)
+    else:
+        code = 1 if any(r.count("error") for r in results) else 0
+    return Written(results, identity.name if identity else None, len(pdf), code)
+
+
+def _judged(results: list[FileAssessment], path: str, max_size: int) -> RequirementsInput:
+    """Read the profile once, so the bytes judged are the bytes embedded; `-` is standard input."""
+    from ..fit_report import FitCannotRun, judge
+    from ..loader import UnreadableFile, read_bytes, read_stdin
+    from .render import RequirementsInput
+
+    try:
+        if path == "-":
+            path, raw = "<stdin>", read_stdin(max_size)
+        else:
+            raw = read_bytes(path, max_size)
+        return RequirementsInput(path, raw, judge(results, path, raw))
+    except (UnreadableFile, FitCannotRun) as exc:
+        raise ReportProblem(str(exc)) from None

@@ -7,7 +7,9 @@ Four named checks, in the order an auditor needs them:
   trust         the signer chains to --trust (not checked without it);
   attachments   every attached file's SHA-256 equals the manifest's, the embedded assessment's
                 and the one printed on the cover;
-  reproduction  re-assessing the attached inputs with this sdeval gives the attached assessment.
+  reproduction  re-assessing the attached inputs with this sdeval gives the attached assessment
+                (and, when a requirements profile is attached, re-judging the offers against it
+                gives the attached `requirements` section).
 Attachments are only believed after the signature check: a viewer shows a swapped file as readily
 as the signed one.
 """
@@ -23,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..loader import UnreadableFile, load_bytes, read_bytes
-from .render import ASSESSMENT_NAME, MANIFEST_NAME
+from .render import ASSESSMENT_NAME, MANIFEST_NAME, RECORD_ROLE, REQUIREMENTS_ROLE
 from .signing import subject_name
 
 MAX_REPORT_BYTES = 200 * 1024 * 1024
@@ -213,8 +215,13 @@ def _compare_hashes(data: bytes, attached: dict[str, list[bytes]]) -> Check:
         if actual[name] != sha:
             problems.append(f"{name}: SHA-256 {actual[name]} differs from the manifest's {sha}")
     assessed = {f.get("file"): f.get("sha256") for f in assessment.get("files", [])}
+    profile = (assessment.get("requirements") or {}).get("profile") or {}
     for item in manifest["inputs"]:
-        if assessed.get(item["file"]) != item["sha256"]:
+        if _role(item) == REQUIREMENTS_ROLE:
+            named = profile.get("sha256") if profile.get("file") == item["file"] else None
+        else:
+            named = assessed.get(item["file"])
+        if named != item["sha256"]:
             problems.append(f"{item['attachment']}: the embedded assessment names another SHA-256 for {item['file']}")
     # The cover prints each hash on one line; extraction may still split it, so compare without whitespace.
     cover = re.sub(r"\s+", "", _cover_text(data))
@@ -231,20 +238,38 @@ def _compare_hashes(data: bytes, attached: dict[str, list[bytes]]) -> Check:
 # ---------------------------------------------------------------------------- reproduction
 
 
+def _role(item: dict[str, Any]) -> str:
+    # Manifests written before requirements profiles could be attached give every input this role.
+    return item.get("role", RECORD_ROLE)
+
+
 def _reproduction_check(attached: dict[str, list[bytes]], strict: bool) -> Check:
     from .. import __version__
     from ..assessment import as_document, assess
+    from ..fit_report import FitCannotRun, document, judge
     from ..rules import RULE_CATALOG_VERSION
 
     try:
         manifest = _read_manifest(attached)
         embedded = json.loads(_single(attached, ASSESSMENT_NAME))
-        loaded = [load_bytes(i["file"], _single(attached, i["attachment"])) for i in manifest["inputs"]]
+        records = [i for i in manifest["inputs"] if _role(i) == RECORD_ROLE]
+        profiles = [i for i in manifest["inputs"] if _role(i) == REQUIREMENTS_ROLE]
+        if len(records) + len(profiles) != len(manifest["inputs"]) or len(profiles) > 1:
+            raise ValueError("the manifest lists inputs of unknown roles, or more than one requirements profile")
+        loaded = [load_bytes(i["file"], _single(attached, i["attachment"])) for i in records]
+        profile = [(i["file"], _single(attached, i["attachment"])) for i in profiles]
     except (ValueError, KeyError, TypeError) as exc:
         return Check("reproduction", False, f"the inputs cannot be read back ({type(exc).__name__}: {_one_line(exc)})")
     if not isinstance(embedded, dict) or not isinstance(embedded.get("tool", {}), dict):
         return Check("reproduction", False, f"{ASSESSMENT_NAME} is not an sdeval assessment")
-    fresh = as_document([assess(item) for item in loaded], full=True)
+    results = [assess(item) for item in loaded]
+    if profile:
+        try:
+            fresh = document(results, judge(results, *profile[0]))
+        except FitCannotRun as exc:
+            return Check("reproduction", False, f"the attached requirements profile cannot be judged again: {exc}")
+    else:
+        fresh = as_document(results, full=True)
     then = embedded.get("tool", {})
     now = f"sdeval {__version__} (rule catalog {RULE_CATALOG_VERSION})"
     before = f"sdeval {then.get('version')} (rule catalog {then.get('rule_catalog_version')})"
@@ -254,7 +279,9 @@ def _reproduction_check(attached: dict[str, list[bytes]], strict: bool) -> Check
         return Check(
             "reproduction",
             True,
-            f"re-assessing {len(loaded)} input{'s' * (len(loaded) != 1)} with {now} gives the embedded assessment"
+            f"re-assessing {len(loaded)} input{'s' * (len(loaded) != 1)}"
+            + (f" against requirements {profile[0][0]}" if profile else "")
+            + f" with {now} gives the embedded assessment"
             + ("" if same_tool else f" (made with {before})"),
         )
     if then.get("rule_catalog_version") != RULE_CATALOG_VERSION:
@@ -293,7 +320,49 @@ def describe_differences(embedded: dict[str, Any], fresh: dict[str, Any]) -> lis
             old = old_claims.get((f.get("file"), c.get("id")))
             if old is not None and old.get("verdict") != c.get("verdict"):
                 out.append(f"claim {c.get('id')}: {old.get('verdict')} -> {c.get('verdict')}")
+    out += requirements_differences(embedded.get("requirements"), fresh.get("requirements"))
     if not out:
         keys = sorted(k for k in set(embedded) | set(fresh) if embedded.get(k) != fresh.get(k))
         out.append(f"the assessment differs in: {', '.join(keys)}")
     return out
+
+
+def requirements_differences(embedded: Any, fresh: Any) -> list[str]:
+    """The requirements section, as a buyer would list the change: profile, cells, ranking."""
+    if embedded == fresh:
+        return []
+    if not isinstance(embedded, dict) or not isinstance(fresh, dict):
+        return [f"requirements section: {'absent' if not embedded else 'present'} in the report, "
+                f"{'absent' if not fresh else 'present'} when judged again"]
+    out = []
+    then_profile, now_profile = embedded.get("profile") or {}, fresh.get("profile") or {}
+    for key in ("file", "sha256", "buyer", "profile_id"):
+        if then_profile.get(key) != now_profile.get(key):
+            out.append(f"requirements profile {key}: {then_profile.get(key)} -> {now_profile.get(key)}")
+    then_ids = [r.get("id") for r in embedded.get("requirements") or [] if isinstance(r, dict)]
+    now_ids = [r.get("id") for r in fresh.get("requirements") or [] if isinstance(r, dict)]
+    out += [f"requirement gone: {r}" for r in then_ids if r not in now_ids]
+    out += [f"requirement new: {r}" for r in now_ids if r not in then_ids]
+    then_m, now_m = embedded.get("matrix") or {}, fresh.get("matrix") or {}
+    for req in now_ids:
+        if req not in then_ids or not isinstance(then_m.get(req), dict) or not isinstance(now_m.get(req), dict):
+            continue
+        for offer, cell in now_m[req].items():
+            old = then_m[req].get(offer)
+            if old != cell:
+                out.append(f"requirement {req}, offer {offer}: {_cell_text(old)} -> {_cell_text(cell)}")
+    then_s = (embedded.get("ranking") or {}).get("statements")
+    now_s = (fresh.get("ranking") or {}).get("statements")
+    if then_s != now_s:
+        out.append(f"ranking: {' '.join(then_s or [])!r} -> {' '.join(now_s or [])!r}")
+    if not out:
+        keys = sorted(k for k in set(embedded) | set(fresh) if embedded.get(k) != fresh.get(k))
+        out.append(f"the requirements section differs in: {', '.join(keys)}")
+    return out
+
+
+def _cell_text(cell: Any) -> str:
+    if not isinstance(cell, dict):
+        return "absent"
+    codes = cell.get("codes") or []
+    return f"{cell.get('status')}" + (f" [{', '.join(map(str, codes))}]" if codes else "")

@@ -9,7 +9,7 @@ from ..context import num
 _STATUS = {"met": "met", "not-met": "NOT MET", "not-established": "NOT ESTABLISHED"}
 
 
-def _loads(c: Comparison) -> str:
+def loads_text(c: Comparison) -> str:
     loads = c.profile.loads
     parts = [f"concurrency {', '.join(str(x) for x in loads.concurrency)}"] if loads.concurrency else []
     parts += [f"concurrency {b.min_concurrency}-{b.max_concurrency}" for b in loads.concurrency_bands]
@@ -27,7 +27,7 @@ def render(c: Comparison) -> str:
     out = [f"requirements: {c.profile_file} ({p.buyer.name}{', ' + p.buyer.profile_id if p.buyer.profile_id else ''})"]
     if p.source:
         out.append(f"  source: {p.source}")
-    out.append(f"  loads: {_loads(c)}; baseline: {c.baseline}")
+    out.append(f"  loads: {loads_text(c)}; baseline: {c.baseline}")
     out.append("")
     offers = c.offer_files
     rows = [("requirement", *offers)]

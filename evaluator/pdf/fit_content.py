@@ -1,0 +1,106 @@
+"""The report's "Buyer requirements" section, gathered from buyer_fit's Comparison.
+
+Every status, code, statement and break-even comes from buyer_fit.compare (the same object
+`sdeval assess --requirements` prints); this module only arranges it for the template and
+draws the one chart with every offer and each baseline.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from markupsafe import Markup
+
+from ..buyer_fit import Comparison, Standing, chart_data
+from ..reporters.requirements_text import loads_text
+from ..rules import REGISTRY
+from .charts import Series, line_chart, offer_style
+
+STATUS_WORDS = {"met": "met", "not-met": "NOT MET", "not-established": "NOT ESTABLISHED"}
+# Told apart in grey print by a mark and the words, not by colour.
+STATUS_MARKS = {"met": "\u2713", "not-met": "\u2717", "not-established": "?"}
+TABLE_MM = 178  # A4 less the page margins; the requirement column keeps at least 50 mm
+
+
+def cover_line(c: Comparison) -> str:
+    """One line for the cover's outcome box: the first ranking statement (whose requirements
+    they are is on the requirements page)."""
+    return f"Buyer requirements: {c.statements[0]}"
+
+
+def fit_context(c: Comparison) -> dict[str, Any]:
+    p = c.profile
+    offers = c.offer_files
+    standing = {s.file: s for s in c.standings}
+    offer_mm = min(45.0, (TABLE_MM - 50) / max(len(offers), 1))
+    rows = []
+    for req in c.requirements:
+        cells = []
+        for file in offers:
+            cell = c.cell(req.id, file)
+            cells.append({"status": cell.status, "mark": STATUS_MARKS[cell.status], "words": STATUS_WORDS[cell.status], "codes": list(cell.codes)})
+        rows.append({"id": req.id, "text": req.text, "source": req.source, "cells": cells})
+    codes = sorted({code for cell in c.cells for code in cell.codes})
+    return {
+        "cover_line": cover_line(c),
+        "profile": {
+            "file": c.profile_file,
+            "buyer": p.buyer.name,
+            "profile_id": p.buyer.profile_id,
+            "date": p.buyer.date,
+            "source": p.source,
+            "loads": loads_text(c),
+            "baseline": c.baseline,
+        },
+        "offers": [standing[f].as_dict() for f in offers],
+        "offer_mm": round(offer_mm, 1),
+        "rows": rows,
+        "total": len(c.requirements),
+        "standings": [s.as_dict() for s in c.standings],
+        "statements": list(c.statements),
+        "codes": [{"code": code, "title": REGISTRY[code].title if code in REGISTRY else code} for code in codes],
+        "reasons": [_reasons(c, s) for s in c.standings],
+        "break_even": [
+            {"offer": file, "configuration": s.configuration, "status": s.break_even.status, "text": s.break_even.text}
+            for file, series in c.series.items()
+            for s in series
+        ],
+        "chart": _chart(c),
+    }
+
+
+def _reasons(c: Comparison, s: Standing) -> dict[str, Any]:
+    """What each cell rests on, as the text report gives it."""
+    items = []
+    for req in c.requirements:
+        cell = c.cell(req.id, s.file)
+        lines = [p.message for p in cell.points] or [cell.detail or cell.message]
+        items.append({"id": req.id, "status": cell.status, "words": STATUS_WORDS[cell.status], "codes": list(cell.codes), "lines": lines})
+    return {"file": s.file, "established": s.evidence == "established", "entries": items}
+
+
+def _chart(c: Comparison) -> Markup | None:
+    data = chart_data(c)
+    offer_index = {file: i for i, file in enumerate(c.offer_files)}
+    several = {file: len(series) > 1 for file, series in c.series.items()}
+    baseline_offer = c.profile.baseline.offer_id if c.profile.baseline.kind == "offer" else None
+    series = []
+    for line in data["lines"]:
+        if not line["points"]:
+            continue
+        name = line["offer"] + (f" {line['configuration']}" if several.get(line["offer"]) else "")
+        if line["role"] == "baseline":
+            label = f"{name}: baseline" + (f" (offer {baseline_offer})" if baseline_offer else " (target-only)")
+        else:
+            label = name + ("" if line["established"] else " (not established)")
+        style = offer_style(offer_index.get(line["offer"], 0), baseline=line["role"] == "baseline", established=line["established"])
+        series.append(Series(label, [(float(x), float(y)) for x, y in line["points"]], style))
+    svg = line_chart(
+        series,
+        title="Output throughput by concurrency: every offer and its baseline",
+        x_label="concurrent requests (closed loop, log scale)",
+        y_label="output tokens/s (E / T, log scale)",
+        width=660,
+        height=320,
+    )
+    return Markup(svg) if svg else None
