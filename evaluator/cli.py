@@ -280,6 +280,8 @@ def render(
         written = write_report(_load_all(files, max_size), output, force=force, key=key, cert=cert, pkcs12=pkcs12, password_file=password_file)
     except ReportProblem as exc:
         raise _fail(str(exc)) from None
+    for warning in written.warnings:
+        typer.echo(f"sdeval: {warning}", err=True)
     state = f"signed by {written.signer}" if written.signer else "UNSIGNED DRAFT"
     typer.echo(f"wrote {output} ({written.size:,} bytes, {state})", err=True)
     raise typer.Exit(_exit_code(written.results))

@@ -20,6 +20,7 @@ class Written:
     results: list[FileAssessment]
     signer: str | None
     size: int
+    warnings: list[str]
 
 
 def signing_options(key: Path | None, cert: Path | None, pkcs12: Path | None) -> str | None:
@@ -64,4 +65,4 @@ def write_report(
         raise ReportProblem(str(exc)) from None
     except OSError as exc:
         raise ReportProblem(f"{output}: cannot write ({exc.strerror or exc})") from None
-    return Written(results, identity.name if identity else None, len(pdf))
+    return Written(results, identity.name if identity else None, len(pdf), identity.warnings if identity else [])
