@@ -63,7 +63,7 @@ def hostile_record(base: str, *, runs: int = 2, long_words: bool = True) -> dict
         if not speculative:
             run["arrangement"] = "target-only"
             run["configuration"] = "target-only"
-            run["counts"] = {"verification_steps": 15, "emitted_tokens": 15}
+            run["counts"] = {"emitted_tokens": 15}
             run["interval"]["duration_s"] = 0.150
             run["quality"][0]["baseline_score"] = None
             run["quality"][0].pop("baseline_score")

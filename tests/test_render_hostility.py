@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from hostile_records import COMBINING, RTL, hostile_record, invalid_record_with_long_key, word
+from hostile_records import hostile_record, invalid_record_with_long_key, word
 from pdf_helpers import attachments, page_texts, words_outside
 
 
@@ -43,7 +43,8 @@ def rendered(tmp_path_factory, server):
 def test_hostile_record_renders_fetching_nothing_with_every_word_on_the_page(rendered, name):
     results, seen = rendered
     source, pdf, result = results[name]
-    assert result.exit_code == 1, result.stderr  # error findings (long-key: schema; the others: counts)
+    # The hostile records are valid and their claim holds; the long key is a schema error.
+    assert result.exit_code == (1 if name == "long-key" else 0), result.stderr
     assert pdf.exists(), result.stderr
     assert seen == []  # no request ever reached the loopback server
     assert attachments(pdf.read_bytes())[source.name] == [source.read_bytes()]
@@ -84,4 +85,4 @@ def test_markup_rtl_and_combining_text_show_literally(rendered):
     assert '<img src="file:///etc/passwd">' in text
     assert "<object data=\"file:///etc/hostname\"></object>" in text.replace("\u200b", "")
     assert "\u05d4\u05e6\u05e2\u05ea" in text or "\u05ea\u05e2\u05e6\u05d4" in text  # Hebrew, in either visual order
-    assert "Z\u0351" in text or "Z" in text and "\u0351" in text
+    assert "Z\u0351\u036b" in text  # combining marks stay on their letter
