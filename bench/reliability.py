@@ -5,7 +5,8 @@ statistics for the generated examples) and prints, per kind of attack, how many 
 tried and how many passed. Exits 1 if any case failed, so a figure is never printed for a
 suite that did not hold.
 
-Usage: .venv/bin/python bench/reliability.py          (about two minutes)
+Usage: .venv/bin/python bench/reliability.py          (about two minutes; Hypothesis seed 0, so the
+       generated cases are the same on every run)
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 KINDS = {
     "hostile input files (parse, limits, encodings, YAML, devices, stdin)": [
         "test_loader.py", "test_hostile_input.py", "test_fuzz_regressions.py"],
-    "hostile rendering (markup, url(), file://, long words, RTL, combining marks, many runs)": [
+    "hostile rendering (markup, url(), file://, long words, RTL, many runs)": [
         "test_render_hostility.py", "test_pdf_security.py"],
     "generated and mutated records (Hypothesis)": ["test_properties.py"],
     "tampered signed reports": ["test_pdf_tamper.py", "test_pdf_report.py"],
@@ -39,7 +40,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         junit = Path(tmp) / "junit.xml"
         run = subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--hypothesis-show-statistics",
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--hypothesis-show-statistics", "--hypothesis-seed=0",
              f"--junitxml={junit}", *[f"tests/{m}" for m in modules]],
             cwd=ROOT, capture_output=True, text=True,
         )
