@@ -287,6 +287,8 @@ def render(
         )
     except ReportProblem as exc:
         raise _fail(str(exc)) from None
+    for warning in written.warnings:
+        typer.echo(f"sdeval: {warning}", err=True)
     state = f"signed by {written.signer}" if written.signer else "UNSIGNED DRAFT"
     typer.echo(f"wrote {output} ({written.size:,} bytes, {state})", err=True)
     raise typer.Exit(written.exit_code)

@@ -55,3 +55,42 @@ def swap_attachment(data: bytes, name: str, forged: bytes) -> bytes:
             writer.write(out)
             return out.getvalue()
     raise AssertionError(f"no attachment named {name}")
+
+
+def words_outside(path, *, side_margin_mm: float = 16.0, tolerance_pt: float = 1.0) -> tuple[int, list[str]]:
+    """(number of words, the words whose box leaves the page horizontally past the side margins or
+    vertically past the page edge), from poppler's word boxes (`pdftotext -bbox-layout`)."""
+    import xml.etree.ElementTree as ET
+
+    out = poppler("pdftotext", "-bbox-layout", str(path), "-")
+    assert out.returncode == 0, out.stderr
+    ns = {"x": "http://www.w3.org/1999/xhtml"}
+    margin = side_margin_mm / 25.4 * 72
+    count, outside = 0, []
+    for number, page in enumerate(ET.fromstring(out.stdout).iter(f"{{{ns['x']}}}page"), start=1):
+        width, height = float(page.get("width")), float(page.get("height"))
+        for w in page.iter(f"{{{ns['x']}}}word"):
+            count += 1
+            x0, y0, x1, y1 = (float(w.get(k)) for k in ("xMin", "yMin", "xMax", "yMax"))
+            if x0 < margin - tolerance_pt or x1 > width - margin + tolerance_pt or y0 < -tolerance_pt or y1 > height + tolerance_pt:
+                outside.append(f"page {number}: {(w.text or '')[:40]!r} at x {x0:.1f}-{x1:.1f}, y {y0:.1f}-{y1:.1f}")
+    return count, outside
+
+
+def stream_span(data: bytes, obj) -> range:
+    """Where a stream object's data lies in the file: from the xref offset of the object pypdf
+    resolved `obj` from, to its `endstream` (the signed report keeps no object streams)."""
+    from pypdf import PdfReader
+
+    ref = obj.indirect_reference
+    offset = PdfReader(io.BytesIO(data)).xref[ref.generation][ref.idnum]
+    assert data[offset:].startswith(f"{ref.idnum} {ref.generation} obj".encode())
+    start = data.index(b"stream", offset) + len(b"stream")
+    start += 2 if data[start : start + 2] == b"\r\n" else 1
+    return range(start, data.index(b"endstream", start))
+
+
+def last_span(data: bytes, pattern: bytes) -> range:
+    """The bytes of the last match of `pattern`'s first group (the newest revision's copy)."""
+    match = list(re.finditer(pattern, data, re.S))[-1]
+    return range(match.start(1), match.end(1))

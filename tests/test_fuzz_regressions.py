@@ -31,11 +31,21 @@ def _with(path: list, value) -> bytes:
     return json.dumps(record).encode()
 
 
+def _speedup_over_a_run_with_an_unknown_configuration() -> bytes:
+    record = json.loads(json.dumps(MINIMAL))
+    record["runs"].append({"id": "1", "arrangement": "target-only", "configuration": "gone", "workload": {}, "counts": {}})
+    record["claims"][0].update(kind="speedup", baseline="1")
+    return json.dumps(record).encode()
+
+
 REGRESSIONS = [
     # E / T overflowed a float: a 5e-324 s repetition (hypothesis). Now a schema finding.
     ("tiny-duration.json", _with(["runs", 0, "repetitions"], [{"emitted_tokens": 1, "duration_s": 5e-324}]), "schema"),
     # PyYAML's reader raised on a control character before parsing began (hypothesis).
     ("nul.yaml", b"\x00", "parse"),
+    # baseline-mismatch compared configuration fields the baseline, its configuration removed, lacked:
+    # KeyError (hypothesis, a mutation removing configurations[1]). Now the dangling reference is a finding.
+    ("unknown-configuration.json", _speedup_over_a_run_with_an_unknown_configuration(), "reference-broken"),
 ]
 
 

@@ -298,7 +298,7 @@ def test_a_truncated_report_fails_in_one_line_per_check(signed, work, cli):
     cut.write_bytes(signed.read_bytes()[: len(signed.read_bytes()) // 3])
     out = verify(cli, cut)
     assert out.exit_code == 1
-    assert "  signature     FAIL: cannot be validated (" in out.stdout
+    assert "  signature     FAIL: cannot be validated: the file or its signature is damaged (" in out.stdout
     assert "  attachments   FAIL: cannot be read (" in out.stdout
     assert out.stderr == ""
     directory = verify(cli, work)

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
 import pytest
@@ -12,29 +10,6 @@ import yaml
 
 from conftest import example
 from pdf_helpers import attachments, page_texts
-
-
-@pytest.fixture
-def server():
-    """A loopback HTTP server that records every request it gets."""
-    seen: list[str] = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802 (http.server's name)
-            seen.append(self.path)
-            self.send_response(200)
-            self.send_header("Content-Type", "text/css")
-            self.end_headers()
-            self.wfile.write(b"body { color: red }")
-
-        def log_message(self, *args):
-            pass
-
-    httpd = HTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_port}", seen
-    httpd.shutdown()
 
 
 def test_hostile_vendor_strings_show_literally_and_fetch_nothing(tmp_path, sdeval, server):

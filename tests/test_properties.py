@@ -89,3 +89,31 @@ def test_a_perturbed_histogram_bucket_fires_at_the_histogram(bucket, delta):
 def test_arbitrary_bytes_are_a_finding_never_an_exception(raw, name):
     result = assess(load_bytes(name, raw))
     assert result.findings or result.record is not None
+
+
+# A render takes about a second: a few examples each, enough to reach the renderer's branches
+# (no claims, no speculative run, missing counts, nasty text) without slowing the suite.
+RENDER_SETTINGS = settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+@RENDER_SETTINGS
+@given(st.one_of(from_schema(), mutated_records().map(lambda m: m[0])))
+def test_generated_and_mutated_records_always_render_a_pdf(record):
+    from evaluator.pdf.render import render_pdf
+
+    loaded = [load_bytes("generated.json", json.dumps(record).encode())]
+    pdf = render_pdf(loaded, [assess(item) for item in loaded], signer=None)
+    assert pdf.startswith(b"%PDF-1.7") and pdf.rstrip().endswith(b"%%EOF")
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.one_of(from_schema(), mutated_records().map(lambda m: m[0])))
+def test_the_command_line_over_generated_records_exits_0_or_1_with_a_json_report(sdeval, tmp_path, record):
+    path = tmp_path / "generated.json"
+    path.write_text(json.dumps(record))
+    out = sdeval("validate", "--format", "json", path)
+    assert out.exit_code in (0, 1), out.stderr
+    assert out.stderr == ""
+    document = out.json()
+    has_error = any(f["severity"] == "error" for f in document["findings"])
+    assert out.exit_code == (1 if has_error else 0)

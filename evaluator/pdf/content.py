@@ -72,10 +72,16 @@ def report_context(
     }
 
 
+FOOTER_CHARS = 90  # one line in the page's bottom-left margin box, beside "Page n of m"
+
+
 def _footer(results: list[FileAssessment]) -> str:
+    """The running footer (and document title): shortened, since a margin box cannot grow; the
+    cover prints the vendor and offer in full."""
     offers = [f"{r.record.offer.vendor}, {r.record.offer.offer_id}" for r in results if r.record]
     if len(results) == 1:
-        return offers[0] if offers else results[0].file
+        text = offers[0] if offers else results[0].file
+        return text if len(text) <= FOOTER_CHARS else text[: FOOTER_CHARS - 1] + "\u2026"
     return f"{len(results)} evidence records"
 
 

@@ -98,6 +98,28 @@ def embedded_files(
     return [*inputs, assessment, Embedded(MANIFEST_NAME, "report manifest (JSON)", MANIFEST_NAME, dumps(manifest))]
 
 
+# Break opportunities (U+200B, zero-width space) every BREAK_EVERY characters inside any run of
+# more than UNBROKEN_MAX characters without one. WeasyPrint lays out a line from a short slice of
+# the text only when that slice holds a break; otherwise it lays out the whole remainder again for
+# every line it splits off, so one 100,000-character word took minutes. Hashes (64 hex digits)
+# stay whole, and text extraction drops U+200B.
+UNBROKEN_MAX = 64
+BREAK_EVERY = 16
+_UNBROKEN = re.compile(r"[^\s\u200b]{%d,}" % (UNBROKEN_MAX + 1))
+
+
+def _chunked(match: re.Match) -> str:
+    run = match.group(0)
+    return "\u200b".join(run[i : i + BREAK_EVERY] for i in range(0, len(run), BREAK_EVERY))
+
+
+def breakable(value: Any) -> Any:
+    """What a template prints: plain strings get break opportunities; markup (charts) and numbers pass."""
+    if isinstance(value, str) and not hasattr(value, "__html__"):
+        return _UNBROKEN.sub(_chunked, value)
+    return value
+
+
 def render_html(
     results: list[FileAssessment],
     embedded: list[Embedded],
@@ -114,6 +136,7 @@ def render_html(
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        finalize=breakable,
     )
     document = json.loads(next(e.data for e in embedded if e.name == ASSESSMENT_NAME))
     context = report_context(
@@ -158,7 +181,7 @@ def render_pdf(
     logger.setLevel(logging.ERROR)
     try:
         pdf = HTML(string=html, base_url=f"{templates}/", url_fetcher=fetcher).write_pdf(
-            pdf_variant="pdf/a-3b", attachments=attachments, url_fetcher=fetcher
+            pdf_variant="pdf/a-3b", attachments=attachments
         )
     finally:
         logger.setLevel(previous)

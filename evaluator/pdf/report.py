@@ -26,6 +26,7 @@ class Written:
     signer: str | None
     size: int
     exit_code: int  # as `sdeval assess` gives it: error findings, or with --requirements whether an offer meets all
+    warnings: list[str]
 
 
 def signing_options(key: Path | None, cert: Path | None, pkcs12: Path | None) -> str | None:
@@ -79,7 +80,7 @@ def write_report(
         code = fit_exit_code(profile.comparison)
     else:
         code = 1 if any(r.count("error") for r in results) else 0
-    return Written(results, identity.name if identity else None, len(pdf), code)
+    return Written(results, identity.name if identity else None, len(pdf), code, identity.warnings if identity else [])
 
 
 def _judged(results: list[FileAssessment], path: str, max_size: int) -> RequirementsInput:

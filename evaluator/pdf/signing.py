@@ -80,6 +80,20 @@ def keygen(directory: Path, *, common_name: str, force: bool, days: int = 3650) 
 class Identity:
     signer: object  # pyhanko.sign.signers.SimpleSigner
     name: str  # the certificate subject, as printed on the cover
+    warnings: list[str]
+
+
+def exposure_warning(path: Path) -> str | None:
+    """One line when a private key (or PKCS#12) file can be read by its group or by others."""
+    import stat
+
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        return None
+    if mode & 0o077 == 0:
+        return None
+    return f"warning: {path}: private key file has mode {mode:04o}, readable beyond its owner; chmod 600 it"
 
 
 def read_password(password_file: Path | None) -> bytes | None:
@@ -135,7 +149,8 @@ def load_identity(*, key: Path | None, cert: Path | None, pkcs12: Path | None, p
     if certificate.public_key().public_numbers() != private.public_key().public_numbers():
         raise SigningProblem(f"{cert or pkcs12}: the certificate does not belong to the key")
     signer = _signer(private, certificate, list(extra or []))
-    return Identity(signer, subject_name(signer.signing_cert))
+    warning = exposure_warning(where)
+    return Identity(signer, subject_name(signer.signing_cert), [warning] if warning else [])
 
 
 def _signer(private, certificate, extra: list):

@@ -134,7 +134,10 @@ def _signature_checks(data: bytes, trust: Path | None) -> list[Check]:
         context = ValidationContext(trust_roots=roots, allow_fetching=False)
         status = run(lambda: async_validate_pdf_signature(sigs[0], context))
     except Exception as exc:  # structurally damaged files raise instead of returning a status
-        return [Check("signature", False, f"cannot be validated ({type(exc).__name__}: {_one_line(exc)})"), trust_skipped]
+        return [
+            Check("signature", False, f"cannot be validated: the file or its signature is damaged ({type(exc).__name__}: {_one_line(exc)})"),
+            trust_skipped,
+        ]
 
     problems = []
     if not status.intact:

@@ -96,7 +96,9 @@ def baseline_mismatch(ctx: Context) -> Iterator[Violation]:
         if run is None or base is None or run is base or claim.kind not in ("speedup", "output-throughput", "latency"):
             continue
         ours, theirs = comparison_fields(ctx, run), comparison_fields(ctx, base)
-        differing = [name for name in ours if ours[name] != theirs[name]]
+        # A run whose configuration is not in the record (reported by its own rule) has no
+        # configuration fields: compare what both runs state.
+        differing = [name for name in ours if name in theirs and ours[name] != theirs[name]]
         if differing:
             detail = "; ".join(f"{name} {_shown(ours[name])} vs {_shown(theirs[name])}" for name in differing)
             yield Violation(

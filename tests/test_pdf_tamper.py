@@ -1,0 +1,149 @@
+"""Every part of a signed report, changed, fails `sdeval verify`, and the output names the failing
+check and why. One byte is flipped inside the part's own bytes, located through the xref (streams)
+or the newest revision's dictionary text; attachments are also swapped by an incremental update,
+and the file is cut at several places. tests/test_pdf_report.py flips bytes at fixed fractions of
+the file; this module goes part by part.
+"""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from conftest import example
+from pdf_helpers import flip, last_span, signed_ranges, stream_span, swap_attachment
+
+OFFER = example("sd201-offer-b.json")  # small: renders fast
+NOT_INTACT = "  signature     FAIL: not intact: the signed bytes were changed"
+DAMAGED = "  signature     FAIL: cannot be validated: the file or its signature is damaged ("
+WRONG_VALUE = "  signature     FAIL: the signature value does not match the signer's key"
+NOT_ENTIRE = "does not cover the entire file: bytes were appended or an incremental update was added after signing"
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory):
+    return tmp_path_factory.mktemp("tamper")
+
+
+@pytest.fixture(scope="module")
+def cli():
+    from typer.testing import CliRunner
+
+    from evaluator.cli import app
+
+    runner = CliRunner()
+    return lambda *args: runner.invoke(app, [str(a) for a in args], catch_exceptions=False)
+
+
+@pytest.fixture(scope="module")
+def signed(work, cli):
+    assert cli("keygen", work / "id").exit_code == 0
+    out = cli("render", OFFER, "-o", work / "signed.pdf", "--key", work / "id" / "key.pem", "--cert", work / "id" / "cert.pem")
+    assert out.exit_code == 0, out.stderr
+    return (work / "signed.pdf").read_bytes(), work / "id" / "cert.pem"
+
+
+def _reader(data: bytes):
+    from pypdf import PdfReader
+
+    return PdfReader(io.BytesIO(data))
+
+
+def _attachment_streams(data: bytes) -> dict[str, object]:
+    names = _reader(data).trailer["/Root"]["/Names"]["/EmbeddedFiles"]["/Names"]
+    return {names[i]: names[i + 1].get_object()["/EF"]["/F"] for i in range(0, len(names), 2)}
+
+
+def _in_cms(data: bytes, offset: int) -> range:
+    """One hex digit (0-9, so the flip keeps it hex) of the CMS signature in /Contents, `offset`
+    bytes from its start, or from its end when negative (the RSA value is the CMS's last 384 bytes,
+    the signed attributes lie before it; zero padding follows)."""
+    first, _ = signed_ranges(data)
+    hex_start = first.stop + 1  # after "<"
+    hex_end = data.index(b">", hex_start)
+    content_end = hex_start + len(data[hex_start:hex_end].rstrip(b"0"))
+    position = hex_start + 2 * offset if offset >= 0 else content_end + 2 * offset
+    while data[position] not in b"0123456789":
+        position += 1
+    return range(position, position + 1)
+
+
+# Each part: how to find its bytes in a signed report, and what verify must say once one is flipped.
+PARTS = {
+    "signature dictionary: /M signing time": (lambda d: last_span(d, rb"/M \(D\\072(\d+)"), NOT_INTACT),
+    "signature dictionary: /Reason": (lambda d: last_span(d, rb"/Reason \((.+?)\)"), NOT_INTACT),
+    "signature dictionary: /ByteRange": (lambda d: last_span(d, rb"/ByteRange \[\s*\d+\s+(\d+)"), NOT_INTACT),
+    "signature dictionary: /Contents, the signed attributes": (
+        lambda d: _in_cms(d, -500),
+        DAMAGED + "SignatureValidationError: Signing certificate attribute does not match",
+    ),
+    "signature dictionary: /Contents, the RSA signature value": (lambda d: _in_cms(d, -100), WRONG_VALUE),
+    "signature dictionary: /Contents, the CMS structure": (lambda d: _in_cms(d, 8), DAMAGED),
+    "first page's content stream": (lambda d: stream_span(d, _reader(d).pages[0]["/Contents"]), NOT_INTACT),
+    "last page's content stream": (lambda d: stream_span(d, _reader(d).pages[-1]["/Contents"]), NOT_INTACT),
+    "metadata: XMP stream": (lambda d: stream_span(d, _reader(d).trailer["/Root"]["/Metadata"]), NOT_INTACT),
+    "metadata: Info /Title": (lambda d: last_span(d, rb"/Title \((.+?)\)"), NOT_INTACT),
+    "metadata: Info /Author": (lambda d: last_span(d, rb"/Author \((.+?)\)"), NOT_INTACT),
+    "attachment stream: the evidence record": (lambda d: stream_span(d, _attachment_streams(d)[OFFER.name]), NOT_INTACT),
+    "attachment stream: assessment.json": (lambda d: stream_span(d, _attachment_streams(d)["assessment.json"]), NOT_INTACT),
+    "attachment stream: sdeval-report.json": (lambda d: stream_span(d, _attachment_streams(d)["sdeval-report.json"]), NOT_INTACT),
+}
+
+
+@pytest.mark.parametrize("part", list(PARTS))
+def test_a_flipped_byte_in_each_part_fails_verify_naming_the_reason(signed, work, cli, part):
+    data, cert = signed
+    locate, reason = PARTS[part]
+    span = locate(data)
+    assert len(span) > 0
+    copy = work / "flipped.pdf"
+    copy.write_bytes(flip(data, span.start + len(span) // 2))
+    out = cli("verify", copy, "--trust", cert)
+    assert out.exit_code == 1, out.stdout
+    assert reason in out.stdout, out.stdout
+    assert out.stdout.rstrip().splitlines()[-1].startswith("NOT VERIFIED: signature")
+    assert out.stderr == ""
+
+
+@pytest.mark.parametrize("part", [n for n in PARTS if n.startswith("attachment stream")])
+def test_a_flipped_attachment_also_fails_the_attachment_check(signed, work, cli, part):
+    data, cert = signed
+    copy = work / "flipped-attachment.pdf"
+    span = PARTS[part][0](data)
+    copy.write_bytes(flip(data, span.start + len(span) // 2))
+    out = cli("verify", copy, "--trust", cert)
+    # A flipped deflate byte either garbles the file's content (its SHA-256 differs) or makes it unreadable.
+    assert "  attachments   FAIL: " in out.stdout, out.stdout
+
+
+@pytest.mark.parametrize("name", [OFFER.name, "assessment.json", "sdeval-report.json"])
+def test_each_attachment_swapped_by_an_incremental_update_fails(signed, work, cli, name):
+    data, cert = signed
+    original = _reader(data).attachments[name][0]
+    forged = original.replace(b"1", b"2", 1)
+    assert forged != original
+    copy = work / "swapped.pdf"
+    copy.write_bytes(swap_attachment(data, name, forged))
+    assert _reader(copy.read_bytes()).attachments[name] == [forged]  # what a PDF viewer would show
+    out = cli("verify", copy, "--trust", cert)
+    assert out.exit_code == 1
+    assert "  signature     FAIL: " in out.stdout and NOT_ENTIRE in out.stdout, out.stdout
+    assert "  attachments   FAIL: " in out.stdout, out.stdout
+
+
+@pytest.mark.parametrize("where", ["inside the first signed range", "inside the signature value", "before the final %%EOF"])
+def test_a_truncated_report_fails(signed, work, cli, where):
+    data, cert = signed
+    first, _ = signed_ranges(data)
+    cut = {
+        "inside the first signed range": first.stop // 2,
+        "inside the signature value": first.stop + 100,
+        "before the final %%EOF": len(data) - 7,
+    }[where]
+    copy = work / "truncated.pdf"
+    copy.write_bytes(data[:cut])
+    out = cli("verify", copy, "--trust", cert)
+    assert out.exit_code == 1, out.stdout
+    assert "  signature     FAIL: " in out.stdout, out.stdout
+    assert out.stderr == ""
