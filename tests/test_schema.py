@@ -46,11 +46,13 @@ def test_every_field_has_a_description():
     assert missing == []
 
 
-@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.json")) + sorted(EXAMPLES.glob("*.yaml")), ids=lambda p: p.name)
+# Evidence records only; the requirements profiles beside them have their own schema test.
+RECORDS = [p for p in sorted(EXAMPLES.glob("*.json")) + sorted(EXAMPLES.glob("*.yaml")) if "record_version" in load_file(str(p)).data]
+
+
+@pytest.mark.parametrize("path", RECORDS, ids=lambda p: p.name)
 def test_examples_are_valid_under_the_published_schema_and_the_models(path):
     data = load_file(str(path)).data
-    if "record_version" not in data:
-        pytest.skip("not an evidence record")
     jsonschema.Draft202012Validator(json.loads(COMMITTED.read_text())).validate(data)
     EvidenceRecord.model_validate(data)
 
