@@ -147,3 +147,30 @@ def test_a_truncated_report_fails(signed, work, cli, where):
     assert out.exit_code == 1, out.stdout
     assert "  signature     FAIL: " in out.stdout, out.stdout
     assert out.stderr == ""
+
+
+def test_each_copy_of_the_signer_certificate_in_the_cms_is_covered(signed, work, cli):
+    """The CMS certificate set lies outside the signed byte ranges; a changed copy of the signer's
+    certificate must still fail (pyHanko alone validates against one copy and says nothing)."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives.serialization import Encoding
+
+    data, cert_path = signed
+    cert_der = x509.load_pem_x509_certificate(cert_path.read_bytes()).public_bytes(Encoding.DER)
+    first, _ = signed_ranges(data)
+    hex_start = first.stop + 1
+    cms = bytes.fromhex(data[hex_start : data.index(b">", hex_start)].decode())
+    copies = [i for i in range(len(cms)) if cms.startswith(cert_der, i)]
+    assert copies, "the signer's certificate is embedded in the CMS"
+    for n, at in enumerate(copies):
+        # A byte inside the certificate's own signature bits: the DER stays well-formed.
+        target = at + len(cert_der) - 20
+        forged = bytearray(cms)
+        forged[target] ^= 0x01
+        hex_forged = forged.hex().encode()
+        tampered = data[:hex_start] + hex_forged + data[hex_start + len(hex_forged) :]
+        path = work / f"cert-copy-{n}.pdf"
+        path.write_bytes(tampered)
+        out = cli("verify", path, "--trust", cert_path)
+        assert out.exit_code == 1, f"copy {n} of {len(copies)} changed, yet verify passed:\n{out.stdout}"
+        assert "  signature     FAIL:" in out.stdout

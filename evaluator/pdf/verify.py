@@ -118,10 +118,10 @@ def _signature_checks(data: bytes, trust: Path | None) -> list[Check]:
     from pyhanko.keys import load_cert_from_pemder
     from pyhanko.pdf_utils.reader import PdfFileReader
     from pyhanko.sign.validation import async_validate_pdf_signature
-
-    from .aio import run
     from pyhanko.sign.validation.status import SignatureCoverageLevel
     from pyhanko_certvalidator import ValidationContext
+
+    from .aio import run
 
     trust_skipped = Check("trust", None, "pass --trust CERT.pem to check who signed")
     try:
@@ -150,6 +150,8 @@ def _signature_checks(data: bytes, trust: Path | None) -> list[Check]:
         )
     if status.docmdp_ok is False:
         problems.append("a later revision modifies the signed document")
+    if _altered_certificate_copy(sigs[0], status.signing_cert):
+        problems.append("the signature carries an altered copy of the signer's certificate")
     signer = subject_name(status.signing_cert)
     when = status.signer_reported_dt.isoformat() if status.signer_reported_dt else "time not stated"
     detail = f"signer {signer}, signed {when}"
@@ -162,6 +164,28 @@ def _signature_checks(data: bytes, trust: Path | None) -> list[Check]:
     if status.trusted:
         return [signature, Check("trust", True, f"the signer's certificate chains to {trust}")]
     return [signature, Check("trust", False, f"the signer's certificate does not chain to {trust}")]
+
+
+def _altered_certificate_copy(signature, signing_cert) -> bool:
+    """The CMS certificate set lies inside /Contents, outside the signed byte ranges, and may hold
+    the signer's certificate more than once; pyHanko validates against one copy. A copy with the
+    signer's issuer and serial number but other bytes was changed after signing."""
+    try:
+        certificates = signature.signed_data["certificates"]
+    except (KeyError, TypeError):
+        return False
+    if signing_cert is None or not certificates:
+        return False
+    wanted = (signing_cert.issuer.dump(), signing_cert.serial_number)
+    for choice in certificates:
+        cert = choice.chosen
+        try:
+            same_identity = (cert.issuer.dump(), cert.serial_number) == wanted
+        except (AttributeError, ValueError):
+            return True  # not even a readable certificate
+        if same_identity and cert.dump() != signing_cert.dump():
+            return True
+    return False
 
 
 def _one_line(exc: Exception) -> str:
