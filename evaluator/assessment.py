@@ -97,6 +97,11 @@ class FileAssessment:
         return sum(1 for f in self.findings if f.severity == severity)
 
 
+def exit_code(results: list[FileAssessment]) -> int:
+    """1 when any file has an error finding (parse and schema included), else 0."""
+    return 1 if any(r.count("error") for r in results) else 0
+
+
 def assess(loaded: LoadedFile) -> FileAssessment:
     result = FileAssessment(file=loaded.path, sha256=loaded.sha256)
     if loaded.problem is not None:

@@ -17,6 +17,7 @@ from typing import Annotated, Optional
 import typer
 
 from . import __version__
+from .loader import DEFAULT_MAX_BYTES
 
 EXIT_OK, EXIT_FINDINGS, EXIT_CANNOT_RUN = 0, 1, 2
 
@@ -79,24 +80,20 @@ def _load_all(files: list[str], max_size: int):
 
 
 def _run(files: list[str], fmt: Format, full: bool, max_size: int):
-    from .assessment import assess
+    from .assessment import assess, exit_code
     from .reporters import REPORTER_BY_NAME
 
     results = [assess(item) for item in _load_all(files, max_size)]
     text = REPORTER_BY_NAME[fmt.value](results, full)
-    return results, text
-
-
-def _exit_code(results) -> int:
-    return EXIT_FINDINGS if any(r.count("error") for r in results) else EXIT_OK
+    return results, text, exit_code(results)
 
 
 @app.command()
-def validate(files: FilesArg, fmt: FormatOpt = Format.text, max_size: MaxSizeOpt = 20 * 1024 * 1024) -> None:
+def validate(files: FilesArg, fmt: FormatOpt = Format.text, max_size: MaxSizeOpt = DEFAULT_MAX_BYTES) -> None:
     """Check records against the schema and every rule; exit 1 if any error finding."""
-    results, text = _run(files, fmt, full=False, max_size=max_size)
+    _, text, code = _run(files, fmt, full=False, max_size=max_size)
     sys.stdout.write(text)
-    raise typer.Exit(_exit_code(results))
+    raise typer.Exit(code)
 
 
 @app.command()
@@ -105,7 +102,7 @@ def assess(
     fmt: FormatOpt = Format.text,
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Also write the assessment JSON to this file.")] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace the --output file if it exists.")] = False,
-    max_size: MaxSizeOpt = 20 * 1024 * 1024,
+    max_size: MaxSizeOpt = DEFAULT_MAX_BYTES,
     requirements: Annotated[
         Optional[Path],
         typer.Option("--requirements", "-r", help="Judge every offer against this buyer requirements profile; exit 0 only if some offer meets every requirement."),
@@ -115,8 +112,8 @@ def assess(
     from .output import OutputRefused, write_atomic
     from .reporters import REPORTER_BY_NAME
 
-    results, text = _run(files, fmt, full=True, max_size=max_size)
-    json_text, code = None, _exit_code(results)
+    results, text, code = _run(files, fmt, full=True, max_size=max_size)
+    json_text = None
     if requirements is not None:
         from . import fit_report
 
@@ -268,7 +265,7 @@ def render(
     cert: Annotated[Optional[Path], typer.Option("--cert", help="Certificate for --key (PEM).")] = None,
     pkcs12: Annotated[Optional[Path], typer.Option("--pkcs12", help="Signing key and certificate in one PKCS#12 file.")] = None,
     password_file: Annotated[Optional[Path], typer.Option("--password-file", help="File holding the key's password (or set SDEVAL_SIGNING_PASSWORD).")] = None,
-    max_size: MaxSizeOpt = 20 * 1024 * 1024,
+    max_size: MaxSizeOpt = DEFAULT_MAX_BYTES,
     requirements: Annotated[
         Optional[Path],
         typer.Option("--requirements", "-r", help="Add the buyer requirements x offers table and chart, and attach this profile; exit 0 only if some offer meets every requirement."),

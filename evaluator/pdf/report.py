@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..assessment import FileAssessment, assess
+from ..assessment import FileAssessment, assess, exit_code
 from ..fit_report import exit_code as fit_exit_code
-from ..loader import LoadedFile
+from ..loader import DEFAULT_MAX_BYTES, LoadedFile
 from ..output import OutputRefused, write_atomic
 from .signing import SigningProblem
 
@@ -48,7 +48,7 @@ def write_report(
     pkcs12: Path | None = None,
     password_file: Path | None = None,
     requirements: Path | None = None,
-    max_size: int = 20 * 1024 * 1024,
+    max_size: int = DEFAULT_MAX_BYTES,
 ) -> Written:
     from .render import render_pdf
     from .signing import load_identity, sign
@@ -79,7 +79,7 @@ def write_report(
     if profile is not None:
         code = fit_exit_code(profile.comparison)
     else:
-        code = 1 if any(r.count("error") for r in results) else 0
+        code = exit_code(results)
     return Written(results, identity.name if identity else None, len(pdf), code, identity.warnings if identity else [])
 
 
