@@ -3,10 +3,11 @@
 Generates N lines of vLLM-shaped responses (every 50th with null metrics, as an n > 1
 request has), then times, in one run and alternately:
   sdeval  evaluator.importers.vllm_responses.read: the importer's own streaming aggregation,
-          in one process, hashing the file (SHA-256) in the same pass
+          one process per core each summing a byte range, hashing the file (SHA-256) beside them
   duckdb  read_json(..., format='newline_delimited') with SUMs of the same fields, on every core
 and prints the medians, their ratio, and the importer's peak memory on the whole file and
-on a tenth of it (a streaming reader's memory does not grow with the file).
+on a tenth of it (a streaming reader's memory does not grow with the file): of the importing
+process and of the largest process it forked.
 
     .venv/bin/pip install -e '.[bench]'    # DuckDB; the test suite does not need it
     .venv/bin/python bench/import_vllm_responses.py [--lines 1000000] [--repeats 3]
@@ -61,10 +62,14 @@ def generate(path: Path, lines: int, seed: int = 1) -> None:
             fh.write(json.dumps(response) + "\n")
 
 
+PROCESSES = []
+
+
 def run_sdeval(path: Path) -> tuple:
     from evaluator.importers.vllm_responses import read
 
     t = read(path)
+    PROCESSES.append(t.processes)
     return (t.requests_with, t.steps, t.drafts, t.accepted, t.emitted, *t.hist)
 
 
@@ -86,21 +91,27 @@ def run_duckdb(path: Path) -> tuple:
         return tuple(int(v) for v in con.execute(DUCKDB_SQL, [str(path)]).fetchone())
 
 
-def peak_memory_mb(path: Path) -> float:
-    """Peak resident memory (VmHWM: ru_maxrss would count the forking parent) of a fresh process that imports the file, in MB."""
+def peak_memory_mb(path: Path) -> str:
+    """Peak resident memory of a fresh process that imports the file (VmHWM: ru_maxrss would count
+    the process that started it) and of the largest process it forked, in MB."""
     code = (
-        "import sys; sys.path.insert(0, sys.argv[2]);"
-        "from evaluator.importers.vllm_responses import read; read(__import__('pathlib').Path(sys.argv[1]));"
-        "print([l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM')][0])"
+        "import sys, resource; sys.path.insert(0, sys.argv[2]);"
+        "from evaluator.importers.vllm_responses import read; t = read(__import__('pathlib').Path(sys.argv[1]));"
+        "print([l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM')][0],"
+        " resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, t.processes)"
     )
     out = subprocess.run([sys.executable, "-c", code, str(path), str(ROOT)], capture_output=True, text=True, check=True)
-    return int(out.stdout) / 1024
+    own, forked, processes = (int(v) for v in out.stdout.split())
+    if processes == 1:
+        return f"{own / 1024:.0f} MB (one process)"
+    return f"{own / 1024:.0f} MB, largest of its {processes - 1} forked readers and hasher {forked / 1024:.0f} MB"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lines", type=int, default=1_000_000)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--file", type=Path, help="keep the generated file here and reuse it when it exists (it must have --lines lines)")
     args = parser.parse_args()
     try:
         import duckdb
@@ -108,12 +119,14 @@ def main() -> None:
         sys.exit("bench: needs DuckDB: .venv/bin/pip install -e '.[bench]'")
 
     with tempfile.TemporaryDirectory() as tmp:
-        path, tenth = Path(tmp) / "responses.jsonl", Path(tmp) / "tenth.jsonl"
+        path, tenth = args.file or Path(tmp) / "responses.jsonl", Path(tmp) / "tenth.jsonl"
         started = time.perf_counter()
-        generate(path, args.lines)
+        made = "reused" if path.exists() else "generated"
+        if made == "generated":
+            generate(path, args.lines)
         generate(tenth, args.lines // 10)
         size_mb = path.stat().st_size / 1e6
-        print(f"generated {args.lines:,} lines ({size_mb:,.0f} MB) in {time.perf_counter() - started:.1f} s")
+        print(f"{made} {args.lines:,} lines ({size_mb:,.0f} MB) in {time.perf_counter() - started:.1f} s")
 
         times: dict[str, list[float]] = {"sdeval": [], "duckdb": []}
         results = {}
@@ -129,9 +142,10 @@ def main() -> None:
         with duckdb.connect() as con:
             threads = con.execute("SELECT current_setting('threads')").fetchone()[0]
         print(f"duckdb {duckdb.__version__} ({threads} threads): median {med['duckdb']:.2f} s of {args.repeats}")
-        print(f"sdeval import (one process, SHA-256 included): median {med['sdeval']:.2f} s ({args.lines / med['sdeval']:,.0f} lines/s)")
+        print(f"sdeval import ({'/'.join(map(str, sorted(set(PROCESSES))))} processes, SHA-256 included): median {med['sdeval']:.2f} s ({args.lines / med['sdeval']:,.0f} lines/s)")
         print(f"ratio sdeval / duckdb: {med['sdeval'] / med['duckdb']:.2f}x")
-        print(f"sdeval peak memory: {peak_memory_mb(path):.0f} MB for {args.lines:,} lines, {peak_memory_mb(tenth):.0f} MB for {args.lines // 10:,}")
+        print(f"sdeval peak memory for {args.lines:,} lines: {peak_memory_mb(path)}")
+        print(f"sdeval peak memory for {args.lines // 10:,} lines: {peak_memory_mb(tenth)}")
 
 
 if __name__ == "__main__":

@@ -311,6 +311,98 @@ def test_a_bad_line_deep_in_a_large_file_is_numbered_from_the_top(tmp_path):
     assert (skipped.skipped, skipped.first_skipped, skipped.requests_with) == (1, 5000, 5_999)
 
 
+# A file summed in several forked processes must come out exactly as when read in one: the same
+# sums, the same skipped lines, and every line numbered from the top of the file. Run in a fresh
+# interpreter: forking is only done (and only safe) when no other thread is running, which the
+# test session cannot promise.
+_COMPARE_READERS = """
+import dataclasses, json, sys
+from pathlib import Path
+from evaluator.importers import ImportProblem, vllm_responses
+
+def outcome(processes, skip):
+    try:
+        t = vllm_responses.read(Path(sys.argv[1]), skip_bad_lines=skip, processes=processes)
+    except ImportProblem as exc:
+        return {"error": str(exc)}
+    fields = dataclasses.asdict(t)
+    fields["k_values"] = sorted(fields["k_values"])
+    fields["last"] = None if t.last is None else t.last.num_spec_steps
+    return fields
+
+print(json.dumps({f"{p}-{skip}": outcome(p, skip) for p in (1, 3) for skip in (False, True)}))
+"""
+
+
+def _mixed_file(path: Path, bad_at: set[int]) -> int:
+    """Lines of every kind (requests with and without metrics, streamed chunks, a string-keyed
+    histogram, a blank line), some replaced by malformed ones; returns the number of lines."""
+    kinds = (DATA / "vllm-responses-mixed.jsonl").read_bytes().splitlines()
+    dict_histogram = kinds[1].replace(b'"acceptance_histogram": [2, 0, 3, 2]', b'"acceptance_histogram": {"0": 2, "2": 3, "3": 2}')
+    assert dict_histogram != kinds[1]
+    kinds += [dict_histogram, b""]
+    lines = [b'{"object": "chat.comp' if n in bad_at else kinds[n % len(kinds)] for n in range(1, 3001)]
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    return len(lines)
+
+
+def test_a_file_read_in_several_processes_sums_and_numbers_lines_as_one_does(tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "mixed.jsonl"
+    _mixed_file(path, bad_at={2_500, 2_900})  # both in the last of three ranges
+    out = subprocess.run([sys.executable, "-c", _COMPARE_READERS, str(path)], capture_output=True, text=True, check=True)
+    results = json.loads(out.stdout)
+    assert results["3-False"] == results["1-False"] == {"error": f"{path}: line 2500: not a valid response (Input data was truncated); pass --skip-bad-lines to import the other lines"}
+    one, three = results["1-True"], results["3-True"]
+    assert three.pop("processes") == 3 and one.pop("processes") == 1
+    assert three == one
+    assert (one["skipped"], one["first_skipped"], one["lines"]) == (2, 2_500, 3_000)
+    # 3000 lines cycle through 8 kinds: 4 with metrics (one string-keyed; the two bad lines replace two of
+    # these), a request without, 2 content chunks, a blank line
+    assert (one["requests_with"], one["requests_without"], one["content_chunks"]) == (1_498, 375, 750)
+    # per cycle [5,2,1,4] + [2,0,3,2] + [3,1,0,1] + {"0": 2, "2": 3, "3": 2}, 375 cycles, less two [3,1,0,1]
+    assert (one["hist"], one["steps"]) == ([4_494, 1_123, 2_625, 3_373], 375 * 31 - 2 * 5)
+
+
+def test_ranges_cover_the_file_and_cut_only_after_a_newline(tmp_path):
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from evaluator.importers.vllm_responses import _ranges
+
+    path = tmp_path / "lines.jsonl"
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.lists(st.binary(max_size=40).map(lambda b: b.replace(b"\n", b"")), max_size=30), st.booleans(), st.integers(1, 6))
+    def check(lines, final_newline, parts):
+        data = b"\n".join(lines) + (b"\n" if final_newline and lines else b"")
+        path.write_bytes(data)
+        ranges = _ranges(path, len(data), parts)
+        assert ranges[0][0] == 0 and ranges[-1][1] == len(data)
+        assert all(a[1] == b[0] and a[0] < a[1] for a, b in zip(ranges, ranges[1:]))
+        assert all(data[end - 1 : end] == b"\n" for _, end in ranges[:-1])
+        assert len(ranges) <= parts
+
+    check()
+
+
+def test_only_a_large_file_read_by_a_single_thread_is_split_across_cores():
+    import subprocess
+    import sys
+
+    code = (
+        "import os, threading; from evaluator.importers.vllm_responses import _processes_for, PARALLEL_MIN_BYTES as big;"
+        "cores = min(len(os.sched_getaffinity(0)), 8);"
+        "alone = (_processes_for(big - 1), _processes_for(big));"
+        "threading.Thread(target=threading.Event().wait, args=(5,), daemon=True).start();"
+        "print(alone == (1, cores), _processes_for(big))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "1"]
+
+
 def test_in_place_never_drops_a_yaml_records_comments(sdeval, tmp_path):
     record = tmp_path / "offer.yaml"
     shutil.copy(example("complete-offer.yaml"), record)

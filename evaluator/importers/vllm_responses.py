@@ -6,16 +6,24 @@ metrics). Streamed content chunks without usage are not requests and are passed 
 
 Counts are sums over the requests whose `metrics.speculative_decoding` is present. A request
 whose metrics are null (vLLM suppresses them for n > 1 and multi-prompt requests) is counted
-as not covered, never as zeros. The file is streamed in blocks and decoded line by line with
-typed msgspec decoders that build only the fields summed here, so memory stays flat
-(bench/import_vllm_responses.py).
+as not covered, never as zeros.
+
+Speed and memory (bench/import_vllm_responses.py): the file is streamed in blocks and decoded
+line by line with typed msgspec decoders that build only the fields summed here, so memory
+stays flat. A large file is cut at line boundaries into one byte range per core; each range is
+summed by its own process (decoding holds the GIL, so threads would not help) and the parts
+are added up, with every line still numbered from the top of the file. SHA-256 runs on a
+thread beside them (hashlib releases the GIL).
 """
 
 from __future__ import annotations
 
 import hashlib
+import itertools
+import os
 import sys
-from collections.abc import Callable, Iterator
+import threading
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +35,8 @@ from .common import Imported, ImportProblem, histogram, source
 
 FORMAT = "vllm-responses"
 BLOCK = 1 << 20
+# Smaller files are summed in this process: starting another costs more than it saves.
+PARALLEL_MIN_BYTES = 32 << 20
 
 NonNeg = Annotated[int, msgspec.Meta(ge=0)]
 
@@ -51,19 +61,28 @@ class Usage(msgspec.Struct, gc=False):
     completion_tokens: NonNeg | None = None
 
 
-class Response(msgspec.Struct, gc=False):
+class Line(msgspec.Struct, gc=False):
+    """What is summed from a line. `choices` is left out: msgspec still checks its JSON but
+    builds nothing, which saves a quarter of the decoding time."""
+
     object: str | None = None
     usage: Usage | None = None
     metrics: Metrics | None = None
+
+
+class Response(Line, gc=False):
+    """Line 1 is decoded with `choices` too: a file with none of these fields is another tool's."""
+
     choices: list[msgspec.Raw] | None = None
 
 
-_decode = msgspec.json.Decoder(Response).decode
+_decode_first = msgspec.json.Decoder(Response).decode
+_decode = msgspec.json.Decoder(Line).decode
 
 
 @dataclass
 class Totals:
-    """Sums over one file."""
+    """Sums over one file, or over one byte range of it (then line numbers count from the range's start)."""
 
     requests_with: int = 0
     requests_without: int = 0
@@ -77,15 +96,18 @@ class Totals:
     skipped: int = 0
     first_skipped: int | None = None  # line number
     content_chunks: int = 0
+    lines: int = 0
+    bad_line: tuple[int, str] | None = None  # (line number, why) of a refused line, when not skipping
     sha256: str = ""
+    processes: int = 1  # processes that summed the file
 
 
-def _sum_histograms(total: list[int] | None, batch: list[list[int]]) -> list[int] | None:
-    """Column sums of a batch of histograms, added to the total (zip and sum run in C)."""
-    if total is None or not batch:
+def _add_columns(total: list[int] | None, rows: list[list[int]]) -> list[int] | None:
+    """Column sums of histograms of any widths, added to the total (zip and sum run in C)."""
+    if total is None or not rows:
         return total
-    width = max(len(total), max(map(len, batch)))
-    rows = [h if len(h) == width else h + [0] * (width - len(h)) for h in batch]
+    width = max(len(total), max(map(len, rows)))
+    rows = [h if len(h) == width else h + [0] * (width - len(h)) for h in rows]
     total = total + [0] * (width - len(total))
     return [t + column for t, column in zip(total, map(sum, zip(*rows)))]
 
@@ -103,132 +125,295 @@ def progress(path: Path, total: int) -> Iterator[Callable[[int], None] | None]:
         yield lambda done: bar.update(task, completed=done)
 
 
-class _Hasher:
-    """SHA-256 of the blocks on a second thread: hashlib releases the GIL on large buffers, so
-    hashing runs on another core while this one decodes. The queue is bounded, so memory stays flat."""
-
-    def __init__(self) -> None:
-        import queue
-        import threading
-
-        self.digest = hashlib.sha256()
-        self.blocks: queue.Queue[bytes | None] = queue.Queue(maxsize=8)
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-
-    def _run(self) -> None:
-        while (block := self.blocks.get()) is not None:
-            self.digest.update(block)
-
-    def hexdigest(self) -> str:
-        self.blocks.put(None)
-        self.thread.join()
-        return self.digest.hexdigest()
-
-
-def _lines(fh, hasher: _Hasher, advance: Callable[[int], None] | None) -> Iterator[bytes]:
-    """Lines of a binary file read in 1 MiB blocks, each block also handed to the hasher (one pass)."""
-    rest = b""
-    done = 0
-    for block in iter(lambda: fh.read(BLOCK), b""):
-        hasher.blocks.put(block)
-        done += len(block)
-        lines = (rest + block).split(b"\n")
-        rest = lines.pop()
-        yield from lines
+def _blocks(fh, start: int, end: int, advance: Callable[[int], None] | None) -> Iterator[list[bytes]]:
+    """The lines of bytes start..end (`end` is a line boundary), about 1 MiB of them at a time.
+    readlines() splits in C and is three times cheaper here than splitting read() blocks."""
+    fh.seek(start)
+    at = start
+    while at < end and (lines := fh.readlines(BLOCK)):
+        was, at = at, fh.tell()
+        while at > end:  # the last block ran into the next range
+            at -= len(lines.pop())
+        yield lines
         if advance is not None:
-            advance(done)
-    if rest:
-        yield rest
+            advance(at - was)
+
+
+def _ranges(path: Path, size: int, parts: int) -> list[tuple[int, int]]:
+    """Byte ranges of about equal size, each ending just after a newline (or at the end of the file)."""
+    bounds = [0]
+    with open(path, "rb") as fh:
+        for i in range(1, parts):
+            pos = max(size * i // parts, bounds[-1])
+            fh.seek(pos)
+            while block := fh.read(BLOCK):  # to the start of the next line
+                newline = block.find(b"\n")
+                if newline >= 0:
+                    pos += newline + 1
+                    break
+                pos += len(block)
+            bounds.append(pos)
+    bounds.append(size)
+    return [(a, b) for a, b in zip(bounds, bounds[1:]) if b > a] or [(0, 0)]
+
+
+def _processes_for(size: int) -> int:
+    """One process per core for a large file, when forking is safe."""
+    import multiprocessing
+
+    # fork copies only the calling thread: with other threads running (a test runner, an
+    # application embedding sdeval) a lock one of them holds would never be released in the
+    # child, so such a caller reads in its own process.
+    if size < PARALLEL_MIN_BYTES or threading.active_count() > 1 or "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, 8))
 
 
 def _bad_line(path: Path, number: int, message: str) -> ImportProblem:
     return ImportProblem(f"{path}: line {number}: {message}; pass --skip-bad-lines to import the other lines")
 
 
-def read(path: Path, skip_bad_lines: bool = False) -> Totals:
-    """Sum the responses of the file, and hash it, in one streaming pass."""
+def read(path: Path, skip_bad_lines: bool = False, processes: int | None = None) -> Totals:
+    """Sum the responses of the file and hash it, numbering lines from the top of the file.
+    `processes` byte ranges are summed in as many processes (forked: the caller must not be
+    running other threads); by default one per core for a large file, when that is safe."""
     try:
         size = path.stat().st_size
-        fh = open(path, "rb")
+        open(path, "rb").close()
     except OSError as exc:
         raise ImportProblem(f"{path}: cannot read ({exc.strerror})") from None
-    hasher = _Hasher()
+    ranges = _ranges(path, size, processes or _processes_for(size))
+    if len(ranges) == 1:
+        with progress(path, size) as show:
+            done = 0
+
+            def advance(n: int) -> None:
+                nonlocal done
+                done += n
+                if show is not None:
+                    show(done)
+
+            totals = _combine(path, [_sum_range(path, ranges[0], skip_bad_lines, advance)])
+        totals.sha256 = _sha256(path)
+        return totals
+
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    counters = context.RawArray("q", len(ranges))  # bytes summed per range, for the progress bar
+    # Hashing gets a process too: on a thread it would wait for this process's GIL between blocks.
+    # All are forked before the progress bar starts its thread.
+    hashing = _Forked(context, _sha256, path)
+    children = [_Forked(context, _sum_range, path, span, skip_bad_lines, _Counter(counters, i)) for i, span in enumerate(ranges[1:], 1)]
     try:
-        with fh, progress(path, size) as advance:
-            t = _sum(path, fh, hasher, advance, skip_bad_lines)
+        with progress(path, size) as show:
+            def shown() -> None:
+                if show is not None:
+                    show(sum(counters))
+
+            first = _sum_range(path, ranges[0], skip_bad_lines, _Counter(counters, 0, shown))
+            totals = _combine(path, itertools.chain([first], (child.result(shown) for child in children)))
+            totals.sha256 = hashing.result(shown)
+            totals.processes = len(ranges)
     finally:
-        sha256 = hasher.hexdigest()  # also ends the hashing thread when a line is refused
-    t.sha256 = sha256
+        for process in (hashing, *children):
+            process.stop()
+    return totals
+
+
+def _sha256(path: Path) -> str:
+    try:
+        with open(path, "rb") as fh:
+            return hashlib.file_digest(fh, "sha256").hexdigest()
+    except OSError as exc:
+        raise ImportProblem(f"{path}: cannot read ({exc.strerror})") from None
+
+
+@dataclass
+class _Counter:
+    """Adds a range's progress to its slot of the shared counters (and redraws the bar, in this process)."""
+
+    counters: Any
+    index: int
+    shown: Callable[[], None] | None = None
+
+    def __call__(self, n: int) -> None:
+        self.counters[self.index] += n
+        if self.shown is not None:
+            self.shown()
+
+
+class _Forked:
+    """A function run in a forked process; its result (or exception) comes back through a pipe."""
+
+    def __init__(self, context, function: Callable[..., Any], *args: Any) -> None:
+        self.connection, child_end = context.Pipe(duplex=False)
+        self.process = context.Process(target=_forked_main, args=(child_end, function, args), daemon=True)
+        self.process.start()
+        child_end.close()
+
+    def result(self, waiting: Callable[[], None]) -> Any:
+        while not self.connection.poll(0.1):
+            waiting()
+            if not self.process.is_alive() and not self.connection.poll():
+                raise ImportProblem(f"a process reading part of the file ended without a result (exit code {self.process.exitcode})")
+        outcome = self.connection.recv()
+        if isinstance(outcome, BaseException):
+            raise outcome
+        return outcome
+
+    def stop(self) -> None:
+        if self.process.is_alive():
+            self.process.terminate()  # the import already failed; its part is not needed
+        self.process.join()
+        self.connection.close()
+
+
+def _forked_main(connection, function: Callable[..., Any], args: tuple) -> None:
+    try:
+        outcome = function(*args)
+    except Exception as exc:  # sent to the parent, which raises it
+        outcome = exc
+    connection.send(outcome)
+    connection.close()
+
+
+def _combine(path: Path, parts: Iterable[Totals]) -> Totals:
+    """The file's totals from its ranges', taken in file order. A refused line stops at once with its
+    number counted from the top; later ranges are not waited for."""
+    t = Totals()
+    offset = 0
+    k_values: set[int] = set()
+    for part in parts:
+        if part.bad_line is not None:
+            number, why = part.bad_line
+            raise _bad_line(path, offset + number, why)
+        t.requests_with += part.requests_with
+        t.requests_without += part.requests_without
+        t.steps += part.steps
+        t.drafts += part.drafts
+        t.accepted += part.accepted
+        t.emitted = None if t.emitted is None or part.emitted is None else t.emitted + part.emitted
+        t.hist = None if part.hist is None else _add_columns(t.hist, [part.hist])
+        k_values |= part.k_values
+        t.last = part.last or t.last
+        t.skipped += part.skipped
+        if t.first_skipped is None and part.first_skipped is not None:
+            t.first_skipped = offset + part.first_skipped
+        t.content_chunks += part.content_chunks
+        offset += part.lines
+    t.k_values = k_values
+    t.lines = offset
     return t
 
 
-def _sum(path: Path, fh, hasher: _Hasher, advance, skip_bad_lines: bool) -> Totals:
+class _Refused(Exception):
+    """A bad line ends the range (without --skip-bad-lines)."""
+
+
+def _sum_range(path: Path, span: tuple[int, int], skip_bad_lines: bool, advance: Callable[[int], None] | None) -> Totals:
     t = Totals()
-    # The hot loop of a million-line import: sums live in locals, histograms are summed in batches.
+    start, end = span
+
+    def refuse(number: int, why: str) -> None:
+        """A bad line: skipped and counted, or the end of the range."""
+        if not skip_bad_lines:
+            t.bad_line = (number, why)
+            raise _Refused
+        t.skipped += 1
+        t.first_skipped = t.first_skipped or number
+
+    # The hot loop of a million-line import: every name it touches is a local, the rare cases
+    # sit in branches, and histograms are added up a block at a time.
     steps = drafts = accepted = emitted = 0
     with_metrics = without_metrics = 0
     usage_complete = True
-    batch: list[list[int]] = []
-    for number, line in enumerate(_lines(fh, hasher, advance), 1):
-        try:
-            response = _decode(line)
-        except msgspec.DecodeError as exc:
-            if not line.strip():
-                continue
-            if number == 1:
-                _refuse_other_format(path)
-            if not skip_bad_lines:
-                raise _bad_line(path, number, f"not a valid response ({exc})") from None
-            t.skipped += 1
-            t.first_skipped = t.first_skipped or number
-            continue
-        metrics = response.metrics
-        sd = metrics.speculative_decoding if metrics is not None else None
-        if sd is None:
-            if number == 1 and response.object is None and response.choices is None and response.usage is None and metrics is None:
-                _refuse_other_format(path, "has no choices, usage or metrics", always=True)
-            if response.usage is None and (response.object or "").endswith(".chunk"):
-                t.content_chunks += 1  # a streamed content chunk, not a finished request
-            else:
-                without_metrics += 1
-            continue
-        if sd.num_spec_steps is None or sd.num_draft_tokens is None or sd.num_accepted_draft_tokens is None:
-            if not skip_bad_lines:
-                raise _bad_line(path, number, "metrics.speculative_decoding lacks num_spec_steps, num_draft_tokens or num_accepted_draft_tokens")
-            t.skipped += 1
-            t.first_skipped = t.first_skipped or number
-            continue
-        with_metrics += 1
-        steps += sd.num_spec_steps
-        drafts += sd.num_draft_tokens
-        accepted += sd.num_accepted_draft_tokens
-        if sd.num_spec_tokens is not None:
-            t.k_values.add(sd.num_spec_tokens)
-        h = sd.acceptance_histogram
-        if h is None:
-            t.hist = None  # one request without a histogram: a partial sum would mislead
-        elif t.hist is not None:
-            if type(h) is not list:
-                try:
-                    h = histogram(h, "")
-                except ImportProblem:
-                    raise _bad_line(path, number, "acceptance_histogram keys must be numbers of accepted drafts") from None
-            batch.append(h)  # type: ignore[arg-type]
-            if len(batch) == 4096:
-                t.hist = _sum_histograms(t.hist, batch)
-                batch.clear()
-        usage = response.usage
-        if usage is not None and usage.completion_tokens is not None:
-            emitted += usage.completion_tokens
-        else:
-            usage_complete = False
-        t.last = sd
-    t.hist = _sum_histograms(t.hist, batch)
+    hist: list[int] | None = []
+    add_k = t.k_values.add
+    decode = _decode
+    sd = last = None
+    number = 0
+    try:
+        with open(path, "rb", buffering=BLOCK) as fh:
+            for lines in _blocks(fh, start, end, advance):
+                histograms: list[list[int]] = []
+                keep = histograms.append
+                for number, line in enumerate(lines, number + 1):
+                    try:
+                        response = decode(line)
+                    except msgspec.DecodeError:
+                        if not line.strip():
+                            continue
+                        if number == 1 and start == 0:
+                            _refuse_other_format(path)
+                        refuse(number, f"not a valid response ({_why_not(line)})")
+                        continue
+                    metrics = response.metrics
+                    if metrics is None or (sd := metrics.speculative_decoding) is None:
+                        if number == 1 and start == 0:
+                            _refuse_if_not_a_response(path, line)
+                        if response.usage is None and (response.object or "").endswith(".chunk"):
+                            t.content_chunks += 1  # a streamed content chunk, not a finished request
+                        else:
+                            without_metrics += 1
+                        continue
+                    s, p, a, h = sd.num_spec_steps, sd.num_draft_tokens, sd.num_accepted_draft_tokens, sd.acceptance_histogram
+                    if s is None or p is None or a is None:
+                        refuse(number, "metrics.speculative_decoding lacks num_spec_steps, num_draft_tokens or num_accepted_draft_tokens")
+                        continue
+                    if h.__class__ is not list:
+                        if h is None:
+                            hist = None  # one request without a histogram: a partial sum would mislead
+                        else:
+                            try:
+                                h = histogram(h, "")
+                            except ImportProblem:
+                                refuse(number, "acceptance_histogram keys must be numbers of accepted drafts")
+                                continue
+                    with_metrics += 1
+                    steps += s
+                    drafts += p
+                    accepted += a
+                    add_k(sd.num_spec_tokens)  # None included: dropped at the end
+                    keep(h)
+                    usage = response.usage
+                    if usage is not None and (tokens := usage.completion_tokens) is not None:
+                        emitted += tokens
+                    else:
+                        usage_complete = False
+                    last = sd
+                if hist is not None:
+                    hist = _add_columns(hist, histograms)  # type: ignore[arg-type]
+    except _Refused:
+        pass
+    t.hist = hist
     t.steps, t.drafts, t.accepted = steps, drafts, accepted
     t.requests_with, t.requests_without = with_metrics, without_metrics
     t.emitted = emitted if usage_complete else None
+    t.k_values.discard(None)  # type: ignore[arg-type]
+    t.last = last
+    t.lines = number
     return t
+
+
+def _why_not(line: bytes) -> str:
+    """msgspec's reason, for the line as the user sees it (without the newline readlines keeps)."""
+    try:
+        _decode(line.rstrip(b"\r\n"))
+    except msgspec.DecodeError as exc:
+        return str(exc)
+    return "not JSON"  # not reached: the line failed with its newline, so it fails without
+
+
+def _refuse_if_not_a_response(path: Path, line: bytes) -> None:
+    """Line 1 with none of a response's fields is another tool's output."""
+    response = _decode_first(line)
+    if response.object is None and response.choices is None and response.usage is None and response.metrics is None:
+        _refuse_other_format(path, "has no choices, usage or metrics", always=True)
 
 
 def _refuse_other_format(path: Path, why: str = "is not a JSON response", always: bool = False) -> None:
