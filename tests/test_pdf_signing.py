@@ -60,6 +60,37 @@ def test_signing_option_misuse_exits_2(tmp_path, sdeval, ident):
     assert not target.exists()
 
 
+@pytest.mark.parametrize("forked", [True, False], ids=["signing-process", "in-process"])
+def test_signing_beside_the_rendering_or_after_it_gives_the_same_errors_and_report(tmp_path, sdeval, ident, monkeypatch, forked):
+    """Where forking is safe the key is read and pyHanko imported in a second process while the
+    pages are laid out; elsewhere all of it happens here. A user sees no difference."""
+    import multiprocessing
+
+    from evaluator import forking
+
+    monkeypatch.setattr(forking, "fork_is_safe", lambda: forked)
+    target = tmp_path / "r.pdf"
+    out = sdeval("render", OFFER, "-o", target, "--key", tmp_path / "nokey.pem", "--cert", ident[1])
+    assert (out.exit_code, out.stderr) == (2, f"sdeval: {tmp_path / 'nokey.pem'}: no such file\n")
+    assert not target.exists()
+    out = sdeval("render", OFFER, "-o", target, "--key", ident[0], "--cert", ident[1])
+    assert (out.exit_code, out.stderr) == (0, f"wrote {target} ({target.stat().st_size:,} bytes, signed by Test Assessor)\n")
+    assert sdeval("verify", target, "--trust", ident[1]).exit_code == 0
+    assert multiprocessing.active_children() == []
+
+
+def test_a_signing_process_that_dies_leaves_no_report(tmp_path, sdeval, ident, monkeypatch):
+    from evaluator import forking
+    from evaluator.pdf import signing
+
+    monkeypatch.setattr(forking, "fork_is_safe", lambda: True)
+    monkeypatch.setattr(signing, "_sign_in_child", lambda connection, options: os._exit(3))
+    target = tmp_path / "r.pdf"
+    out = sdeval("render", OFFER, "-o", target, "--key", ident[0], "--cert", ident[1])
+    assert (out.exit_code, out.stderr) == (2, f"sdeval: {target}: not signed: a forked sdeval process ended without its result (exit code 3)\n")
+    assert not target.exists()
+
+
 def test_an_encrypted_key_needs_its_password(tmp_path, sdeval, ident):
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.serialization import load_pem_private_key

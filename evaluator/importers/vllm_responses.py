@@ -22,7 +22,6 @@ import hashlib
 import itertools
 import os
 import sys
-import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -159,12 +158,9 @@ def _ranges(path: Path, size: int, parts: int) -> list[tuple[int, int]]:
 
 def _processes_for(size: int) -> int:
     """One process per core for a large file, when forking is safe."""
-    import multiprocessing
+    from ..forking import fork_is_safe
 
-    # fork copies only the calling thread: with other threads running (a test runner, an
-    # application embedding sdeval) a lock one of them holds would never be released in the
-    # child, so such a caller reads in its own process.
-    if size < PARALLEL_MIN_BYTES or threading.active_count() > 1 or "fork" not in multiprocessing.get_all_start_methods():
+    if size < PARALLEL_MIN_BYTES or not fork_is_safe():
         return 1
     try:
         cores = len(os.sched_getaffinity(0))
@@ -201,14 +197,13 @@ def read(path: Path, skip_bad_lines: bool = False, processes: int | None = None)
         totals.sha256 = _sha256(path)
         return totals
 
-    import multiprocessing
+    from ..forking import Forked, ProcessEnded, context
 
-    context = multiprocessing.get_context("fork")
-    counters = context.RawArray("q", len(ranges))  # bytes summed per range, for the progress bar
+    counters = context().RawArray("q", len(ranges))  # bytes summed per range, for the progress bar
     # Hashing gets a process too: on a thread it would wait for this process's GIL between blocks.
     # All are forked before the progress bar starts its thread.
-    hashing = _Forked(context, _sha256, path)
-    children = [_Forked(context, _sum_range, path, span, skip_bad_lines, _Counter(counters, i)) for i, span in enumerate(ranges[1:], 1)]
+    hashing = Forked(_hash_in_child, path)
+    children = [Forked(_sum_in_child, path, span, skip_bad_lines, _Counter(counters, i)) for i, span in enumerate(ranges[1:], 1)]
     try:
         with progress(path, size) as show:
             def shown() -> None:
@@ -216,13 +211,23 @@ def read(path: Path, skip_bad_lines: bool = False, processes: int | None = None)
                     show(sum(counters))
 
             first = _sum_range(path, ranges[0], skip_bad_lines, _Counter(counters, 0, shown))
-            totals = _combine(path, itertools.chain([first], (child.result(shown) for child in children)))
-            totals.sha256 = hashing.result(shown)
+            totals = _combine(path, itertools.chain([first], (child.receive(shown) for child in children)))
+            totals.sha256 = hashing.receive(shown)
             totals.processes = len(ranges)
+    except ProcessEnded as exc:
+        raise ImportProblem(f"{path}: {exc}") from None
     finally:
         for process in (hashing, *children):
             process.stop()
     return totals
+
+
+def _hash_in_child(connection, path: Path) -> str:
+    return _sha256(path)
+
+
+def _sum_in_child(connection, path: Path, span: tuple[int, int], skip_bad_lines: bool, advance: Callable[[int], None]) -> Totals:
+    return _sum_range(path, span, skip_bad_lines, advance)
 
 
 def _sha256(path: Path) -> str:
@@ -245,41 +250,6 @@ class _Counter:
         self.counters[self.index] += n
         if self.shown is not None:
             self.shown()
-
-
-class _Forked:
-    """A function run in a forked process; its result (or exception) comes back through a pipe."""
-
-    def __init__(self, context, function: Callable[..., Any], *args: Any) -> None:
-        self.connection, child_end = context.Pipe(duplex=False)
-        self.process = context.Process(target=_forked_main, args=(child_end, function, args), daemon=True)
-        self.process.start()
-        child_end.close()
-
-    def result(self, waiting: Callable[[], None]) -> Any:
-        while not self.connection.poll(0.1):
-            waiting()
-            if not self.process.is_alive() and not self.connection.poll():
-                raise ImportProblem(f"a process reading part of the file ended without a result (exit code {self.process.exitcode})")
-        outcome = self.connection.recv()
-        if isinstance(outcome, BaseException):
-            raise outcome
-        return outcome
-
-    def stop(self) -> None:
-        if self.process.is_alive():
-            self.process.terminate()  # the import already failed; its part is not needed
-        self.process.join()
-        self.connection.close()
-
-
-def _forked_main(connection, function: Callable[..., Any], args: tuple) -> None:
-    try:
-        outcome = function(*args)
-    except Exception as exc:  # sent to the parent, which raises it
-        outcome = exc
-    connection.send(outcome)
-    connection.close()
 
 
 def _combine(path: Path, parts: Iterable[Totals]) -> Totals:

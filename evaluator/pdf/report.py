@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -50,8 +51,9 @@ def write_report(
     requirements: Path | None = None,
     max_size: int = DEFAULT_MAX_BYTES,
 ) -> Written:
+    from ..forking import ProcessEnded
     from .render import render_pdf
-    from .signing import load_identity, sign
+    from .signing import Signing
 
     if output.exists() and not force:
         raise ReportProblem(f"{output}: already exists; pass --force to replace it")
@@ -59,17 +61,22 @@ def write_report(
     inputs = [path for path in inputs if path not in ("-", "<stdin>")]
     if any(output.resolve() == Path(path).resolve() for path in inputs):
         raise ReportProblem(f"{output}: is one of the input files")
+    signer, warnings = None, []
     try:
-        identity = None
-        if key is not None or pkcs12 is not None:
-            identity = load_identity(key=key, cert=cert, pkcs12=pkcs12, password_file=password_file)
-        results = [assess(item) for item in loaded]
-        profile = None if requirements is None else _judged(results, str(requirements), max_size)
-        pdf = render_pdf(loaded, results, signer=identity.name if identity else None, requirements=profile)
-        if identity is not None:
-            pdf = sign(pdf, identity)
+        with Signing(key=key, cert=cert, pkcs12=pkcs12, password_file=password_file) if key is not None or pkcs12 is not None else nullcontext() as signing:
+            results = [assess(item) for item in loaded]
+            profile = None if requirements is None else _judged(results, str(requirements), max_size)
+            if signing is not None:
+                import weasyprint  # noqa: F401  (imported now, while the signing process reads the key)
+
+                signer, warnings = signing.identity()
+            pdf = render_pdf(loaded, results, signer=signer, requirements=profile)
+            if signing is not None:
+                pdf = signing.sign(pdf)
     except SigningProblem as exc:
         raise ReportProblem(str(exc)) from None
+    except ProcessEnded as exc:
+        raise ReportProblem(f"{output}: not signed: {exc}") from None
     try:
         write_atomic(output, pdf, force=force)
     except OutputRefused as exc:
@@ -80,7 +87,7 @@ def write_report(
         code = fit_exit_code(profile.comparison)
     else:
         code = exit_code(results)
-    return Written(results, identity.name if identity else None, len(pdf), code, identity.warnings if identity else [])
+    return Written(results, signer, len(pdf), code, warnings)
 
 
 def _judged(results: list[FileAssessment], path: str, max_size: int) -> RequirementsInput:

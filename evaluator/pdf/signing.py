@@ -11,7 +11,9 @@ import datetime as dt
 import io
 import os
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 from ..output import write_atomic
 
@@ -78,9 +80,18 @@ def keygen(directory: Path, *, common_name: str, force: bool, days: int = 3650) 
 
 @dataclass
 class Identity:
-    signer: object  # pyhanko.sign.signers.SimpleSigner
+    """The assessor's key and certificate, read and checked with cryptography. pyHanko's signer
+    is built from them only when a signature is made (pyHanko takes half a second to import)."""
+
+    private: Any  # cryptography RSAPrivateKey
+    certificate: Any  # cryptography x509.Certificate
+    extra: list  # further certificates from a PKCS#12 file
     name: str  # the certificate subject, as printed on the cover
     warnings: list[str]
+
+    @cached_property
+    def signer(self):  # pyhanko.sign.signers.SimpleSigner
+        return _signer(self.private, self.certificate, self.extra)
 
 
 def exposure_warning(path: Path) -> str | None:
@@ -148,9 +159,12 @@ def load_identity(*, key: Path | None, cert: Path | None, pkcs12: Path | None, p
         raise SigningProblem(f"{where}: the key is {kind}; use an RSA key (an EC key makes the signed file PDF 2.0, which breaks PDF/A-3)")
     if certificate.public_key().public_numbers() != private.public_key().public_numbers():
         raise SigningProblem(f"{cert or pkcs12}: the certificate does not belong to the key")
-    signer = _signer(private, certificate, list(extra or []))
+    from asn1crypto import x509 as asn1_x509
+    from cryptography.hazmat.primitives.serialization import Encoding
+
     warning = exposure_warning(where)
-    return Identity(signer, subject_name(signer.signing_cert), [warning] if warning else [])
+    name = subject_name(asn1_x509.Certificate.load(certificate.public_bytes(Encoding.DER)))
+    return Identity(private, certificate, list(extra or []), name, [warning] if warning else [])
 
 
 def _signer(private, certificate, extra: list):
@@ -220,3 +234,53 @@ def sign(pdf: bytes, identity: Identity) -> bytes:
     signer = PdfSigner(meta, signer=identity.signer)
     run(lambda: signer.async_sign_pdf(writer, output=out))
     return out.getvalue()
+
+
+# ------------------------------------------------------------------------------ signing beside rendering
+
+
+class Signing:
+    """Loads the identity and signs the report: in a forked process when forking is safe, so the
+    key's checks and pyHanko's import (about 0.7 s together) overlap this process's rendering;
+    otherwise here, first. Use as a context manager; the forked process never outlives it."""
+
+    def __init__(self, *, key: Path | None, cert: Path | None, pkcs12: Path | None, password_file: Path | None) -> None:
+        from ..forking import Forked, fork_is_safe
+
+        options = {"key": key, "cert": cert, "pkcs12": pkcs12, "password_file": password_file}
+        self._here = None if fork_is_safe() else load_identity(**options)
+        self._forked = Forked(_sign_in_child, options) if self._here is None else None
+        self._said: tuple[str, list[str]] | None = None
+
+    def identity(self) -> tuple[str, list[str]]:
+        """The signer's name and any warnings about the key file; SigningProblem if it cannot be used."""
+        if self._here is not None:
+            return self._here.name, self._here.warnings
+        if self._said is None:
+            self._said = self._forked.receive()
+        return self._said
+
+    def sign(self, pdf: bytes) -> bytes:
+        if self._here is not None:
+            return sign(pdf, self._here)
+        self.identity()
+        self._forked.send(pdf)
+        return self._forked.receive()
+
+    def __enter__(self) -> Signing:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        if self._forked is not None:
+            self._forked.stop()
+
+
+def _sign_in_child(connection, options: dict) -> bytes:
+    identity = load_identity(**options)
+    connection.send((identity.name, identity.warnings))
+    # Import pyHanko and build the signer now, while the parent lays out the pages.
+    identity.signer  # noqa: B018
+    import pyhanko.pdf_utils.incremental_writer  # noqa: F401
+    import pyhanko.sign.signers  # noqa: F401
+
+    return sign(connection.recv(), identity)

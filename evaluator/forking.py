@@ -1,0 +1,91 @@
+"""Work handed to a forked process, where one core is not enough for the job:
+
+- `sdeval import vllm-responses` sums a large file's byte ranges in one process per core;
+- `sdeval render --key/--pkcs12` loads the key and imports pyHanko (about half a second) in a
+  second process while this one lays out the pages.
+
+Decoding JSON, laying out pages and importing modules all hold the GIL, so threads would not
+overlap them; processes do. fork (not spawn) because the child must start at once, with what
+this process has already imported and read.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import threading
+from collections.abc import Callable
+from typing import Any
+
+
+def fork_is_safe() -> bool:
+    """fork copies only the calling thread: with other threads running (a test runner, an
+    application embedding sdeval), a lock one of them holds would never be released in the
+    child. Such callers do the work in their own process instead."""
+    return threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
+
+
+def context():
+    return multiprocessing.get_context("fork")
+
+
+class ProcessEnded(Exception):
+    """The forked process ended without its result (killed, or out of memory)."""
+
+
+class _Raised:
+    """An exception raised in the child, sent as a value and raised again here."""
+
+    def __init__(self, exception: BaseException) -> None:
+        self.exception = exception
+
+
+class Forked:
+    """`function(connection, *args)` run in a forked process. It may exchange messages with this
+    process through `connection`; its return value, or the exception it raised, is its last message."""
+
+    def __init__(self, function: Callable[..., Any], *args: Any) -> None:
+        self.connection, child_end = context().Pipe()
+        self.process = context().Process(target=_child, args=(child_end, function, args), daemon=True)
+        self.process.start()
+        child_end.close()
+
+    def send(self, message: Any) -> None:
+        self.connection.send(message)
+
+    def receive(self, waiting: Callable[[], None] | None = None) -> Any:
+        """The child's next message; `waiting` is called every 0.1 s until it comes."""
+        while not self.connection.poll(0.1):
+            if waiting is not None:
+                waiting()
+            if not self.process.is_alive() and not self.connection.poll():
+                raise self._ended()
+        try:
+            message = self.connection.recv()
+        except EOFError:  # the child closed its end without a result: it is exiting
+            raise self._ended() from None
+        if isinstance(message, _Raised):
+            raise message.exception
+        return message
+
+    def _ended(self) -> ProcessEnded:
+        self.process.join(5)
+        return ProcessEnded(f"a forked sdeval process ended without its result (exit code {self.process.exitcode})")
+
+    def stop(self) -> None:
+        """End the child if it is still at work (its result is no longer wanted) and wait for it."""
+        if self.process.is_alive():
+            self.process.terminate()
+        self.process.join()
+        self.connection.close()
+
+
+def _child(connection, function: Callable[..., Any], args: tuple) -> None:
+    try:
+        outcome: Any = function(connection, *args)
+    except Exception as exc:
+        outcome = _Raised(exc)
+    try:
+        connection.send(outcome)
+    except (BrokenPipeError, EOFError):  # the parent stopped waiting
+        pass
+    connection.close()
