@@ -11,8 +11,9 @@ The report holds aggregates only, so no count is taken from it:
   figures. Its draft tokens are max_draft_len x iterations, an assumption rather than a
   measurement, so they never become proposed drafts; accepted drafts are output tokens minus
   iterations, and acceptance length is output tokens over iterations (first iteration included).
-  The acceptance figures are fractions and go to the notes as diagnostics, like SGLang's
-  accept_length, never to `reported`.
+  The acceptance figures are fractions (their `average` is output-length weighted when lengths
+  differ, since PR #14998) and go to the notes as diagnostics, like SGLang's accept_length,
+  never to `reported`.
 - `system_output_throughput_tok_s` is the tool's output tokens over `total_latency_ms`: the
   run's own E / T, kept in `reported`.
 The configured load (`--concurrency`) is not in the report. `avg_num_concurrent_requests`
@@ -96,14 +97,14 @@ def _decoding_note(stats: dict) -> str:
     rate = _section(stats, "draft_acceptance_rate_percentiles")
     average, p50 = number(rate.get("average")), number(rate.get("p50"))
     if average is not None and average <= 1 and (p50 is None or p50 <= 1):
-        figures.append(f"draft acceptance rate mean {_g(average)}" + (f", p50 {_g(p50)}" if p50 is not None else ""))
+        figures.append(f"draft acceptance rate average {_g(average)}" + (f", p50 {_g(p50)}" if p50 is not None else ""))
     elif average is not None:
         figures.append(f"draft acceptance rate average {_g(average)} is not the 0..1 fraction trtllm-bench writes, so it is left out")
     length = _section(stats, "acceptance_length_percentiles")
     average, p50 = number(length.get("average")), number(length.get("p50"))
     if average is not None:
         figures.append(
-            f"acceptance length (output tokens per iteration) mean {_g(average)}" + (f", p50 {_g(p50)}" if p50 is not None else "")
+            f"acceptance length (output tokens per iteration) average {_g(average)}" + (f", p50 {_g(p50)}" if p50 is not None else "")
         )
     if figures:
         text += ", per-request figures kept as diagnostics only: " + "; ".join(figures)
@@ -120,8 +121,8 @@ def run_fields(data: dict) -> tuple[dict[str, Any], bool]:
     decoding = data.get("decoding_stats")
     speculative = isinstance(decoding, dict)
     osl = _section(dataset, "osl_stats")
-    # Each request's output length is capped by the dataset's output_tokens; one cap for all when min == max.
-    cap = count(osl.get("maximum")) if osl.get("maximum") is not None and osl.get("minimum") == osl.get("maximum") else None
+    # Each request's output is capped by its dataset entry's output_tokens: one cap for all when min == max.
+    shortest, longest = count(osl.get("minimum")), count(osl.get("maximum"))
     latency_ms = number(perf.get("total_latency_ms"))
     notes = [_engine_note(engine, world), _load_note(requests, world)]
     if speculative:
@@ -132,7 +133,7 @@ def run_fields(data: dict) -> tuple[dict[str, Any], bool]:
             "num_requests": count(requests.get("num_requests")),
             "input_tokens_mean": number(requests.get("avg_input_length")),
             "output_tokens_mean": number(requests.get("avg_output_length")),
-            "max_output_tokens": cap or None,
+            "max_output_tokens": longest if longest and shortest == longest else None,
         },
         "interval": {**INTERVAL, "duration_s": latency_ms / 1000 if latency_ms else None},
         "latency": {
