@@ -229,7 +229,7 @@ class Arrangement(str, Enum):
 
 @app.command("import")
 def import_(
-    fmt: Annotated[str, typer.Argument(metavar="FORMAT", help="vllm-responses, vllm-metrics (BEFORE AFTER), vllm-bench, guidellm, aiperf or sglang-bench.")],
+    fmt: Annotated[str, typer.Argument(metavar="FORMAT", help="vllm-responses, vllm-metrics (BEFORE AFTER), vllm-bench, guidellm, aiperf, sglang-bench or trtllm-bench.")],
     files: Annotated[list[str], typer.Argument(metavar="FILE...", help="The tool's output file(s).")],
     run_id: Annotated[Optional[str], typer.Option("--run-id", help="Id of the imported run (several runs get -1, -2, ...). Default: the file name.")] = None,
     configuration: Annotated[Optional[str], typer.Option("--configuration", help="Id of the configuration the run used. Default: the record's only one with --into, else 'imported'.")] = None,
@@ -240,7 +240,7 @@ def import_(
     in_place: Annotated[bool, typer.Option("--in-place", help="With --into: replace RECORD itself, atomically.")] = False,
     skip_bad_lines: Annotated[bool, typer.Option("--skip-bad-lines", help="vllm-responses: skip malformed lines and say how many.")] = False,
 ) -> None:
-    """Import runs from vLLM, vllm bench, guidellm, AIPerf or SGLang bench output into the record's format."""
+    """Import runs from vLLM, vllm bench, guidellm, AIPerf, SGLang bench or trtllm-bench output into the record's format."""
     from .importers import ImportProblem
     from .importers.command import execute
 

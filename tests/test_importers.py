@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -149,6 +150,11 @@ def test_aiperf_percent_rates_and_string_keyed_histogram(sdeval):
         ("vllm-bench", "vllm-responses-mixed.jsonl", "vllm-responses"),
         ("vllm-bench", "sglang-bench.jsonl", "sglang-bench"),
         ("sglang-bench", "vllm-bench-result.json", "vllm-bench"),
+        ("vllm-bench", "trtllm-bench-eagle3.json", "trtllm-bench"),
+        ("aiperf", "trtllm-bench-target-only.json", "trtllm-bench"),
+        ("trtllm-bench", "vllm-bench-result.json", "vllm-bench"),
+        ("trtllm-bench", "guidellm-benchmarks.json", "guidellm"),
+        ("trtllm-bench", "vllm-responses-mixed.jsonl", "vllm-responses"),  # not one JSON document
     ],
 )
 def test_wrong_format_names_the_format_it_looks_like(sdeval, given, path, looks_like):
@@ -420,3 +426,169 @@ def test_in_place_never_drops_a_yaml_records_comments(sdeval, tmp_path):
     original, result = yaml.safe_load(before), yaml.safe_load(out.read_text())
     assert result["runs"][:-1] == original["runs"] and result["runs"][-1]["id"] == "aiperf-profile"
     assert {k: v for k, v in result.items() if k != "runs"} == {k: v for k, v in original.items() if k != "runs"}
+
+
+# ------------------------------------------------------------------------------ trtllm-bench
+
+
+def test_trtllm_bench_report_imports_measured_figures_and_no_counts(sdeval):
+    [run] = runs_of(sdeval("import", "trtllm-bench", DATA / "trtllm-bench-eagle3.json", "--run-id", "trt-eagle3"))
+    assert run["arrangement"] == "speculative"  # decoding_stats is written only when speculation is configured
+    assert run["workload"] == {
+        "dataset": "/data/synthetic_1024_256.jsonl",
+        "num_requests": 64,
+        "input_tokens_mean": 1024.0,
+        "output_tokens_mean": 256.0,
+        "max_output_tokens": 256,  # every request capped at 256 (osl_stats minimum == maximum)
+    }
+    assert run["interval"] == {
+        "start_event": "first benchmark request submitted to the TensorRT-LLM LLM API",
+        "end_event": "last benchmark request's final response",
+        "scope": "end-to-end",
+        "measurement": "complete-interval",
+        "duration_s": 20.48,
+    }
+    assert run["latency"] == {
+        "ttft_ms": {"mean": 480.5, "p50": 455.0, "p90": 790.0, "p95": 860.0, "p99": 990.0},
+        "tpot_ms": {"mean": 37.3, "p50": 36.9, "p90": 44.2, "p95": 46.8, "p99": 51.0},
+        "e2e_ms": {"mean": 10000.0, "p50": 9800.0, "p90": 13100.0, "p95": 14000.0, "p99": 15500.0},
+    }
+    # The tool's own E / T; its acceptance figures are per-request averages, not the run's A / P.
+    assert run["reported"] == {"output_tokens_per_s": 800.0}
+    # Percentiles of per-request figures are not counts, and the draft tokens are assumed, not measured.
+    assert "counts" not in run
+    # Neither the mean concurrency nor max_batch_size is the load the run was offered.
+    assert "load" not in run
+    assert run["source"] == {
+        "format": "trtllm-bench",
+        "file": "trtllm-bench-eagle3.json",
+        "sha256": hashlib.sha256((DATA / "trtllm-bench-eagle3.json").read_bytes()).hexdigest(),
+        "tool_version": "1.0.0",
+    }
+    assert run["notes"] == (
+        "Engine as reported: TensorRT-LLM 1.0.0, Pytorch backend, model meta-llama/Llama-3.1-8B-Instruct, "
+        "dtype bfloat16, TP 1 x PP 1 x EP 1. "
+        "The report does not record the configured load (--concurrency); measured mean concurrency "
+        "(sum of request latencies / total latency): 31.25; runtime max_batch_size 64 (a cap, not the load). "
+        "trtllm-bench decoding_stats (mode Eagle3), per-request figures kept as diagnostics only: "
+        "draft acceptance rate average 0.5243, p50 0.52; acceptance length (output tokens per iteration) average 2.5731, p50 2.56. "
+        "Its draft-token figures assume max_draft_len drafts at every iteration (not measured), "
+        "so the report gives no proposed or accepted draft counts."
+    )
+
+
+def test_trtllm_bench_report_without_decoding_stats_needs_the_arrangement(sdeval):
+    path = DATA / "trtllm-bench-target-only.json"
+    refused = sdeval("import", "trtllm-bench", path)
+    assert (refused.exit_code, refused.stderr) == (
+        2,
+        f"sdeval: {path.name}: carries no speculative-decoding counts, so it does not say whether the run "
+        "speculated; pass --arrangement speculative or --arrangement target-only\n",
+    )
+    [run] = runs_of(sdeval("import", "trtllm-bench", path, "--arrangement", "target-only"))
+    assert run["arrangement"] == "target-only"
+    # Request output caps from 192 to 320: no single max_output_tokens.
+    assert run["workload"] == {"dataset": "/data/mixed_1024_192-320.jsonl", "num_requests": 64, "input_tokens_mean": 1024.0, "output_tokens_mean": 256.0}
+    assert run["interval"]["duration_s"] == 32.768
+    # Not streamed: no TTFT or TPOT; percentiles without p90 stay without it.
+    assert run["latency"] == {"e2e_ms": {"mean": 16000.0, "p50": 15800.0, "p95": 21000.0, "p99": 23900.0}}
+    assert run["reported"] == {"output_tokens_per_s": 500.0}
+    assert "decoding_stats" not in run["notes"] and "counts" not in run
+
+
+def _edited_trtllm(tmp_path: Path, change) -> Path:
+    report = json.loads((DATA / "trtllm-bench-eagle3.json").read_text())
+    change(report)
+    path = tmp_path / "edited-trtllm.json"
+    path.write_text(json.dumps(report))
+    return path
+
+
+def test_trtllm_bench_acceptance_rate_outside_0_1_is_not_read_as_a_fraction(sdeval, tmp_path):
+    # reporting.py divides accepted by drafted tokens per request: a fraction, never a percentage.
+    def as_percent(report):
+        report["decoding_stats"]["draft_acceptance_rate_percentiles"].update(average=52.43, p50=52.0)
+
+    [run] = runs_of(sdeval("import", "trtllm-bench", _edited_trtllm(tmp_path, as_percent)))
+    assert "draft acceptance rate average 52.43 is not the 0..1 fraction trtllm-bench writes, so it is left out" in run["notes"]
+    assert "p50 52" not in run["notes"] and "0.5243" not in run["notes"]
+    assert "reported" in run and "acceptance_rate" not in run["reported"]
+
+
+def test_trtllm_bench_mode_alone_marks_a_speculative_run(sdeval, tmp_path):
+    # A configured speculation with max_draft_len 0 writes decoding_stats with empty percentiles.
+    def no_figures(report):
+        report["decoding_stats"] = {"mode": "NGram", "num_draft_tokens_percentiles": None, "num_accepted_draft_tokens_percentiles": None,
+                                    "draft_acceptance_rate_percentiles": None, "acceptance_length_percentiles": None}
+
+    [run] = runs_of(sdeval("import", "trtllm-bench", _edited_trtllm(tmp_path, no_figures)))
+    assert run["arrangement"] == "speculative"
+    assert "trtllm-bench decoding_stats (mode NGram). Its draft-token figures assume" in run["notes"]
+
+
+def test_trtllm_bench_import_then_validate_names_what_the_report_cannot_give(sdeval, tmp_path):
+    record = json.loads(example("sd201-offer-b.json").read_text())
+    base_cfg = record["configurations"][0]
+    record["offer"]["claim_text"] = "EAGLE-3 on TensorRT-LLM: 800 tokens/s, 1.6x faster, 52 % of drafts accepted."
+    record["configurations"] = [
+        {**base_cfg, "id": "trt-eagle3", "proposer": {"method": "eagle-3", "model": "illustrative/eagle3-heads", "revision": "illustrative", "k": 3}},
+        {**base_cfg, "id": "trt-target", "proposer": {"method": "none"}},
+    ]
+    record["runs"] = []
+    record["claims"] = [
+        {"id": "tput", "text": "800 tokens/s", "kind": "output-throughput", "value": 800, "unit": "tokens/s", "counted": "emitted-output",
+         "run": "trt-eagle3", "concurrency": 32, "scope": "end-to-end"},
+        {"id": "speedup", "text": "1.6x faster", "kind": "speedup", "value": 1.6, "unit": "x", "counted": "emitted-output",
+         "run": "trt-eagle3", "baseline": "trt-target", "concurrency": 32, "scope": "end-to-end"},
+        {"id": "rate", "text": "52 % of drafts accepted", "kind": "acceptance-rate", "value": 0.52, "unit": "fraction",
+         "counted": "acceptance-rate", "run": "trt-eagle3"},
+    ]
+    path = tmp_path / "offer.json"
+    path.write_text(json.dumps(record))
+    out = tmp_path / "out.json"
+    spec = sdeval("import", "trtllm-bench", DATA / "trtllm-bench-eagle3.json", "--into", path, "-o", out,
+                  "--run-id", "trt-eagle3", "--configuration", "trt-eagle3")
+    assert spec.exit_code == 0, spec.stderr
+    base = sdeval("import", "trtllm-bench", DATA / "trtllm-bench-target-only.json", "--into", out, "--in-place",
+                  "--run-id", "trt-target", "--configuration", "trt-target", "--arrangement", "target-only")
+    assert base.exit_code == 0, base.stderr
+    checked = sdeval("validate", "--format", "json", out)
+    assert checked.exit_code == 1
+    findings = checked.json()["findings"]
+    assert sorted((f["code"], f["path"]) for f in findings) == sorted([
+        # The runs' datasets differ, and the report says so (output caps 256 vs 192-320).
+        ("baseline-mismatch", "/claims/1/baseline"),
+        # No E, A or P in the report: the throughput, the speedup and the acceptance rate cannot be recomputed.
+        ("counts-missing", "/runs/0/counts"),
+        ("counts-missing", "/runs/0/counts"),
+        ("counts-missing", "/runs/0/counts"),
+        # The report does not list the stages inside its interval...
+        ("interval-incomplete", "/runs/0/interval/stages_included"),
+        ("interval-incomplete", "/runs/1/interval/stages_included"),
+        # ...nor the configured load (two claims rest on trt-eagle3)...
+        ("load-unstated", "/runs/0/load"),
+        ("load-unstated", "/runs/0/load"),
+        ("load-unstated", "/runs/1/load"),
+        # ...nor any task-quality result.
+        ("quality-missing", "/runs/0/quality"),
+        ("quality-missing", "/runs/0/quality"),
+    ])
+    missing = sorted(f["message"] for f in findings if f["code"] == "counts-missing")
+    assert missing == [
+        "draft acceptance rate (A / P) cannot be computed for the claimed 0.52 fraction: run trt-eagle3 lacks accepted_drafts, proposed_drafts",
+        "emitted output tokens/s (E / T) cannot be computed for the claimed 800 tokens/s: run trt-eagle3 lacks emitted_tokens",
+        "output-throughput speedup against the baseline cannot be computed for the claimed 1.6x: run trt-eagle3 lacks "
+        "trt-eagle3: emitted_tokens, trt-target: emitted_tokens",
+    ]
+    [mismatch] = [f["message"] for f in findings if f["code"] == "baseline-mismatch"]
+    assert mismatch == (
+        'baseline trt-target is not measured on equal terms with run trt-eagle3: workload.dataset "/data/synthetic_1024_256.jsonl" '
+        'vs "/data/mixed_1024_192-320.jsonl"; workload.max_output_tokens 256 vs not stated'
+    )
+
+
+def test_every_recognised_format_can_be_imported():
+    # describe_guess always suggests `sdeval import FORMAT`, so a sniffed format must be importable.
+    from evaluator.importers import _SIGNATURES, FORMATS
+
+    assert {fmt for fmt, _ in _SIGNATURES} <= set(FORMATS)

@@ -49,6 +49,7 @@ FORMATS: dict[str, Callable[[list[Path], bool], list[Imported]]] = {
     "guidellm": _per_file("guidellm"),
     "aiperf": _per_file("aiperf"),
     "sglang-bench": _per_file("sglang_bench"),
+    "trtllm-bench": _per_file("trtllm_bench"),
 }
 
 # Key order of a run in the record, so imported runs read like hand-written ones.
@@ -88,9 +89,7 @@ def describe_guess(path: Path, not_this: str) -> str:
     guess = sniff(path)
     if guess is None or guess == not_this:
         return ""
-    if guess in FORMATS:
-        return f"; it looks like {guess} output (try `sdeval import {guess} {path.name}`)"
-    return f"; it looks like {guess} output, which sdeval cannot import yet"
+    return f"; it looks like {guess} output (try `sdeval import {guess} {path.name}`)"
 
 
 # ------------------------------------------------------------------------------ naming
