@@ -5,6 +5,7 @@ request has), then times, in one run and alternately:
   sdeval  evaluator.importers.vllm_responses.read: the importer's own streaming aggregation,
           one process per core each summing a byte range, hashing the file (SHA-256) beside them
   duckdb  read_json(..., format='newline_delimited') with SUMs of the same fields, on every core
+  sdeval-1 the importer held to one process (hashing too), for comparison
 and prints the medians, their ratio, and the importer's peak memory on the whole file and
 on a tenth of it (a streaming reader's memory does not grow with the file): of the importing
 process and of the largest process it forked.
@@ -65,12 +66,17 @@ def generate(path: Path, lines: int, seed: int = 1) -> None:
 PROCESSES = []
 
 
-def run_sdeval(path: Path) -> tuple:
+def run_sdeval(path: Path, processes: int | None = None) -> tuple:
     from evaluator.importers.vllm_responses import read
 
-    t = read(path)
-    PROCESSES.append(t.processes)
+    t = read(path, processes=processes)
+    if processes is None:
+        PROCESSES.append(t.processes)
     return (t.requests_with, t.steps, t.drafts, t.accepted, t.emitted, *t.hist)
+
+
+def run_sdeval_one_process(path: Path) -> tuple:
+    return run_sdeval(path, processes=1)
 
 
 DUCKDB_SQL = """
@@ -128,14 +134,14 @@ def main() -> None:
         size_mb = path.stat().st_size / 1e6
         print(f"{made} {args.lines:,} lines ({size_mb:,.0f} MB) in {time.perf_counter() - started:.1f} s")
 
-        times: dict[str, list[float]] = {"sdeval": [], "duckdb": []}
+        times: dict[str, list[float]] = {"sdeval": [], "duckdb": [], "sdeval-1": []}
         results = {}
         for _ in range(args.repeats):
-            for name, fn in (("sdeval", run_sdeval), ("duckdb", run_duckdb)):
+            for name, fn in (("sdeval", run_sdeval), ("duckdb", run_duckdb), ("sdeval-1", run_sdeval_one_process)):
                 t0 = time.perf_counter()
                 results[name] = fn(path)
                 times[name].append(time.perf_counter() - t0)
-        if results["sdeval"] != results["duckdb"]:
+        if not results["sdeval"] == results["sdeval-1"] == results["duckdb"]:
             sys.exit(f"bench: the totals disagree: {results}")
         med = {name: statistics.median(ts) for name, ts in times.items()}
         print(f"same totals from both: requests with metrics, S, P, A, E, histogram = {results['sdeval']}")
@@ -144,6 +150,7 @@ def main() -> None:
         print(f"duckdb {duckdb.__version__} ({threads} threads): median {med['duckdb']:.2f} s of {args.repeats}")
         print(f"sdeval import ({'/'.join(map(str, sorted(set(PROCESSES))))} processes, SHA-256 included): median {med['sdeval']:.2f} s ({args.lines / med['sdeval']:,.0f} lines/s)")
         print(f"ratio sdeval / duckdb: {med['sdeval'] / med['duckdb']:.2f}x")
+        print(f"the same import in one process: median {med['sdeval-1']:.2f} s, {med['sdeval-1'] / med['duckdb']:.2f}x duckdb")
         print(f"sdeval peak memory for {args.lines:,} lines: {peak_memory_mb(path)}")
         print(f"sdeval peak memory for {args.lines // 10:,} lines: {peak_memory_mb(tenth)}")
 

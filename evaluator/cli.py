@@ -273,17 +273,21 @@ def render(
 ) -> None:
     """Write the assessment as a PDF/A-3b report with the inputs attached; signed with --key/--cert or --pkcs12,
     otherwise marked UNSIGNED DRAFT. Exit 1 if any error finding (with --requirements: if no offer meets every requirement)."""
-    from .pdf.report import ReportProblem, signing_options, write_report
+    from .pdf.writer import PdfWriter
 
-    if (problem := signing_options(key, cert, pkcs12)) is not None:
-        raise _fail(problem)
-    try:
-        written = write_report(
-            _load_all(files, max_size), output, force=force, key=key, cert=cert, pkcs12=pkcs12,
-            password_file=password_file, requirements=requirements, max_size=max_size,
-        )
-    except ReportProblem as exc:
-        raise _fail(str(exc)) from None
+    # Started first: where it can, the writer imports WeasyPrint in its own process meanwhile.
+    with PdfWriter() as writer:
+        from .pdf.report import ReportProblem, signing_options, write_report
+
+        if (problem := signing_options(key, cert, pkcs12)) is not None:
+            raise _fail(problem)
+        try:
+            written = write_report(
+                _load_all(files, max_size), output, force=force, key=key, cert=cert, pkcs12=pkcs12,
+                password_file=password_file, requirements=requirements, max_size=max_size, writer=writer,
+            )
+        except ReportProblem as exc:
+            raise _fail(str(exc)) from None
     for warning in written.warnings:
         typer.echo(f"sdeval: {warning}", err=True)
     state = f"signed by {written.signer}" if written.signer else "UNSIGNED DRAFT"

@@ -43,14 +43,18 @@ class Forked:
     """`function(connection, *args)` run in a forked process. It may exchange messages with this
     process through `connection`; its return value, or the exception it raised, is its last message."""
 
-    def __init__(self, function: Callable[..., Any], *args: Any) -> None:
+    def __init__(self, function: Callable[..., Any], *args: Any, role: str) -> None:
+        self.role = role  # names the process in errors: "the signing process ended ..."
         self.connection, child_end = context().Pipe()
         self.process = context().Process(target=_child, args=(child_end, function, args), daemon=True)
         self.process.start()
         child_end.close()
 
     def send(self, message: Any) -> None:
-        self.connection.send(message)
+        try:
+            self.connection.send(message)
+        except (BrokenPipeError, ConnectionResetError):  # the child is gone
+            raise self._ended() from None
 
     def receive(self, waiting: Callable[[], None] | None = None) -> Any:
         """The child's next message; `waiting` is called every 0.1 s until it comes."""
@@ -69,7 +73,7 @@ class Forked:
 
     def _ended(self) -> ProcessEnded:
         self.process.join(5)
-        return ProcessEnded(f"a forked sdeval process ended without its result (exit code {self.process.exitcode})")
+        return ProcessEnded(f"the {self.role} process ended without its result (exit code {self.process.exitcode})")
 
     def stop(self) -> None:
         """End the child if it is still at work (its result is no longer wanted) and wait for it."""

@@ -87,7 +87,37 @@ def test_a_signing_process_that_dies_leaves_no_report(tmp_path, sdeval, ident, m
     monkeypatch.setattr(signing, "_sign_in_child", lambda connection, options: os._exit(3))
     target = tmp_path / "r.pdf"
     out = sdeval("render", OFFER, "-o", target, "--key", ident[0], "--cert", ident[1])
-    assert (out.exit_code, out.stderr) == (2, f"sdeval: {target}: not signed: a forked sdeval process ended without its result (exit code 3)\n")
+    assert (out.exit_code, out.stderr) == (2, f"sdeval: {target}: not written: the signing process ended without its result (exit code 3)\n")
+    assert not target.exists()
+
+
+def test_the_pdf_written_in_its_own_process_is_byte_for_byte_the_one_written_here(tmp_path, sdeval, monkeypatch):
+    """`render` hands the HTML to a forked process that imported WeasyPrint while the inputs were
+    assessed; with the time fixed, that PDF and one written in this process are the same bytes."""
+    import multiprocessing
+
+    from evaluator import forking
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1795966195")
+    written = {}
+    for forked in (True, False):
+        monkeypatch.setattr(forking, "fork_is_safe", lambda: forked)
+        target = tmp_path / f"{forked}.pdf"
+        assert sdeval("render", OFFER, "-o", target).exit_code == 0
+        written[forked] = target.read_bytes()
+    assert written[True] == written[False]
+    assert multiprocessing.active_children() == []
+
+
+def test_a_writing_process_that_dies_leaves_no_report(tmp_path, sdeval, monkeypatch):
+    from evaluator import forking
+    from evaluator.pdf import writer
+
+    monkeypatch.setattr(forking, "fork_is_safe", lambda: True)
+    monkeypatch.setattr(writer, "_write_in_child", lambda connection: os._exit(9))
+    target = tmp_path / "r.pdf"
+    out = sdeval("render", OFFER, "-o", target)
+    assert (out.exit_code, out.stderr) == (2, f"sdeval: {target}: not written: the PDF writing process ended without its result (exit code 9)\n")
     assert not target.exists()
 
 

@@ -202,8 +202,8 @@ def read(path: Path, skip_bad_lines: bool = False, processes: int | None = None)
     counters = context().RawArray("q", len(ranges))  # bytes summed per range, for the progress bar
     # Hashing gets a process too: on a thread it would wait for this process's GIL between blocks.
     # All are forked before the progress bar starts its thread.
-    hashing = Forked(_hash_in_child, path)
-    children = [Forked(_sum_in_child, path, span, skip_bad_lines, _Counter(counters, i)) for i, span in enumerate(ranges[1:], 1)]
+    hashing = Forked(_hash_in_child, path, role="hashing")
+    children = [Forked(_sum_in_child, path, span, skip_bad_lines, _Counter(counters, i), role="line-summing") for i, span in enumerate(ranges[1:], 1)]
     try:
         with progress(path, size) as show:
             def shown() -> None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import logging
 import os
 import re
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from .content import Embedded, report_context
 
 if TYPE_CHECKING:
     from ..buyer_fit import Comparison
+    from .writer import PdfWriter
 
 REPORT_FORMAT = "1.0"
 MANIFEST_NAME = "sdeval-report.json"
@@ -152,37 +152,17 @@ def render_pdf(
     signer: str | None,
     when: dt.datetime | None = None,
     requirements: RequirementsInput | None = None,
+    writer: PdfWriter | None = None,
 ) -> bytes:
-    """The unsigned PDF/A-3b bytes, with the inputs, the assessment and the manifest attached."""
-    from weasyprint import HTML, Attachment
-
-    from .fetcher import AllowListFetcher
+    """The unsigned PDF/A-3b bytes, with the inputs, the assessment and the manifest attached;
+    written by `writer` (a PdfWriter, which may be another process) or here."""
+    from .writer import Attachment, write_pdf
 
     when = when or assessed_at()
     embedded = embedded_files(loaded, results, when, requirements)
     comparison = requirements.comparison if requirements is not None else None
     html = render_html(results, embedded, when=when, signer=signer, comparison=comparison)
-    templates = data_dir("templates")
-    fetcher = AllowListFetcher(templates)
     attachments = [
-        Attachment(
-            string=e.data,
-            name=e.name,
-            description=f"{e.role}: {e.source}",
-            relationship="Source" if e.role in SOURCE_ROLES else "Data",
-            created=when,
-            modified=when,
-        )
-        for e in embedded
+        Attachment(e.name, f"{e.role}: {e.source}", "Source" if e.role in SOURCE_ROLES else "Data", e.data) for e in embedded
     ]
-    # WeasyPrint logs refused URLs and font fallbacks at WARNING; keep them off the user's terminal.
-    logger = logging.getLogger("weasyprint")
-    previous = logger.level
-    logger.setLevel(logging.ERROR)
-    try:
-        pdf = HTML(string=html, base_url=f"{templates}/", url_fetcher=fetcher).write_pdf(
-            pdf_variant="pdf/a-3b", attachments=attachments
-        )
-    finally:
-        logger.setLevel(previous)
-    return pdf
+    return (writer.write if writer is not None else write_pdf)(html, attachments, when)

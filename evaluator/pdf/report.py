@@ -15,6 +15,7 @@ from .signing import SigningProblem
 
 if TYPE_CHECKING:
     from .render import RequirementsInput
+    from .writer import PdfWriter
 
 
 class ReportProblem(Exception):
@@ -50,7 +51,11 @@ def write_report(
     password_file: Path | None = None,
     requirements: Path | None = None,
     max_size: int = DEFAULT_MAX_BYTES,
+    writer: PdfWriter | None = None,
 ) -> Written:
+    """Assess, render (with `writer`, which may already be importing WeasyPrint in another
+    process), sign when an identity is given (reading the key and importing pyHanko in another
+    process meanwhile, where forking is safe), and write the PDF atomically."""
     from ..forking import ProcessEnded
     from .render import render_pdf
     from .signing import Signing
@@ -67,16 +72,14 @@ def write_report(
             results = [assess(item) for item in loaded]
             profile = None if requirements is None else _judged(results, str(requirements), max_size)
             if signing is not None:
-                import weasyprint  # noqa: F401  (imported now, while the signing process reads the key)
-
                 signer, warnings = signing.identity()
-            pdf = render_pdf(loaded, results, signer=signer, requirements=profile)
+            pdf = render_pdf(loaded, results, signer=signer, requirements=profile, writer=writer)
             if signing is not None:
                 pdf = signing.sign(pdf)
     except SigningProblem as exc:
         raise ReportProblem(str(exc)) from None
     except ProcessEnded as exc:
-        raise ReportProblem(f"{output}: not signed: {exc}") from None
+        raise ReportProblem(f"{output}: not written: {exc}") from None
     try:
         write_atomic(output, pdf, force=force)
     except OutputRefused as exc:

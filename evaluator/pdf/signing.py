@@ -249,7 +249,7 @@ class Signing:
 
         options = {"key": key, "cert": cert, "pkcs12": pkcs12, "password_file": password_file}
         self._here = None if fork_is_safe() else load_identity(**options)
-        self._forked = Forked(_sign_in_child, options) if self._here is None else None
+        self._forked = Forked(_sign_in_child, options, role="signing") if self._here is None else None
         self._said: tuple[str, list[str]] | None = None
 
     def identity(self) -> tuple[str, list[str]]:

@@ -1,0 +1,79 @@
+"""HTML to PDF/A-3b bytes with WeasyPrint, the inputs attached.
+
+`PdfWriter` does it in a forked process when forking is safe. `sdeval render` starts that process
+before it loads and assesses the inputs, so WeasyPrint's import (about 0.7 s) overlaps that work.
+Elsewhere the writing happens in this process. This module imports nothing of sdeval's record
+or rules, so the forked writer never pays for them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Attachment:
+    """A file to attach, as plain values (it crosses to the writing process)."""
+
+    name: str
+    description: str
+    relationship: str  # "Source" for the inputs, "Data" for what sdeval derived from them
+    data: bytes
+
+
+def write_pdf(html: str, attachments: list[Attachment], when: dt.datetime) -> bytes:
+    from weasyprint import HTML
+    from weasyprint import Attachment as WeasyAttachment
+
+    from ..resources import data_dir
+    from .fetcher import AllowListFetcher
+
+    templates = data_dir("templates")
+    files = [
+        WeasyAttachment(string=a.data, name=a.name, description=a.description, relationship=a.relationship, created=when, modified=when)
+        for a in attachments
+    ]
+    # WeasyPrint logs refused URLs and font fallbacks at WARNING; keep them off the user's terminal.
+    logger = logging.getLogger("weasyprint")
+    previous = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        return HTML(string=html, base_url=f"{templates}/", url_fetcher=AllowListFetcher(templates)).write_pdf(
+            pdf_variant="pdf/a-3b", attachments=files
+        )
+    finally:
+        logger.setLevel(previous)
+
+
+class PdfWriter:
+    """`write_pdf` in a forked process that imports WeasyPrint as soon as it starts (in this
+    process where forking is unsafe). Use as a context manager; the process never outlives it."""
+
+    def __init__(self) -> None:
+        from ..forking import Forked, fork_is_safe
+
+        self._forked = Forked(_write_in_child, role="PDF writing") if fork_is_safe() else None
+
+    def write(self, html: str, attachments: list[Attachment], when: dt.datetime) -> bytes:
+        if self._forked is None:
+            return write_pdf(html, attachments, when)
+        self._forked.send((html, attachments, when))
+        return self._forked.receive()
+
+    def __enter__(self) -> PdfWriter:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        if self._forked is not None:
+            self._forked.stop()
+
+
+def _write_in_child(connection) -> bytes:
+    import weasyprint  # noqa: F401  (the import this process exists to get out of the way early)
+
+    from .fetcher import AllowListFetcher  # noqa: F401
+
+    html, attachments, when = connection.recv()
+    return write_pdf(html, attachments, when)
