@@ -110,7 +110,8 @@ def peak_memory_mb(path: Path) -> str:
     own, forked, processes = (int(v) for v in out.stdout.split())
     if processes == 1:
         return f"{own / 1024:.0f} MB (one process)"
-    return f"{own / 1024:.0f} MB, largest of its {processes - 1} forked readers and hasher {forked / 1024:.0f} MB"
+    readers = f"{processes - 1} reader{'s' if processes > 2 else ''}"
+    return f"{own / 1024:.0f} MB; the largest process it forked ({readers} and the hasher) {forked / 1024:.0f} MB"
 
 
 def main() -> None:
