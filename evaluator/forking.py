@@ -1,8 +1,9 @@
 """Work handed to a forked process, where one core is not enough for the job:
 
 - `sdeval import vllm-responses` sums a large file's byte ranges in one process per core;
-- `sdeval render --key/--pkcs12` loads the key and imports pyHanko (about half a second) in a
-  second process while this one lays out the pages.
+- `sdeval render` imports WeasyPrint (about 0.6 s) in a writer process while this one loads and
+  assesses the inputs, and with a key, reads the key and imports pyHanko (about 0.5 s) in a
+  signing process while the pages are laid out.
 
 Decoding JSON, laying out pages and importing modules all hold the GIL, so threads would not
 overlap them; processes do. fork (not spawn) because the child must start at once, with what

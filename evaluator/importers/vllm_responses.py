@@ -12,8 +12,9 @@ Speed and memory (bench/import_vllm_responses.py): the file is streamed in block
 line by line with typed msgspec decoders that build only the fields summed here, so memory
 stays flat. A large file is cut at line boundaries into one byte range per core; each range is
 summed by its own process (decoding holds the GIL, so threads would not help) and the parts
-are added up, with every line still numbered from the top of the file. SHA-256 runs on a
-thread beside them (hashlib releases the GIL).
+are added up, with every line still numbered from the top of the file. SHA-256 then runs in a
+process of its own beside them (on a thread it would wait for the GIL between blocks); a file
+under PARALLEL_MIN_BYTES is summed and then hashed in this process.
 """
 
 from __future__ import annotations
