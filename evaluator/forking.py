@@ -13,6 +13,7 @@ this process has already imported and read.
 from __future__ import annotations
 
 import multiprocessing
+import signal
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -85,6 +86,9 @@ class Forked:
 
 
 def _child(connection, function: Callable[..., Any], args: tuple) -> None:
+    # Ctrl-C reaches the whole process group; the parent decides, and stops its children (SIGTERM)
+    # on the way out, so a child neither dies with a traceback of its own nor outlives it.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         outcome: Any = function(connection, *args)
     except Exception as exc:

@@ -121,6 +121,42 @@ def test_a_writing_process_that_dies_leaves_no_report(tmp_path, sdeval, monkeypa
     assert not target.exists()
 
 
+def _processes_in_session(session: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[3]) == session:  # field 6 of stat: the session id
+            found.append(int(entry))
+    return found
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc to find the command's processes")
+def test_ctrl_c_during_a_signed_render_stops_every_process_quietly(tmp_path, ident):
+    """Ctrl-C reaches the command and its writer and signer processes: exit 130, no traceback from
+    any of them, no report, and no process left behind."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    target = tmp_path / "r.pdf"
+    command = [sys.executable, "-m", "evaluator", "render", example("complete-offer.yaml"), "-o", target, "--key", ident[0], "--cert", ident[1]]
+    process = subprocess.Popen(command, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.8)  # mid-way: the writer is importing WeasyPrint or laying out, the signer has the key
+    os.killpg(process.pid, signal.SIGINT)
+    _, stderr = process.communicate(timeout=30)
+    assert (process.returncode, stderr) == (130, "")
+    assert not target.exists()
+    deadline = time.monotonic() + 5
+    while _processes_in_session(process.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _processes_in_session(process.pid) == []
+
+
 def test_an_encrypted_key_needs_its_password(tmp_path, sdeval, ident):
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.serialization import load_pem_private_key
