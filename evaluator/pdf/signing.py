@@ -278,7 +278,9 @@ class Signing:
 def _sign_in_child(connection, options: dict) -> bytes:
     identity = load_identity(**options)
     connection.send((identity.name, identity.warnings))
-    # Import pyHanko and build the signer now, while the parent lays out the pages.
+    # Import pyHanko and build the signer now, while the parent lays out the pages, at a lower
+    # priority: on two cores the writer and the parent are the critical path, this is not.
+    os.nice(10)
     identity.signer  # noqa: B018
     import pyhanko.pdf_utils.incremental_writer  # noqa: F401
     import pyhanko.sign.signers  # noqa: F401
