@@ -35,11 +35,11 @@ class Imported:
 
 
 def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    try:
+        with open(path, "rb") as fh:
+            return hashlib.file_digest(fh, "sha256").hexdigest()
+    except OSError as exc:
+        raise ImportProblem(f"{path}: cannot read ({exc.strerror})") from None
 
 
 def source(fmt: str, path: Path, sha256: str, tool_version: Any = None, entry: str | None = None) -> dict[str, Any]:

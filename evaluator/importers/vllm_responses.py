@@ -19,7 +19,6 @@ under PARALLEL_MIN_BYTES is summed and then hashed in this process.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import os
 import sys
@@ -31,7 +30,7 @@ from typing import Annotated, Any
 
 import msgspec
 
-from .common import Imported, ImportProblem, histogram, source
+from .common import Imported, ImportProblem, histogram, sha256_of, source
 
 FORMAT = "vllm-responses"
 BLOCK = 1 << 20
@@ -184,27 +183,15 @@ def read(path: Path, skip_bad_lines: bool = False, processes: int | None = None)
     except OSError as exc:
         raise ImportProblem(f"{path}: cannot read ({exc.strerror})") from None
     ranges = _ranges(path, size, processes or _processes_for(size))
-    if len(ranges) == 1:
-        with progress(path, size) as show:
-            done = 0
-
-            def advance(n: int) -> None:
-                nonlocal done
-                done += n
-                if show is not None:
-                    show(done)
-
-            totals = _combine(path, [_sum_range(path, ranges[0], skip_bad_lines, advance)])
-        totals.sha256 = _sha256(path)
-        return totals
-
     from ..forking import Forked, ProcessEnded, context
 
-    counters = context().RawArray("q", len(ranges))  # bytes summed per range, for the progress bar
-    # Hashing gets a process too: on a thread it would wait for this process's GIL between blocks.
-    # All are forked before the progress bar starts its thread.
-    hashing = Forked(_hash_in_child, path, role="hashing")
-    children = [Forked(_sum_in_child, path, span, skip_bad_lines, _Counter(counters, i), role="line-summing") for i, span in enumerate(ranges[1:], 1)]
+    hashing, children, counters = None, [], [0]  # counters: bytes summed per range, for the progress bar
+    if len(ranges) > 1:
+        counters = context().RawArray("q", len(ranges))
+        # Hashing gets a process too: on a thread it would wait for this process's GIL between blocks.
+        # All are forked before the progress bar starts its thread.
+        hashing = Forked(_hash_in_child, path, role="hashing")
+        children = [Forked(_sum_in_child, path, span, skip_bad_lines, _Counter(counters, i), role="line-summing") for i, span in enumerate(ranges[1:], 1)]
     try:
         with progress(path, size) as show:
             def shown() -> None:
@@ -213,30 +200,22 @@ def read(path: Path, skip_bad_lines: bool = False, processes: int | None = None)
 
             first = _sum_range(path, ranges[0], skip_bad_lines, _Counter(counters, 0, shown))
             totals = _combine(path, itertools.chain([first], (child.receive(shown) for child in children)))
-            totals.sha256 = hashing.receive(shown)
+            totals.sha256 = hashing.receive(shown) if hashing is not None else sha256_of(path)
             totals.processes = len(ranges)
     except ProcessEnded as exc:
         raise ImportProblem(f"{path}: {exc}") from None
     finally:
-        for process in (hashing, *children):
+        for process in [hashing, *children] if hashing is not None else []:
             process.stop()
     return totals
 
 
 def _hash_in_child(connection, path: Path) -> str:
-    return _sha256(path)
+    return sha256_of(path)
 
 
 def _sum_in_child(connection, path: Path, span: tuple[int, int], skip_bad_lines: bool, advance: Callable[[int], None]) -> Totals:
     return _sum_range(path, span, skip_bad_lines, advance)
-
-
-def _sha256(path: Path) -> str:
-    try:
-        with open(path, "rb") as fh:
-            return hashlib.file_digest(fh, "sha256").hexdigest()
-    except OSError as exc:
-        raise ImportProblem(f"{path}: cannot read ({exc.strerror})") from None
 
 
 @dataclass
@@ -258,7 +237,6 @@ def _combine(path: Path, parts: Iterable[Totals]) -> Totals:
     number counted from the top; later ranges are not waited for."""
     t = Totals()
     offset = 0
-    k_values: set[int] = set()
     for part in parts:
         if part.bad_line is not None:
             number, why = part.bad_line
@@ -270,14 +248,13 @@ def _combine(path: Path, parts: Iterable[Totals]) -> Totals:
         t.accepted += part.accepted
         t.emitted = None if t.emitted is None or part.emitted is None else t.emitted + part.emitted
         t.hist = None if part.hist is None else _add_columns(t.hist, [part.hist])
-        k_values |= part.k_values
+        t.k_values |= part.k_values
         t.last = part.last or t.last
         t.skipped += part.skipped
         if t.first_skipped is None and part.first_skipped is not None:
             t.first_skipped = offset + part.first_skipped
         t.content_chunks += part.content_chunks
         offset += part.lines
-    t.k_values = k_values
     t.lines = offset
     return t
 
