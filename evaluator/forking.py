@@ -16,7 +16,7 @@ import multiprocessing
 import signal
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Self
 
 
 def fork_is_safe() -> bool:
@@ -83,6 +83,21 @@ class Forked:
             self.process.terminate()
         self.process.join()
         self.connection.close()
+
+
+class ForkedOrHere:
+    """Base of work done in a `Forked` process where `fork_is_safe()`, in this process otherwise;
+    `_forked` is that process or None. The `with` block it opens is what guarantees the process
+    never outlives the command."""
+
+    _forked: Forked | None = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._forked is not None:
+            self._forked.stop()
 
 
 def _child(connection, function: Callable[..., Any], args: tuple) -> None:

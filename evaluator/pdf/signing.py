@@ -15,6 +15,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from .. import forking
 from ..output import write_atomic
 
 PASSWORD_ENV = "SDEVAL_SIGNING_PASSWORD"
@@ -239,17 +240,15 @@ def sign(pdf: bytes, identity: Identity) -> bytes:
 # ------------------------------------------------------------------------------ signing beside rendering
 
 
-class Signing:
+class Signing(forking.ForkedOrHere):
     """Loads the identity and signs the report: in a forked process when forking is safe, so the
     key's checks and pyHanko's import (about 0.7 s together) overlap this process's rendering;
     otherwise here, first. Use as a context manager; the forked process never outlives it."""
 
     def __init__(self, *, key: Path | None, cert: Path | None, pkcs12: Path | None, password_file: Path | None) -> None:
-        from ..forking import Forked, fork_is_safe
-
         options = {"key": key, "cert": cert, "pkcs12": pkcs12, "password_file": password_file}
-        self._here = None if fork_is_safe() else load_identity(**options)
-        self._forked = Forked(_sign_in_child, options, role="signing") if self._here is None else None
+        self._here = None if forking.fork_is_safe() else load_identity(**options)
+        self._forked = forking.Forked(_sign_in_child, options, role="signing") if self._here is None else None
         self._said: tuple[str, list[str]] | None = None
 
     def identity(self) -> tuple[str, list[str]]:
@@ -266,13 +265,6 @@ class Signing:
         self.identity()
         self._forked.send(pdf)
         return self._forked.receive()
-
-    def __enter__(self) -> Signing:
-        return self
-
-    def __exit__(self, *exc_info) -> None:
-        if self._forked is not None:
-            self._forked.stop()
 
 
 def _sign_in_child(connection, options: dict) -> bytes:

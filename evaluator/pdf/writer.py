@@ -12,6 +12,8 @@ import datetime as dt
 import logging
 from dataclasses import dataclass
 
+from .. import forking
+
 
 @dataclass(frozen=True)
 class Attachment:
@@ -47,27 +49,18 @@ def write_pdf(html: str, attachments: list[Attachment], when: dt.datetime) -> by
         logger.setLevel(previous)
 
 
-class PdfWriter:
+class PdfWriter(forking.ForkedOrHere):
     """`write_pdf` in a forked process that imports WeasyPrint as soon as it starts (in this
     process where forking is unsafe). Use as a context manager; the process never outlives it."""
 
     def __init__(self) -> None:
-        from ..forking import Forked, fork_is_safe
-
-        self._forked = Forked(_write_in_child, role="PDF writing") if fork_is_safe() else None
+        self._forked = forking.Forked(_write_in_child, role="PDF writing") if forking.fork_is_safe() else None
 
     def write(self, html: str, attachments: list[Attachment], when: dt.datetime) -> bytes:
         if self._forked is None:
             return write_pdf(html, attachments, when)
         self._forked.send((html, attachments, when))
         return self._forked.receive()
-
-    def __enter__(self) -> PdfWriter:
-        return self
-
-    def __exit__(self, *exc_info) -> None:
-        if self._forked is not None:
-            self._forked.stop()
 
 
 def _write_in_child(connection) -> bytes:
