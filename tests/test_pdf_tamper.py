@@ -71,7 +71,9 @@ def _in_cms(data: bytes, offset: int) -> range:
 
 # Each part: how to find its bytes in a signed report, and what verify must say once one is flipped.
 PARTS = {
-    "signature dictionary: /M signing time": (lambda d: last_span(d, rb"/M \(D\\072(\d+)"), NOT_INTACT),
+    # The units digit of the seconds: flipping its lowest bit (0<->1 ... 8<->9) always leaves a valid,
+    # different time, whatever day the report was signed (a day digit could make 31 November).
+    "signature dictionary: /M signing time": (lambda d: last_span(d, rb"/M \(D\\072\d{13}(\d)"), NOT_INTACT),
     "signature dictionary: /Reason": (lambda d: last_span(d, rb"/Reason \((.+?)\)"), NOT_INTACT),
     "signature dictionary: /ByteRange": (lambda d: last_span(d, rb"/ByteRange \[\s*\d+\s+(\d+)"), NOT_INTACT),
     "signature dictionary: /Contents, the signed attributes": (
@@ -174,3 +176,17 @@ def test_each_copy_of_the_signer_certificate_in_the_cms_is_covered(signed, work,
         out = cli("verify", path, "--trust", cert_path)
         assert out.exit_code == 1, f"copy {n} of {len(copies)} changed, yet verify passed:\n{out.stdout}"
         assert "  signature     FAIL:" in out.stdout
+
+
+@pytest.mark.parametrize("signed_at", ["20261130120000", "20270228235959", "20280229000009", "20261231235958"])
+def test_the_signing_time_flip_names_the_same_reason_on_any_day(signed, work, cli, signed_at):
+    """The /M case must not depend on the day the suite runs: the report is given each of these
+    signing times (month ends, a leap day), then the seconds digit is flipped as above."""
+    data, cert = signed
+    span = last_span(data, rb"/M \(D\\072(\d{14})")
+    dated = data[: span.start] + signed_at.encode() + data[span.stop :]
+    copy = work / "dated.pdf"
+    copy.write_bytes(flip(dated, span.start + 13))
+    out = cli("verify", copy, "--trust", cert)
+    assert out.exit_code == 1, out.stdout
+    assert NOT_INTACT in out.stdout, out.stdout
