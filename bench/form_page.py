@@ -20,7 +20,7 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from evaluator.blank_form import blank_form  # noqa: E402
+from evaluator.form.blank import blank_form  # noqa: E402
 from evaluator.form.page import render_form  # noqa: E402
 from evaluator.resources import data_dir  # noqa: E402
 

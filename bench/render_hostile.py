@@ -30,16 +30,14 @@ TRAP = "http://127.0.0.1:9"  # discard port: a fetch would fail, and the fetcher
 
 
 def render_seconds(record: dict, n: int) -> tuple[float, int]:
-    from evaluator.assessment import assess
-    from evaluator.loader import load_bytes
     from evaluator.pdf.render import render_pdf
+    from evaluator.run import reassess
 
     times, size = [], 0
     raw = json.dumps(record, ensure_ascii=False).encode()
     for _ in range(n):
         t0 = time.perf_counter()
-        loaded = [load_bytes("hostile.json", raw)]
-        size = len(render_pdf(loaded, [assess(x) for x in loaded], signer=None))
+        size = len(render_pdf(reassess([("hostile.json", raw)]), signer=None))
         times.append(time.perf_counter() - t0)
     return statistics.median(times), size
 

@@ -31,8 +31,7 @@ SDEVAL = [sys.executable, "-m", "evaluator"]
 PHASES = r"""
 import json, sys, time
 t0 = time.perf_counter()
-from evaluator.loader import load_file
-from evaluator.assessment import assess
+from evaluator.run import assess_paths
 t1 = time.perf_counter()
 import weasyprint
 t2 = time.perf_counter()
@@ -41,13 +40,12 @@ from evaluator.pdf.render import render_pdf, render_html, embedded_files, assess
 from evaluator.pdf.signing import load_identity, sign
 from pathlib import Path
 t3 = time.perf_counter()
-loaded = [load_file(sys.argv[1])]
-results = [assess(x) for x in loaded]
+assessed = assess_paths([sys.argv[1]])
 t4 = time.perf_counter()
 when = assessed_at()
-html = render_html(results, embedded_files(loaded, results, when), when=when, signer="x")
+html = render_html(assessed, embedded_files(assessed, when), when=when, signer="x")
 t5 = time.perf_counter()
-pdf = render_pdf(loaded, results, signer="x", when=when)
+pdf = render_pdf(assessed, signer="x", when=when)
 t6 = time.perf_counter()
 identity = load_identity(key=Path(sys.argv[2]), cert=Path(sys.argv[3]), pkcs12=None, password_file=None)
 t7 = time.perf_counter()

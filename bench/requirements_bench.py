@@ -40,9 +40,9 @@ def in_process(args: argparse.Namespace) -> None:
     """The same work without process start-up: assessing the offers, then judging the profile."""
     sys.path.insert(0, str(ROOT))
     from evaluator.assessment import assess
-    from evaluator.buyer_fit import compare
+    from evaluator.fit.judge import compare
     from evaluator.loader import load_file
-    from evaluator.requirements import load_requirements
+    from evaluator.fit.profile import load_requirements
 
     loaded = [load_file(str(ROOT / p)) for p in args.offers]
     profile, _ = load_requirements(str(ROOT / args.profile))

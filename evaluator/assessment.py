@@ -1,35 +1,27 @@
 """From a loaded file to findings and per-claim verdicts.
 
 load (loader.py) -> model (record.py) -> metrics (metrics.py) -> rules (rules/) -> here.
-Reporters read the FileAssessment objects this module returns; nothing here prints.
+Reporters read the FileAssessment objects this module returns; nothing here prints, and the
+JSON document is built by reporters/json_report.py.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from . import __version__
-from .claim_figures import claimed_figure, claimed_value, output_figure
-from .loader import LoadedFile
-from .metrics import RunMetrics
-from .record import RECORD_VERSION, EvidenceRecord
-from .rules import REGISTRY, RULE_CATALOG_VERSION
 from .context import Context
+from .figures import baseline_for, claimed_figure, claimed_value, output_figure
+from .loader import LoadedFile, pointer
+from .metrics import RunMetrics
+from .record import EvidenceRecord
+from .rules import REGISTRY
 from .rules.registry import Path
-
-ASSESSMENT_SCHEMA_VERSION = "1.0"
-SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
+from .schema import data_path, schema_message
 
 Verdict = Literal["established", "not-established"]
-
-
-def pointer(path: Path) -> str:
-    """RFC 6901 JSON Pointer for a path of keys and indexes."""
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
 
 
 @dataclass(frozen=True)
@@ -84,6 +76,10 @@ class FileAssessment:
     findings: list[Finding] = field(default_factory=list)
     claims: list[ClaimResult] = field(default_factory=list)
     metrics: dict[str, RunMetrics] = field(default_factory=dict)
+    # Per run id: the K it drafted with (fixed, or its concurrency's band) and, for a speculative
+    # run, the run it is compared with (figures.baseline_for), so reporters never pair runs themselves.
+    k: dict[str, int | None] = field(default_factory=dict)
+    baseline: dict[str, str | None] = field(default_factory=dict)
 
     @property
     def outcome(self) -> str:
@@ -116,6 +112,10 @@ def assess(loaded: LoadedFile) -> FileAssessment:
     ctx = Context(record)
     result.record = record
     result.metrics = ctx.metrics
+    result.k = {run.id: ctx.effective_k(run) for run in record.runs}
+    result.baseline = {
+        run.id: getattr(baseline_for(ctx, run), "id", None) if run.arrangement == "speculative" else None for run in record.runs
+    }
     findings = []
     for rule in REGISTRY.values():
         if rule.check is None:
@@ -174,98 +174,10 @@ def _claim_result(ctx: Context, index: int, findings: list[Finding]) -> ClaimRes
 def _schema_findings(exc: ValidationError, loaded: LoadedFile) -> list[Finding]:
     findings = []
     for error in exc.errors(include_url=False):
-        path = _data_path(loaded.data, error["loc"])
+        path = data_path(loaded.data, error["loc"])
         line, column = loaded.positions.get(pointer(path), (None, None))
         where = pointer(path) or "the record"
-        message = f"{where}: {_schema_message(error)}"
+        message = f"{where}: {schema_message(error)}"
         findings.append(Finding("schema", "error", path, message, line=line, column=column))
     return sorted(set(findings), key=_finding_order)
 
-
-def _data_path(data: Any, loc: tuple) -> Path:
-    """Pydantic's loc without its internal type tags: only steps that exist in the data,
-    plus a final missing key."""
-    path: list[str | int] = []
-    node = data
-    for step in loc:
-        if isinstance(node, dict) and isinstance(step, str):
-            path.append(step)
-            if step not in node:
-                break
-            node = node[step]
-        elif isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
-            path.append(step)
-            node = node[step]
-        # otherwise a pydantic tag such as 'function-after[...]' or a union branch name: skip it
-    return tuple(path)
-
-
-def _schema_message(error: dict, document: str = "the evidence record") -> str:
-    kind = error["type"]
-    if kind == "missing":
-        return "required field is missing"
-    if kind == "extra_forbidden":
-        return f"is not a field of {document} (misspelt, or in the wrong place)"
-    shown = json.dumps(error.get("input"), default=str)
-    if len(shown) > 80:
-        shown = shown[:77] + "..."
-    msg = error["msg"]
-    return f"{msg[0].lower()}{msg[1:]} (got {shown})"
-
-
-# --------------------------------------------------------------------------- output
-
-
-def as_document(results: list[FileAssessment], *, full: bool) -> dict[str, Any]:
-    """The stable JSON shape of validate (full=False) and assess (full=True)."""
-    files = []
-    for r in results:
-        entry: dict[str, Any] = {
-            "file": r.file,
-            "sha256": r.sha256,
-            "outcome": r.outcome,
-            "errors": r.count("error"),
-            "warnings": r.count("warning"),
-            "info": r.count("info"),
-        }
-        if full:
-            entry["record_version"] = r.record.record_version if r.record else None
-            entry["offer"] = (
-                {"vendor": r.record.offer.vendor, "offer_id": r.record.offer.offer_id, "date": r.record.offer.date}
-                if r.record
-                else None
-            )
-            entry["claims"] = [
-                {
-                    "id": c.id,
-                    "kind": c.kind,
-                    "text": c.text,
-                    "value": c.value,
-                    "unit": c.unit,
-                    "run": c.run,
-                    "baseline": c.baseline,
-                    "verdict": c.verdict,
-                    "computed": c.computed,
-                    "output": c.output,
-                    "findings": [{"code": f.code, "severity": f.severity, "path": f.pointer} for f in c.findings],
-                }
-                for c in r.claims
-            ]
-            entry["runs"] = [m.as_dict() for m in r.metrics.values()]
-        files.append(entry)
-    every = [f.as_dict(r.file) for r in results for f in r.findings]
-    errors = sum(r.count("error") for r in results)
-    return {
-        "schema_version": ASSESSMENT_SCHEMA_VERSION,
-        "tool": {"name": "sdeval", "version": __version__, "rule_catalog_version": RULE_CATALOG_VERSION},
-        "record_version": RECORD_VERSION,
-        "outcome": "established" if all(r.outcome == "established" for r in results) else "not-established",
-        "files": files,
-        "findings": every,
-        "summary": {
-            "files": len(results),
-            "errors": errors,
-            "warnings": sum(r.count("warning") for r in results),
-            "info": sum(r.count("info") for r in results),
-        },
-    }

@@ -1,4 +1,4 @@
-"""The `sdeval` command line: thin wiring over loader -> assessment -> reporters.
+"""The `sdeval` command line: thin wiring over the pipeline (run.py) -> reporters and the PDF.
 
 Exit codes: 0 no error finding; 1 at least one error finding (parse and schema
 included); 2 the command could not run (missing or unreadable file, bad usage,
@@ -67,33 +67,24 @@ FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Output format
 MaxSizeOpt = Annotated[int, typer.Option("--max-size", help="Largest input file accepted, in bytes.", min=1)]
 
 
-def _load_all(files: list[str], max_size: int):
-    from .loader import UnreadableFile, load_file
+def _assessed(files: list[str], max_size: int, requirements: Path | None = None):
+    """The pipeline (evaluator/run.py) over the command line's files, or exit 2 in one line."""
+    from .run import CannotRun, assess_paths
 
-    loaded = []
-    for path in files:
-        try:
-            loaded.append(load_file(path, max_size))
-        except UnreadableFile as exc:
-            raise _fail(str(exc)) from None
-    return loaded
-
-
-def _run(files: list[str], fmt: Format, full: bool, max_size: int):
-    from .assessment import assess, exit_code
-    from .reporters import REPORTER_BY_NAME
-
-    results = [assess(item) for item in _load_all(files, max_size)]
-    text = REPORTER_BY_NAME[fmt.value](results, full)
-    return results, text, exit_code(results)
+    try:
+        return assess_paths(files, profile=None if requirements is None else str(requirements), max_size=max_size)
+    except CannotRun as exc:
+        raise _fail(str(exc)) from None
 
 
 @app.command()
 def validate(files: FilesArg, fmt: FormatOpt = Format.text, max_size: MaxSizeOpt = DEFAULT_MAX_BYTES) -> None:
     """Check records against the schema and every rule; exit 1 if any error finding."""
-    _, text, code = _run(files, fmt, full=False, max_size=max_size)
-    sys.stdout.write(text)
-    raise typer.Exit(code)
+    from .reporters import REPORTER_BY_NAME
+
+    assessed = _assessed(files, max_size)
+    sys.stdout.write(REPORTER_BY_NAME[fmt.value](assessed.results, False, None))
+    raise typer.Exit(assessed.exit_code)
 
 
 @app.command()
@@ -112,24 +103,16 @@ def assess(
     from .output import OutputRefused, write_atomic
     from .reporters import REPORTER_BY_NAME
 
-    results, text, code = _run(files, fmt, full=True, max_size=max_size)
-    json_text = None
-    if requirements is not None:
-        from . import fit_report
-
-        try:
-            comparison = fit_report.judge(results, str(requirements))
-        except fit_report.FitCannotRun as exc:
-            raise _fail(str(exc)) from None
-        text = fit_report.render(results, comparison, fmt.value, text)
-        json_text, code = fit_report.render(results, comparison, "json", ""), fit_report.exit_code(comparison)
+    assessed = _assessed(files, max_size, requirements)
+    text = REPORTER_BY_NAME[fmt.value](assessed.results, True, assessed.comparison)
     if output is not None:
+        json_text = text if fmt is Format.json else REPORTER_BY_NAME["json"](assessed.results, True, assessed.comparison)
         try:
-            write_atomic(output, (json_text or REPORTER_BY_NAME["json"](results, True)).encode(), force=force)
+            write_atomic(output, json_text.encode(), force=force)
         except (OutputRefused, OSError) as exc:
             raise _fail(str(exc)) from None
     sys.stdout.write(text)
-    raise typer.Exit(code)
+    raise typer.Exit(assessed.exit_code)
 
 
 @app.command()
@@ -192,7 +175,7 @@ def init(
     requirements: Annotated[bool, typer.Option("--requirements", help="Write a blank buyer requirements profile instead.")] = False,
 ) -> None:
     """Write a blank evidence form (or requirements profile) in YAML, every field explained."""
-    from .blank_form import blank_form, blank_requirements
+    from .form.blank import blank_form, blank_requirements
     from .output import OutputRefused, write_atomic
 
     text = blank_requirements() if requirements else blank_form()
@@ -277,22 +260,22 @@ def render(
 
     # Started first: where it can, the writer imports WeasyPrint in its own process meanwhile.
     with PdfWriter() as writer:
-        from .pdf.report import ReportProblem, signing_options, write_report
+        from .pdf.report import ReportProblem, refuse_output, signing_options, start_signing, write_report
 
         if (problem := signing_options(key, cert, pkcs12)) is not None:
             raise _fail(problem)
         try:
-            written = write_report(
-                _load_all(files, max_size), output, force=force, key=key, cert=cert, pkcs12=pkcs12,
-                password_file=password_file, requirements=requirements, max_size=max_size, writer=writer,
-            )
+            refuse_output(output, files + ([str(requirements)] if requirements is not None else []), force=force)
+            with start_signing(key=key, cert=cert, pkcs12=pkcs12, password_file=password_file) as signing:
+                assessed = _assessed(files, max_size, requirements)
+                written = write_report(assessed, output, force=force, signing=signing, writer=writer)
         except ReportProblem as exc:
             raise _fail(str(exc)) from None
     for warning in written.warnings:
         typer.echo(f"sdeval: {warning}", err=True)
     state = f"signed by {written.signer}" if written.signer else "UNSIGNED DRAFT"
     typer.echo(f"wrote {output} ({written.size:,} bytes, {state})", err=True)
-    raise typer.Exit(written.exit_code)
+    raise typer.Exit(assessed.exit_code)
 
 
 @app.command()

@@ -67,19 +67,3 @@ def speculating(ctx: Context, run: Run) -> bool:
     """A speculative run drafts unless its K (fixed or by band) is 0: then it decodes plainly."""
     return run.arrangement == "speculative" and ctx.effective_k(run) != 0
 
-
-def num(value: float | int | None, unit: str = "") -> str:
-    """A figure as a buyer reads it: no float noise, no Python repr."""
-    if value is None:
-        return "not stated"
-    if unit == "x":
-        return f"{num(value)}x"
-    if isinstance(value, float) and value != int(value):
-        text = f"{value:.4f}".rstrip("0").rstrip(".") if abs(value) < 1000 else f"{value:,.1f}".rstrip("0").rstrip(".")
-    else:
-        text = f"{int(value):,}"
-    return f"{text} {unit}".rstrip() if unit else text
-
-
-def seconds(value: float | None) -> str:
-    return "no duration" if value is None else f"{value:.3f} s"

@@ -42,6 +42,11 @@ class ParseProblem(Exception):
         return f"line {self.line}, column {self.column}: "
 
 
+def pointer(path: tuple[str | int, ...]) -> str:
+    """RFC 6901 JSON Pointer for a path of keys and indexes (how positions and findings are keyed)."""
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
+
+
 @dataclass
 class LoadedFile:
     path: str

@@ -1,4 +1,5 @@
-"""The published JSON Schemas (2020-12), generated from the pydantic models.
+"""The published JSON Schemas (2020-12), generated from the pydantic models, and what a
+schema error says to the person who wrote the file.
 
 schemas/evidence-record.schema.json and schemas/requirements.schema.json are these
 functions' output, committed; a test fails when they differ, so the schemas and the
@@ -20,7 +21,7 @@ def record_schema() -> dict[str, Any]:
 
 
 def requirements_schema() -> dict[str, Any]:
-    from .requirements import REQUIREMENTS_SCHEMA_ID, REQUIREMENTS_VERSION, RequirementsProfile
+    from .fit.profile import REQUIREMENTS_SCHEMA_ID, REQUIREMENTS_VERSION, RequirementsProfile
 
     return _schema(RequirementsProfile, REQUIREMENTS_SCHEMA_ID, {"requirements_version": REQUIREMENTS_VERSION})
 
@@ -40,6 +41,41 @@ def _schema(model: type[BaseModel], schema_id: str, version: dict[str, str]) -> 
 
 def schema_text(schema: dict[str, Any]) -> str:
     return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+
+
+# ------------------------------------------------------------------ validation errors
+
+
+def data_path(data: Any, loc: tuple) -> tuple[str | int, ...]:
+    """Pydantic's loc without its internal type tags: only steps that exist in the data,
+    plus a final missing key."""
+    path: list[str | int] = []
+    node = data
+    for step in loc:
+        if isinstance(node, dict) and isinstance(step, str):
+            path.append(step)
+            if step not in node:
+                break
+            node = node[step]
+        elif isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
+            path.append(step)
+            node = node[step]
+        # otherwise a pydantic tag such as 'function-after[...]' or a union branch name: skip it
+    return tuple(path)
+
+
+def schema_message(error: dict, document: str = "the evidence record") -> str:
+    """One pydantic error in the words of the file's author."""
+    kind = error["type"]
+    if kind == "missing":
+        return "required field is missing"
+    if kind == "extra_forbidden":
+        return f"is not a field of {document} (misspelt, or in the wrong place)"
+    shown = json.dumps(error.get("input"), default=str)
+    if len(shown) > 80:
+        shown = shown[:77] + "..."
+    msg = error["msg"]
+    return f"{msg[0].lower()}{msg[1:]} (got {shown})"
 
 
 if __name__ == "__main__":

@@ -16,7 +16,9 @@ import pytest
 import yaml
 
 from conftest import example
-from evaluator.context import num
+from evaluator.wording import num
+
+pytestmark = pytest.mark.browser
 
 CHROMIUM = os.environ.get("SDEVAL_CHROMIUM", "/usr/bin/chromium")
 ARGS = [

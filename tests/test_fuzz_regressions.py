@@ -9,7 +9,8 @@ import json
 
 import pytest
 
-from evaluator.assessment import as_document, assess
+from evaluator.assessment import assess
+from evaluator.reporters.json_report import document as as_document
 from evaluator.loader import load_bytes
 from evaluator.reporters import REPORTER_BY_NAME
 

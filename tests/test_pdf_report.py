@@ -16,41 +16,20 @@ from pathlib import Path
 
 import pytest
 
-from evaluator.assessment import as_document, assess
+from evaluator import __version__
+from evaluator.rules import RULE_CATALOG_VERSION
+
+from evaluator.assessment import assess
+from evaluator.reporters.json_report import document as as_document
 from evaluator.loader import load_file
 
 from conftest import example
 from pdf_helpers import attachments, flip, page_texts, poppler, signed_ranges, swap_attachment
 
+pytestmark = pytest.mark.pdf
+
 OFFER = example("complete-offer.yaml")
 OFFER_SHA = hashlib.sha256(OFFER.read_bytes()).hexdigest()
-
-
-@pytest.fixture(scope="module")
-def work(tmp_path_factory):
-    return tmp_path_factory.mktemp("pdf")
-
-
-@pytest.fixture(scope="module")
-def cli():
-    from typer.testing import CliRunner
-
-    from evaluator.cli import app
-
-    runner = CliRunner()
-
-    def run(*args):
-        out = runner.invoke(app, [str(a) for a in args], catch_exceptions=False)
-        return out
-
-    return run
-
-
-@pytest.fixture(scope="module")
-def identity(work, cli):
-    out = cli("keygen", work / "id")
-    assert out.exit_code == 0, out.stderr
-    return work / "id" / "key.pem", work / "id" / "cert.pem"
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +67,7 @@ def test_cover_gives_outcome_verdicts_hashes_versions_and_signer(signed):
     embedded = attachments(signed.read_bytes())
     for name, (data,) in embedded.items():
         assert hashlib.sha256(data).hexdigest() in cover, name
-    assert "sdeval 0.1.0, rule catalog 1.1" in cover
+    assert f"sdeval {__version__}, rule catalog {RULE_CATALOG_VERSION}" in cover
     assert "sdeval trial assessor" in cover
     assert "UNSIGNED DRAFT" not in "".join(page_texts(signed))
 
@@ -198,7 +177,7 @@ def test_verify_passes_and_names_every_check(signed, identity, cli):
     assert lines[1].startswith("  signature     PASS: intact and valid, covers the entire file; signer sdeval trial assessor")
     assert lines[2] == f"  trust         PASS: the signer's certificate chains to {identity[1]}"
     assert lines[3] == "  attachments   PASS: 3 files; each SHA-256 matches the manifest, the assessment and the cover"
-    assert lines[4] == "  reproduction  PASS: re-assessing 1 input with sdeval 0.1.0 (rule catalog 1.1) gives the embedded assessment"
+    assert lines[4] == f"  reproduction  PASS: re-assessing 1 input with sdeval {__version__} (rule catalog {RULE_CATALOG_VERSION}) gives the embedded assessment"
     assert lines[5] == "verified: every check passed"
 
 

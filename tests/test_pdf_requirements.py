@@ -16,6 +16,8 @@ import pytest
 from conftest import example
 from pdf_helpers import attachments, page_texts, poppler, swap_attachment
 
+pytestmark = pytest.mark.pdf
+
 COMPLETE, QUIET = example("complete-offer.yaml"), example("quiet-load-offer.yaml")
 SD201_A, SD201_B = example("sd201-offer-a.json"), example("sd201-offer-b.json")
 REQ, REQ_SD201 = example("requirements.yaml"), example("requirements-sd201.yaml")
@@ -25,27 +27,6 @@ SVG = "{http://www.w3.org/2000/svg}"
 def rel(path) -> str:
     """The path as a user in the repository types it; the report names files that way."""
     return f"examples/{path.name}"
-
-
-@pytest.fixture(scope="module")
-def cli():
-    from typer.testing import CliRunner
-
-    from evaluator.cli import app
-
-    runner = CliRunner()
-    return lambda *args: runner.invoke(app, [str(a) for a in args], catch_exceptions=False)
-
-
-@pytest.fixture(scope="module")
-def work(tmp_path_factory):
-    return tmp_path_factory.mktemp("pdf-req")
-
-
-@pytest.fixture(scope="module")
-def identity(work, cli):
-    assert cli("keygen", work / "id").exit_code == 0
-    return work / "id" / "key.pem", work / "id" / "cert.pem"
 
 
 @pytest.fixture(scope="module")
@@ -146,15 +127,17 @@ def test_break_even_per_offer_and_one_chart_of_every_offer_and_baseline(two_offe
 
 def test_chart_draws_each_line_in_its_own_grey_print_style():
     from evaluator.assessment import assess
-    from evaluator.buyer_fit import chart_data, compare
+    from evaluator.fit.judge import compare
+    from evaluator.pdf.fit_content import chart_data
     from evaluator.loader import load_file
     from evaluator.pdf.fit_content import fit_context
-    from evaluator.requirements import load_requirements
+    from evaluator.fit.profile import load_requirements
+    from evaluator.rules import lookup
 
     results = [assess(load_file(str(p))) for p in (COMPLETE, QUIET, SD201_A, SD201_B)]
     profile, _ = load_requirements(str(REQ))
     c = compare(profile, results, "req.yaml")
-    root = ET.fromstring(str(fit_context(c)["chart"]))
+    root = ET.fromstring(str(fit_context(c, lookup)["chart"]))
     lines = list(root.iter(f"{SVG}polyline"))
     expected = [l for l in chart_data(c)["lines"] if l["points"]]
     assert len(lines) == len(expected) == 6  # two offers with baselines, two SD-201 offers without

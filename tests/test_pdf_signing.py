@@ -8,8 +8,13 @@ import stat
 
 import pytest
 
+from evaluator import __version__
+from evaluator.rules import RULE_CATALOG_VERSION
+
 from conftest import example
 from pdf_helpers import attachments
+
+pytestmark = pytest.mark.pdf
 
 OFFER = example("sd201-offer-b.json")  # small: renders fast
 
@@ -146,7 +151,12 @@ def test_ctrl_c_during_a_signed_render_stops_every_process_quietly(tmp_path, ide
     target = tmp_path / "r.pdf"
     command = [sys.executable, "-m", "evaluator", "render", example("complete-offer.yaml"), "-o", target, "--key", ident[0], "--cert", ident[1]]
     process = subprocess.Popen(command, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(0.8)  # mid-way: the writer is importing WeasyPrint or laying out, the signer has the key
+    # Mid-way: once the writer and the signer are forked (a fixed sleep could land in the
+    # interpreter's start-up on a loaded machine, before sdeval runs at all).
+    deadline = time.monotonic() + 20
+    while len(_processes_in_session(process.pid)) < 3 and time.monotonic() < deadline and process.poll() is None:
+        time.sleep(0.01)
+    time.sleep(0.2)
     os.killpg(process.pid, signal.SIGINT)
     _, stderr = process.communicate(timeout=30)
     assert (process.returncode, stderr) == (130, "")
@@ -263,25 +273,20 @@ def test_two_inputs_with_the_same_name_are_both_attached(tmp_path, sdeval):
 
 def _signed_with_assessment(tmp_path, ident, change):
     """A correctly signed report whose embedded assessment was altered before signing."""
-    from evaluator.assessment import assess
-    from evaluator.loader import load_file
     from evaluator.pdf import render as render_module
     from evaluator.pdf.signing import load_identity, sign
+    from evaluator.run import assess_paths
 
-    real = render_module.as_document
+    assessed = assess_paths([str(OFFER)])
+    real = assessed.document
 
-    def altered(results, *, full):
-        doc = real(results, full=full)
+    def altered():
+        doc = real()
         change(doc)
         return doc
 
-    loaded = [load_file(str(OFFER))]
-    results = [assess(item) for item in loaded]
-    render_module.as_document = altered
-    try:
-        pdf = render_module.render_pdf(loaded, results, signer="Test Assessor")
-    finally:
-        render_module.as_document = real
+    assessed.document = altered
+    pdf = render_module.render_pdf(assessed, signer="Test Assessor")
     identity = load_identity(key=ident[0], cert=ident[1], pkcs12=None, password_file=None)
     path = tmp_path / "altered.pdf"
     path.write_bytes(sign(pdf, identity))
@@ -301,7 +306,7 @@ def test_a_different_assessment_under_the_same_catalog_fails(tmp_path, sdeval, i
     out = sdeval("verify", path, "--trust", ident[1])
     assert out.exit_code == 1
     assert "  signature     PASS" in out.stdout
-    assert "  reproduction  FAIL: sdeval 0.1.0 (rule catalog 1.1), the same rule catalog, does not reproduce the embedded assessment" in out.stdout
+    assert f"  reproduction  FAIL: sdeval {__version__} (rule catalog {RULE_CATALOG_VERSION}), the same rule catalog, does not reproduce the embedded assessment" in out.stdout
     assert "overall outcome: not-established -> established" in out.stdout
     assert f"finding gone: {OFFER}: error load-unstated at /claims/0: forged" in out.stdout
 
@@ -314,7 +319,7 @@ def test_an_older_catalog_may_differ_unless_strict(tmp_path, sdeval, ident):
     path = _signed_with_assessment(tmp_path, ident, older)
     out = sdeval("verify", path, "--trust", ident[1])
     assert out.exit_code == 0, out.stdout
-    assert "  reproduction  PASS: sdeval 0.1.0 (rule catalog 1.1) assesses the inputs differently from sdeval 0.1.0 (rule catalog 0.9)" in out.stdout
+    assert f"  reproduction  PASS: sdeval {__version__} (rule catalog {RULE_CATALOG_VERSION}) assesses the inputs differently from sdeval {__version__} (rule catalog 0.9)" in out.stdout
     assert "--strict makes this a failure" in out.stdout
     strict = sdeval("verify", path, "--trust", ident[1], "--strict")
     assert strict.exit_code == 1

@@ -7,13 +7,17 @@ import copy
 import json
 
 import jsonschema
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evaluator.assessment import as_document, assess
+from evaluator.assessment import assess
+from evaluator.reporters.json_report import document as as_document
 from evaluator.loader import load_bytes
 from evaluator.reporters import REPORTER_BY_NAME
 from strategies import SCHEMA, example_records, from_schema, mutated_records
+
+pytestmark = pytest.mark.property
 
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 PROPERTY_SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -100,9 +104,9 @@ RENDER_SETTINGS = settings(max_examples=6, deadline=None, suppress_health_check=
 @given(st.one_of(from_schema(), mutated_records().map(lambda m: m[0])))
 def test_generated_and_mutated_records_always_render_a_pdf(record):
     from evaluator.pdf.render import render_pdf
+    from evaluator.run import reassess
 
-    loaded = [load_bytes("generated.json", json.dumps(record).encode())]
-    pdf = render_pdf(loaded, [assess(item) for item in loaded], signer=None)
+    pdf = render_pdf(reassess([("generated.json", json.dumps(record).encode())]), signer=None)
     assert pdf.startswith(b"%PDF-1.7") and pdf.rstrip().endswith(b"%%EOF")
 
 

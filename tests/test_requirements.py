@@ -14,9 +14,9 @@ import pytest
 import yaml
 
 from conftest import EXAMPLES, example
-from evaluator.blank_form import blank_requirements
+from evaluator.form.blank import blank_requirements
 from evaluator.loader import load_file
-from evaluator.requirements import RequirementsProfile
+from evaluator.fit.profile import RequirementsProfile
 from evaluator.resources import schema_path
 from evaluator.rules import REGISTRY
 from evaluator.rules.requirements import FIT_CODES

@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass
 from xml.sax.saxutils import escape, quoteattr
 
-from ..context import num
+from ..wording import num
 
 FONT = "DejaVu Sans, sans-serif"
 # Line style and marker per series, in order: solid/filled circle, dashed/open square, dotted/diamond.

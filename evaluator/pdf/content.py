@@ -1,33 +1,33 @@
 """What the report shows, gathered from the assessment: the template only lays it out.
 
-Verdicts and findings come from assessment.assess, figures from metrics; nothing here
-judges a claim again. Every value handed to the template is plain data (str, numbers,
+Verdicts, findings, each run's K and baseline come from the assessed result (evaluator/run.py),
+figures from metrics; nothing here judges a claim or pairs runs again. Every value handed to the template is plain data (str, numbers,
 lists, dicts) and is escaped there, except the SVG charts, whose labels charts.py escapes.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
-from ..assessment import FileAssessment, Finding
-from ..context import Context, num
 from ..metrics import RunMetrics, speedup
-from ..record import EvidenceRecord, Run
-from ..rules import REGISTRY
+from ..wording import VERDICT_HEADING as OUTCOME_WORDS
+from ..wording import num
 from .charts import Series, bar_chart, line_chart
 
 if TYPE_CHECKING:
-    from ..buyer_fit import Comparison
+    from ..assessment import FileAssessment, Finding
+    from ..record import EvidenceRecord, Run
+    from ..run import Assessed
 
-OUTCOME_WORDS = {
-    "established": "ESTABLISHED",
-    "not-established": "NOT ESTABLISHED",
-    "invalid": "INVALID RECORD",
-}
+
+# The rule catalog entry behind a code (Assessed.rule): the PDF explains findings without
+# importing the rules engine.
+RuleOf = Callable[[str], Any]
 
 
 @dataclass(frozen=True)
@@ -45,19 +45,14 @@ class Embedded:
 
 
 def report_context(
-    results: list[FileAssessment],
-    document: dict[str, Any],
-    embedded: list[Embedded],
-    *,
-    assessed_at: str,
-    signer: str | None,
-    comparison: Comparison | None = None,
+    assessed: Assessed, document: dict[str, Any], embedded: list[Embedded], *, assessed_at: str, signer: str | None
 ) -> dict[str, Any]:
+    results = assessed.results
     fit = None
-    if comparison is not None:
+    if assessed.comparison is not None:
         from .fit_content import fit_context
 
-        fit = fit_context(comparison)
+        fit = fit_context(assessed.comparison, assessed.rule)
     return {
         "fit": fit,
         "outcome": document["outcome"],
@@ -67,7 +62,7 @@ def report_context(
         "assessed_at": assessed_at,
         "signer": signer,
         "embedded": [{"name": e.name, "role": e.role, "source": e.source, "sha256": e.sha256} for e in embedded],
-        "files": [_file(r) for r in results],
+        "files": [_file(r, assessed.rule) for r in results],
         "footer": _footer(results),
     }
 
@@ -85,10 +80,10 @@ def _footer(results: list[FileAssessment]) -> str:
     return f"{len(results)} evidence records"
 
 
-def _finding(f: Finding, explained: set[str] | None = None) -> dict[str, Any]:
+def _finding(f: Finding, rule_of: RuleOf, explained: set[str] | None = None) -> dict[str, Any]:
     """A finding with its rule's title and rationale; the rationale only the first time a
     rule appears in `explained`'s section, so a note shared by every claim is read once."""
-    rule = REGISTRY.get(f.code)
+    rule = rule_of(f.code)
     first = explained is None or f.code not in explained
     if explained is not None:
         explained.add(f.code)
@@ -103,7 +98,7 @@ def _finding(f: Finding, explained: set[str] | None = None) -> dict[str, Any]:
     }
 
 
-def _file(r: FileAssessment) -> dict[str, Any]:
+def _file(r: FileAssessment, rule_of: RuleOf) -> dict[str, Any]:
     out: dict[str, Any] = {
         "file": r.file,
         "sha256": r.sha256,
@@ -116,10 +111,9 @@ def _file(r: FileAssessment) -> dict[str, Any]:
         "installation": None,
     }
     if r.record is None:
-        out["other_findings"] = [_finding(f) for f in r.findings]
+        out["other_findings"] = [_finding(f, rule_of) for f in r.findings]
         return out
     rec = r.record
-    ctx = Context(rec, dict(r.metrics))
     out["offer"] = rec.offer.model_dump()
     explained: set[str] = set()
     out["claims"] = [
@@ -134,15 +128,15 @@ def _file(r: FileAssessment) -> dict[str, Any]:
             "claimed": None if c.value is None else num(c.value, c.unit or ""),
             "computed": _figure(c.computed),
             "output": _figure(c.output) if c.output != c.computed else None,
-            "findings": [_finding(f, explained) for f in c.findings],
+            "findings": [_finding(f, rule_of, explained) for f in c.findings],
         }
         for c in r.claims
     ]
     in_claims = {f for c in r.claims for f in c.findings}
-    out["other_findings"] = [_finding(f, explained) for f in r.findings if f not in in_claims]
+    out["other_findings"] = [_finding(f, rule_of, explained) for f in r.findings if f not in in_claims]
     out["accounting"] = [_accounting(run, r.metrics[run.id]) for run in rec.runs if run.id in r.metrics]
-    out["throughput"] = _throughput(ctx, rec, r)
-    out["histograms"] = _histograms(ctx, rec)
+    out["throughput"] = _throughput(rec, r)
+    out["histograms"] = _histograms(rec, r)
     out["configurations"] = [_configuration(cfg) for cfg in rec.configurations]
     out["intervals"] = _intervals(rec)
     out["quality"] = [
@@ -223,37 +217,21 @@ def _accounting(run: Run, m: RunMetrics) -> dict[str, Any]:
     }
 
 
-def _baseline_for(ctx: Context, rec: EvidenceRecord, run: Run) -> Run | None:
-    """The claim's own baseline when a claim pairs this run; otherwise the one target-only run
-    at the same concurrency and task, if there is exactly one."""
-    for claim in rec.claims:
-        if claim.run == run.id and claim.baseline and ctx.run(claim.baseline) is not None:
-            return ctx.run(claim.baseline)
-    same = [
-        b
-        for b in rec.runs
-        if b.arrangement == "target-only"
-        and b.load.concurrency == run.load.concurrency
-        and b.workload.task == run.workload.task
-    ]
-    return same[0] if len(same) == 1 else None
-
-
-def _throughput(ctx: Context, rec: EvidenceRecord, r: FileAssessment) -> dict[str, Any]:
+def _throughput(rec: EvidenceRecord, r: FileAssessment) -> dict[str, Any]:
     rows = []
     for run in rec.runs:
         if run.arrangement != "speculative":
             continue
         m = r.metrics[run.id]
-        base = _baseline_for(ctx, rec, run)
-        bm = r.metrics[base.id] if base is not None else None
+        base = r.baseline.get(run.id)
+        bm = r.metrics[base] if base is not None else None
         rows.append(
             {
                 "concurrency": "not stated" if run.load.concurrency is None else num(run.load.concurrency),
-                "k": ctx.effective_k(run),
+                "k": r.k.get(run.id),
                 "run": run.id,
                 "tps": num(m.emitted_tokens_per_s, "tokens/s"),
-                "baseline": base.id if base is not None else "none",
+                "baseline": base if base is not None else "none",
                 "baseline_tps": num(bm.emitted_tokens_per_s, "tokens/s") if bm else "-",
                 "speedup": num(speedup(m, bm), "x") if bm and speedup(m, bm) is not None else "-",
             }
@@ -279,7 +257,7 @@ def _throughput(ctx: Context, rec: EvidenceRecord, r: FileAssessment) -> dict[st
     return {"rows": rows, "chart": Markup(chart) if chart else None, "unplotted": unplotted}
 
 
-def _histograms(ctx: Context, rec: EvidenceRecord) -> list[dict[str, Any]]:
+def _histograms(rec: EvidenceRecord, r: FileAssessment) -> list[dict[str, Any]]:
     out = []
     for run in rec.runs:
         h = run.counts.accepted_length_histogram
@@ -293,7 +271,7 @@ def _histograms(ctx: Context, rec: EvidenceRecord) -> list[dict[str, Any]]:
             width=200,
             height=170,
         )
-        out.append({"run": run.id, "k": ctx.effective_k(run), "chart": Markup(svg), "counts": [num(x) for x in h]})
+        out.append({"run": run.id, "k": r.k.get(run.id), "chart": Markup(svg), "counts": [num(x) for x in h]})
     return out
 
 

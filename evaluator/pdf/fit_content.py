@@ -1,22 +1,23 @@
-"""The report's "Buyer requirements" section, gathered from buyer_fit's Comparison.
+"""The report's "Buyer requirements" section, gathered from the judged Comparison.
 
-Every status, code, statement and break-even comes from buyer_fit.compare (the same object
+Every status, code, statement and break-even comes from fit.judge.compare (the same object
 `sdeval assess --requirements` prints); this module only arranges it for the template and
 draws the one chart with every offer and each baseline.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
-from ..buyer_fit import Comparison, Standing, chart_data
-from ..reporters.requirements_text import loads_text
-from ..rules import REGISTRY
+from ..wording import REQUIREMENT_STATUS as STATUS_WORDS
+from ..wording import loads_text
 from .charts import Series, line_chart, offer_style
+from .content import RuleOf
 
-STATUS_WORDS = {"met": "met", "not-met": "NOT MET", "not-established": "NOT ESTABLISHED"}
+if TYPE_CHECKING:
+    from ..fit.results import Comparison, Standing
 # Told apart in grey print by a mark and the words, not by colour.
 STATUS_MARKS = {"met": "\u2713", "not-met": "\u2717", "not-established": "?"}
 TABLE_MM = 178  # A4 less the page margins; the requirement column keeps at least 50 mm
@@ -28,7 +29,7 @@ def cover_line(c: Comparison) -> str:
     return f"Buyer requirements: {c.statements[0]}"
 
 
-def fit_context(c: Comparison) -> dict[str, Any]:
+def fit_context(c: Comparison, rule_of: RuleOf) -> dict[str, Any]:
     p = c.profile
     offers = c.offer_files
     standing = {s.file: s for s in c.standings}
@@ -49,7 +50,7 @@ def fit_context(c: Comparison) -> dict[str, Any]:
             "profile_id": p.buyer.profile_id,
             "date": p.buyer.date,
             "source": p.source,
-            "loads": loads_text(c),
+            "loads": loads_text(p.loads),
             "baseline": c.baseline,
         },
         "offers": [standing[f].as_dict() for f in offers],
@@ -58,7 +59,7 @@ def fit_context(c: Comparison) -> dict[str, Any]:
         "total": len(c.requirements),
         "standings": [s.as_dict() for s in c.standings],
         "statements": list(c.statements),
-        "codes": [{"code": code, "title": REGISTRY[code].title if code in REGISTRY else code} for code in codes],
+        "codes": [{"code": code, "title": rule.title if (rule := rule_of(code)) else code} for code in codes],
         "reasons": [_reasons(c, s) for s in c.standings],
         "break_even": [
             {"offer": file, "configuration": s.configuration, "status": s.break_even.status, "text": s.break_even.text}
@@ -104,3 +105,24 @@ def _chart(c: Comparison) -> Markup | None:
         height=320,
     )
     return Markup(svg) if svg else None
+
+
+def chart_data(c: Comparison) -> dict[str, Any]:
+    """For a throughput-vs-concurrency chart: one line per offered configuration and one per
+    baseline, each a list of (concurrency, tokens/s) measured points, plus each break-even."""
+    lines = []
+    for file, series_list in c.series.items():
+        for s in series_list:
+            lines.append({
+                "offer": file,
+                "configuration": s.configuration,
+                "role": "offer",
+                "points": [(p.concurrency, p.tokens_per_s) for p in s.points if p.tokens_per_s is not None],
+                "established": all(p.established for p in s.points),
+                "break_even": s.break_even.as_dict(),
+            })
+            base = [(p.concurrency, p.baseline_tokens_per_s) for p in s.points if p.baseline_tokens_per_s is not None]
+            if base:
+                lines.append({"offer": file, "configuration": s.configuration, "role": "baseline", "points": base,
+                              "established": lines[-1]["established"], "break_even": None})
+    return {"x": "concurrency", "y": "output tokens/s (E / T)", "lines": lines}

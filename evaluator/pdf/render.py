@@ -3,8 +3,8 @@
 The PDF carries these attachments (AFRelationship /Source or /Data):
 - each evidence record, byte for byte as read;
 - with --requirements, the buyer's requirements profile, byte for byte as judged;
-- assessment.json: as_document(results, full=True), the assessment the pages show, with the
-  `requirements` section of `sdeval assess --requirements -f json` when a profile is given;
+- assessment.json: exactly what `sdeval assess [--requirements REQ] -f json` prints (the
+  assessed result's document), the assessment the pages show;
 - sdeval-report.json: the manifest verify starts from (which attachment is which input,
   under what name it was assessed, and when).
 """
@@ -15,16 +15,13 @@ import datetime as dt
 import json
 import os
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..assessment import FileAssessment, as_document
-from ..loader import LoadedFile
 from ..resources import data_dir
 from .content import Embedded, report_context
 
 if TYPE_CHECKING:
-    from ..buyer_fit import Comparison
+    from ..run import Assessed
     from .writer import PdfWriter
 
 REPORT_FORMAT = "1.0"
@@ -34,15 +31,6 @@ TEMPLATE = "report.html.j2"
 RECORD_ROLE = "evidence record"
 REQUIREMENTS_ROLE = "requirements profile"
 SOURCE_ROLES = (RECORD_ROLE, REQUIREMENTS_ROLE)
-
-
-@dataclass(frozen=True)
-class RequirementsInput:
-    """The buyer's profile: the path as given, the exact bytes judged, and the comparison made from them."""
-
-    path: str
-    raw: bytes
-    comparison: Comparison
 
 
 def assessed_at() -> dt.datetime:
@@ -71,23 +59,13 @@ def dumps(doc: Any) -> bytes:
     return (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def assessment_document(results: list[FileAssessment], requirements: RequirementsInput | None) -> dict[str, Any]:
-    """Exactly what `sdeval assess [--requirements REQ] -f json` prints."""
-    if requirements is None:
-        return as_document(results, full=True)
-    from ..fit_report import document
-
-    return document(results, requirements.comparison)
-
-
-def embedded_files(
-    loaded: list[LoadedFile], results: list[FileAssessment], when: dt.datetime, requirements: RequirementsInput | None = None
-) -> list[Embedded]:
+def embedded_files(assessed: Assessed, when: dt.datetime) -> list[Embedded]:
     taken: set[str] = set()
-    inputs = [Embedded(attachment_name(item.path, taken), RECORD_ROLE, item.path, item.raw) for item in loaded]
-    if requirements is not None:
-        inputs.append(Embedded(attachment_name(requirements.path, taken), REQUIREMENTS_ROLE, requirements.path, requirements.raw))
-    assessment = Embedded(ASSESSMENT_NAME, "assessment (JSON)", ASSESSMENT_NAME, dumps(assessment_document(results, requirements)))
+    inputs = [Embedded(attachment_name(item.path, taken), RECORD_ROLE, item.path, item.raw) for item in assessed.loaded]
+    profile = assessed.profile
+    if profile is not None:
+        inputs.append(Embedded(attachment_name(profile.path, taken), REQUIREMENTS_ROLE, profile.path, profile.raw))
+    assessment = Embedded(ASSESSMENT_NAME, "assessment (JSON)", ASSESSMENT_NAME, dumps(assessed.document()))
     manifest = {
         "report_format": REPORT_FORMAT,
         "assessed_at": when.isoformat(),
@@ -120,14 +98,7 @@ def breakable(value: Any) -> Any:
     return value
 
 
-def render_html(
-    results: list[FileAssessment],
-    embedded: list[Embedded],
-    *,
-    when: dt.datetime,
-    signer: str | None,
-    comparison: Comparison | None = None,
-) -> str:
+def render_html(assessed: Assessed, embedded: list[Embedded], *, when: dt.datetime, signer: str | None) -> str:
     from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
     env = Environment(
@@ -139,29 +110,18 @@ def render_html(
         finalize=breakable,
     )
     document = json.loads(next(e.data for e in embedded if e.name == ASSESSMENT_NAME))
-    context = report_context(
-        results, document, embedded, assessed_at=when.strftime("%Y-%m-%d %H:%M:%S UTC"), signer=signer, comparison=comparison
-    )
+    context = report_context(assessed, document, embedded, assessed_at=when.strftime("%Y-%m-%d %H:%M:%S UTC"), signer=signer)
     return env.get_template(TEMPLATE).render(**context)
 
 
-def render_pdf(
-    loaded: list[LoadedFile],
-    results: list[FileAssessment],
-    *,
-    signer: str | None,
-    when: dt.datetime | None = None,
-    requirements: RequirementsInput | None = None,
-    writer: PdfWriter | None = None,
-) -> bytes:
+def render_pdf(assessed: Assessed, *, signer: str | None, when: dt.datetime | None = None, writer: PdfWriter | None = None) -> bytes:
     """The unsigned PDF/A-3b bytes, with the inputs, the assessment and the manifest attached;
     written by `writer` (a PdfWriter, which may be another process) or here."""
     from .writer import Attachment, write_pdf
 
     when = when or assessed_at()
-    embedded = embedded_files(loaded, results, when, requirements)
-    comparison = requirements.comparison if requirements is not None else None
-    html = render_html(results, embedded, when=when, signer=signer, comparison=comparison)
+    embedded = embedded_files(assessed, when)
+    html = render_html(assessed, embedded, when=when, signer=signer)
     attachments = [
         Attachment(e.name, f"{e.role}: {e.source}", "Source" if e.role in SOURCE_ROLES else "Data", e.data) for e in embedded
     ]

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..loader import UnreadableFile, load_bytes, read_bytes
+from ..loader import UnreadableFile, read_bytes
 from .render import ASSESSMENT_NAME, MANIFEST_NAME, RECORD_ROLE, REQUIREMENTS_ROLE
 from .signing import subject_name
 
@@ -271,10 +271,8 @@ def _role(item: dict[str, Any]) -> str:
 
 
 def _reproduction_check(attached: dict[str, list[bytes]], strict: bool) -> Check:
-    from .. import __version__
-    from ..assessment import as_document, assess
-    from ..fit_report import FitCannotRun, document, judge
-    from ..rules import RULE_CATALOG_VERSION
+    from ..reporters.differences import describe_differences, without_tool
+    from ..run import CannotRun, ProfileInput, reassess
 
     try:
         manifest = _read_manifest(attached)
@@ -283,35 +281,31 @@ def _reproduction_check(attached: dict[str, list[bytes]], strict: bool) -> Check
         profiles = [i for i in manifest["inputs"] if _role(i) == REQUIREMENTS_ROLE]
         if len(records) + len(profiles) != len(manifest["inputs"]) or len(profiles) > 1:
             raise ValueError("the manifest lists inputs of unknown roles, or more than one requirements profile")
-        loaded = [load_bytes(i["file"], _single(attached, i["attachment"])) for i in records]
-        profile = [(i["file"], _single(attached, i["attachment"])) for i in profiles]
+        inputs = [(i["file"], _single(attached, i["attachment"])) for i in records]
+        profile = [ProfileInput(i["file"], _single(attached, i["attachment"])) for i in profiles]
     except (ValueError, KeyError, TypeError) as exc:
         return Check("reproduction", False, f"the inputs cannot be read back ({type(exc).__name__}: {_one_line(exc)})")
     if not isinstance(embedded, dict) or not isinstance(embedded.get("tool", {}), dict):
         return Check("reproduction", False, f"{ASSESSMENT_NAME} is not an sdeval assessment")
-    results = [assess(item) for item in loaded]
-    if profile:
-        try:
-            fresh = document(results, judge(results, *profile[0]))
-        except FitCannotRun as exc:
-            return Check("reproduction", False, f"the attached requirements profile cannot be judged again: {exc}")
-    else:
-        fresh = as_document(results, full=True)
-    then = embedded.get("tool", {})
-    now = f"sdeval {__version__} (rule catalog {RULE_CATALOG_VERSION})"
+    try:
+        fresh = reassess(inputs, profile[0] if profile else None).document()
+    except CannotRun as exc:
+        return Check("reproduction", False, f"the attached requirements profile cannot be judged again: {exc}")
+    then, now_tool = embedded.get("tool", {}), fresh["tool"]
+    now = f"sdeval {now_tool['version']} (rule catalog {now_tool['rule_catalog_version']})"
     before = f"sdeval {then.get('version')} (rule catalog {then.get('rule_catalog_version')})"
-    differences = describe_differences(_without_tool(embedded), _without_tool(fresh))
+    differences = describe_differences(without_tool(embedded), without_tool(fresh))
     if not differences:
         same_tool = before == now
         return Check(
             "reproduction",
             True,
-            f"re-assessing {len(loaded)} input{'s' * (len(loaded) != 1)}"
-            + (f" against requirements {profile[0][0]}" if profile else "")
+            f"re-assessing {len(inputs)} input{'s' * (len(inputs) != 1)}"
+            + (f" against requirements {profile[0].path}" if profile else "")
             + f" with {now} gives the embedded assessment"
             + ("" if same_tool else f" (made with {before})"),
         )
-    if then.get("rule_catalog_version") != RULE_CATALOG_VERSION:
+    if then.get("rule_catalog_version") != now_tool["rule_catalog_version"]:
         detail = (
             f"{now} assesses the inputs differently from {before}, which made the report; "
             "a newer rule catalog can legitimately differ"
@@ -320,76 +314,3 @@ def _reproduction_check(attached: dict[str, list[bytes]], strict: bool) -> Check
             return Check("reproduction", False, detail + " (--strict)", differences)
         return Check("reproduction", True, detail + "; --strict makes this a failure", differences)
     return Check("reproduction", False, f"{now}, the same rule catalog, does not reproduce the embedded assessment", differences)
-
-
-def _without_tool(doc: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in doc.items() if k != "tool"}
-
-
-def _finding_key(f: dict[str, Any]) -> str:
-    return f"{f.get('file')}: {f.get('severity')} {f.get('code')} at {f.get('path') or '/'}: {f.get('message')}"
-
-
-def describe_differences(embedded: dict[str, Any], fresh: dict[str, Any]) -> list[str]:
-    """What changed, as a reader would list it: findings added or gone, verdicts flipped, anything else."""
-    if embedded == fresh:
-        return []
-    out = []
-    if embedded.get("outcome") != fresh.get("outcome"):
-        out.append(f"overall outcome: {embedded.get('outcome')} -> {fresh.get('outcome')}")
-    then = {_finding_key(f) for f in embedded.get("findings", []) if isinstance(f, dict)}
-    now = {_finding_key(f) for f in fresh.get("findings", []) if isinstance(f, dict)}
-    out += [f"finding gone: {k}" for k in sorted(then - now)]
-    out += [f"finding new: {k}" for k in sorted(now - then)]
-    old_claims = {(f.get("file"), c.get("id")): c for f in embedded.get("files", []) for c in f.get("claims") or []}
-    for f in fresh.get("files", []):
-        for c in f.get("claims") or []:
-            old = old_claims.get((f.get("file"), c.get("id")))
-            if old is not None and old.get("verdict") != c.get("verdict"):
-                out.append(f"claim {c.get('id')}: {old.get('verdict')} -> {c.get('verdict')}")
-    out += requirements_differences(embedded.get("requirements"), fresh.get("requirements"))
-    if not out:
-        keys = sorted(k for k in set(embedded) | set(fresh) if embedded.get(k) != fresh.get(k))
-        out.append(f"the assessment differs in: {', '.join(keys)}")
-    return out
-
-
-def requirements_differences(embedded: Any, fresh: Any) -> list[str]:
-    """The requirements section, as a buyer would list the change: profile, cells, ranking."""
-    if embedded == fresh:
-        return []
-    if not isinstance(embedded, dict) or not isinstance(fresh, dict):
-        return [f"requirements section: {'absent' if not embedded else 'present'} in the report, "
-                f"{'absent' if not fresh else 'present'} when judged again"]
-    out = []
-    then_profile, now_profile = embedded.get("profile") or {}, fresh.get("profile") or {}
-    for key in ("file", "sha256", "buyer", "profile_id"):
-        if then_profile.get(key) != now_profile.get(key):
-            out.append(f"requirements profile {key}: {then_profile.get(key)} -> {now_profile.get(key)}")
-    then_ids = [r.get("id") for r in embedded.get("requirements") or [] if isinstance(r, dict)]
-    now_ids = [r.get("id") for r in fresh.get("requirements") or [] if isinstance(r, dict)]
-    out += [f"requirement gone: {r}" for r in then_ids if r not in now_ids]
-    out += [f"requirement new: {r}" for r in now_ids if r not in then_ids]
-    then_m, now_m = embedded.get("matrix") or {}, fresh.get("matrix") or {}
-    for req in now_ids:
-        if req not in then_ids or not isinstance(then_m.get(req), dict) or not isinstance(now_m.get(req), dict):
-            continue
-        for offer, cell in now_m[req].items():
-            old = then_m[req].get(offer)
-            if old != cell:
-                out.append(f"requirement {req}, offer {offer}: {_cell_text(old)} -> {_cell_text(cell)}")
-    then_s = (embedded.get("ranking") or {}).get("statements")
-    now_s = (fresh.get("ranking") or {}).get("statements")
-    if then_s != now_s:
-        out.append(f"ranking: {' '.join(then_s or [])!r} -> {' '.join(now_s or [])!r}")
-    if not out:
-        keys = sorted(k for k in set(embedded) | set(fresh) if embedded.get(k) != fresh.get(k))
-        out.append(f"the requirements section differs in: {', '.join(keys)}")
-    return out
-
-
-def _cell_text(cell: Any) -> str:
-    if not isinstance(cell, dict):
-        return "absent"
-    codes = cell.get("codes") or []
-    return f"{cell.get('status')}" + (f" [{', '.join(map(str, codes))}]" if codes else "")

@@ -1,11 +1,83 @@
-"""--format json: the stable, versioned document (see assessment.as_document)."""
+"""--format json: the stable, versioned document of validate (full=False) and assess (full=True).
+
+With a requirements profile, the same document gains one top-level key, `requirements`: the
+requirements x offers results (fit.results.Comparison.as_dict). This document is also what a
+PDF report attaches as assessment.json and what `sdeval verify` re-creates to compare.
+"""
 
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING, Any
 
-from ..assessment import FileAssessment, as_document
+from .. import __version__
+from ..assessment import FileAssessment
+from ..record import RECORD_VERSION
+from ..rules import RULE_CATALOG_VERSION
+
+if TYPE_CHECKING:
+    from ..fit.results import Comparison
+
+ASSESSMENT_SCHEMA_VERSION = "1.0"
 
 
-def render(results: list[FileAssessment], full: bool) -> str:
-    return json.dumps(as_document(results, full=full), indent=2, ensure_ascii=False) + "\n"
+def render(results: list[FileAssessment], full: bool, comparison: Comparison | None = None) -> str:
+    return json.dumps(document(results, full=full, comparison=comparison), indent=2, ensure_ascii=False) + "\n"
+
+
+def document(results: list[FileAssessment], *, full: bool = True, comparison: Comparison | None = None) -> dict[str, Any]:
+    """Every key is always present, so a reader can rely on the shape (`schema_version`)."""
+    files = []
+    for r in results:
+        entry: dict[str, Any] = {
+            "file": r.file,
+            "sha256": r.sha256,
+            "outcome": r.outcome,
+            "errors": r.count("error"),
+            "warnings": r.count("warning"),
+            "info": r.count("info"),
+        }
+        if full:
+            entry["record_version"] = r.record.record_version if r.record else None
+            entry["offer"] = (
+                {"vendor": r.record.offer.vendor, "offer_id": r.record.offer.offer_id, "date": r.record.offer.date}
+                if r.record
+                else None
+            )
+            entry["claims"] = [
+                {
+                    "id": c.id,
+                    "kind": c.kind,
+                    "text": c.text,
+                    "value": c.value,
+                    "unit": c.unit,
+                    "run": c.run,
+                    "baseline": c.baseline,
+                    "verdict": c.verdict,
+                    "computed": c.computed,
+                    "output": c.output,
+                    "findings": [{"code": f.code, "severity": f.severity, "path": f.pointer} for f in c.findings],
+                }
+                for c in r.claims
+            ]
+            entry["runs"] = [m.as_dict() for m in r.metrics.values()]
+        files.append(entry)
+    every = [f.as_dict(r.file) for r in results for f in r.findings]
+    errors = sum(r.count("error") for r in results)
+    doc: dict[str, Any] = {
+        "schema_version": ASSESSMENT_SCHEMA_VERSION,
+        "tool": {"name": "sdeval", "version": __version__, "rule_catalog_version": RULE_CATALOG_VERSION},
+        "record_version": RECORD_VERSION,
+        "outcome": "established" if all(r.outcome == "established" for r in results) else "not-established",
+        "files": files,
+        "findings": every,
+        "summary": {
+            "files": len(results),
+            "errors": errors,
+            "warnings": sum(r.count("warning") for r in results),
+            "info": sum(r.count("info") for r in results),
+        },
+    }
+    if comparison is not None:
+        doc["requirements"] = comparison.as_dict()
+    return doc

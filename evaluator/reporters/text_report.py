@@ -7,9 +7,14 @@ assess adds each claim's verdict, the figures behind it and the per-run accounti
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..assessment import FileAssessment, Finding
 from ..rules import REGISTRY
-from ..context import num
+from ..wording import VERDICT_TEXT, num
+
+if TYPE_CHECKING:
+    from ..fit.results import Comparison
 
 
 def _where(r: FileAssessment, f: Finding) -> str:
@@ -25,12 +30,12 @@ def finding_line(r: FileAssessment, f: Finding) -> str:
 
 
 def _summary(r: FileAssessment) -> str:
-    verdict = {"established": "established", "not-established": "NOT ESTABLISHED", "invalid": "INVALID RECORD"}[r.outcome]
+    verdict = VERDICT_TEXT[r.outcome]
     e, w, i = r.count("error"), r.count("warning"), r.count("info")
     return f"{r.file}: {verdict} ({e} error{'s' * (e != 1)}, {w} warning{'s' * (w != 1)}, {i} info)"
 
 
-def render(results: list[FileAssessment], full: bool) -> str:
+def render(results: list[FileAssessment], full: bool, comparison: Comparison | None = None) -> str:
     out: list[str] = []
     for r in results:
         if full:
@@ -38,7 +43,12 @@ def render(results: list[FileAssessment], full: bool) -> str:
         else:
             out += [finding_line(r, f) for f in r.findings]
             out.append(_summary(r))
-    return "\n".join(out) + "\n"
+    text = "\n".join(out) + "\n"
+    if comparison is not None:
+        from ..fit.text import render as requirements_text
+
+        text += "\n" + requirements_text(comparison)
+    return text
 
 
 def _figure(d: dict | None) -> str:
@@ -62,7 +72,7 @@ def _assessment(r: FileAssessment) -> list[str]:
     out.append(f"  vendor's claim: {offer.claim_text}")
     for c in r.claims:
         out.append("")
-        verdict = "established" if c.verdict == "established" else "NOT ESTABLISHED"
+        verdict = VERDICT_TEXT[c.verdict]
         out.append(f"  claim {c.id} ({c.kind}): \"{c.text}\": {verdict}")
         figures = [x for x in (_figure(c.computed), _figure(c.output)) if x]
         if figures:

@@ -5,13 +5,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-from ..record import Run
-from ..context import Context, num
+from ..context import Context
+from ..figures import comparison_fields
+from ..wording import num
 from .registry import Violation, message, rule
-
-# How tokens are generated differs by arrangement (proposal + verification, or plain decode);
-# the rest of the interval definition must match.
-_GENERATION_STAGES = {"proposal", "verification", "decode"}
 
 
 def _shown(value) -> str:
@@ -20,30 +17,6 @@ def _shown(value) -> str:
     if isinstance(value, (set, frozenset)):
         value = sorted(value)
     return json.dumps(value)
-
-
-def comparison_fields(ctx: Context, run: Run) -> dict[str, object]:
-    """Everything that must be equal between a run and its baseline (brief 3.4)."""
-    cfg = ctx.configuration(run)
-    fields: dict[str, object] = {}
-    if cfg is not None:
-        for part, names in (
-            ("target", ("model", "revision", "tokenizer", "tokenizer_revision")),
-            ("numerics", ("weights", "activations", "kv_cache")),
-            ("sampling", ("temperature", "top_p", "top_k", "seed", "n")),
-            ("hardware", ("accelerator", "count", "memory_gb", "interconnect")),
-        ):
-            for name in names:
-                fields[f"{part}.{name}"] = getattr(getattr(cfg, part), name)
-    for name in ("task", "dataset", "num_requests", "input_tokens_mean", "max_output_tokens"):
-        fields[f"workload.{name}"] = getattr(run.workload, name)
-    for name in ("concurrency", "request_rate", "loop"):
-        fields[f"load.{name}"] = getattr(run.load, name)
-    for name in ("start_event", "end_event", "scope", "measurement"):
-        fields[f"interval.{name}"] = getattr(run.interval, name)
-    fields["interval.stages_included"] = frozenset(run.interval.stages_included) - _GENERATION_STAGES
-    fields["interval.stages_excluded"] = frozenset(run.interval.stages_excluded) - _GENERATION_STAGES
-    return fields
 
 
 @rule(

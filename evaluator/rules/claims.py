@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..claim_figures import claimed_figure, claimed_value, output_figure
+from ..figures import claimed_figure, claimed_value, output_figure
 from ..metrics import within_relative
-from ..context import Context, num, seconds
+from ..context import Context
+from ..wording import num, seconds
 from .registry import Violation, rule
 
 # Vendors round headline figures ("200 tokens/s", "3x"); a claim within 2 % of what the

@@ -6,7 +6,8 @@ from collections.abc import Iterator
 
 from ..metrics import agrees_at_stated_precision, exact
 from ..record import Run
-from ..context import Context, num, speculating
+from ..context import Context, speculating
+from ..wording import num
 from .registry import Violation, message, rule
 
 CODE = "counts-inconsistent"

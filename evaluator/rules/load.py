@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..context import Context, num
+from ..context import Context
+from ..wording import num
 from .registry import Violation, message, rule
 
 

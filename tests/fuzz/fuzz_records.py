@@ -21,7 +21,8 @@ from pathlib import Path
 import atheris
 
 with atheris.instrument_imports():
-    from evaluator.assessment import as_document, assess
+    from evaluator.assessment import assess
+    from evaluator.reporters.json_report import document as as_document
     from evaluator.loader import load_bytes
     from evaluator.reporters import REPORTER_BY_NAME
 

@@ -3,18 +3,9 @@ the reason behind every cell, the ranking in plain sentences, and the figures ac
 
 from __future__ import annotations
 
-from ..buyer_fit import Comparison
-from ..context import num
-
-_STATUS = {"met": "met", "not-met": "NOT MET", "not-established": "NOT ESTABLISHED"}
-
-
-def loads_text(c: Comparison) -> str:
-    loads = c.profile.loads
-    parts = [f"concurrency {', '.join(str(x) for x in loads.concurrency)}"] if loads.concurrency else []
-    parts += [f"concurrency {b.min_concurrency}-{b.max_concurrency}" for b in loads.concurrency_bands]
-    parts += [f"{num(r)} requests/s" for r in loads.request_rates]
-    return ", ".join(parts) or "none stated"
+from ..wording import REQUIREMENT_STATUS as _STATUS
+from ..wording import loads_text, num
+from .results import Comparison
 
 
 def _table(rows: list[tuple[str, ...]], indent: str = "  ") -> list[str]:
@@ -27,7 +18,7 @@ def render(c: Comparison) -> str:
     out = [f"requirements: {c.profile_file} ({p.buyer.name}{', ' + p.buyer.profile_id if p.buyer.profile_id else ''})"]
     if p.source:
         out.append(f"  source: {p.source}")
-    out.append(f"  loads: {loads_text(c)}; baseline: {c.baseline}")
+    out.append(f"  loads: {loads_text(c.profile.loads)}; baseline: {c.baseline}")
     out.append("")
     offers = c.offer_files
     rows = [("requirement", *offers)]

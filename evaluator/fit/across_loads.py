@@ -12,10 +12,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
-from .context import Context, num
-from .metrics import speedup
-from .record import Run
-from .rules.baseline import comparison_fields
+from ..context import Context
+from ..figures import baseline_for
+from ..metrics import RunMetrics, speedup
+from ..record import Run
+from ..wording import num
 
 
 @dataclass(frozen=True)
@@ -106,15 +107,6 @@ def break_even(points: list[tuple[int, float]]) -> BreakEven:
     )
 
 
-def baseline_run_for(ctx: Context, run: Run) -> Run | None:
-    """The offer's own target-only run measured on equal terms with `run` (same load, task, sampling...)."""
-    want = comparison_fields(ctx, run)
-    for other in ctx.record.runs:
-        if other.arrangement == "target-only" and other is not run and comparison_fields(ctx, other) == want:
-            return other
-    return None
-
-
 def offered_runs(ctx: Context) -> list[Run]:
     """The arrangement on offer: speculative runs, or all runs of a plain target-only offer."""
     speculative = [r for r in ctx.record.runs if r.arrangement == "speculative"]
@@ -124,30 +116,29 @@ def offered_runs(ctx: Context) -> list[Run]:
 def series_for_offer(
     ctx: Context,
     established: Callable[[Run], bool],
-    baseline_for: Callable[[Run], tuple[str | None, float | None]] | None = None,
+    baseline_of: Callable[[Run], tuple[str, RunMetrics] | None] | None = None,
 ) -> list[Series]:
     """Per offered configuration, every run with a stated concurrency, in concurrency order.
 
-    `established(run)` says whether a run's evidence counts; `baseline_for(run)` returns
-    (baseline run id, its tokens/s) and defaults to the offer's own target-only run.
+    `established(run)` says whether a run's evidence counts; `baseline_of(run)` returns the
+    baseline run's id and metrics, and defaults to the offer's own (figures.baseline_for).
     """
     by_config: dict[str, list[LoadPoint]] = {}
     for run in offered_runs(ctx):
         if run.load.concurrency is None:
             continue
         m = ctx.metrics[run.id]
-        if baseline_for is None:
-            base = baseline_run_for(ctx, run) if run.arrangement == "speculative" else None
-            base_id = base.id if base else None
-            base_tps = ctx.metrics[base.id].emitted_tokens_per_s if base else None
-            ratio = speedup(m, ctx.metrics[base.id]) if base else None
+        if baseline_of is None:
+            own = baseline_for(ctx, run) if run.arrangement == "speculative" else None
+            base = (own.id, ctx.metrics[own.id]) if own is not None else None
         else:
-            base_id, base_tps = baseline_for(run)
-            ratio = None
-            if base_tps and m.emitted_tokens_per_s is not None:
-                ratio = m.emitted_tokens_per_s / base_tps
+            base = baseline_of(run)
+        base_id, bm = base if base is not None else (None, None)
         by_config.setdefault(run.configuration, []).append(
-            LoadPoint(run.load.concurrency, run.id, m.emitted_tokens_per_s, base_id, base_tps, ratio, established(run))
+            LoadPoint(
+                run.load.concurrency, run.id, m.emitted_tokens_per_s, base_id,
+                bm.emitted_tokens_per_s if bm else None, speedup(m, bm) if bm else None, established(run),
+            )
         )
     out = []
     for config, points in by_config.items():

@@ -1,17 +1,22 @@
-"""What a claim's number should be, recomputed from the run (and baseline) it names.
+"""What a claim's number should be, recomputed from the run (and baseline) it names, and which
+baseline a run is compared with.
 
 Two figures per claim: the one for what the claim says it counts (so a claimed
 "200 tokens/s of proposed drafts" is checked against P / T), and the output
 figure the claim ought to rest on (E / T, or the output-throughput speedup).
+
+The pairing of a run with its baseline lives here once (`baseline_for`), on the fields that
+must be equal between them (`comparison_fields`); the rules, the figures across loads and
+the PDF all use it, and every speedup is metrics.speedup.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .context import Context
 from .metrics import RunMetrics, speedup
 from .record import Claim, Run
-from .context import Context
 
 
 @dataclass(frozen=True)
@@ -123,3 +128,47 @@ def claimed_value(claim: Claim) -> float | None:
     if claim.kind == "acceptance-rate" and (claim.unit or "").strip().lower() in ("%", "percent", "per cent"):
         return claim.value / 100
     return claim.value
+
+
+# ------------------------------------------------------------------------- baselines
+
+# How tokens are generated differs by arrangement (proposal + verification, or plain decode);
+# the rest of the interval definition must match.
+_GENERATION_STAGES = {"proposal", "verification", "decode"}
+
+
+def comparison_fields(ctx: Context, run: Run) -> dict[str, object]:
+    """Everything that must be equal between a run and its baseline (brief 3.4)."""
+    cfg = ctx.configuration(run)
+    fields: dict[str, object] = {}
+    if cfg is not None:
+        for part, names in (
+            ("target", ("model", "revision", "tokenizer", "tokenizer_revision")),
+            ("numerics", ("weights", "activations", "kv_cache")),
+            ("sampling", ("temperature", "top_p", "top_k", "seed", "n")),
+            ("hardware", ("accelerator", "count", "memory_gb", "interconnect")),
+        ):
+            for name in names:
+                fields[f"{part}.{name}"] = getattr(getattr(cfg, part), name)
+    for name in ("task", "dataset", "num_requests", "input_tokens_mean", "max_output_tokens"):
+        fields[f"workload.{name}"] = getattr(run.workload, name)
+    for name in ("concurrency", "request_rate", "loop"):
+        fields[f"load.{name}"] = getattr(run.load, name)
+    for name in ("start_event", "end_event", "scope", "measurement"):
+        fields[f"interval.{name}"] = getattr(run.interval, name)
+    fields["interval.stages_included"] = frozenset(run.interval.stages_included) - _GENERATION_STAGES
+    fields["interval.stages_excluded"] = frozenset(run.interval.stages_excluded) - _GENERATION_STAGES
+    return fields
+
+
+def baseline_for(ctx: Context, run: Run) -> Run | None:
+    """The run `run` is compared with: the baseline a claim on `run` names, when one does; otherwise
+    the offer's own target-only run measured on equal terms (every comparison field the same)."""
+    for claim in ctx.record.claims:
+        if claim.run == run.id and claim.baseline and claim.baseline != run.id and ctx.run(claim.baseline) is not None:
+            return ctx.run(claim.baseline)
+    want = comparison_fields(ctx, run)
+    for other in ctx.record.runs:
+        if other.arrangement == "target-only" and other is not run and comparison_fields(ctx, other) == want:
+            return other
+    return None

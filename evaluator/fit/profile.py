@@ -4,7 +4,7 @@ A claim can be established and still not answer the buyer's question: measured a
 concurrency 1 when the buyer runs 64, greedy when the buyer samples at 0.7, over a
 generation-only interval when the buyer's limit is end-to-end. This profile states the
 buyer's side, so `sdeval assess OFFER... --requirements PROFILE` can judge every
-requirement for every offer (buyer_fit.py).
+requirement for every offer (judge.py).
 
 The committed schema (schemas/requirements.schema.json) is generated from these models
 and the blank profile (`sdeval init --requirements`) from their descriptions, exactly as
@@ -17,8 +17,9 @@ from typing import Annotated, Literal
 
 from pydantic import Field, ValidationError, model_validator
 
-from .loader import LoadedFile, load_bytes, load_file
-from .record import Count, Fraction01, NonNegFloat, Text, LongText, _Model
+from ..loader import LoadedFile, load_bytes, load_file, pointer
+from ..record import Count, Fraction01, LongText, NonNegFloat, Text, _Model
+from ..schema import data_path, schema_message
 
 REQUIREMENTS_VERSION = "1.0"
 REQUIREMENTS_SCHEMA_ID = "https://sdeval.example/schemas/requirements/1.0/requirements.schema.json"
@@ -151,8 +152,6 @@ def load_requirements_bytes(path: str, raw: bytes) -> tuple[RequirementsProfile,
 
 
 def _validated(path: str, loaded: LoadedFile) -> tuple[RequirementsProfile, str]:
-    from .assessment import _data_path, _schema_message, pointer
-
     if loaded.problem is not None:
         raise RequirementsError(f"{path}: {loaded.problem.where()}{loaded.problem.message}")
     try:
@@ -160,10 +159,10 @@ def _validated(path: str, loaded: LoadedFile) -> tuple[RequirementsProfile, str]
     except ValidationError as exc:
         errors = exc.errors(include_url=False)
         first = errors[0]
-        where_path = _data_path(loaded.data, first["loc"])
+        where_path = data_path(loaded.data, first["loc"])
         line, column = loaded.positions.get(pointer(where_path), (None, None)) if where_path else (None, None)
         place = f"line {line}, column {column}: " if line is not None else ""
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
         what = pointer(where_path) or "the profile"
-        message = _schema_message(first, "the requirements profile") if first["type"] != "value_error" else first["msg"].removeprefix("Value error, ")
+        message = schema_message(first, "the requirements profile") if first["type"] != "value_error" else first["msg"].removeprefix("Value error, ")
         raise RequirementsError(f"{path}: {place}{what}: {message}{more}") from None

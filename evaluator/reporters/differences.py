@@ -1,0 +1,80 @@
+"""What changed between two assessment documents (the JSON of `sdeval assess -f json`), as a
+reader would list it: findings added or gone, verdicts flipped, requirement cells changed.
+verify's reproduction check reports these when an archived assessment no longer reproduces."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def without_tool(doc: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in doc.items() if k != "tool"}
+
+
+def _finding_key(f: dict[str, Any]) -> str:
+    return f"{f.get('file')}: {f.get('severity')} {f.get('code')} at {f.get('path') or '/'}: {f.get('message')}"
+
+
+def describe_differences(embedded: dict[str, Any], fresh: dict[str, Any]) -> list[str]:
+    """What changed, as a reader would list it: findings added or gone, verdicts flipped, anything else."""
+    if embedded == fresh:
+        return []
+    out = []
+    if embedded.get("outcome") != fresh.get("outcome"):
+        out.append(f"overall outcome: {embedded.get('outcome')} -> {fresh.get('outcome')}")
+    then = {_finding_key(f) for f in embedded.get("findings", []) if isinstance(f, dict)}
+    now = {_finding_key(f) for f in fresh.get("findings", []) if isinstance(f, dict)}
+    out += [f"finding gone: {k}" for k in sorted(then - now)]
+    out += [f"finding new: {k}" for k in sorted(now - then)]
+    old_claims = {(f.get("file"), c.get("id")): c for f in embedded.get("files", []) for c in f.get("claims") or []}
+    for f in fresh.get("files", []):
+        for c in f.get("claims") or []:
+            old = old_claims.get((f.get("file"), c.get("id")))
+            if old is not None and old.get("verdict") != c.get("verdict"):
+                out.append(f"claim {c.get('id')}: {old.get('verdict')} -> {c.get('verdict')}")
+    out += requirements_differences(embedded.get("requirements"), fresh.get("requirements"))
+    if not out:
+        keys = sorted(k for k in set(embedded) | set(fresh) if embedded.get(k) != fresh.get(k))
+        out.append(f"the assessment differs in: {', '.join(keys)}")
+    return out
+
+
+def requirements_differences(embedded: Any, fresh: Any) -> list[str]:
+    """The requirements section, as a buyer would list the change: profile, cells, ranking."""
+    if embedded == fresh:
+        return []
+    if not isinstance(embedded, dict) or not isinstance(fresh, dict):
+        return [f"requirements section: {'absent' if not embedded else 'present'} in the report, "
+                f"{'absent' if not fresh else 'present'} when judged again"]
+    out = []
+    then_profile, now_profile = embedded.get("profile") or {}, fresh.get("profile") or {}
+    for key in ("file", "sha256", "buyer", "profile_id"):
+        if then_profile.get(key) != now_profile.get(key):
+            out.append(f"requirements profile {key}: {then_profile.get(key)} -> {now_profile.get(key)}")
+    then_ids = [r.get("id") for r in embedded.get("requirements") or [] if isinstance(r, dict)]
+    now_ids = [r.get("id") for r in fresh.get("requirements") or [] if isinstance(r, dict)]
+    out += [f"requirement gone: {r}" for r in then_ids if r not in now_ids]
+    out += [f"requirement new: {r}" for r in now_ids if r not in then_ids]
+    then_m, now_m = embedded.get("matrix") or {}, fresh.get("matrix") or {}
+    for req in now_ids:
+        if req not in then_ids or not isinstance(then_m.get(req), dict) or not isinstance(now_m.get(req), dict):
+            continue
+        for offer, cell in now_m[req].items():
+            old = then_m[req].get(offer)
+            if old != cell:
+                out.append(f"requirement {req}, offer {offer}: {_cell_text(old)} -> {_cell_text(cell)}")
+    then_s = (embedded.get("ranking") or {}).get("statements")
+    now_s = (fresh.get("ranking") or {}).get("statements")
+    if then_s != now_s:
+        out.append(f"ranking: {' '.join(then_s or [])!r} -> {' '.join(now_s or [])!r}")
+    if not out:
+        keys = sorted(k for k in set(embedded) | set(fresh) if embedded.get(k) != fresh.get(k))
+        out.append(f"the requirements section differs in: {', '.join(keys)}")
+    return out
+
+
+def _cell_text(cell: Any) -> str:
+    if not isinstance(cell, dict):
+        return "absent"
+    codes = cell.get("codes") or []
+    return f"{cell.get('status')}" + (f" [{', '.join(map(str, codes))}]" if codes else "")

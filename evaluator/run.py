@@ -1,0 +1,114 @@
+"""The pipeline, once: input files -> loaded -> assessed -> [judged against a buyer's profile]
+-> an `Assessed` result with its JSON document and its exit code.
+
+`sdeval validate`, `assess` and `render`, verify's reproduction check and the archive all run
+the pipeline through this module; the reporters and the PDF package receive the result and
+only present it. A file that cannot be read at all (missing, too large, a bad profile) stops
+the run with `CannotRun`, one line for `sdeval: ...` and exit 2.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .assessment import FileAssessment, assess, exit_code
+from .loader import DEFAULT_MAX_BYTES, LoadedFile, UnreadableFile, load_bytes, load_file
+
+if TYPE_CHECKING:
+    from .fit.results import Comparison
+    from .rules import Rule
+
+
+class CannotRun(Exception):
+    """The run cannot go on (exit 2); the message names the file and, where known, the place."""
+
+
+@dataclass(frozen=True)
+class ProfileInput:
+    """A buyer's requirements profile: the name it was given as and the exact bytes judged
+    (a PDF report embeds these bytes, and verify judges them again)."""
+
+    path: str
+    raw: bytes
+
+
+@dataclass
+class Assessed:
+    loaded: list[LoadedFile]
+    results: list[FileAssessment]
+    profile: ProfileInput | None = None
+    comparison: Comparison | None = None
+
+    @property
+    def exit_code(self) -> int:
+        """With a profile, the buyer's question: 0 when some offer meets every requirement.
+        Without, 0 when no file has an error finding (parse and schema included)."""
+        if self.comparison is not None:
+            return 0 if self.comparison.meets_all else 1
+        return exit_code(self.results)
+
+    def document(self) -> dict[str, Any]:
+        """Exactly what `sdeval assess [--requirements PROFILE] -f json` prints."""
+        from .reporters.json_report import document
+
+        return document(self.results, full=True, comparison=self.comparison)
+
+    @staticmethod
+    def rule(code: str) -> Rule | None:
+        """The catalog entry behind a code (title, rationale, reference), for reporters that explain findings."""
+        from .rules import lookup
+
+        return lookup(code)
+
+
+def load_inputs(paths: list[str], max_size: int = DEFAULT_MAX_BYTES) -> list[LoadedFile]:
+    """Every record file read and parsed (a parse problem is a finding, not a stop); `-` is standard input."""
+    loaded = []
+    for path in paths:
+        try:
+            loaded.append(load_file(path, max_size))
+        except UnreadableFile as exc:
+            raise CannotRun(str(exc)) from None
+    return loaded
+
+
+def read_profile(path: str, max_size: int = DEFAULT_MAX_BYTES) -> ProfileInput:
+    """Read a requirements profile once, so the bytes judged are the bytes a report embeds."""
+    from .loader import read_bytes, read_stdin
+
+    try:
+        if path == "-":
+            return ProfileInput("<stdin>", read_stdin(max_size))
+        return ProfileInput(path, read_bytes(path, max_size))
+    except UnreadableFile as exc:
+        raise CannotRun(str(exc)) from None
+
+
+def assess_loaded(loaded: list[LoadedFile], profile: ProfileInput | None = None) -> Assessed:
+    results = [assess(item) for item in loaded]
+    return Assessed(loaded, results, profile, None if profile is None else judge(results, profile))
+
+
+def assess_paths(paths: list[str], *, profile: str | None = None, max_size: int = DEFAULT_MAX_BYTES) -> Assessed:
+    """The whole pipeline from paths as typed on the command line."""
+    loaded = load_inputs(paths, max_size)
+    return assess_loaded(loaded, None if profile is None else read_profile(profile, max_size))
+
+
+def reassess(records: list[tuple[str, bytes]], profile: ProfileInput | None = None) -> Assessed:
+    """The pipeline over bytes kept elsewhere (a report's attachments, an archive), each under the
+    name it was first assessed by, so the result compares with the one made then."""
+    return assess_loaded([load_bytes(name, raw) for name, raw in records], profile)
+
+
+def judge(results: list[FileAssessment], profile: ProfileInput) -> Comparison:
+    """Every offer judged against the profile; a profile that cannot be used is CannotRun."""
+    from .fit.judge import BaselineNotGiven, compare
+    from .fit.profile import RequirementsError, load_requirements_bytes
+
+    try:
+        model, sha256 = load_requirements_bytes(profile.path, profile.raw)
+        return compare(model, results, profile.path, sha256)
+    except (RequirementsError, BaselineNotGiven) as exc:
+        raise CannotRun(str(exc)) from None
