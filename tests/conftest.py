@@ -40,6 +40,32 @@ def example(name: str) -> Path:
     return EXAMPLES / name
 
 
+# ------------------------------------------------------------------ PDF report modules
+# A render takes about a second, so the PDF test modules make each report once per module
+# and share these.
+
+
+@pytest.fixture(scope="module")
+def work(request, tmp_path_factory):
+    """A folder for the module's reports and identities."""
+    return tmp_path_factory.mktemp(request.module.__name__.removeprefix("test_"))
+
+
+@pytest.fixture(scope="module")
+def cli():
+    """`sdeval ARGS...` through the real typer app, once per module; returns click's Result."""
+    runner = CliRunner()
+    return lambda *args: runner.invoke(app, [str(a) for a in args], catch_exceptions=False)
+
+
+@pytest.fixture(scope="module")
+def identity(work, cli):
+    """A trial signing identity made by `sdeval keygen`: (key.pem, cert.pem)."""
+    out = cli("keygen", work / "id")
+    assert out.exit_code == 0, out.stderr
+    return work / "id" / "key.pem", work / "id" / "cert.pem"
+
+
 @pytest.fixture(scope="module")
 def server():
     """A loopback HTTP server that records every request it gets (the trap for any fetch)."""

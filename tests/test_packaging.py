@@ -7,7 +7,11 @@ import subprocess
 import sys
 import zipfile
 
+import pytest
+
 from conftest import ROOT
+
+pytestmark = pytest.mark.slow  # builds a wheel with pip (about 20 s)
 
 
 def test_wheel_ships_schemas_and_templates_and_works_from_elsewhere(tmp_path):

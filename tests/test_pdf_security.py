@@ -11,6 +11,8 @@ import yaml
 from conftest import example
 from pdf_helpers import attachments, page_texts
 
+pytestmark = pytest.mark.pdf
+
 
 def test_hostile_vendor_strings_show_literally_and_fetch_nothing(tmp_path, sdeval, server):
     base, seen = server

@@ -14,6 +14,8 @@ import pytest
 from conftest import example
 from pdf_helpers import flip, last_span, signed_ranges, stream_span, swap_attachment
 
+pytestmark = pytest.mark.pdf
+
 OFFER = example("sd201-offer-b.json")  # small: renders fast
 NOT_INTACT = "  signature     FAIL: not intact: the signed bytes were changed"
 DAMAGED = "  signature     FAIL: cannot be validated: the file or its signature is damaged ("
@@ -22,26 +24,11 @@ NOT_ENTIRE = "does not cover the entire file: bytes were appended or an incremen
 
 
 @pytest.fixture(scope="module")
-def work(tmp_path_factory):
-    return tmp_path_factory.mktemp("tamper")
-
-
-@pytest.fixture(scope="module")
-def cli():
-    from typer.testing import CliRunner
-
-    from evaluator.cli import app
-
-    runner = CliRunner()
-    return lambda *args: runner.invoke(app, [str(a) for a in args], catch_exceptions=False)
-
-
-@pytest.fixture(scope="module")
-def signed(work, cli):
-    assert cli("keygen", work / "id").exit_code == 0
-    out = cli("render", OFFER, "-o", work / "signed.pdf", "--key", work / "id" / "key.pem", "--cert", work / "id" / "cert.pem")
+def signed(work, cli, identity):
+    key, cert = identity
+    out = cli("render", OFFER, "-o", work / "signed.pdf", "--key", key, "--cert", cert)
     assert out.exit_code == 0, out.stderr
-    return (work / "signed.pdf").read_bytes(), work / "id" / "cert.pem"
+    return (work / "signed.pdf").read_bytes(), cert
 
 
 def _reader(data: bytes):

@@ -15,6 +15,8 @@ import pytest
 from hostile_records import hostile_record, invalid_record_with_long_key, word
 from pdf_helpers import attachments, page_texts, words_outside
 
+pytestmark = pytest.mark.pdf
+
 
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory, server):

@@ -1,4 +1,5 @@
-"""Every rule, case by case (tests/rule_cases.yaml), and the catalog as a whole."""
+"""Every rule, case by case (tests/rule_cases.yaml for records, tests/fit_cases.yaml for the
+buyer-fit codes), and the catalog as a whole."""
 
 from __future__ import annotations
 
@@ -15,14 +16,19 @@ from evaluator.assessment import assess
 from evaluator.loader import load_bytes, load_file
 from evaluator.rules import REGISTRY
 from evaluator.rules.requirements import FIT_CODES
+from evaluator.run import ProfileInput, reassess
 
 CASES = yaml.safe_load((Path(__file__).parent / "rule_cases.yaml").read_text())
+FIT_CASES = yaml.safe_load((Path(__file__).parent / "fit_cases.yaml").read_text())
 
 
 def run_case(case: dict) -> list[str]:
+    name = f"{case['rule']}-{case['name']}.json"
+    if "raw" in case:  # parse cases: the file's own text
+        return [f.pointer for f in assess(load_bytes(name, case["raw"].encode())).findings if f.code == case["rule"]]
     data = load_file(str(EXAMPLES / case["base"])).data
     patched = jsonpatch.apply_patch(data, case.get("patch", []))
-    result = assess(load_bytes(f"{case['rule']}-{case['name']}.json", json.dumps(patched).encode()))
+    result = assess(load_bytes(name, json.dumps(patched).encode()))
     return [f.pointer for f in result.findings if f.code == case["rule"]]
 
 
@@ -31,15 +37,28 @@ def test_rule_case(case):
     assert Counter(run_case(case)) == Counter(case["expect"])
 
 
+def run_fit_case(case: dict) -> list[str]:
+    """The requirements whose cell carries the case's code, judging complete-offer.yaml (patched)."""
+    offer = jsonpatch.apply_patch(load_file(str(EXAMPLES / "complete-offer.yaml")).data, case.get("offer_patch", []))
+    profile = jsonpatch.apply_patch(load_file(str(EXAMPLES / case["profile"]["base"])).data, case["profile"].get("patch", []))
+    assessed = reassess([("offer.json", json.dumps(offer).encode())], ProfileInput("profile.json", json.dumps(profile).encode()))
+    assert assessed.results[0].outcome == "established", "a fit case judges established evidence"
+    return [cell.requirement for cell in assessed.comparison.cells if case["rule"] in cell.codes]
+
+
+@pytest.mark.parametrize("case", FIT_CASES, ids=[f"{c['rule']}-{c['name']}" for c in FIT_CASES])
+def test_fit_case(case):
+    assert run_fit_case(case) == case["expect"]
+
+
 def test_every_rule_has_a_failing_and_a_passing_case():
-    failing = {c["rule"] for c in CASES if c["expect"]}
-    passing = {c["rule"] for c in CASES if not c["expect"]}
-    # parse has no record to patch: its cases are raw files in test_loader.py. The buyer-fit
-    # codes need a requirements profile: their cases are in test_requirements.py.
-    checked = set(REGISTRY) - {"parse"} - set(FIT_CODES)
-    assert checked - failing == set(), "rules without a failing case"
-    assert checked - passing == set(), "rules without a passing case"
-    assert {c["rule"] for c in CASES} <= set(REGISTRY), "cases for unknown rules"
+    every = CASES + FIT_CASES
+    failing = {c["rule"] for c in every if c["expect"]}
+    passing = {c["rule"] for c in every if not c["expect"]}
+    assert set(REGISTRY) - failing == set(), "rules without a failing case"
+    assert set(REGISTRY) - passing == set(), "rules without a passing case"
+    assert {c["rule"] for c in CASES} <= set(REGISTRY) - set(FIT_CODES), "record cases for unknown or fit codes"
+    assert {c["rule"] for c in FIT_CASES} <= set(FIT_CODES), "fit cases for codes that are not fit codes"
 
 
 @pytest.mark.parametrize("code", sorted(REGISTRY))

@@ -13,6 +13,8 @@ import pytest
 
 from conftest import example
 
+pytestmark = pytest.mark.pdf
+
 OFFER = example("sd201-offer-b.json")
 PASSWORD = "Pw-9f3Qx-unique-71"
 
