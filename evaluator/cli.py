@@ -239,6 +239,46 @@ def import_(
     sys.stdout.write(text)
 
 
+class ClaimKind(str, Enum):
+    output_throughput = "output-throughput"
+    speedup = "speedup"
+    latency = "latency"
+    acceptance_rate = "acceptance-rate"
+    acceptance_length = "acceptance-length"
+
+
+@app.command()
+def claim(
+    record: Annotated[str, typer.Argument(metavar="RECORD", help="The evidence record (JSON or YAML) holding the runs.")],
+    run: Annotated[str, typer.Option("--run", help="Id of the run the claim rests on.")],
+    kind: Annotated[ClaimKind, typer.Option("--kind", help="What is claimed.")],
+    baseline: Annotated[Optional[str], typer.Option("--baseline", help="Id of the run it is compared with (needed for a speedup).")] = None,
+    latency_metric: Annotated[Optional[str], typer.Option("--latency-metric", help="For --kind latency: ttft, tpot, itl or e2e.")] = None,
+    percentile: Annotated[Optional[str], typer.Option("--percentile", help="For --kind latency: mean, p50, p90, p95 or p99.")] = None,
+    task: Annotated[Optional[str], typer.Option("--task", help="The task the claim is stated for; must be the run's.")] = None,
+    claim_id: Annotated[Optional[str], typer.Option("--id", help="Id of the new claim. Default: KIND-RUN.")] = None,
+    text: Annotated[Optional[str], typer.Option("--text", help="The claim's wording, instead of the generated one.")] = None,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the record with the claim added here.")] = None,
+    in_place: Annotated[bool, typer.Option("--in-place", help="Add the claim to RECORD itself, atomically.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Replace the -o file if it exists.")] = False,
+) -> None:
+    """Add a claim whose value is computed from the runs' counts, with load, scope and task taken from the run.
+    Refuses, writing nothing, a baseline not on equal terms or a run that lacks the counts."""
+    from .importers import ImportProblem
+    from .importers.claims import execute
+
+    try:
+        text_out, messages = execute(
+            record, run_id=run, baseline_id=baseline, kind=kind.value, latency_metric=latency_metric,
+            percentile=percentile, task=task, claim_id=claim_id, text=text, output=output, in_place=in_place, force=force,
+        )
+    except ImportProblem as exc:
+        raise _fail(str(exc)) from None
+    for message in messages:
+        typer.echo(f"sdeval: {message}", err=True)
+    sys.stdout.write(text_out)
+
+
 @app.command()
 def render(
     files: FilesArg,

@@ -1,9 +1,9 @@
-"""--into: add imported runs to an existing record and change nothing else in it.
+"""--into (and `sdeval claim`): add runs or claims to an existing record and change nothing else in it.
 
-The record is read as plain data (the same loader `validate` uses), the runs are appended to
-its `runs` list, and the result is written atomically to -o, or over the record itself only
-with an explicit --in-place. A run id already in the record is refused, never replaced, and
-so is a configuration the record does not have.
+The record is read as plain data (the same loader `validate` uses), the new items are appended
+to its `runs` (or `claims`) list, and the result is written atomically to -o, or over the record
+itself only with an explicit --in-place. An id already in the record is refused, never
+replaced, and so is a configuration the record does not have.
 """
 
 from __future__ import annotations
@@ -56,13 +56,17 @@ def read_record(path: str) -> TargetRecord:
     return TargetRecord(Path(path), loaded.data, is_yaml, is_yaml and re.search(r"(?m)^\s*#", text) is not None)
 
 
-def merged_text(record: TargetRecord, runs: list[dict[str, Any]], as_yaml: bool) -> str:
-    existing = {r.get("id") for r in record.data.get("runs", []) if isinstance(r, dict)}
-    for run in runs:
-        if run["id"] in existing:
-            raise ImportProblem(f"{record.path}: already has a run {run['id']!r}; choose another with --run-id")
+# What is added under which key, and the option that names a new item's id.
+_ID_OPTION = {"runs": "--run-id", "claims": "--id"}
+
+
+def merged_text(record: TargetRecord, items: list[dict[str, Any]], as_yaml: bool, key: str = "runs") -> str:
+    existing = {r.get("id") for r in record.data.get(key, []) if isinstance(r, dict)}
+    for item in items:
+        if item["id"] in existing:
+            raise ImportProblem(f"{record.path}: already has a {key[:-1]} {item['id']!r}; choose another with {_ID_OPTION[key]}")
     data = dict(record.data)
-    data["runs"] = [*record.data.get("runs", []), *runs]
+    data[key] = [*(record.data.get(key) or []), *items]
     if as_yaml:
         import yaml
 
@@ -70,7 +74,9 @@ def merged_text(record: TargetRecord, runs: list[dict[str, Any]], as_yaml: bool)
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
-def write_merged(record: TargetRecord, runs: list[dict[str, Any]], output: Path | None, *, in_place: bool, force: bool) -> tuple[Path, list[str]]:
+def write_merged(
+    record: TargetRecord, items: list[dict[str, Any]], output: Path | None, *, in_place: bool, force: bool, key: str = "runs"
+) -> tuple[Path, list[str]]:
     if output is None and not in_place:
         raise ImportProblem(f"--into {record.path} needs -o OUT for the merged record, or --in-place to update {record.path} itself")
     if output is not None and in_place:
@@ -78,7 +84,7 @@ def write_merged(record: TargetRecord, runs: list[dict[str, Any]], output: Path 
     target = record.path if in_place else output
     assert target is not None
     if not in_place and target.exists() and target.resolve() == record.path.resolve():
-        raise ImportProblem(f"{target}: is the record given to --into; pass --in-place to update it")
+        raise ImportProblem(f"{target}: is the record itself; pass --in-place to update it")
     suffix = target.suffix.lower()
     as_yaml = suffix in (".yaml", ".yml") if suffix in (".json", ".yaml", ".yml") else record.yaml
     if in_place and record.has_comments:
@@ -86,7 +92,7 @@ def write_merged(record: TargetRecord, runs: list[dict[str, Any]], output: Path 
     warnings = []
     if record.has_comments:
         warnings.append(f"{record.path}: its YAML comments are not carried into {target}")
-    text = merged_text(record, runs, as_yaml)
+    text = merged_text(record, items, as_yaml, key)
     try:
         write_atomic(target, text.encode("utf-8"), force=force or in_place)
     except (OutputRefused, OSError) as exc:
