@@ -186,6 +186,7 @@ class Counts(_Model):
     accepted_drafts: Count | None = Field(default=None, description="A: proposed tokens the target kept. Excludes the extra token the target adds itself.")
     bonus_tokens: Count | None = Field(default=None, description="B: tokens the target sampled itself after each step (a correction after a rejection, or a bonus after a fully accepted block).")
     emitted_tokens: Count | None = Field(default=None, description="E: output tokens the users received in the interval (E = A + B for a speculative run). This is what output throughput counts.")
+    reasoning_tokens: Count | None = Field(default=None, description="Of the emitted tokens E, how many were reasoning (thinking) tokens, where the tool reports them. They are part of E: every generated token is output.")
     invalidated_drafts: Count | None = Field(default=None, description="Drafts discarded by structured-output (grammar) constraints before verification.")
     accepted_length_histogram: list[Count] | None = Field(default=None, max_length=257, description="Entry j = number of steps that accepted exactly j drafts (j = 0..K). Entries add up to S.")
     accepted_per_position: list[Count] | None = Field(default=None, max_length=256, description="Entry i = number of steps whose draft at position i+1 was accepted (a survival count, so never increasing).")

@@ -64,8 +64,12 @@ _SIGNATURES: list[tuple[str, tuple[str, ...]]] = [
     ("vllm-metrics", (r"(?m)^vllm:[a-z_:]+(\{| )",)),
     ("aiperf", (r'"aiperf_version"',)),
     ("aiperf", (r'"unit"\s*:', r'"avg"\s*:', r'"request_throughput"')),
+    ("aiperf", (r'"records"\s*:\s*\{', r'"unit"\s*:', r'"avg"\s*:')),
     ("guidellm", (r'"benchmarks"\s*:\s*\[',)),
+    ("guidellm", (r"(?m)^benchmarks:\s*$", r"(?m)^\s*-?\s*type_:\s*generative_benchmark")),  # benchmarks.yaml
     ("sglang-bench", (r'"accept_length"\s*:', r'"backend"\s*:')),
+    # Keys only SGLang's bench_serving writes, back to its 2024 versions (vLLM's spells e2el).
+    ("sglang-bench", (r'"total_output_tokens_retokenized"\s*:|"(mean|median|p99)_e2e_latency_ms"\s*:',)),
     ("trtllm-bench", (r'"decoding_stats"\s*:|"request_info"\s*:', r'"performance"\s*:')),
     ("vllm-bench", (r'"duration"\s*:', r'"completed"\s*:', r'"total_output_tokens"\s*:')),
     ("vllm-responses", (r'"choices"\s*:',)),
@@ -89,6 +93,8 @@ def describe_guess(path: Path, not_this: str) -> str:
     guess = sniff(path)
     if guess is None or guess == not_this:
         return ""
+    if guess == "vllm-metrics":
+        return "; it looks like a vllm-metrics scrape (try `sdeval import vllm-metrics BEFORE AFTER` with the scrapes taken before and after the run)"
     return f"; it looks like {guess} output (try `sdeval import {guess} {path.name}`)"
 
 

@@ -23,7 +23,9 @@ from .common import (
     number,
     percent_to_fraction,
     serving_latency,
+    serving_load,
 )
+from .sglang_bench import SGLANG_KEYS
 
 FORMAT = "vllm-bench"
 CORE_KEYS = ("duration", "completed", "total_output_tokens")
@@ -36,16 +38,29 @@ def _guess(path: Path) -> str:
 
 
 
+def _sent(d: dict) -> int | None:
+    prompts = count(d.get("num_prompts"))
+    if prompts:
+        return prompts
+    completed, failed = count(d.get("completed")), count(d.get("failed"))
+    return completed + (failed or 0) if completed is not None else None
+
+
 def run_fields(d: dict, path: Path, entry: str | None) -> tuple[dict[str, Any], bool]:
+    where = f"{path}{': ' + entry if entry else ''}"
+    sglang = [k for k in SGLANG_KEYS if k in d]
+    if sglang:
+        raise ImportProblem(
+            f"{where}: has {sglang[0]}, which only SGLang's bench_serving writes, so it is not {FORMAT} output; "
+            f"it looks like sglang-bench output (try `sdeval import sglang-bench {path.name}`)"
+        )
     missing = [k for k in CORE_KEYS if k not in d]
     if missing:
-        where = f"{path}{': ' + entry if entry else ''}"
         raise ImportProblem(f"{where}: lacks {', '.join(missing)}, so it is not {FORMAT} output{_guess(path)}")
     completed = count(d.get("completed"))
-    rate = d.get("request_rate")
-    rate = None if rate == "inf" else number(rate)
-    configured = count(d.get("max_concurrency"))
-    loop = "open" if rate is not None else ("closed" if configured is not None else None)
+    multi_turn = d.get("mode") == "multi_turn"
+    # Multi-turn mode states its load as conversations in flight (multi_turn_concurrency).
+    load, load_note = serving_load(d, _sent(d), "multi_turn_concurrency" if multi_turn else "max_concurrency")
     speculative = "spec_decode_num_drafts" in d or "spec_decode_draft_tokens" in d
     counts: dict[str, Any] = {
         "emitted_tokens": count(d.get("total_output_tokens")),
@@ -64,12 +79,7 @@ def run_fields(d: dict, path: Path, entry: str | None) -> tuple[dict[str, Any], 
             "input_tokens_mean": _mean(d.get("total_input_tokens"), completed),
             "output_tokens_mean": _mean(d.get("total_output_tokens"), completed),
         },
-        "load": {
-            "concurrency": configured if configured else None,
-            "request_rate": rate,
-            "loop": loop,
-            "measured_peak_concurrency": count(d.get("max_concurrent_requests")),
-        },
+        "load": {**load, "measured_peak_concurrency": count(d.get("max_concurrent_requests"))},
         "interval": {**CLIENT_WALL_CLOCK, "duration_s": number(d.get("duration")) or None},
         "counts": counts,
         "latency": {m: serving_latency(d, k) for m, k in (("ttft_ms", "ttft"), ("tpot_ms", "tpot"), ("itl_ms", "itl"), ("e2e_ms", "e2el"))},
@@ -79,13 +89,20 @@ def run_fields(d: dict, path: Path, entry: str | None) -> tuple[dict[str, Any], 
             "output_tokens_per_s": number(d.get("output_throughput")),
         },
     }
-    notes = []
+    notes = [load_note]
+    if multi_turn:
+        notes.append(
+            f"vllm bench serve multi-turn mode: {d.get('multi_turn_concurrency')} conversation(s) in flight; "
+            f"{count(d.get('conversations_completed'))} conversation(s), {completed} requests (turns)."
+        )
+    if "run_number" in d:
+        notes.append(f"From a vllm bench sweep summary: run_number {d['run_number']}.")
     if count(d.get("failed")):
         notes.append(f"{d['failed']} requests failed and are not in the counts.")
     if speculative:
         notes.append("spec_decode_* are server-counter deltas around the run (server-wide); total_output_tokens counts the benchmark's requests.")
-    if notes:
-        fields["notes"] = " ".join(notes)
+    if any(notes):
+        fields["notes"] = " ".join(n for n in notes if n)
     return drop_none(fields), speculative
 
 
@@ -111,8 +128,5 @@ def _recover_counts(rates: list, steps: int) -> list[int] | None:
 
 
 def import_file(path: Path) -> list[Imported]:
-    from . import sniff
-
-    if sniff(path) == "sglang-bench":  # the same core keys, plus SGLang's accept_length
-        raise ImportProblem(f"{path}: has SGLang's accept_length, so it is not {FORMAT} output{_guess(path)}")
-    return import_entries(path, FORMAT, run_fields)
+    # `vllm bench sweep` writes each combination's summary.json as an array of bench-serve results.
+    return import_entries(path, FORMAT, run_fields, arrays="vllm bench sweep summary.json")
