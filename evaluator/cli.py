@@ -244,7 +244,7 @@ def import_(
         typer.Option("--metrics", metavar="BEFORE AFTER", help="vllm-bench: the server's /metrics scraped just before and just after the benchmark, to settle whose requests its counters cover."),
     ] = None,
 ) -> None:
-    """Import runs from vLLM, vllm bench, guidellm, AIPerf, SGLang bench or trtllm-bench output into the record's format."""
+    """Import runs from vLLM, vllm bench, guidellm, AIPerf, SGLang, llama.cpp or trtllm-bench output into the record's format."""
     from .importers import ImportProblem
     from .importers.command import execute
 

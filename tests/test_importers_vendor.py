@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from test_importers import runs_of
+
 DATA = Path(__file__).resolve().parent / "data" / "importers"
 MODEL = "meta-llama/Llama-3.3-70B-Instruct"
 
@@ -254,11 +256,6 @@ def test_synthetic_acceptance_in_a_sweep_result_is_recorded(sdeval, tmp_path):
 
 
 # --------------------------------------------------------------------------------- SGLang
-
-
-def runs_of(result) -> list[dict]:
-    assert result.exit_code == 0, result.stderr
-    return result.json()["runs"]
 
 
 def test_sglang_native_meta_info_sums_covered_requests_and_excludes_the_rest(sdeval):
