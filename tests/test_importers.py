@@ -139,6 +139,17 @@ def test_aiperf_percent_rates_and_string_keyed_histogram(sdeval):
     assert run["load"] == {"concurrency": 8, "loop": "closed"}
 
 
+def test_vllm_pre_merge_per_choice_shape_is_refused_by_name(sdeval):
+    path = DATA / "vllm-responses-pre-merge.jsonl"
+    result = sdeval("import", "vllm-responses", path)
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"sdeval: {path}: its responses carry choices[i].speculative_decoding_stats, the pre-merge shape of vLLM's per-request "
+        "metrics (PR #48915 before it merged, development builds only), which sdeval does not read; vLLM's releases put "
+        "them in metrics.speculative_decoding at the response root\n"
+    )
+
+
 def test_aiperf_records_layout_of_august_2025_in_nanoseconds(sdeval):
     """Before ai-dynamo/aiperf#203 the records held base units (ns); output tokens were benchmark_token_count."""
     [run] = runs_of(sdeval("import", "aiperf", DATA / "aiperf-records-2025-08.json", "--arrangement", "target-only"))
