@@ -212,7 +212,7 @@ class Arrangement(str, Enum):
 
 @app.command("import")
 def import_(
-    fmt: Annotated[str, typer.Argument(metavar="FORMAT", help="vllm-responses, vllm-metrics (BEFORE AFTER), vllm-bench, guidellm, aiperf, sglang-bench or trtllm-bench.")],
+    fmt: Annotated[str, typer.Argument(metavar="FORMAT", help="vllm-responses, vllm-metrics or llamacpp-metrics (BEFORE AFTER), vllm-bench, guidellm, aiperf, sglang-bench, sglang-responses or trtllm-bench.")],
     files: Annotated[list[str], typer.Argument(metavar="FILE...", help="The tool's output file(s).")],
     run_id: Annotated[Optional[str], typer.Option("--run-id", help="Id of the imported run (several runs get -1, -2, ...). Default: the file name.")] = None,
     configuration: Annotated[Optional[str], typer.Option("--configuration", help="Id of the configuration the run used. Default: the record's only one with --into, else 'imported'.")] = None,
@@ -222,8 +222,12 @@ def import_(
     force: Annotated[bool, typer.Option("--force", help="Replace the -o file if it exists.")] = False,
     in_place: Annotated[bool, typer.Option("--in-place", help="With --into: replace RECORD itself, atomically.")] = False,
     skip_bad_lines: Annotated[bool, typer.Option("--skip-bad-lines", help="vllm-responses: skip malformed lines and say how many.")] = False,
+    metrics: Annotated[
+        Optional[tuple[str, str]],
+        typer.Option("--metrics", metavar="BEFORE AFTER", help="vllm-bench: the server's /metrics scraped just before and just after the benchmark, to settle whose requests its counters cover."),
+    ] = None,
 ) -> None:
-    """Import runs from vLLM, vllm bench, guidellm, AIPerf, SGLang bench or trtllm-bench output into the record's format."""
+    """Import runs from vLLM, vllm bench, guidellm, AIPerf, SGLang, llama.cpp or trtllm-bench output into the record's format."""
     from .importers import ImportProblem
     from .importers.command import execute
 
@@ -231,6 +235,7 @@ def import_(
         text, messages = execute(
             fmt, files, run_id=run_id, configuration=configuration, arrangement=arrangement.value if arrangement else None,
             into=into, output=output, force=force, in_place=in_place, skip_bad_lines=skip_bad_lines,
+            metrics=list(metrics) if metrics else None,
         )
     except ImportProblem as exc:
         raise _fail(str(exc)) from None

@@ -180,12 +180,19 @@ class Interval(_Model):
     duration_s: Seconds | None = Field(default=None, description="Length of the measured interval, in seconds.")
 
 
+class PopulationCheck(_Model):
+    count: Literal["requests", "output-tokens", "verification-steps", "proposed-drafts", "accepted-drafts", "requests-in-flight"] = Field(description="Which count is compared: requests finished, output tokens, verification steps, proposed or accepted drafts, or requests still running or waiting when the later scrape was taken.")
+    benchmark: Count = Field(description="The count as the benchmark tool reported it for its own requests (0 requests in flight once it has finished).")
+    server: Count = Field(description="The same count from the server's own counters: the difference between the scrapes taken just before and just after the benchmark (for requests in flight, the later scrape's value).")
+
+
 class Counts(_Model):
     verification_steps: Count | None = Field(default=None, description="S: target-model passes that verified a proposal.")
     proposed_drafts: Count | None = Field(default=None, description="P: candidate tokens proposed by the drafter (after removing any invalidated by structured-output constraints).")
     accepted_drafts: Count | None = Field(default=None, description="A: proposed tokens the target kept. Excludes the extra token the target adds itself.")
     bonus_tokens: Count | None = Field(default=None, description="B: tokens the target sampled itself after each step (a correction after a rejection, or a bonus after a fully accepted block).")
     emitted_tokens: Count | None = Field(default=None, description="E: output tokens the users received in the interval (E = A + B for a speculative run). This is what output throughput counts.")
+    reasoning_tokens: Count | None = Field(default=None, description="Of the emitted tokens E, how many were reasoning (thinking) tokens, where the tool reports them. They are part of E: every generated token is output.")
     invalidated_drafts: Count | None = Field(default=None, description="Drafts discarded by structured-output (grammar) constraints before verification.")
     accepted_length_histogram: list[Count] | None = Field(default=None, max_length=257, description="Entry j = number of steps that accepted exactly j drafts (j = 0..K). Entries add up to S.")
     accepted_per_position: list[Count] | None = Field(default=None, max_length=256, description="Entry i = number of steps whose draft at position i+1 was accepted (a survival count, so never increasing).")
@@ -193,6 +200,7 @@ class Counts(_Model):
     requests_with_metrics: Count | None = Field(default=None, description="Requests that reported per-request speculative metrics.")
     requests_without_metrics: Count | None = Field(default=None, description="Requests without per-request metrics (for example n > 1). Missing coverage, not zeros.")
     missing_metrics_as: Literal["excluded", "zero"] | None = Field(default=None, description="How requests without per-request metrics were treated in the totals. 'zero' understates acceptance and is a coverage gap.")
+    population_check: list[PopulationCheck] | None = Field(default=None, max_length=16, description="The benchmark's own counts set against the server's counters over the same interval, when the server was scraped just before and just after the benchmark. Where every pair agrees, the server served only the benchmark's requests, so its counters are the benchmark's; where one differs, they cover other requests too.")
 
 
 class Percentiles(_Model):
@@ -249,6 +257,12 @@ class Source(_Model):
     tool_version: Text | None = Field(default=None, description="Version of the tool that wrote the file, when it says.")
     entry: Text | None = Field(default=None, description="Which part of the file the run came from, when the file holds several runs (for example 'line 3' or 'benchmarks[2]').")
     earlier_scrape: SourceFile | None = Field(default=None, description="For counts taken as the difference of two server-counter scrapes: the scrape taken before the measured interval. file and sha256 above are then the scrape taken after it.")
+    server_scrapes: list[SourceFile] | None = Field(default=None, max_length=2, description="The server's counter scrapes taken just before and just after the benchmark, when they were imported with its result to check whose requests the server counted (before first).")
+
+
+class SimulatedAcceptance(_Model):
+    mechanism: Text = Field(description="The setting that forced acceptance, verbatim (for example vLLM rejection_sample_method=synthetic, SGLANG_SIMULATE_ACC_LEN=3, TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS=2).")
+    acceptance_length: NonNegFloat | None = Field(default=None, description="The acceptance length the setting forced, when it states one.")
 
 
 class Run(_Model):
@@ -266,6 +280,7 @@ class Run(_Model):
     quality: list[Quality] = Field(default_factory=list, max_length=100, description="Task-quality results for this run's outputs.")
     reported: ReportedFigures | None = Field(default=None, description="Figures as the vendor or tool stated them; checked against the counts, never used instead of them.")
     source: Source | None = Field(default=None, description="Where the run was imported from, when it was.")
+    simulated_acceptance: SimulatedAcceptance | None = Field(default=None, description="Set when the run's acceptance was forced by a benchmark setting instead of measured on real drafts: such a run says nothing about what real traffic gets.")
     notes: LongText | None = Field(default=None, description="Anything else the evidence says about this run.")
 
 

@@ -139,6 +139,92 @@ def test_aiperf_percent_rates_and_string_keyed_histogram(sdeval):
     assert run["load"] == {"concurrency": 8, "loop": "closed"}
 
 
+def test_vllm_pre_merge_per_choice_shape_is_refused_by_name(sdeval):
+    path = DATA / "vllm-responses-pre-merge.jsonl"
+    result = sdeval("import", "vllm-responses", path)
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"sdeval: {path}: its responses carry choices[i].speculative_decoding_stats, the pre-merge shape of vLLM's per-request "
+        "metrics (PR #48915 before it merged, development builds only), which sdeval does not read; vLLM's releases put "
+        "them in metrics.speculative_decoding at the response root\n"
+    )
+
+
+def test_aiperf_records_layout_of_august_2025_in_nanoseconds(sdeval):
+    """Before ai-dynamo/aiperf#203 the records held base units (ns); output tokens were benchmark_token_count."""
+    [run] = runs_of(sdeval("import", "aiperf", DATA / "aiperf-records-2025-08.json", "--arrangement", "target-only"))
+    assert run["counts"] == {"emitted_tokens": 800, "population": "benchmark-requests"}
+    assert run["interval"]["duration_s"] == 4.0  # 4,000,000,000 ns
+    assert run["latency"]["ttft_ms"] == {"mean": 52.0, "p50": 50.0, "p90": 65.0, "p95": 67.5, "p99": 69.5}
+    assert run["latency"]["itl_ms"] == {"mean": 19.2, "p50": 19.15, "p90": 19.5, "p95": 19.55, "p99": 19.59}
+    assert run["latency"]["e2e_ms"] == {"mean": 1950.0, "p50": 1940.0, "p90": 2000.0, "p95": 2005.0, "p99": 2009.0}
+    assert run["reported"] == {"output_tokens_per_s": 200.0}
+    assert run["load"] == {"concurrency": 2, "loop": "closed"}
+    assert run["notes"] == "AIPerf export with records keyed by tag (July to October 2025). Emitted tokens from benchmark_token_count."
+
+
+def test_aiperf_first_export_keyed_by_display_name_gives_latencies_only(sdeval):
+    [run] = runs_of(sdeval("import", "aiperf", DATA / "aiperf-names-2025-06.json", "--arrangement", "target-only"))
+    assert run["latency"] == {
+        "ttft_ms": {"mean": 25.5, "p50": 24.0, "p90": 33.0, "p95": 36.5, "p99": 39.3},
+        "itl_ms": {"mean": 6.2, "p50": 6.2, "p90": 6.5, "p95": 6.55, "p99": 6.59},
+        "e2e_ms": {"mean": 640.0, "p50": 635.0, "p90": 680.0, "p95": 690.0, "p99": 698.0},
+    }
+    assert run["counts"] == {"population": "benchmark-requests"}
+    assert "workload" not in run and "interval" not in run  # that export had no counts at all
+    assert run["notes"] == (
+        "AIPerf export with records keyed by display name (June 2025 pre-release). "
+        "That pre-release wrote latency distributions only: no benchmark duration, token counts or load."
+    )
+
+
+def test_aiperf_output_plus_reasoning_when_the_total_output_sequence_length_is_not_written(sdeval, tmp_path):
+    """Between ai-dynamo/aiperf#225 and #319 the JSON had total_output_tokens and total_reasoning_tokens only."""
+    path = tmp_path / "profile_export_aiperf.json"
+    block = lambda avg, unit="tokens": {"tag": "x", "unit": unit, "header": "x", "avg": avg}  # noqa: E731
+    path.write_text(json.dumps({"records": {
+        "total_output_tokens": {**block(1832.0), "tag": "total_output_tokens"},
+        "total_reasoning_tokens": {**block(19792.0), "tag": "total_reasoning_tokens"},
+        "benchmark_duration": {**block(9.5, "sec"), "tag": "benchmark_duration"},
+    }}))
+    [run] = runs_of(sdeval("import", "aiperf", path, "--arrangement", "target-only"))
+    assert run["counts"] == {"emitted_tokens": 21624, "reasoning_tokens": 19792, "population": "benchmark-requests"}
+    assert "Emitted tokens from total_output_tokens + total_reasoning_tokens." in run["notes"]
+
+
+def test_aiperf_refusal_says_what_is_missing(sdeval, tmp_path):
+    path = tmp_path / "other.json"
+    path.write_text(json.dumps({"records": {"a": 1}, "input_config": {}}))
+    result = sdeval("import", "aiperf", path)
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"sdeval: {path}: holds no AIPerf metric blocks ({{\"unit\", \"avg\", ...}} at the top level or under records), "
+        "so it is not aiperf output\n"
+    )
+
+
+def test_guidellm_sampled_requests_leave_a_trimmed_interval_unstated_and_unstreamed_ones_take_the_request_span(sdeval):
+    runs = runs_of(sdeval("import", "guidellm", DATA / "guidellm-v0.5-sampled-and-unstreamed.json", "--arrangement", "target-only"))
+    sampled, unstreamed = runs
+    # 3 requests counted over a window trimmed of 2 s of warm-up, 1 kept: no interval to stand on.
+    assert "interval" not in sampled and "reported" not in sampled
+    assert sampled["counts"]["emitted_tokens"] == 300
+    assert sampled["notes"].startswith(
+        "guidellm counted the requests that overlap its 10 s measurement window (after 2 s of warm-up were trimmed), whole, "
+        "and the file does not keep them all (sampled), so the interval their tokens were counted over is unknown and left unstated."
+    )
+    # Unstreamed: every token of a request arrives with its response; the requests' span holds them all.
+    assert unstreamed["interval"] == {
+        "start_event": "first request guidellm counted, sent by the client",
+        "end_event": "last response of the requests guidellm counted, received by the client",
+        "scope": "end-to-end",
+        "measurement": "complete-interval",
+        "duration_s": 6.0,
+    }
+    assert unstreamed["counts"]["emitted_tokens"] == 150 and "reported" not in unstreamed
+    assert "guidellm's own output tokens/s 37.5 places an unstreamed request's tokens at its end" in unstreamed["notes"]
+
+
 @pytest.mark.parametrize(
     "given, path, looks_like",
     [
@@ -155,12 +241,24 @@ def test_aiperf_percent_rates_and_string_keyed_histogram(sdeval):
         ("trtllm-bench", "vllm-bench-result.json", "vllm-bench"),
         ("trtllm-bench", "guidellm-benchmarks.json", "guidellm"),
         ("trtllm-bench", "vllm-responses-mixed.jsonl", "vllm-responses"),  # not one JSON document
+        # A Prometheus scrape parses as neither JSON nor YAML: named, not a parser's complaint.
+        ("vllm-bench", "vllm-metrics-after.prom", "vllm-metrics"),
+        ("aiperf", "vllm-metrics-after.prom", "vllm-metrics"),
+        ("guidellm", "vllm-metrics-after.prom", "vllm-metrics"),
+        ("trtllm-bench", "vllm-metrics-after.prom", "vllm-metrics"),
+        ("sglang-bench", "vllm-metrics-after.prom", "vllm-metrics"),
     ],
 )
 def test_wrong_format_names_the_format_it_looks_like(sdeval, given, path, looks_like):
     result = sdeval("import", given, DATA / path)
     assert result.exit_code == 2
-    assert f"it looks like {looks_like} output (try `sdeval import {looks_like} {path}`)" in result.stderr
+    assert result.stderr.count("\n") == 1
+    if looks_like == "vllm-metrics":
+        tail = "it looks like a vllm-metrics scrape (try `sdeval import vllm-metrics BEFORE AFTER` with the scrapes taken before and after the run)"
+        assert result.stderr.endswith(tail + "\n")
+        assert "could not find expected" not in result.stderr  # no YAML parser message
+    else:
+        assert f"it looks like {looks_like} output (try `sdeval import {looks_like} {path}`)" in result.stderr
     assert result.stderr.count("\n") == 1
 
 

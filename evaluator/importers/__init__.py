@@ -24,12 +24,15 @@ def _vllm_responses(paths: list[Path], skip_bad_lines: bool) -> list[Imported]:
     return [vllm_responses.import_file(p, skip_bad_lines) for p in paths]
 
 
-def _vllm_metrics(paths: list[Path], skip_bad_lines: bool) -> list[Imported]:
-    from . import vllm_metrics
+def _metrics(fmt: str) -> Callable[[list[Path], bool], list[Imported]]:
+    def run(paths: list[Path], skip_bad_lines: bool) -> list[Imported]:
+        from . import vllm_metrics
 
-    if len(paths) != 2:
-        raise ImportProblem(f"vllm-metrics takes two scrapes, BEFORE and AFTER the measured interval; got {len(paths)} file(s)")
-    return [vllm_metrics.import_files(paths[0], paths[1])]
+        if len(paths) != 2:
+            raise ImportProblem(f"{fmt} takes two scrapes, BEFORE and AFTER the measured interval; got {len(paths)} file(s)")
+        return [vllm_metrics.import_files(paths[0], paths[1], vllm_metrics.SERVERS[fmt])]
+
+    return run
 
 
 def _per_file(module_name: str) -> Callable[[list[Path], bool], list[Imported]]:
@@ -44,7 +47,9 @@ def _per_file(module_name: str) -> Callable[[list[Path], bool], list[Imported]]:
 
 FORMATS: dict[str, Callable[[list[Path], bool], list[Imported]]] = {
     "vllm-responses": _vllm_responses,
-    "vllm-metrics": _vllm_metrics,
+    "vllm-metrics": _metrics("vllm-metrics"),
+    "llamacpp-metrics": _metrics("llamacpp-metrics"),
+    "sglang-responses": _per_file("sglang_responses"),
     "vllm-bench": _per_file("vllm_bench"),
     "guidellm": _per_file("guidellm"),
     "aiperf": _per_file("aiperf"),
@@ -53,7 +58,7 @@ FORMATS: dict[str, Callable[[list[Path], bool], list[Imported]]] = {
 }
 
 # Key order of a run in the record, so imported runs read like hand-written ones.
-RUN_KEY_ORDER = ("id", "arrangement", "configuration", "workload", "load", "interval", "counts", "latency", "reported", "source", "notes")
+RUN_KEY_ORDER = ("id", "arrangement", "configuration", "workload", "load", "interval", "counts", "latency", "reported", "simulated_acceptance", "source", "notes")
 
 
 # ----------------------------------------------------------------------------- sniffing
@@ -62,12 +67,20 @@ _SNIFF_BYTES = 256 * 1024
 # (format, patterns that must all occur in the file's first bytes), most specific first.
 _SIGNATURES: list[tuple[str, tuple[str, ...]]] = [
     ("vllm-metrics", (r"(?m)^vllm:[a-z_:]+(\{| )",)),
+    ("llamacpp-metrics", (r"(?m)^llamacpp:[a-z_:]+(\{| )",)),
     ("aiperf", (r'"aiperf_version"',)),
     ("aiperf", (r'"unit"\s*:', r'"avg"\s*:', r'"request_throughput"')),
+    ("aiperf", (r'"records"\s*:\s*\{', r'"unit"\s*:', r'"avg"\s*:')),
     ("guidellm", (r'"benchmarks"\s*:\s*\[',)),
+    ("guidellm", (r"(?m)^benchmarks:\s*$", r"(?m)^\s*-?\s*type_:\s*generative_benchmark")),  # benchmarks.yaml
     ("sglang-bench", (r'"accept_length"\s*:', r'"backend"\s*:')),
+    # Keys only SGLang's bench_serving writes, back to its 2024 versions (vLLM's spells e2el).
+    ("sglang-bench", (r'"total_output_tokens_retokenized"\s*:|"(mean|median|p99)_e2e_latency_ms"\s*:',)),
     ("trtllm-bench", (r'"decoding_stats"\s*:|"request_info"\s*:', r'"performance"\s*:')),
     ("vllm-bench", (r'"duration"\s*:', r'"completed"\s*:', r'"total_output_tokens"\s*:')),
+    # SGLang's responses before the OpenAI shape they share with vLLM's: its meta_info or sglext.
+    ("sglang-responses", (r'"meta_info"\s*:\s*\{',)),
+    ("sglang-responses", (r'"sglext"\s*:\s*\{',)),
     ("vllm-responses", (r'"choices"\s*:',)),
     ("vllm-responses", (r'"speculative_decoding"\s*:',)),
 ]
@@ -89,6 +102,8 @@ def describe_guess(path: Path, not_this: str) -> str:
     guess = sniff(path)
     if guess is None or guess == not_this:
         return ""
+    if guess in ("vllm-metrics", "llamacpp-metrics"):
+        return f"; it looks like a {guess} scrape (try `sdeval import {guess} BEFORE AFTER` with the scrapes taken before and after the run)"
     return f"; it looks like {guess} output (try `sdeval import {guess} {path.name}`)"
 
 
@@ -114,6 +129,7 @@ def import_runs(
     run_id: str | None = None,
     arrangement: str | None = None,
     skip_bad_lines: bool = False,
+    metrics: list[str] | None = None,
 ) -> ImportResult:
     from pydantic import ValidationError
 
@@ -121,11 +137,21 @@ def import_runs(
 
     if fmt not in FORMATS:
         raise ImportProblem(f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")
+    if metrics is not None and fmt != "vllm-bench":
+        raise ImportProblem(f"--metrics BEFORE AFTER applies to vllm-bench only (the scrapes settle whose requests its server counters cover), not to {fmt}")
     paths = [Path(f) for f in files]
-    for p in paths:
+    scrapes = [Path(f) for f in metrics] if metrics is not None else []
+    for p in paths + scrapes:
         if not p.is_file():
             raise ImportProblem(f"{p}: no such file" if not p.exists() else f"{p}: is not a regular file")
-    imported = FORMATS[fmt](paths, skip_bad_lines)
+    if metrics is not None:
+        from . import vllm_bench
+
+        if len(paths) != 1:
+            raise ImportProblem(f"--metrics BEFORE AFTER bracket one benchmark run; got {len(paths)} result files")
+        imported = vllm_bench.import_file(paths[0], metrics=(scrapes[0], scrapes[1]))
+    else:
+        imported = FORMATS[fmt](paths, skip_bad_lines)
     if run_id is not None and _ident(run_id) != run_id:
         raise ImportProblem(f"--run-id {run_id!r}: an id starts with a letter or digit and holds only letters, digits, '.', '_' and '-' (at most 64)")
     base = run_id

@@ -1,56 +1,135 @@
-"""aiperf: profile_export_aiperf.json, including its speculative-decoding metrics.
+"""aiperf: profile_export_aiperf.json, in every layout AIPerf has written it.
 
-Each metric is a top-level block {"unit", "avg", "p50", ..., "count", "sum"}; run totals
-(total_draft_tokens, ...) carry only "avg". Counts come from those totals (or the per-request
-metric's "sum"), the histogram from pooled_spec_decode_acceptance_histogram (string keys).
-AIPerf's acceptance rates are percentages; the token-weighted one is kept, as a fraction,
-in `reported` so the rules compare it with A / P.
+Read from ai-dynamo/aiperf's history (`exporters/json_exporter.py`, `common/models/export_models.py`
+and `metrics/types/*.py`, mirror at db4f6397, 2025-10-10), its `docs/reference/json-export-schema.md`
+(commit 1554b478) and the files kept in ../shared/real-outputs/aiperf:
+
+- June 2025 pre-release (JsonExporter added in ai-dynamo/aiperf#49, cfa53de2): one record per
+  metric keyed by its display name ("Time to First Token", with `name`), under `records` in
+  ajcasagrande/aiperf's artifacts (4e8e0e30). Only latency distributions: TTFT, TTST, ITL and
+  "Time to Last Token" (request start to last response, i.e. the request latency); no request
+  count, token count or benchmark duration.
+- July to 10 October 2025 (eb497af9 .. 43b78902): `records` keyed by metric tag, each block
+  with `tag` and `header`; time to first and second token tagged `ttft` and `ttst`. Values are
+  in the block's `unit` (nanoseconds before ai-dynamo/aiperf#203, display units after).
+- Since ai-dynamo/aiperf#343 (GenAI-Perf's layout): each metric tag is a top-level block
+  {"unit", "avg", "p50", ..., "count", "sum"}; later files add `aiperf_version`,
+  `schema_version` and the speculative-decoding metrics.
+
+Emitted tokens are every generated token: AIPerf's output sequence length is output plus
+reasoning tokens (`OutputSequenceLengthMetric`), and its `output_token_throughput` is their
+total over the benchmark duration, while `total_output_tokens` leaves reasoning tokens out. So
+E is `total_osl` (since ai-dynamo/aiperf#319), or `benchmark_token_count` (its name in August
+2025), or `total_output_tokens` plus `total_reasoning_tokens`; the reasoning share is kept.
+The benchmark duration runs from the first request sent to the last response received.
+Speculative counts come from the run totals (or the per-request metric's `sum`), the histogram
+from pooled_spec_decode_acceptance_histogram (string keys). AIPerf's acceptance rates are
+percentages; the token-weighted one is kept, as a fraction, in `reported`.
 """
 
 from __future__ import annotations
 
+import re
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from .common import CLIENT_WALL_CLOCK, Imported, ImportProblem, count, drop_none, histogram, number, percent_to_fraction, percentiles, read_json_document, source
 
 FORMAT = "aiperf"
-TO_SECONDS = {"s": 1.0, "sec": 1.0, "secs": 1.0, "seconds": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
+# Exact factors, so 52,000,000 ns is 52 ms and not 52.00000000000001.
+TO_SECONDS = {"s": Fraction(1), "sec": Fraction(1), "secs": Fraction(1), "seconds": Fraction(1), "ms": Fraction(1, 10**3), "us": Fraction(1, 10**6), "ns": Fraction(1, 10**9)}
 TO_MS = {unit: factor * 1000 for unit, factor in TO_SECONDS.items()}
 
 
-def is_aiperf(data: Any) -> bool:
-    return isinstance(data, dict) and (
-        "aiperf_version" in data or any(isinstance(v, dict) and "unit" in v and "avg" in v for v in data.values())
-    )
+def _convert(value: Any, factor: Fraction) -> float | None:
+    v = number(value)
+    return None if v is None else v if factor == 1 else float(Fraction(v) * factor)
+
+# Earlier names of today's tags (display names are turned into tags by _tag first).
+ALIASES = {
+    "ttft": "time_to_first_token",
+    "ttst": "time_to_second_token",
+    "total_output_sequence_length": "total_osl",
+    "total_input_sequence_length": "total_isl",
+}
+# The three layouts, as named in notes and refusals.
+TOP_LEVEL, BY_TAG, BY_NAME = "top-level metric blocks", "records keyed by tag (July to October 2025)", "records keyed by display name (June 2025 pre-release)"
 
 
-def _block(data: dict, name: str) -> dict:
-    value = data.get(name)
-    return value if isinstance(value, dict) else {}
+def _tag(key: str, block: dict) -> str:
+    """A block's metric tag: its `tag`, else its key or display name as a tag ("Time to First Token" -> time_to_first_token)."""
+    raw = block.get("tag") if isinstance(block.get("tag"), str) else block.get("name") if isinstance(block.get("name"), str) else key
+    tag = re.sub(r"[^a-z0-9]+", "_", raw.lower()).strip("_")
+    return ALIASES.get(tag, tag)
 
 
-def _total(data: dict, total_name: str, per_request_name: str) -> int | None:
-    value = count(_block(data, total_name).get("avg"))
-    return value if value is not None else count(_block(data, per_request_name).get("sum"))
+def _is_block(value: Any) -> bool:
+    return isinstance(value, dict) and "unit" in value and "avg" in value
 
 
-def _latency(data: dict, name: str) -> dict | None:
-    b = _block(data, name)
-    scale = TO_MS.get(str(b.get("unit", "ms")).lower())
-    if scale is None:
+def metric_blocks(data: Any) -> tuple[dict[str, dict], str] | None:
+    """The metric blocks by tag and the layout they came in, or None when the file holds none."""
+    if not isinstance(data, dict):
         return None
-    return percentiles(b.get("avg"), b.get("p50"), b.get("p90"), b.get("p95"), b.get("p99"), scale=scale)
+    records = data.get("records")
+    if isinstance(records, dict):
+        blocks = {_tag(k, v): v for k, v in records.items() if _is_block(v)}
+        by_name = any(isinstance(v, dict) and "name" in v and "tag" not in v for v in records.values())
+        return (blocks, BY_NAME if by_name else BY_TAG) if blocks else None
+    blocks = {_tag(k, v): v for k, v in data.items() if _is_block(v)}
+    if not blocks:
+        return None
+    by_name = any(" " in k for k, v in data.items() if _is_block(v))
+    return blocks, BY_NAME if by_name else TOP_LEVEL
 
 
-def _duration(data: dict) -> float | None:
-    b = _block(data, "benchmark_duration")
-    factor = TO_SECONDS.get(str(b.get("unit", "")).lower())
-    value = number(b.get("avg"))
-    return value * factor if value and factor else None
+class _Metrics:
+    def __init__(self, blocks: dict[str, dict]):
+        self.blocks = blocks
+
+    def block(self, tag: str) -> dict:
+        return self.blocks.get(tag, {})
+
+    def total(self, *tags: str) -> int | None:
+        """The first of these run totals the file has (aggregate metrics carry the value as `avg`)."""
+        for tag in tags:
+            value = count(self.block(tag).get("avg"))
+            if value is not None:
+                return value
+        return None
+
+    def spec_total(self, total_tag: str, per_request_tag: str) -> int | None:
+        value = self.total(total_tag)
+        return value if value is not None else count(self.block(per_request_tag).get("sum"))
+
+    def latency(self, *tags: str) -> dict | None:
+        for tag in tags:
+            b = self.block(tag)
+            scale = TO_MS.get(str(b.get("unit", "ms")).lower())
+            if b and scale is not None:
+                return percentiles(*(_convert(b.get(k), scale) for k in ("avg", "p50", "p90", "p95", "p99")))
+        return None
+
+    def seconds(self, tag: str) -> float | None:
+        b = self.block(tag)
+        factor = TO_SECONDS.get(str(b.get("unit", "")).lower())
+        return _convert(b.get("avg"), factor) or None if factor is not None else None
+
+    def emitted(self) -> tuple[int | None, int | None, str | None]:
+        """(E, reasoning tokens of E, where E came from)."""
+        reasoning = self.total("total_reasoning_tokens")
+        for tag in ("total_osl", "benchmark_token_count"):
+            value = self.total(tag)
+            if value is not None:
+                return value, reasoning, tag
+        output = self.total("total_output_tokens")
+        if output is not None:
+            return output + (reasoning or 0), reasoning, "total_output_tokens + total_reasoning_tokens" if reasoning else "total_output_tokens"
+        return None, reasoning, None
 
 
-def _load(data: dict) -> dict:
+def _load(data: dict, m: _Metrics) -> dict:
     cfg = data.get("input_config") if isinstance(data.get("input_config"), dict) else {}
     loadgen = cfg.get("loadgen") if isinstance(cfg.get("loadgen"), dict) else {}
     variations = (data.get("run_info") or {}).get("variation_values") if isinstance(data.get("run_info"), dict) else None
@@ -65,49 +144,84 @@ def _load(data: dict) -> dict:
     }
 
 
-def import_file(path: Path) -> list[Imported]:
-    data, sha = read_json_document(path)
-    if not is_aiperf(data):
-        from . import describe_guess
-
-        raise ImportProblem(f"{path}: has no aiperf_version and no metric blocks, so it is not {FORMAT} output{describe_guess(path, FORMAT)}")
-    requests = count(_block(data, "request_count").get("avg"))
-    if requests is None:
-        requests = count(_block(data, "request_count").get("sum"))
+def _speculative_counts(path: Path, data: dict, m: _Metrics, requests: int | None) -> tuple[dict, list[str]]:
     counts: dict[str, Any] = {
-        "verification_steps": _total(data, "total_spec_decode_steps", "spec_decode_steps"),
-        "proposed_drafts": _total(data, "total_draft_tokens", "spec_decode_draft_tokens"),
-        "accepted_drafts": _total(data, "total_accepted_draft_tokens", "spec_decode_accepted_draft_tokens"),
+        "verification_steps": m.spec_total("total_spec_decode_steps", "spec_decode_steps"),
+        "proposed_drafts": m.spec_total("total_draft_tokens", "spec_decode_draft_tokens"),
+        "accepted_drafts": m.spec_total("total_accepted_draft_tokens", "spec_decode_accepted_draft_tokens"),
         "accepted_length_histogram": histogram(data.get("pooled_spec_decode_acceptance_histogram"), f"{path}: pooled_spec_decode_acceptance_histogram"),
-        "emitted_tokens": count(_block(data, "total_output_tokens").get("avg")) or count(_block(data, "total_osl").get("avg")),
-        "population": "benchmark-requests",
     }
-    speculative = any(counts[k] is not None for k in ("verification_steps", "proposed_drafts", "accepted_drafts"))
+    notes = []
     # Requests whose responses carried spec-decode stats are the ones counted in spec_decode_steps.
-    covered = count(_block(data, "spec_decode_steps").get("count"))
-    notes = None
+    covered = count(m.block("spec_decode_steps").get("count"))
+    speculative = any(counts[k] is not None for k in ("verification_steps", "proposed_drafts", "accepted_drafts"))
     if speculative and covered is not None and requests is not None and covered <= requests:
         counts.update(requests_with_metrics=covered, requests_without_metrics=requests - covered, missing_metrics_as="excluded")
-        notes = f"Requests with speculative metrics: spec_decode_steps.count ({covered}) of request_count ({requests})."
+        notes.append(f"Requests with speculative metrics: spec_decode_steps.count ({covered}) of request_count ({requests}).")
+    return counts, notes
+
+
+def import_file(path: Path) -> list[Imported]:
+    data, sha = read_json_document(path, FORMAT)
+    found = metric_blocks(data)
+    if found is None:
+        from . import describe_guess
+
+        raise ImportProblem(
+            f"{path}: holds no AIPerf metric blocks ({{\"unit\", \"avg\", ...}} at the top level or under records), "
+            f"so it is not {FORMAT} output{describe_guess(path, FORMAT)}"
+        )
+    blocks, layout = found
+    m = _Metrics(blocks)
+    notes: list[str] = []
+    requests = m.total("request_count")
+    if requests is None:
+        requests = count(m.block("request_count").get("sum"))
+    if requests is None and layout == BY_NAME:
+        # Every successful request has a time to last token; the pre-release wrote no request count.
+        requests = count(m.block("time_to_last_token").get("count"))
+    emitted, reasoning, emitted_from = m.emitted()
+    duration = m.seconds("benchmark_duration")
+    if emitted is None and duration is None and not any(m.block(t) for t in ("time_to_first_token", "inter_token_latency", "request_latency", "time_to_last_token")):
+        raise ImportProblem(f"{path}: an AIPerf export ({layout}) without any metric sdeval reads: no token totals, benchmark duration or latencies")
+    spec_counts, spec_notes = _speculative_counts(path, data, m, requests)
+    counts = {**spec_counts, "emitted_tokens": emitted, "reasoning_tokens": reasoning, "population": "benchmark-requests"}
+    speculative = any(spec_counts[k] is not None for k in ("verification_steps", "proposed_drafts", "accepted_drafts"))
+    if layout != TOP_LEVEL:
+        notes.append(f"AIPerf export with {layout}.")
+    if layout == BY_NAME:
+        notes.append("That pre-release wrote latency distributions only: no benchmark duration, token counts or load.")
+        if requests is not None:
+            notes.append(f"The request count is the {requests} requests behind its Time to Last Token.")
+    if emitted_from is not None and emitted_from != "total_osl":
+        notes.append(f"Emitted tokens from {emitted_from}.")
+    if reasoning:
+        notes.append(f"E includes {reasoning} reasoning tokens (total_reasoning_tokens): every generated token is output.")
+    errors = m.total("error_request_count")
+    if errors:
+        notes.append(f"{errors} errored requests (error_request_count) are not in the counts.")
+    if data.get("was_cancelled") is True:
+        notes.append("AIPerf marked the run as cancelled.")
+    notes.extend(spec_notes)
     fields = {
         "workload": {
             "num_requests": requests,
-            "input_tokens_mean": number(_block(data, "input_sequence_length").get("avg")),
-            "output_tokens_mean": number(_block(data, "output_sequence_length").get("avg")),
+            "input_tokens_mean": number(m.block("input_sequence_length").get("avg")),
+            "output_tokens_mean": number(m.block("output_sequence_length").get("avg")),
         },
-        "load": _load(data),
-        "interval": {**CLIENT_WALL_CLOCK, "duration_s": _duration(data)},
+        "load": _load(data, m),
+        "interval": {**CLIENT_WALL_CLOCK, "duration_s": duration} if duration is not None else None,
         "counts": counts,
         "latency": {
-            "ttft_ms": _latency(data, "time_to_first_token"),
-            "itl_ms": _latency(data, "inter_token_latency"),
-            "e2e_ms": _latency(data, "request_latency"),
+            "ttft_ms": m.latency("time_to_first_token"),
+            "itl_ms": m.latency("inter_token_latency"),
+            "e2e_ms": m.latency("request_latency", "time_to_last_token"),
         },
         "reported": {
-            "acceptance_rate": percent_to_fraction(_block(data, "spec_decode_overall_draft_acceptance_rate").get("avg")),
-            "mean_acceptance_length": number(_block(data, "spec_decode_token_weighted_acceptance_length").get("avg")),
-            "output_tokens_per_s": number(_block(data, "output_token_throughput").get("avg")),
+            "acceptance_rate": percent_to_fraction(m.block("spec_decode_overall_draft_acceptance_rate").get("avg")),
+            "mean_acceptance_length": number(m.block("spec_decode_token_weighted_acceptance_length").get("avg")),
+            "output_tokens_per_s": number(m.block("output_token_throughput").get("avg")),
         },
-        "notes": notes,
+        "notes": " ".join(n for n in notes if n) or None,
     }
     return [Imported(fields=drop_none(fields), source=source(FORMAT, path, sha, data.get("aiperf_version")), speculative=speculative)]

@@ -24,6 +24,7 @@ def execute(
     force: bool,
     in_place: bool,
     skip_bad_lines: bool,
+    metrics: list[str] | None = None,
 ) -> tuple[str, list[str]]:
     """Returns (what to print on standard output, messages for standard error)."""
     record = None
@@ -41,6 +42,7 @@ def execute(
         run_id=run_id,
         arrangement=arrangement,
         skip_bad_lines=skip_bad_lines,
+        metrics=metrics,
     )
     messages = list(result.warnings)
     ids = ", ".join(r["id"] for r in result.runs)

@@ -51,31 +51,54 @@ def source(fmt: str, path: Path, sha256: str, tool_version: Any = None, entry: s
     return out
 
 
-def read_json_document(path: Path) -> tuple[Any, str]:
-    """A whole JSON file and its SHA-256, or an ImportProblem naming the line and column."""
+# A top-level JSON array is read as the value of this one-key object, through the same strict
+# loader records use (which takes objects only); it adds 5 columns to line 1.
+_ARRAY_WRAP = b'{"_":'
+
+
+def read_json_document(path: Path, fmt: str, arrays: bool = False) -> tuple[Any, str]:
+    """A whole JSON (or YAML) file and its SHA-256, or an ImportProblem naming the line and column.
+    With `arrays`, a JSON array at the top level is read too. A file that does not parse but
+    looks like another format's output (a Prometheus scrape, say) is named as that format
+    instead of getting the parser's complaint."""
     from ..loader import load_bytes
+    from . import describe_guess
 
     try:
         raw = read_bytes(str(path), MAX_DOCUMENT_BYTES)
     except UnreadableFile as exc:
         raise ImportProblem(str(exc)) from None
-    loaded = load_bytes(str(path), raw)
+    wrapped = arrays and raw.lstrip()[:1] == b"["
+    loaded = load_bytes(str(path), _ARRAY_WRAP + raw + b"}" if wrapped else raw)
     if loaded.problem is not None:
-        raise ImportProblem(f"{path}: {loaded.problem.where()}{loaded.problem.message}")
+        guess = describe_guess(path, fmt)
+        if guess:
+            raise ImportProblem(f"{path}: is neither JSON nor YAML, so it is not {fmt} output{guess}")
+        problem = loaded.problem
+        if wrapped and problem.line == 1 and problem.column is not None:
+            problem.column = max(1, problem.column - len(_ARRAY_WRAP))
+        raise ImportProblem(f"{path}: {problem.where()}{problem.message}")
+    if wrapped:
+        return loaded.data["_"], hashlib.sha256(raw).hexdigest()
     return loaded.data, loaded.sha256
 
 
-def json_entries(path: Path, fmt: str) -> tuple[list[tuple[str | None, dict]], str]:
-    """A file holding one JSON object, or one object per line (benchmark tools' append form):
-    the objects, each with where it stood ("line 3", or None for a whole-file object), and the file's SHA-256."""
+def json_entries(path: Path, fmt: str, arrays: str | None = None) -> tuple[list[tuple[str | None, dict]], str]:
+    """A file holding one JSON object, or one object per line (benchmark tools' append form), or,
+    when `arrays` names what writes them, an array of objects: the objects, each with where it
+    stood ("line 3", "[2]", or None for a whole-file object), and the file's SHA-256."""
     with open(path, "rb") as fh:
         starts_like_object = fh.read(1) == b"{"
     try:
-        data, sha = read_json_document(path)
+        data, sha = read_json_document(path, fmt, arrays=bool(arrays))
+        if arrays and isinstance(data, list) and data and all(isinstance(item, dict) for item in data):
+            return [(f"[{i}]", item) for i, item in enumerate(data)], sha
         if not isinstance(data, dict):
             from . import describe_guess
 
-            raise ImportProblem(f"{path}: the top level is not a JSON object, so it is not {fmt} output{describe_guess(path, fmt)}")
+            what = "an array" if isinstance(data, list) else "not a JSON object"
+            expected = f"an object, or an array of objects ({arrays})" if arrays else "an object"
+            raise ImportProblem(f"{path}: the top level is {what}, where {fmt} output is {expected}{describe_guess(path, fmt)}")
         return [(None, data)], sha
     except ImportProblem:
         if not starts_like_object:
@@ -92,13 +115,14 @@ def json_entries(path: Path, fmt: str) -> tuple[list[tuple[str | None, dict]], s
     return found, sha256_of(path)
 
 
-def import_entries(path: Path, fmt: str, run_fields) -> list[Imported]:
-    """One run per JSON object of the file; run_fields(object, path, entry) -> (fields, speculative)."""
-    found, sha = json_entries(path, fmt)
+def import_entries(path: Path, fmt: str, run_fields, arrays: str | None = None) -> list[Imported]:
+    """One run per JSON object of the file; run_fields(object, path, entry) -> (fields, speculative)
+    or (fields, speculative, tool version)."""
+    found, sha = json_entries(path, fmt, arrays)
     out = []
     for entry, d in found:
-        fields, speculative = run_fields(d, path, entry)
-        out.append(Imported(fields=fields, source=source(fmt, path, sha, entry=entry), speculative=speculative))
+        fields, speculative, *version = run_fields(d, path, entry)
+        out.append(Imported(fields=fields, source=source(fmt, path, sha, version[0] if version else None, entry=entry), speculative=speculative))
     return out
 
 
@@ -177,6 +201,28 @@ def percentiles(mean: Any = None, p50: Any = None, p90: Any = None, p95: Any = N
     values = {"mean": mean, "p50": p50, "p90": p90, "p95": p95, "p99": p99}
     out = {k: number(v) * scale for k, v in values.items() if number(v) is not None}
     return out or None
+
+
+def serving_load(d: dict, sent: int | None, concurrency_key: str = "max_concurrency", sent_is: str = "") -> tuple[dict, str | None]:
+    """The load of vLLM's and SGLang's serving benchmarks, and a note when it had to be read.
+
+    `request_rate` is a rate (open loop, with `max_concurrency` as a cap when set) or infinite
+    ("inf" from vLLM, Infinity from SGLang): then `max_concurrency` bounds a closed loop, and
+    without it every request is sent at once, which is a closed loop at concurrency = requests sent."""
+    raw = d.get("request_rate")
+    infinite = raw == "inf" or (isinstance(raw, float) and math.isinf(raw) and raw > 0)
+    rate = None if infinite else number(raw)
+    cap = count(d.get(concurrency_key)) or None
+    if rate is not None:
+        return {"request_rate": rate, "concurrency": cap, "loop": "open"}, None
+    if cap is not None:
+        return {"concurrency": cap, "loop": "closed"}, None
+    if infinite and sent:
+        return {"concurrency": sent, "loop": "closed"}, (
+            f"request_rate is infinite and max_concurrency unset: all {sent} requests{sent_is} were sent at once, "
+            f"a closed loop at concurrency {sent}."
+        )
+    return {}, None
 
 
 def serving_latency(d: dict, metric: str) -> dict | None:

@@ -1,11 +1,25 @@
 """guidellm: benchmarks.json (or .yaml), one run per benchmark.
 
-Shapes of guidellm v0.3 (`benchmarks[i].args.strategy`) through v0.7
-(`benchmarks[i].config.strategy`, `metadata.guidellm_version`). The load is the strategy:
-synchronous (concurrency 1), concurrent (`streams`), throughput (`max_concurrency`),
-constant or poisson (`rate`, open loop). guidellm carries no speculative-decoding fields, and
-its `output_tokens_per_second` is a time-weighted distribution, not tokens over the interval,
-so it is not kept as a reported throughput.
+Shapes of guidellm v0.3 (`benchmarks[i].args.strategy`, `run_stats`) through v0.7
+(`benchmarks[i].config.strategy`, `scheduler_metrics`, `metadata.guidellm_version`), read from
+vllm-project/guidellm at tags v0.3.1 and v0.4.0 .. v0.7.3. The load is the strategy:
+synchronous (concurrency 1), concurrent (`streams`), throughput (`max_concurrency`), constant or
+poisson (`rate`, open loop). guidellm carries no speculative-decoding fields.
+
+The interval is the one the counts were counted over. Since v0.4 guidellm trims warm-up and
+cool-down from a measurement window (`scheduler_metrics.measure_start_time` .. `measure_end_time`,
+whose length is `duration`) but counts every request that overlaps the window, whole
+(`GenerativeRequestsAccumulator.get_within_range`), so their tokens run past it. Its own output
+tokens/s (`metrics.output_tokens_per_second.successful.mean`, a duration-weighted mean of rates
+over the token events of `GenerativeRequestStats.output_tokens_timings`) is their tokens over the
+span from their first to their last output token. When the file keeps every counted request
+(`requests.successful`, not sampled), that span is the interval here and guidellm's figure goes to
+`reported`; otherwise the interval is guidellm's `duration` only where nothing was trimmed, and
+is left unstated where it was.
+
+guidellm v0.3 kept no warm-up or cool-down requests; its `duration` spans every request it
+counted, incomplete and errored ones included (`GenerativeBenchmark.from_stats`), and its rate
+distribution leaves out the last token event, so its figure stays a note.
 """
 
 from __future__ import annotations
@@ -16,6 +30,17 @@ from typing import Any
 from .common import CLIENT_WALL_CLOCK, Imported, ImportProblem, count, drop_none, number, percentiles, read_json_document, source
 
 FORMAT = "guidellm"
+
+TOKEN_SPAN = {
+    **CLIENT_WALL_CLOCK,
+    "start_event": "first output token of the requests guidellm counted, received by the client",
+    "end_event": "last output token of the requests guidellm counted, received by the client",
+}
+REQUEST_SPAN = {
+    **CLIENT_WALL_CLOCK,
+    "start_event": "first request guidellm counted, sent by the client",
+    "end_event": "last response of the requests guidellm counted, received by the client",
+}
 
 
 def _summary(metrics: dict, name: str) -> dict:
@@ -45,12 +70,95 @@ def _load(strategy: dict) -> dict:
     return {}
 
 
-def _duration(bench: dict) -> float | None:
-    if number(bench.get("duration")):
-        return number(bench["duration"])
-    sm = bench.get("scheduler_metrics") or {}
+def _g(value: float) -> str:
+    return f"{value:.6g}"
+
+
+def _token_span(request: dict) -> tuple[float, float] | None:
+    """(first, last) output-token time of a streamed request (guidellm's output_tokens_timings),
+    or None for a request without token iteration timings (not streamed)."""
+    info = request.get("info") if isinstance(request.get("info"), dict) else {}
+    timings = info.get("timings") if isinstance(info.get("timings"), dict) else {}
+    first, last = number(timings.get("first_token_iteration")), number(timings.get("last_token_iteration"))
+    if first is None or last is None or (count(timings.get("token_iterations")) or 0) <= 1:
+        return None
+    return first, last
+
+
+def _request_span(request: dict) -> tuple[float, float]:
+    end = request["request_end_time"]
+    start = number(request.get("request_start_time"))
+    return (start if start is not None else end), end
+
+
+def _counted_requests(bench: dict, window: tuple[float, float], successful: int | None, emitted: int | None) -> list[dict] | None:
+    """The successful requests guidellm counted, when the file kept all of them (it may keep a sample)."""
+    requests = bench.get("requests")
+    kept = requests.get("successful") if isinstance(requests, dict) else None
+    if not isinstance(kept, list) or successful is None or emitted is None:
+        return None
+    start, end = window
+    counted = []
+    for r in kept:
+        if not isinstance(r, dict) or number(r.get("request_end_time")) is None:
+            return None
+        began = number(r.get("request_start_time"))
+        if r["request_end_time"] >= start and (began <= end if began is not None else r["request_end_time"] <= end):
+            counted.append(r)
+    if len(counted) != successful or sum(count(r.get("output_tokens")) or 0 for r in counted) != emitted:
+        return None
+    return counted
+
+
+def _interval(bench: dict, metrics: dict, successful: int | None, emitted: int | None) -> tuple[dict, float | None, list[str]]:
+    """(interval, guidellm's own output tokens/s when the interval is its basis, notes)."""
+    own_rate = number(_summary(metrics, "output_tokens_per_second").get("mean"))
+    duration = number(bench.get("duration"))
+    sm = bench.get("scheduler_metrics") if isinstance(bench.get("scheduler_metrics"), dict) else None
+    if sm is None:  # v0.3: no trimming, duration spans every counted request
+        notes = [
+            "guidellm v0.3: the interval is its duration, from the first request it counted to the last, "
+            "incomplete and errored ones included (their tokens are not in E)."
+        ]
+        if own_rate is not None:
+            notes.append(f"guidellm's own output tokens/s {_g(own_rate)} leaves out the last token event, so it is a note, not a reported figure.")
+        return {**CLIENT_WALL_CLOCK, "duration_s": duration or None}, None, notes
     start, end = number(sm.get("measure_start_time")), number(sm.get("measure_end_time"))
-    return end - start if start is not None and end is not None and end > start else None
+    trimmed = [(label, number(bench.get(key))) for label, key in (("warm-up", "warmup_duration"), ("cool-down", "cooldown_duration"))]
+    trimmed = [(label, v) for label, v in trimmed if v]
+    window = f"its {_g(duration)} s measurement window" if duration else "its measurement window"
+    if trimmed:
+        window += " (after " + " and ".join(f"{_g(v)} s of {label}" for label, v in trimmed) + " were trimmed)"
+    counted = _counted_requests(bench, (start, end), successful, emitted) if start is not None and end is not None else None
+    if counted:
+        spans = [_token_span(r) for r in counted]
+        counted_note = f"guidellm counted the {len(counted)} successful requests that overlap {window}, whole"
+        if all(spans):
+            first, last = min(s[0] for s in spans), max(s[1] for s in spans)
+            if last > first:
+                note = f"{counted_note}; the interval is from their first to their last output token ({_g(last - first)} s), guidellm's own basis for output tokens/s."
+                return {**TOKEN_SPAN, "duration_s": last - first}, own_rate, [note]
+        # Unstreamed requests have no token times: guidellm puts all their tokens at their end,
+        # though they were generated before it; the requests' own span holds them all.
+        first, last = min(_request_span(r)[0] for r in counted), max(_request_span(r)[1] for r in counted)
+        if last > first:
+            unstreamed = sum(1 for s in spans if s is None)
+            notes = [f"{counted_note}; {unstreamed} of them were not streamed, so the interval is from the first of them sent to the last response received ({_g(last - first)} s)."]
+            if own_rate is not None:
+                notes.append(f"guidellm's own output tokens/s {_g(own_rate)} places an unstreamed request's tokens at its end, so it is a note, not a reported figure.")
+            return {**REQUEST_SPAN, "duration_s": last - first}, None, notes
+    rate_note = f"guidellm's own output tokens/s {_g(own_rate)} is over its counted requests' token span, which the file does not give." if own_rate is not None else ""
+    if trimmed:
+        return (
+            {},
+            None,
+            [
+                f"guidellm counted the requests that overlap {window}, whole, and the file does not keep them all "
+                "(sampled), so the interval their tokens were counted over is unknown and left unstated.",
+                rate_note,
+            ],
+        )
+    return {**CLIENT_WALL_CLOCK, "duration_s": duration or None}, None, [rate_note]
 
 
 def run_fields(bench: dict, where: str) -> dict[str, Any]:
@@ -61,33 +169,35 @@ def run_fields(bench: dict, where: str) -> dict[str, Any]:
     strategy = config.get("strategy") if isinstance(config.get("strategy"), dict) else {}
     totals = metrics.get("request_totals") or bench.get("request_totals") or {}
     peak = count(_summary(metrics, "request_concurrency").get("max"))
+    successful = count(totals.get("successful"))
+    emitted = count(_summary(metrics, "output_token_count").get("total_sum"))
+    interval, own_rate, notes = _interval(bench, metrics, successful, emitted)
     fields = {
         "workload": {
-            "num_requests": count(totals.get("successful")),
+            "num_requests": successful,
             "input_tokens_mean": number(_summary(metrics, "prompt_token_count").get("mean")),
             "output_tokens_mean": number(_summary(metrics, "output_token_count").get("mean")),
         },
         "load": {**_load(strategy), "measured_peak_concurrency": peak or None},
-        "interval": {**CLIENT_WALL_CLOCK, "duration_s": _duration(bench)},
-        "counts": {
-            "emitted_tokens": count(_summary(metrics, "output_token_count").get("total_sum")),
-            "population": "benchmark-requests",
-        },
+        "interval": interval,
+        "counts": {"emitted_tokens": emitted, "population": "benchmark-requests"},
         "latency": {
             "ttft_ms": _latency(metrics, "time_to_first_token_ms"),
             "tpot_ms": _latency(metrics, "time_per_output_token_ms"),
             "itl_ms": _latency(metrics, "inter_token_latency_ms"),
             "e2e_ms": _latency(metrics, "request_latency", scale=1000.0),  # guidellm gives seconds
         },
+        "reported": {"output_tokens_per_s": own_rate},
     }
     incomplete, errored = count(totals.get("incomplete")), count(totals.get("errored"))
     if incomplete or errored:
-        fields["notes"] = f"{incomplete or 0} incomplete and {errored or 0} errored requests are not in the counts."
+        notes.append(f"{incomplete or 0} incomplete and {errored or 0} errored requests are not in the counts.")
+    fields["notes"] = " ".join(n for n in notes if n) or None
     return drop_none(fields)
 
 
 def import_file(path: Path) -> list[Imported]:
-    data, sha = read_json_document(path)
+    data, sha = read_json_document(path, FORMAT)
     if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
         from . import describe_guess
 

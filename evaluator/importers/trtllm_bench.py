@@ -148,10 +148,7 @@ def run_fields(data: dict) -> tuple[dict[str, Any], bool]:
 
 
 def import_file(path: Path) -> list[Imported]:
-    try:
-        data, sha = read_json_document(path)
-    except ImportProblem as exc:
-        raise ImportProblem(f"{exc}{_guess(path)}") from None
+    data, sha = read_json_document(path, FORMAT)
     missing = [k for k in CORE_KEYS if not isinstance(data, dict) or not isinstance(data.get(k), dict)]
     if missing:
         raise ImportProblem(f"{path}: lacks {', '.join(missing)}, so it is not {FORMAT} output{_guess(path)}")

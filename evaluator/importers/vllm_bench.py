@@ -6,10 +6,28 @@ The spec_decode_* keys are deltas of the server's counters taken around the run,
 server-wide, while total_output_tokens counts the benchmark's own requests: a run with both
 is marked population "mixed". spec_decode_acceptance_rate is a percentage; it is kept as a
 fraction in `reported`, next to the tool's acceptance length and output throughput.
+
+With `--metrics BEFORE AFTER` (vLLM /metrics scrapes taken just before and just after the
+benchmark) the population is settled: when the server's own counters show it served only the
+benchmark's requests (requests finished = the benchmark's completed + failed, generation tokens =
+total_output_tokens, nothing left running or waiting, and its speculative deltas equal the
+result's), the speculative counts are the benchmark's and the population is "benchmark-requests";
+otherwise every comparison goes to `counts.population_check`, so `coverage-gap` names which
+count disagrees and by how much. `vllm bench serve` sends one test prompt before the run unless
+`--ready-check-timeout-sec 0`, and `--num-warmups` more (vllm/benchmarks/serve.py `benchmark()`,
+commit 009e6d4a): scrapes around the whole command count those too.
+
+Simulated acceptance: a result records the server's speculative config only where a caller put
+it there: `vllm bench sweep` merges the serve parameters it varied into each result
+(vllm/benchmarks/sweep/serve.py `_update_run_data`, as `speculative_config` or dotted
+`speculative_config.rejection_sample_method`), and `--metadata KEY=VALUE` adds top-level keys.
+`rejection_sample_method: "synthetic"` there (vLLM's synthetic rejection sampler, PR #40662)
+marks the run's acceptance as forced, with `synthetic_acceptance_length` when given.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +41,9 @@ from .common import (
     number,
     percent_to_fraction,
     serving_latency,
+    serving_load,
 )
+from .sglang_bench import SGLANG_KEYS
 
 FORMAT = "vllm-bench"
 CORE_KEYS = ("duration", "completed", "total_output_tokens")
@@ -36,17 +56,31 @@ def _guess(path: Path) -> str:
 
 
 
+def _sent(d: dict) -> int | None:
+    prompts = count(d.get("num_prompts"))
+    if prompts:
+        return prompts
+    completed, failed = count(d.get("completed")), count(d.get("failed"))
+    return completed + (failed or 0) if completed is not None else None
+
+
 def run_fields(d: dict, path: Path, entry: str | None) -> tuple[dict[str, Any], bool]:
+    where = f"{path}{': ' + entry if entry else ''}"
+    sglang = [k for k in SGLANG_KEYS if k in d]
+    if sglang:
+        raise ImportProblem(
+            f"{where}: has {sglang[0]}, which only SGLang's bench_serving writes, so it is not {FORMAT} output; "
+            f"it looks like sglang-bench output (try `sdeval import sglang-bench {path.name}`)"
+        )
     missing = [k for k in CORE_KEYS if k not in d]
     if missing:
-        where = f"{path}{': ' + entry if entry else ''}"
         raise ImportProblem(f"{where}: lacks {', '.join(missing)}, so it is not {FORMAT} output{_guess(path)}")
     completed = count(d.get("completed"))
-    rate = d.get("request_rate")
-    rate = None if rate == "inf" else number(rate)
-    configured = count(d.get("max_concurrency"))
-    loop = "open" if rate is not None else ("closed" if configured is not None else None)
+    multi_turn = d.get("mode") == "multi_turn"
+    # Multi-turn mode states its load as conversations in flight (multi_turn_concurrency).
+    load, load_note = serving_load(d, _sent(d), "multi_turn_concurrency" if multi_turn else "max_concurrency")
     speculative = "spec_decode_num_drafts" in d or "spec_decode_draft_tokens" in d
+    simulated = simulated_acceptance(d)
     counts: dict[str, Any] = {
         "emitted_tokens": count(d.get("total_output_tokens")),
         "verification_steps": count(d.get("spec_decode_num_drafts")),
@@ -64,12 +98,7 @@ def run_fields(d: dict, path: Path, entry: str | None) -> tuple[dict[str, Any], 
             "input_tokens_mean": _mean(d.get("total_input_tokens"), completed),
             "output_tokens_mean": _mean(d.get("total_output_tokens"), completed),
         },
-        "load": {
-            "concurrency": configured if configured else None,
-            "request_rate": rate,
-            "loop": loop,
-            "measured_peak_concurrency": count(d.get("max_concurrent_requests")),
-        },
+        "load": {**load, "measured_peak_concurrency": count(d.get("max_concurrent_requests"))},
         "interval": {**CLIENT_WALL_CLOCK, "duration_s": number(d.get("duration")) or None},
         "counts": counts,
         "latency": {m: serving_latency(d, k) for m, k in (("ttft_ms", "ttft"), ("tpot_ms", "tpot"), ("itl_ms", "itl"), ("e2e_ms", "e2el"))},
@@ -78,15 +107,51 @@ def run_fields(d: dict, path: Path, entry: str | None) -> tuple[dict[str, Any], 
             "mean_acceptance_length": number(d.get("spec_decode_acceptance_length")),
             "output_tokens_per_s": number(d.get("output_throughput")),
         },
+        "simulated_acceptance": simulated,
     }
-    notes = []
+    notes = [load_note]
+    if multi_turn:
+        notes.append(
+            f"vllm bench serve multi-turn mode: {d.get('multi_turn_concurrency')} conversation(s) in flight; "
+            f"{count(d.get('conversations_completed'))} conversation(s), {completed} requests (turns)."
+        )
+    if "run_number" in d:
+        notes.append(f"From a vllm bench sweep summary: run_number {d['run_number']}.")
     if count(d.get("failed")):
         notes.append(f"{d['failed']} requests failed and are not in the counts.")
     if speculative:
-        notes.append("spec_decode_* are server-counter deltas around the run (server-wide); total_output_tokens counts the benchmark's requests.")
-    if notes:
-        fields["notes"] = " ".join(notes)
+        notes.append(MIXED_NOTE)
+    if any(notes):
+        fields["notes"] = " ".join(n for n in notes if n)
     return drop_none(fields), speculative
+
+
+MIXED_NOTE = "spec_decode_* are server-counter deltas around the run (server-wide); total_output_tokens counts the benchmark's requests."
+SYNTHETIC_KEYS = ("rejection_sample_method", "synthetic_acceptance_length", "synthetic_acceptance_rates")
+
+
+def simulated_acceptance(d: dict) -> dict | None:
+    """The synthetic rejection sampler's settings, where the result carries the speculative config."""
+    config: dict[str, Any] = {}
+    for key, value in d.items():
+        name = key.replace("-", "_")
+        if name == "speculative_config":
+            if isinstance(value, str):
+                try:
+                    value = json.loads(value)
+                except json.JSONDecodeError:
+                    continue
+            if isinstance(value, dict):
+                config.update({k.replace("-", "_"): v for k, v in value.items()})
+        elif name.startswith("speculative_config."):
+            config[name.split(".", 1)[1]] = value
+    if config.get("rejection_sample_method") != "synthetic":
+        return None
+    stated = {k: config[k] for k in SYNTHETIC_KEYS if k in config}
+    return {
+        "mechanism": "vLLM speculative_config " + json.dumps(stated, separators=(", ", ": ")),
+        "acceptance_length": number(config.get("synthetic_acceptance_length")),
+    }
 
 
 def _mean(total: Any, n: int | None) -> float | None:
@@ -110,9 +175,75 @@ def _recover_counts(rates: list, steps: int) -> list[int] | None:
     return out
 
 
-def import_file(path: Path) -> list[Imported]:
-    from . import sniff
+def import_file(path: Path, metrics: tuple[Path, Path] | None = None) -> list[Imported]:
+    # `vllm bench sweep` writes each combination's summary.json as an array of bench-serve results.
+    imported = import_entries(path, FORMAT, run_fields, arrays="vllm bench sweep summary.json")
+    if metrics is None:
+        return imported
+    if len(imported) != 1:
+        raise ImportProblem(f"{path}: holds {len(imported)} results, and --metrics BEFORE AFTER bracket one benchmark run; import each with its own scrapes")
+    from .common import read_json_document
+    from .vllm_metrics import deltas
 
-    if sniff(path) == "sglang-bench":  # the same core keys, plus SGLang's accept_length
-        raise ImportProblem(f"{path}: has SGLang's accept_length, so it is not {FORMAT} output{_guess(path)}")
-    return import_entries(path, FORMAT, run_fields)
+    item = imported[0]
+    raw, _ = read_json_document(path, FORMAT) if item.source.get("entry") is None else (None, None)
+    if raw is None:  # the one line of an --append-result file
+        from .common import json_entries
+
+        raw = json_entries(path, FORMAT)[0][0][1]
+    scrapes = deltas(metrics[0], metrics[1])
+    item.fields, item.speculative = settle_population(item.fields, raw, scrapes, path)
+    item.source["server_scrapes"] = [
+        {"file": metrics[0].name, "sha256": scrapes.before.sha256},
+        {"file": metrics[1].name, "sha256": scrapes.after.sha256},
+    ]
+    return imported
+
+
+SPEC_KEYS = (("verification-steps", "verification_steps", "spec_decode_num_drafts"), ("proposed-drafts", "proposed_drafts", "spec_decode_draft_tokens"), ("accepted-drafts", "accepted_drafts", "spec_decode_accepted_tokens"))
+
+
+def settle_population(fields: dict[str, Any], d: dict, scrapes, path: Path) -> tuple[dict[str, Any], bool]:
+    """Set the benchmark's counts against the server's counters over the scrapes' interval."""
+    bench_spec = "spec_decode_num_drafts" in d or "spec_decode_draft_tokens" in d
+    if bench_spec and not scrapes.speculative:
+        raise ImportProblem(
+            f"{path}: has spec_decode_* figures but the scrapes {scrapes.after.path.name} and {scrapes.before.path.name} "
+            "have no vllm:spec_decode_* counters; they are not of the server the benchmark ran against"
+        )
+    completed, failed = count(d.get("completed")), count(d.get("failed")) or 0
+    checks: list[dict[str, Any]] = []
+    if completed is not None and scrapes.finished_requests is not None:
+        checks.append({"count": "requests", "benchmark": completed + failed, "server": scrapes.finished_requests})
+    emitted = count(d.get("total_output_tokens"))
+    if emitted is not None and "emitted_tokens" in scrapes.counts:
+        checks.append({"count": "output-tokens", "benchmark": emitted, "server": scrapes.counts["emitted_tokens"]})
+    if scrapes.in_flight_after is not None:
+        checks.append({"count": "requests-in-flight", "benchmark": 0, "server": scrapes.in_flight_after})
+    if bench_spec:
+        for name, field, key in SPEC_KEYS:
+            if count(d.get(key)) is not None and field in scrapes.counts:
+                checks.append({"count": name, "benchmark": count(d[key]), "server": scrapes.counts[field]})
+    if not any(c["count"] in ("requests", "output-tokens") for c in checks):
+        raise ImportProblem(f"{path}: the scrapes lack vllm:request_success_total and vllm:generation_tokens_total, so they cannot show whom the server served")
+    settled = all(c["benchmark"] == c["server"] for c in checks)
+    counts = dict(fields["counts"])
+    if scrapes.speculative:
+        for field in ("verification_steps", "proposed_drafts", "accepted_drafts", "accepted_per_position"):
+            if field in scrapes.counts:
+                counts[field] = scrapes.counts[field]
+    counts["population"] = "benchmark-requests" if settled or not scrapes.speculative else "mixed"
+    counts["population_check"] = checks
+    fields = {**fields, "counts": counts}
+    shown = "; ".join(f"{c['count'].replace('-', ' ')} {c['benchmark']} in the benchmark, {c['server']} on the server" for c in checks)
+    if settled:
+        verdict = (
+            f"The server's counters between the scrapes match the benchmark's ({shown}): it served only the benchmark's "
+            "requests" + (", so its speculative counters are the benchmark's." if scrapes.speculative else ".")
+        )
+    else:
+        verdict = f"The server's counters between the scrapes do not match the benchmark's ({shown}): it served other requests too."
+    earlier = " ".join((fields.get("notes") or "").replace(MIXED_NOTE, "").split())
+    fields["notes"] = f"{earlier} {verdict}".strip()
+    return fields, bench_spec or scrapes.speculative
+

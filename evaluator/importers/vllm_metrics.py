@@ -1,37 +1,91 @@
-"""vllm-metrics: two Prometheus text scrapes of vLLM's /metrics, before and after the measured interval.
+"""vllm-metrics and llamacpp-metrics: two Prometheus text scrapes of a server's /metrics, before and after the measured interval.
 
-Counter deltas give S (vllm:spec_decode_num_drafts_total), P (..._num_draft_tokens_total),
-A (..._num_accepted_tokens_total), per-position acceptance (..._per_pos_total{position}) and
-E (vllm:generation_tokens_total). Every series is summed over its labels (one per engine for
-data-parallel ranks, one per served model). `*_created` series are timestamps and ignored.
-Server counters count every request the server handled, so the population is server-wide.
+vLLM (`vllm/v1/spec_decode/metrics.py` `SpecDecodingProm`, `vllm/v1/metrics/loggers.py`; see
+../shared/formats.md section 2): counter deltas give S (vllm:spec_decode_num_drafts_total),
+P (..._num_draft_tokens_total), A (..._num_accepted_tokens_total), per-position acceptance
+(..._per_pos_total{position}) and E (vllm:generation_tokens_total); requests finished are
+vllm:request_success_total (labelled by finished_reason), and vllm:num_requests_running and
+..._waiting say what was still in flight.
+
+llama.cpp's server (`--metrics`; ggml-org/llama.cpp tools/server/server-task.cpp,
+`server_task_result_metrics::to_metrics`, in the versions carrying the speculative counters,
+llama.cpp PR #26389) names its counters after vLLM's with a `llamacpp:` prefix:
+llamacpp:spec_decode_num_drafts_total (verification steps), ..._num_draft_tokens_total,
+..._num_accepted_tokens_total, ..._num_accepted_tokens_per_pos_total{position} and
+llamacpp:tokens_predicted_total (generated tokens); the gauges llamacpp:requests_processing and
+..._deferred say what was in flight. It keeps no finished-request counter. Its speculative
+counters are written at zero on a server without a draft model, and all counters move when a
+request finishes, so a scrape taken mid-request misses that request entirely.
+
+Every series is summed over its labels (one per engine for data-parallel ranks, one per served
+model). `*_created` series are timestamps and ignored. Server counters count every request the
+server handled, so the population is server-wide.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .common import Imported, ImportProblem, source
 
-FORMAT = "vllm-metrics"
 MAX_SCRAPE_BYTES = 64 * 1024 * 1024
 
-DRAFTS = "vllm:spec_decode_num_drafts_total"
-DRAFT_TOKENS = "vllm:spec_decode_num_draft_tokens_total"
-ACCEPTED = "vllm:spec_decode_num_accepted_tokens_total"
-PER_POSITION = "vllm:spec_decode_num_accepted_tokens_per_pos_total"
-GENERATION_TOKENS = "vllm:generation_tokens_total"
-WANTED = (DRAFTS, DRAFT_TOKENS, ACCEPTED, PER_POSITION, GENERATION_TOKENS)
+
+@dataclass(frozen=True)
+class Server:
+    format: str
+    prefix: str
+    drafts: str
+    draft_tokens: str
+    accepted: str
+    per_position: str
+    generated: str
+    finished: str | None  # counter of finished requests, when the server keeps one
+    in_flight: tuple[str, ...]  # gauges of requests running or waiting
+    counts_at_finish: bool  # counters move only when a request finishes (llama.cpp), not every step (vLLM)
+
+    def wanted(self) -> tuple[str, ...]:
+        names = (self.drafts, self.draft_tokens, self.accepted, self.per_position, self.generated, self.finished, *self.in_flight)
+        return tuple(n for n in names if n)
+
+
+VLLM = Server(
+    format="vllm-metrics",
+    prefix="vllm:",
+    drafts="vllm:spec_decode_num_drafts_total",
+    draft_tokens="vllm:spec_decode_num_draft_tokens_total",
+    accepted="vllm:spec_decode_num_accepted_tokens_total",
+    per_position="vllm:spec_decode_num_accepted_tokens_per_pos_total",
+    generated="vllm:generation_tokens_total",
+    finished="vllm:request_success_total",
+    in_flight=("vllm:num_requests_running", "vllm:num_requests_waiting"),
+    counts_at_finish=False,
+)
+LLAMACPP = Server(
+    format="llamacpp-metrics",
+    prefix="llamacpp:",
+    drafts="llamacpp:spec_decode_num_drafts_total",
+    draft_tokens="llamacpp:spec_decode_num_draft_tokens_total",
+    accepted="llamacpp:spec_decode_num_accepted_tokens_total",
+    per_position="llamacpp:spec_decode_num_accepted_tokens_per_pos_total",
+    generated="llamacpp:tokens_predicted_total",
+    finished=None,
+    in_flight=("llamacpp:requests_processing", "llamacpp:requests_deferred"),
+    counts_at_finish=True,
+)
+SERVERS = {s.format: s for s in (VLLM, LLAMACPP)}
+FORMAT = VLLM.format
 
 
 class Scrape:
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, server: Server):
         from prometheus_client.parser import text_string_to_metric_families
 
-        self.path = path
+        self.path, self.server = path, server
         try:
             raw = path.read_bytes()
         except OSError as exc:
@@ -46,33 +100,40 @@ class Scrape:
         self.totals: dict[str, float] = defaultdict(float)
         self.per_position: dict[int, float] = defaultdict(float)
         self.seen: set[str] = set()
+        wanted = set(server.wanted())
         try:
             for family in text_string_to_metric_families(text):
                 for sample in family.samples:
-                    self._take(sample.name, sample.labels, sample.value)
+                    if sample.name in wanted:  # *_created and every other family are passed over
+                        self._take(sample.name, sample.labels, sample.value)
         except ValueError as exc:
             line = _bad_line(text)
-            raise ImportProblem(f"{path}: {'line ' + str(line) + ': ' if line else ''}not Prometheus text format ({exc or 'unreadable sample'}){_guess(path)}") from None
-        if not self.seen:
-            raise ImportProblem(f"{path}: has no vllm:spec_decode_* or vllm:generation_tokens counters{_guess(path)}")
+            raise ImportProblem(f"{path}: {'line ' + str(line) + ': ' if line else ''}not Prometheus text format ({exc or 'unreadable sample'}){_guess(path, server)}") from None
+        if not self.seen & {server.drafts, server.draft_tokens, server.accepted, server.per_position, server.generated}:
+            raise ImportProblem(
+                f"{path}: has no {server.prefix}spec_decode_* or {server.generated} counters, "
+                f"so it is not a {server.format} scrape{_guess(path, server)}"
+            )
 
     def _take(self, name: str, labels: dict[str, str], value: float) -> None:
-        if name not in WANTED:
-            return  # *_created and every other family
         self.seen.add(name)
-        if name == PER_POSITION:
+        if name == self.server.per_position:
             position = labels.get("position", "")
             if not position.isdigit():
-                raise ImportProblem(f"{self.path}: {PER_POSITION} sample with position {position!r}")
+                raise ImportProblem(f"{self.path}: {name} sample with position {position!r}")
             self.per_position[int(position)] += value
         else:
-            self.totals[name] += value  # summed over engine and model_name labels
+            self.totals[name] += value  # summed over engine, model_name and finished_reason labels
+
+    def in_flight(self) -> int | None:
+        present = [g for g in self.server.in_flight if g in self.seen]
+        return int(sum(self.totals[g] for g in present)) if present else None
 
 
-def _guess(path: Path) -> str:
+def _guess(path: Path, server: Server) -> str:
     from . import describe_guess
 
-    return describe_guess(path, FORMAT)
+    return describe_guess(path, server.format)
 
 
 def _bad_line(text: str) -> int | None:
@@ -96,20 +157,52 @@ def _delta(before: float, after: float, name: str, later: Path) -> int:
     return int(d)
 
 
-def import_files(before_path: Path, after_path: Path) -> Imported:
-    before, after = Scrape(before_path), Scrape(after_path)
-    counts: dict[str, Any] = {"population": "server-wide"}
-    for name, field in ((DRAFTS, "verification_steps"), (DRAFT_TOKENS, "proposed_drafts"), (ACCEPTED, "accepted_drafts"), (GENERATION_TOKENS, "emitted_tokens")):
+@dataclass
+class Deltas:
+    """What the server counted between two scrapes."""
+
+    counts: dict[str, Any]  # verification_steps, proposed_drafts, accepted_drafts, emitted_tokens, accepted_per_position
+    finished_requests: int | None
+    in_flight_after: int | None
+    speculative: bool
+    before: Scrape
+    after: Scrape
+
+
+def deltas(before_path: Path, after_path: Path, server: Server = VLLM) -> Deltas:
+    before, after = Scrape(before_path, server), Scrape(after_path, server)
+    counts: dict[str, Any] = {}
+    for name, field in ((server.drafts, "verification_steps"), (server.draft_tokens, "proposed_drafts"), (server.accepted, "accepted_drafts"), (server.generated, "emitted_tokens")):
         if name in after.seen:
             counts[field] = _delta(before.totals.get(name, 0.0), after.totals[name], name, after_path)
     if after.per_position:
         positions = range(max(after.per_position) + 1)
         counts["accepted_per_position"] = [
-            _delta(before.per_position.get(p, 0.0), after.per_position.get(p, 0.0), f"{PER_POSITION}{{position=\"{p}\"}}", after_path)
+            _delta(before.per_position.get(p, 0.0), after.per_position.get(p, 0.0), f'{server.per_position}{{position="{p}"}}', after_path)
             for p in positions
         ]
-    speculative = any(name in after.seen for name in (DRAFTS, DRAFT_TOKENS, ACCEPTED))
-    src = source(FORMAT, after_path, after.sha256)
-    src["earlier_scrape"] = {"file": before_path.name, "sha256": before.sha256}
-    notes = "Counter deltas between two /metrics scrapes: every request the server handled in between, not only a benchmark's."
-    return Imported(fields={"counts": counts, "notes": notes}, source=src, speculative=speculative)
+    finished = None
+    if server.finished and server.finished in after.seen:
+        finished = _delta(before.totals.get(server.finished, 0.0), after.totals[server.finished], server.finished, after_path)
+    if server is LLAMACPP:
+        # llama.cpp writes its speculative counters at zero without a draft model: it speculated if it drafted.
+        speculative = bool(counts.get("verification_steps")) or server.per_position in after.seen
+    else:
+        speculative = any(name in after.seen for name in (server.drafts, server.draft_tokens, server.accepted))
+    if not speculative:
+        for field in ("verification_steps", "proposed_drafts", "accepted_drafts"):
+            counts.pop(field, None)
+    return Deltas(counts, finished, after.in_flight(), speculative, before, after)
+
+
+def import_files(before_path: Path, after_path: Path, server: Server = VLLM) -> Imported:
+    d = deltas(before_path, after_path, server)
+    src = source(server.format, after_path, d.after.sha256)
+    src["earlier_scrape"] = {"file": before_path.name, "sha256": d.before.sha256}
+    notes = ["Counter deltas between two /metrics scrapes: every request the server handled in between, not only a benchmark's."]
+    if d.finished_requests is not None:
+        notes.append(f"Requests finished in between: {d.finished_requests}.")
+    if d.in_flight_after:
+        counted = "none of their tokens" if server.counts_at_finish else "their tokens so far"
+        notes.append(f"Requests still running or waiting at the later scrape: {d.in_flight_after}; the counters hold {counted}.")
+    return Imported(fields={"counts": {**d.counts, "population": "server-wide"}, "notes": " ".join(notes)}, source=src, speculative=d.speculative)

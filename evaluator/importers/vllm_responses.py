@@ -374,11 +374,32 @@ def _refuse_other_format(path: Path, why: str = "is not a JSON response", always
         raise ImportProblem(f"{path}: line 1 {why}, so this is not {FORMAT} output{guess}")
 
 
+# The pre-merge shape of vLLM PR #48915 (dev builds only): stats per choice, histogram as an object.
+PRE_MERGE_KEY = b'"speculative_decoding_stats"'
+
+
+def _holds(path: Path, needle: bytes) -> bool:
+    """Whether the file contains these bytes (read in blocks; only when nothing else was found)."""
+    with open(path, "rb") as fh:
+        tail = b""
+        while block := fh.read(BLOCK):
+            if needle in tail + block:
+                return True
+            tail = block[-len(needle):]
+    return False
+
+
 def import_file(path: Path, skip_bad_lines: bool = False) -> Imported:
     t = read(path, skip_bad_lines)
     sha = t.sha256
     if t.requests_with == 0 and t.requests_without == 0:
         raise ImportProblem(f"{path}: no responses found (only streamed content chunks without a final usage chunk?)")
+    if t.requests_with == 0 and _holds(path, PRE_MERGE_KEY):
+        raise ImportProblem(
+            f"{path}: its responses carry choices[i].speculative_decoding_stats, the pre-merge shape of vLLM's per-request "
+            "metrics (PR #48915 before it merged, development builds only), which sdeval does not read; vLLM's releases put "
+            "them in metrics.speculative_decoding at the response root"
+        )
     counts: dict[str, Any] = {
         "population": "benchmark-requests",
         "requests_with_metrics": t.requests_with,

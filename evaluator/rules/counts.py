@@ -142,16 +142,43 @@ def counts_inconsistent(ctx: Context) -> Iterator[Violation]:
         yield from _reported_figures(ctx, i, run)
 
 
+def _disagreements(run: Run) -> list[str]:
+    """Each count on which the server's counters and the benchmark differ, with the difference."""
+    out = []
+    for check in run.counts.population_check or []:
+        if check.server != check.benchmark:
+            diff = check.server - check.benchmark
+            out.append(
+                f"{check.count.replace('-', ' ')}: {check.server:,} on the server against {check.benchmark:,} in the benchmark "
+                f"({abs(diff):,} {'more' if diff > 0 else 'fewer'})"
+            )
+    return out
+
+
+def _capture_advice(run: Run) -> str:
+    command = " and import them with the result: sdeval import vllm-bench RESULT --metrics BEFORE AFTER" if run.source and run.source.format == "vllm-bench" else ""
+    return (
+        "; to settle it, scrape the server's /metrics just before and just after the benchmark, with nothing else sent to it"
+        f"{command}, so the server's request and token counts can show it served only the benchmark"
+    )
+
+
 @rule(
     "coverage-gap",
     "error",
     "Requests without per-request metrics are counted as zeros, or per-request and server totals are mixed",
     rationale="""vLLM's per-request metrics are null for requests with n > 1, while its server counters
     include them. Missing coverage is not a measured zero, and per-request sums reconcile with server
-    totals only for an all-single-sequence workload.""",
+    totals only for an all-single-sequence workload. Likewise a benchmark's speculative figures taken
+    from server counters cover every request the server handled: they are the benchmark's only when
+    the server's own request and token counts over the same interval equal the benchmark's.""",
     failing="requests_without_metrics: 12 with missing_metrics_as: zero.",
     passing="requests_without_metrics: 0, population: benchmark-requests.",
     reference="Brief 3.7; vLLM Per-Request Acceptance Metrics",
+    messages={
+        "mixed": "run {run}: the counts mix server-wide counters with the benchmark's own requests, which may be different requests{advice}",
+        "contradicted": "run {run}: the server's counters over the same interval show other requests than the benchmark's: {details}",
+    },
 )
 def coverage_gap(ctx: Context) -> Iterator[Violation]:
     for i, run in enumerate(ctx.record.runs):
@@ -169,10 +196,20 @@ def coverage_gap(ctx: Context) -> Iterator[Violation]:
                 ("runs", i, "counts", "missing_metrics_as"),
                 run=run.id,
             )
-        if c.population == "mixed":
+        disagreements = _disagreements(run)
+        if c.population == "mixed" and (disagreements or not c.population_check):
+            problem = "; ".join(disagreements)
             yield Violation(
-                f"run {run.id}: the counts mix per-request sums with server-wide counters, which cover different requests",
+                message("coverage-gap", "mixed", run=run.id, advice=f": {problem}" if problem else _capture_advice(run)),
                 ("runs", i, "counts", "population"),
+                run=run.id,
+            )
+        elif disagreements and c.population != "server-wide" and any(
+            v is not None for v in (c.verification_steps, c.proposed_drafts, c.accepted_drafts)
+        ):
+            yield Violation(
+                message("coverage-gap", "contradicted", run=run.id, details="; ".join(disagreements)),
+                ("runs", i, "counts", "population_check"),
                 run=run.id,
             )
 
