@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 RECORD_VERSION = "1.0"
 SCHEMA_ID = "https://sdeval.example/schemas/evidence-record/1.0/evidence-record.schema.json"
@@ -23,7 +23,21 @@ SCHEMA_ID = "https://sdeval.example/schemas/evidence-record/1.0/evidence-record.
 # Bounds that keep a count a count: JSON allows 1e999 and 2**200, a record does not.
 MAX_COUNT = 10**15
 
-Count = Annotated[int, Field(ge=0, le=MAX_COUNT)]
+
+
+def _integral(value: object) -> object:
+    """JSON Schema (2020-12) reads 15.0 as the integer 15, and the published schema is what a
+    record is checked against; a number with a fractional part stays a schema error."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+Whole = BeforeValidator(_integral)
+Count = Annotated[int, Field(ge=0, le=MAX_COUNT), Whole]
+# The same with other bounds, as types: a field-level bound cannot reach past the validator.
+PositiveCount = Annotated[int, Field(ge=1, le=MAX_COUNT), Whole]
+DraftLength = Annotated[int, Field(ge=0, le=64), Whole]
 # A microsecond is the shortest interval any serving tool reports; it also keeps E / T finite.
 Seconds = Annotated[float, Field(ge=1e-6, le=10**9)]
 NonNegFloat = Annotated[float, Field(ge=0, le=10**12)]
@@ -79,7 +93,7 @@ class TargetModel(_Model):
 class KBand(_Model):
     min_concurrency: Count = Field(description="Lowest number of concurrent requests this band covers (inclusive).")
     max_concurrency: Count = Field(description="Highest number of concurrent requests this band covers (inclusive).")
-    k: Count = Field(le=64, description="Draft tokens proposed per step in this band; 0 means speculation is switched off.")
+    k: DraftLength = Field(description="Draft tokens proposed per step in this band; 0 means speculation is switched off.")
 
 
 class RelaxedAcceptance(_Model):
@@ -92,7 +106,7 @@ class Proposer(_Model):
     method: ProposerMethod = Field(description="How candidate tokens are proposed: a separate draft model, EAGLE heads, Medusa heads, n-gram or suffix matching, multi-token-prediction (MTP) heads, or none for target-only decoding.")
     model: Text | None = Field(default=None, description="Identity of the drafter (model name or heads checkpoint). Not needed for n-gram, suffix or none.")
     revision: Text | None = Field(default=None, description="Exact revision of the drafter.")
-    k: Count | None = Field(default=None, le=64, description="Draft tokens proposed per verification step (num_speculative_tokens), when fixed.")
+    k: DraftLength | None = Field(default=None, description="Draft tokens proposed per verification step (num_speculative_tokens), when fixed.")
     k_schedule: list[KBand] | None = Field(default=None, max_length=64, description="K by concurrency band, when the draft length changes with load (vLLM dynamic speculative decoding). Give this or k.")
     adaptive_verification: bool = Field(default=False, description="True when K varies per request and step under a global token budget (vLLM adaptive verification). Acceptance figures are then not comparable with fixed-K runs.")
     online_adapted: bool = Field(default=False, description="True when the drafter keeps learning from live traffic, so its acceptance drifts over time.")
@@ -111,7 +125,7 @@ class Sampling(_Model):
     top_p: Fraction01 | None = Field(default=None, description="Nucleus sampling threshold (1 = off).")
     top_k: Count | None = Field(default=None, description="Top-k sampling limit (0 or -1 in some tools means off; record 0 for off).")
     seed: Count | None = Field(default=None, description="Random seed, when fixed.")
-    n: Count | None = Field(default=None, ge=1, description="Completions generated per request. Per-request acceptance metrics are missing for n > 1.")
+    n: PositiveCount | None = Field(default=None, description="Completions generated per request. Per-request acceptance metrics are missing for n > 1.")
 
 
 class Runtime(_Model):
@@ -163,7 +177,7 @@ class Workload(_Model):
 
 
 class Load(_Model):
-    concurrency: Count | None = Field(default=None, ge=1, description="Number of requests in flight at once (closed loop) during the measurement. 1 means a quiet machine.")
+    concurrency: PositiveCount | None = Field(default=None, description="Number of requests in flight at once (closed loop) during the measurement. 1 means a quiet machine.")
     request_rate: NonNegFloat | None = Field(default=None, description="Requests per second offered (open loop), when load was set by rate instead of concurrency.")
     loop: Literal["closed", "open"] | None = Field(default=None, description="Closed loop: a new request starts when one finishes (fixed concurrency). Open loop: requests arrive at a set rate.")
     measured_peak_concurrency: Count | None = Field(default=None, description="Highest concurrency actually observed, when the tool reports it separately from the configured value.")
@@ -320,7 +334,7 @@ class Claim(_Model):
     counted: Counted | None = Field(default=None, description="What the number counts: emitted output tokens, accepted drafts, proposed drafts, acceptance length or rate, response time, or requests. A speed must count emitted output.")
     run: Ident = Field(description="Id of the run the claim rests on.")
     baseline: Ident | None = Field(default=None, description="Id of the run it is compared with (normally target-only decoding under the same settings). Required for speedups.")
-    concurrency: Count | None = Field(default=None, ge=1, description="Concurrency the claim is stated for. A speedup with no stated load is not a result.")
+    concurrency: PositiveCount | None = Field(default=None, description="Concurrency the claim is stated for. A speedup with no stated load is not a result.")
     request_rate: NonNegFloat | None = Field(default=None, description="Request rate (per second) the claim is stated for, when load is given as a rate.")
     scope: Literal["generation-only", "end-to-end"] | None = Field(default=None, description="Whether the claim is about output generation only or about end-to-end response time.")
     task: Text | None = Field(default=None, description="Task the claim is stated for, when it names one.")

@@ -57,3 +57,20 @@ def test_former_crash_is_now_a_finding(name, raw, code):
     for render in REPORTER_BY_NAME.values():
         render([result], True)
     assert code in {f.code for f in result.findings}
+
+
+@pytest.mark.parametrize(
+    ("value", "schema_error"),
+    [([0.0], False), ([2.0, 1.0], False), ([0.5], True), (["1"], True)],
+)
+def test_a_count_written_as_a_whole_float_is_read_as_the_published_schema_reads_it(value, schema_error):
+    """JSON Schema 2020-12 counts 0.0 as an integer; the models said schema error while
+    check-jsonschema passed the record (hypothesis, a mutation of accepted_per_position)."""
+    import jsonschema
+
+    from evaluator.resources import schema_path
+
+    raw = _with(["runs", 0, "counts", "accepted_per_position"], value)
+    published = jsonschema.Draft202012Validator(json.loads(schema_path().read_text()))
+    assert any(True for _ in published.iter_errors(json.loads(raw))) == schema_error
+    assert any(f.code == "schema" for f in assess(load_bytes("whole.json", raw)).findings) == schema_error

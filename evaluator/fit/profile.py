@@ -18,14 +18,14 @@ from typing import Annotated, Literal
 from pydantic import Field, ValidationError, model_validator
 
 from ..loader import LoadedFile, load_bytes, load_file, pointer
-from ..record import Count, Fraction01, LongText, NonNegFloat, Text, _Model
+from ..record import Count, Fraction01, LongText, NonNegFloat, PositiveCount, Text, Whole, _Model
 from ..schema import data_path, schema_message
 
 REQUIREMENTS_VERSION = "1.0"
 REQUIREMENTS_SCHEMA_ID = "https://sdeval.example/schemas/requirements/1.0/requirements.schema.json"
 
 Positive = Annotated[float, Field(gt=0, le=10**12)]
-Concurrency = Annotated[int, Field(ge=1, le=10**9)]
+Concurrency = Annotated[int, Field(ge=1, le=10**9), Whole]
 LatencyMetric = Literal["ttft", "tpot", "itl", "e2e"]
 Percentile = Literal["mean", "p50", "p90", "p95", "p99"]
 IdentityField = Literal[
@@ -99,7 +99,7 @@ class SamplingPolicy(_Model):
     temperature: NonNegFloat | None = Field(default=None, description="The temperature you will sample at; 0 means greedy decoding.")
     top_p: Fraction01 | None = Field(default=None, description="Your nucleus sampling threshold (1 = off).")
     top_k: Count | None = Field(default=None, description="Your top-k limit (0 = off).")
-    n: Count | None = Field(default=None, ge=1, description="Completions you request per prompt.")
+    n: PositiveCount | None = Field(default=None, description="Completions you request per prompt.")
 
 
 class ComparisonBaseline(_Model):
