@@ -150,7 +150,12 @@ def test_ctrl_c_during_a_signed_render_stops_every_process_quietly(tmp_path, ide
 
     target = tmp_path / "r.pdf"
     command = [sys.executable, "-m", "evaluator", "render", example("complete-offer.yaml"), "-o", target, "--key", ident[0], "--cert", ident[1]]
-    process = subprocess.Popen(command, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # As from a terminal: a shell running the suite in the background (no job control) ignores
+    # SIGINT, and a child would inherit that; a user's sdeval has the default disposition.
+    process = subprocess.Popen(
+        command, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     # Mid-way: once the writer and the signer are forked (a fixed sleep could land in the
     # interpreter's start-up on a loaded machine, before sdeval runs at all).
     deadline = time.monotonic() + 20
