@@ -39,6 +39,7 @@ NEW_CODES = (
     "requirement-figure-missing",
     "identity-mismatch",
     "relaxed-acceptance-refused",
+    "cost-basis-missing",
 )
 
 

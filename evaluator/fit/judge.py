@@ -16,6 +16,7 @@ from ..record import Run
 from ..rules.registry import Path
 from ..wording import LATENCY_WORDS, num
 from .across_loads import Series, offered_runs, series_for_offer
+from .economics import economics
 from .evidence import OfferEvidence, condition_cell, offer_evidence, sampling_stated, sampling_text
 from .loads import load_cell
 from .profile import RequirementsProfile
@@ -85,6 +86,7 @@ def compare(profile: RequirementsProfile, results: list[FileAssessment], profile
     standings = _rank([_standing(o, [c for c in cells if c.offer == o.file]) for o in offers])
     comparison = Comparison(profile_file, profile_sha256, profile, requirements, standings, cells, series, baseline_text)
     comparison.statements = ranking_statements(comparison)
+    comparison.economics = economics(profile, requirements, offers, baseline)
     return comparison
 
 
