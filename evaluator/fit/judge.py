@@ -5,7 +5,8 @@ the same evidence: evidence.py decides which evidence counts, loads.py and quali
 the requirements that need figures, across_loads.py gives speedup and break-even across loads.
 
 `compare()` returns a Comparison (results.py): the requirements x offers matrix, the ranking
-statements, and per offer the throughput/speedup series across concurrency.
+statements, per offer the throughput/speedup series across concurrency, and the costs and
+frontiers (economics.py).
 """
 
 from __future__ import annotations

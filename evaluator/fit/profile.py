@@ -13,9 +13,11 @@ for the evidence record. Read through loader.py, so the same parsing safety appl
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Annotated, Literal
 
-from pydantic import Field, ValidationError, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 
 from ..loader import LoadedFile, load_bytes, load_file, pointer
 from ..record import Count, Fraction01, LongText, NonNegFloat, Text, _Model
@@ -119,6 +121,14 @@ class Price(_Model):
     per_server_hour: Positive | None = Field(default=None, description="What one server costs you per hour: the whole price when you rent whole servers (then leave per_accelerator_hour out), or the host, power and rack space on top of the accelerators. Needs accelerators_per_server.")
     accelerators_per_server: Concurrency | None = Field(default=None, description="How many accelerators one server holds. A configuration pays for whole servers: 4 accelerators at 8 per server is 1 server, 12 is 2.")
     source: Text | None = Field(default=None, description="Where the price comes from (a quote, a price list and its date).")
+
+    @field_validator("currency", mode="before")
+    @classmethod
+    def _iso_4217(cls, value: object) -> object:
+        # Before the schema's pattern, so the writer reads what is wanted rather than a regular expression.
+        if isinstance(value, str) and not re.fullmatch(r"[A-Z]{3}", value):
+            raise ValueError(f"give the currency as a three-letter ISO 4217 code in capitals, for example USD or EUR (got {json.dumps(value)})")
+        return value
 
     @model_validator(mode="after")
     def _priced(self) -> Price:
