@@ -200,7 +200,9 @@ def _chart(series: list[Series], x_axis: _Axis, y_axis: _Axis, *, title: str, x_
     for i, (x, label) in enumerate(x_marks):
         # A limit: a heavy dash-dot line, unlike any series' pattern, labelled inside the plot's top edge.
         parts.append(f'<line x1="{px(x):.1f}" y1="{top}" x2="{px(x):.1f}" y2="{top + plot_h}" stroke="#000" stroke-width="1.2" stroke-dasharray="8 2 1 2"/>')
-        parts.append(_text(px(x) + 4, top + 11 + 11 * i, label, size=8, anchor="start"))
+        # Right of the line, or left of it where the label would run past the plot's right edge.
+        fits = px(x) + 4 + 4.7 * len(label) <= left + plot_w
+        parts.append(_text(px(x) + (4 if fits else -4), top + 11 + 11 * i, label, size=8, anchor="start" if fits else "end"))
     styles = [s.style or STYLES[i % len(STYLES)] for i, s in enumerate(series)]
 
     def dash(style: dict) -> str:
