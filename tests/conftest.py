@@ -40,6 +40,22 @@ def example(name: str) -> Path:
     return EXAMPLES / name
 
 
+def changed_profile(tmp_path: Path, base: str | Path, **changes) -> str:
+    """A shipped requirements profile with some top-level sections replaced (None removes one),
+    written as JSON into tmp_path; returns its path."""
+    import yaml
+
+    data = yaml.safe_load(Path(base).read_text())
+    for key, value in changes.items():
+        if value is None:
+            data.pop(key, None)
+        else:
+            data[key] = value
+    path = tmp_path / "profile.json"
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
 # ------------------------------------------------------------------ PDF report modules
 # A render takes about a second, so the PDF test modules make each report once per module
 # and share these.

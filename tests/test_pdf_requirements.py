@@ -21,6 +21,7 @@ pytestmark = pytest.mark.pdf
 COMPLETE, QUIET = example("complete-offer.yaml"), example("quiet-load-offer.yaml")
 SD201_A, SD201_B = example("sd201-offer-a.json"), example("sd201-offer-b.json")
 REQ, REQ_SD201 = example("requirements.yaml"), example("requirements-sd201.yaml")
+REQ_COST = example("requirements-cost.yaml")
 SVG = "{http://www.w3.org/2000/svg}"
 
 
@@ -44,6 +45,13 @@ def sd201(work, cli, monkeypatch_module):
     out = cli("render", rel(SD201_A), rel(SD201_B), "-r", rel(REQ_SD201), "-o", work / "sd201.pdf")
     assert out.exit_code == 0, out.stderr  # offer B meets every requirement
     return work / "sd201.pdf"
+
+
+@pytest.fixture(scope="module")
+def priced(work, cli, monkeypatch_module):
+    out = cli("render", rel(COMPLETE), rel(QUIET), "-r", rel(REQ_COST), "-o", work / "priced.pdf")
+    assert out.exit_code == 0, out.stderr  # complete-offer meets every requirement of the cost profile
+    return work / "priced.pdf"
 
 
 @pytest.fixture(scope="module")
@@ -147,6 +155,41 @@ def test_chart_draws_each_line_in_its_own_grey_print_style():
     assert f"{SD201_A} (not established)" in texts  # and drawn in grey
     assert lines[[l["offer"] for l in expected].index(str(SD201_A))].get("stroke") == "#888"
     assert "output tokens/s (E / T, log scale)" in texts and "concurrent requests (closed loop, log scale)" in texts
+
+
+def test_cost_section_gives_the_cheapest_within_the_limits_and_the_frontier(priced, sdeval):
+    text = reading_order(priced)
+    doc = sdeval("assess", rel(COMPLETE), rel(QUIET), "-r", rel(REQ_COST), "-f", "json").json()["requirements"]["economics"]
+    complete = doc["offers"][0]
+    assert "Cost per million output tokens within your limits" in text
+    assert "2.4 USD per accelerator-hour (source: Northwind's reserved H100 SXM5 rate, 2026 budget (illustrative))" in text
+    assert ("Cheapest within your limits: 1.198 USD per million output tokens (eagle3-dynamic-k at concurrency 64, "
+            "run eagle3-c64).") in text
+    assert (f"Baseline's cheapest within your limits: {complete['baseline_cheapest']['text']}; "
+            "cost ratio offer / baseline 0.1307: the baseline costs 7.6495x as much.") in text
+    assert complete["frontiers"][0]["text"] + "." in text
+    assert text.count("Throughput per accelerator against tokens/s per user") == 2  # one chart per offer
+    assert "1000 / your p99 TPOT limit of 40 ms = 25 tokens/s" in text
+    # The cost table (pdftotext -layout keeps a row's first line on one line): the cheapest row,
+    # an interpolated load, and a load outside the limits with why.
+    layout = "\n".join(page_texts(priced))
+    rows = [words(line) for line in layout.splitlines() if line.strip().startswith("eagle3-dynamic-k ")]
+    assert rows[:5] == [
+        "eagle3-dynamic-k 1 eagle3-c1 21.05 84.2001 31.6706 ✓ within",
+        "eagle3-dynamic-k 8 eagle3-c8 138.2507 69.1254 4.8222 ✓ within",
+        "eagle3-dynamic-k 32 eagle3-c8 – 317.5001 39.6875 2.0997 ✓ within",
+        "eagle3-dynamic-k 64 eagle3-c64 556.4994 34.7812 1.198 ✓ within",
+        "eagle3-dynamic-k 256 eagle3-c256 962.5002 15.0391 0.6926 ✗ NOT within",
+    ]
+    assert re.search(r"1\.198 +✓ within\n\s+offered +cheapest\n", layout)
+    assert re.search(r"\n\s+offered +interpolated eagle3-c64\n", layout)
+
+
+def test_without_a_price_the_section_gives_throughput_and_the_finding(two_offers):
+    text = reading_order(two_offers)
+    assert "Throughput per accelerator and per user" in text
+    assert "cost-basis-missing no cost per million output tokens: the profile states no price" in text
+    assert "Cheapest within your limits" not in text and "USD" not in text
 
 
 def test_sd201_offer_b_meets_the_requirement_and_offer_a_is_not_established(sd201):

@@ -13,7 +13,7 @@ import jsonschema
 import pytest
 import yaml
 
-from conftest import EXAMPLES, example
+from conftest import EXAMPLES, changed_profile, example
 from evaluator.form.blank import blank_requirements
 from evaluator.loader import load_file
 from evaluator.fit.profile import RequirementsProfile
@@ -39,6 +39,7 @@ NEW_CODES = (
     "requirement-figure-missing",
     "identity-mismatch",
     "relaxed-acceptance-refused",
+    "cost-basis-missing",
 )
 
 
@@ -52,15 +53,7 @@ def cell(doc: dict, requirement: str, offer: str) -> dict:
 
 def profile(tmp_path: Path, **changes) -> str:
     """The shipped buyer's profile with some top-level sections replaced (None removes one)."""
-    data = yaml.safe_load(Path(BUYER).read_text())
-    for key, value in changes.items():
-        if value is None:
-            data.pop(key, None)
-        else:
-            data[key] = value
-    path = tmp_path / "profile.json"
-    path.write_text(json.dumps(data))
-    return str(path)
+    return changed_profile(tmp_path, BUYER, **changes)
 
 
 # ------------------------------------------------------------------ schema and forms
@@ -71,7 +64,7 @@ def test_committed_schema_matches_the_models(name):
     assert schema_path(name).read_text(encoding="utf-8") == schema_text(SCHEMAS[name]())
 
 
-@pytest.mark.parametrize("path", [Path(BUYER), example("requirements-sd201.yaml"), *PRESETS], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [Path(BUYER), example("requirements-sd201.yaml"), example("requirements-cost.yaml"), *PRESETS], ids=lambda p: p.name)
 def test_shipped_profiles_fit_the_published_schema_and_the_model(path):
     data = load_file(str(path)).data
     jsonschema.Draft202012Validator(json.loads(schema_path("requirements.schema.json").read_text())).validate(data)

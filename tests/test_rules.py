@@ -38,12 +38,15 @@ def test_rule_case(case):
 
 
 def run_fit_case(case: dict) -> list[str]:
-    """The requirements whose cell carries the case's code, judging complete-offer.yaml (patched)."""
+    """The requirements whose cell carries the case's code, judging complete-offer.yaml (patched),
+    then the cost findings with it ("cost:price" for the profile, "cost:CONFIGURATION" for an offer's)."""
     offer = jsonpatch.apply_patch(load_file(str(EXAMPLES / "complete-offer.yaml")).data, case.get("offer_patch", []))
     profile = jsonpatch.apply_patch(load_file(str(EXAMPLES / case["profile"]["base"])).data, case["profile"].get("patch", []))
     assessed = reassess([("offer.json", json.dumps(offer).encode())], ProfileInput("profile.json", json.dumps(profile).encode()))
     assert assessed.results[0].outcome == "established", "a fit case judges established evidence"
-    return [cell.requirement for cell in assessed.comparison.cells if case["rule"] in cell.codes]
+    cells = [cell.requirement for cell in assessed.comparison.cells if case["rule"] in cell.codes]
+    costs = [f"cost:{f.configuration or 'price'}" for f in assessed.comparison.economics.findings if f.code == case["rule"]]
+    return cells + costs
 
 
 @pytest.mark.parametrize("case", FIT_CASES, ids=[f"{c['rule']}-{c['name']}" for c in FIT_CASES])

@@ -5,7 +5,8 @@ the same evidence: evidence.py decides which evidence counts, loads.py and quali
 the requirements that need figures, across_loads.py gives speedup and break-even across loads.
 
 `compare()` returns a Comparison (results.py): the requirements x offers matrix, the ranking
-statements, and per offer the throughput/speedup series across concurrency.
+statements, per offer the throughput/speedup series across concurrency, and the costs and
+frontiers (economics.py).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from ..record import Run
 from ..rules.registry import Path
 from ..wording import LATENCY_WORDS, num
 from .across_loads import Series, offered_runs, series_for_offer
+from .economics import economics
 from .evidence import OfferEvidence, condition_cell, offer_evidence, sampling_stated, sampling_text
 from .loads import load_cell
 from .profile import RequirementsProfile
@@ -85,6 +87,7 @@ def compare(profile: RequirementsProfile, results: list[FileAssessment], profile
     standings = _rank([_standing(o, [c for c in cells if c.offer == o.file]) for o in offers])
     comparison = Comparison(profile_file, profile_sha256, profile, requirements, standings, cells, series, baseline_text)
     comparison.statements = ranking_statements(comparison)
+    comparison.economics = economics(profile, requirements, offers, baseline)
     return comparison
 
 

@@ -29,7 +29,7 @@ from .results import Cell, PointResult, Requirement, Status
 Figure = Callable[[Run], tuple[float | None, str]]  # value, or None and what is missing
 
 
-def _figure_for(req: Requirement, profile: RequirementsProfile, ctx: Context) -> tuple[Figure, Callable[[float], bool], str]:
+def figure_for(req: Requirement, profile: RequirementsProfile, ctx: Context) -> tuple[Figure, Callable[[float], bool], str]:
     """The figure a load requirement is judged on, the test it must pass, and its unit."""
     if req.kind == "latency":
         lim = profile.latency_limits[req.index]
@@ -86,7 +86,7 @@ def _band_k(ctx: Context, run: Run, concurrency: float) -> tuple[int | None, int
     return None, None
 
 
-def _locate(ctx: Context, runs: list[Run], axis: str, load: float) -> tuple[str, list[Run], str]:
+def locate(ctx: Context, runs: list[Run], axis: str, load: float) -> tuple[str, list[Run], str]:
     """measured (a run at the load), bracketed (the nearest run on each side, same configuration
     and K band), or none, with the reason when the nearest runs cannot bracket the load."""
     on_axis = [r for r in runs if getattr(r.load, axis) is not None]
@@ -119,11 +119,11 @@ def _point(profile: RequirementsProfile, offer: OfferEvidence, req: Requirement,
     ctx = offer.ctx
     offered = offered_runs(ctx)
     fitting = [r for r in offered if fits(profile, ctx, r)]
-    figure, passes, unit = _figure_for(req, profile, ctx)
+    figure, passes, unit = figure_for(req, profile, ctx)
     where = _load_text(axis, load)
-    basis, runs, reason = _locate(ctx, fitting, axis, load)
+    basis, runs, reason = locate(ctx, fitting, axis, load)
     if basis == "none":
-        unfit_basis, unfit, _ = _locate(ctx, offered, axis, load)
+        unfit_basis, unfit, _ = locate(ctx, offered, axis, load)
         if unfit_basis != "none" and any(r not in fitting for r in unfit):
             found = [m for r in unfit for m in mismatches(profile, ctx, r, CONDITIONS)]
             codes = tuple(dict.fromkeys(c for c, _ in found))

@@ -13,16 +13,18 @@ for the evidence record. Read through loader.py, so the same parsing safety appl
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Annotated, Literal
 
-from pydantic import Field, ValidationError, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 
 from ..loader import LoadedFile, load_bytes, load_file, pointer
 from ..record import Count, Fraction01, LongText, NonNegFloat, PositiveCount, Text, Whole, _Model
 from ..schema import data_path, schema_message
 
-REQUIREMENTS_VERSION = "1.0"
-REQUIREMENTS_SCHEMA_ID = "https://sdeval.example/schemas/requirements/1.0/requirements.schema.json"
+REQUIREMENTS_VERSION = "1.1"  # 1.1 adds the price; 1.0 profiles are read as before
+REQUIREMENTS_SCHEMA_ID = "https://sdeval.example/schemas/requirements/1.1/requirements.schema.json"
 
 Positive = Annotated[float, Field(gt=0, le=10**12)]
 Concurrency = Annotated[int, Field(ge=1, le=10**9), Whole]
@@ -113,8 +115,32 @@ class ComparisonBaseline(_Model):
         return self
 
 
+class Price(_Model):
+    currency: str = Field(pattern=r"^[A-Z]{3}$", description="The currency of every price here, as an ISO 4217 code (for example USD, EUR, GBP).")
+    per_accelerator_hour: Positive | None = Field(default=None, description="What one accelerator costs you per hour (rented, or your own hardware's cost spread over its life). Each offer's cost per million output tokens is this x its accelerators / its output tokens per second / 3600 x 1,000,000.")
+    per_server_hour: Positive | None = Field(default=None, description="What one server costs you per hour: the whole price when you rent whole servers (then leave per_accelerator_hour out), or the host, power and rack space on top of the accelerators. Needs accelerators_per_server.")
+    accelerators_per_server: Concurrency | None = Field(default=None, description="How many accelerators one server holds. A configuration pays for whole servers: 4 accelerators at 8 per server is 1 server, 12 is 2.")
+    source: Text | None = Field(default=None, description="Where the price comes from (a quote, a price list and its date).")
+
+    @field_validator("currency", mode="before")
+    @classmethod
+    def _iso_4217(cls, value: object) -> object:
+        # Before the schema's pattern, so the writer reads what is wanted rather than a regular expression.
+        if isinstance(value, str) and not re.fullmatch(r"[A-Z]{3}", value):
+            raise ValueError(f"give the currency as a three-letter ISO 4217 code in capitals, for example USD or EUR (got {json.dumps(value)})")
+        return value
+
+    @model_validator(mode="after")
+    def _priced(self) -> Price:
+        if self.per_accelerator_hour is None and self.per_server_hour is None:
+            raise ValueError("give per_accelerator_hour, per_server_hour or both")
+        if (self.per_server_hour is None) != (self.accelerators_per_server is None):
+            raise ValueError("per_server_hour and accelerators_per_server go together")
+        return self
+
+
 class RequirementsProfile(_Model):
-    requirements_version: Literal["1.0"] = Field(description="Version of the requirements-profile format. This tool reads 1.0.")
+    requirements_version: Literal["1.0", "1.1"] = Field(description="Version of the requirements-profile format. This tool reads 1.0 and 1.1 (1.1 adds the price).")
     buyer: Buyer = Field(description="Who these requirements belong to.")
     source: LongText | None = Field(default=None, description="Where the limits come from, when they are taken from a published source (cite it with its version).")
     loads: Loads = Field(default_factory=Loads, description="The loads you will run. Latency and throughput requirements apply at every one of them.")
@@ -127,6 +153,7 @@ class RequirementsProfile(_Model):
     pinned_identity: dict[IdentityField, Text] = Field(default_factory=dict, description="Identity the offered configuration must have, field by field (for example target.model: meta-llama/Llama-3.3-70B-Instruct, hardware.accelerator: NVIDIA H100 SXM5 80GB). Evidence from another model, revision, number format, runtime or hardware is about a different offer. (Every identity field must be stated anyway: see the identity-incomplete rule.)")
     lossy_acceptance_allowed: bool = Field(default=False, description="Whether relaxed (lossy) acceptance is acceptable to you. When false, an offer using it does not meet your requirements.")
     baseline: ComparisonBaseline = Field(default_factory=ComparisonBaseline, description="What counts as the comparison baseline for speedups and for quality shares.")
+    price: Price | None = Field(default=None, description="What you pay for the hardware, so each offer's cost per million output tokens can be given at every measured load, and the cheapest load within your latency limits compared with the baseline's. Without a price no cost is given.")
 
     @model_validator(mode="after")
     def _loads_stated(self) -> RequirementsProfile:
@@ -134,6 +161,8 @@ class RequirementsProfile(_Model):
         loads = self.loads
         if by_load and not (loads.concurrency or loads.concurrency_bands or loads.request_rates):
             raise ValueError("latency or throughput requirements need at least one load (loads.concurrency, concurrency_bands or request_rates)")
+        if self.price is not None and self.requirements_version == "1.0":
+            raise ValueError('a price needs requirements_version "1.1"')
         return self
 
 

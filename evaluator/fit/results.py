@@ -15,6 +15,7 @@ from ..rules.registry import Path
 from .across_loads import Series
 
 if TYPE_CHECKING:
+    from .economics import Economics
     from .profile import RequirementsProfile
 
 Status = Literal["met", "not-met", "not-established"]
@@ -124,6 +125,7 @@ class Comparison:
     series: dict[str, list[Series]]  # offer file -> its series across concurrency
     baseline: str
     statements: list[str] = field(default_factory=list)
+    economics: Economics | None = None  # cost per million output tokens and the frontier, per offer
 
     def cell(self, requirement: str, offer: str) -> Cell:
         return next(c for c in self.cells if c.requirement == requirement and c.offer == offer)
@@ -161,4 +163,5 @@ class Comparison:
             "figures": [
                 {"offer": file, "series": [s.as_dict() for s in series]} for file, series in self.series.items()
             ],
+            "economics": self.economics.as_dict() if self.economics is not None else None,
         }

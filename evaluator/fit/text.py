@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..wording import REQUIREMENT_STATUS as _STATUS
 from ..wording import loads_text, num
+from .economics import PER_REQUEST
 from .results import Comparison
 
 
@@ -34,6 +35,7 @@ def render(c: Comparison) -> str:
             f"  {s.rank}. {s.file}: meets {s.met} of {total}, not met {s.not_met}, not established {s.not_established} ({evidence})"
         )
     out += [f"  {line}" for line in c.statements]
+    out += _cost_summary(c)
     for s in c.standings:
         out.append("")
         who = f" ({s.vendor}, {s.offer_id})" if s.vendor else ""
@@ -49,6 +51,7 @@ def render(c: Comparison) -> str:
             else:
                 out.append(f"    {cell.detail or cell.message}")
         out += _figures(c, s.file)
+        out += _costs(c, s.file)
     return "\n".join(out) + "\n"
 
 
@@ -69,4 +72,63 @@ def _figures(c: Comparison, file: str) -> list[str]:
             ))
         out += _table(rows, "    ")
         out.append(f"    {series.break_even.text}")
+    return out
+
+
+LIMIT_WORDS = {"met": "met", "not-met": "NOT MET", "undecided": "undecided", "unknown": "figure missing", "none-stated": "no limits stated"}
+
+
+def _cost_summary(c: Comparison) -> list[str]:
+    e = c.economics
+    if e is None:
+        return []
+    out = ["", "cost per million output tokens (the whole hour of the hardware charged to the output tokens emitted in it):"]
+    out.append(f"  price: {e.price_text}")
+    out.append(f"  within your limits: {'; '.join(e.limits) if e.limits else 'no latency or per-request throughput limits stated, so every load counts'}")
+    out.append(f"  tokens/s per user: {PER_REQUEST} for a closed-loop run, otherwise 1000 / TPOT (where a cell says so)")
+    out.append(f"  goodput: {e.goodput}")
+    out += [f"  {f.code}: {f.message}" for f in e.findings]
+    for o in e.offers if e.price is not None else ():
+        line = f"  {o.offer}: cheapest within your limits {o.cheapest.text}"
+        if o.baseline_cheapest is not None:
+            line += f"; baseline {o.baseline_cheapest.text}; {o.ratio_text}"
+        out.append(line)
+    return out
+
+
+def _costs(c: Comparison, file: str) -> list[str]:
+    e = c.economics
+    o = e.offer(file) if e is not None else None
+    if o is None or not o.configurations:
+        return []
+    currency = e.price.currency if e.price else ""
+    out = ["  cost and interactivity:" if e.price else "  throughput per accelerator and per user (no price, so no cost):"]
+    priced = e.price is not None
+    rows = [("load", "configuration", "role", "runs", "tok/s per accelerator", "tok/s per user",
+             *([f"{currency} per million tokens"] if priced else []), "within your limits")]
+    for config in o.configurations:
+        for p in config.points:
+            user = "-" if p.per_user is None else num(float(p.per_user)) + ("" if p.per_user_basis == PER_REQUEST else f" ({p.per_user_basis})")
+            cost = num(float(p.cost)) + (" (cheapest)" if p.cheapest else "") if p.cost is not None else f"- ({p.cost_note})"
+            limits = LIMIT_WORDS[p.limits] + (f" ({'; '.join(p.limit_notes)})" if p.limit_notes else "")
+            if p.codes:
+                limits += f" [{', '.join(p.codes)}]"
+            rows.append((
+                p.label + (" (interpolated)" if p.basis == "interpolated" else ""),
+                config.configuration + ("" if config.offer == file else f" ({config.offer})"),
+                config.role,
+                " - ".join(p.runs),
+                num(float(p.per_accelerator)) if p.per_accelerator is not None else "-",
+                user,
+                *([cost] if priced else []),
+                limits,
+            ))
+    out += _table(rows, "    ")
+    if e.price is not None:
+        out += [f"    {config.configuration}: {config.hourly_text}" for config in o.configurations]
+        out.append(f"    cheapest within your limits: {o.cheapest.text}")
+        if o.baseline_cheapest is not None:
+            out.append(f"    baseline's cheapest within your limits: {o.baseline_cheapest.text}")
+            out.append(f"    {o.ratio_text}")
+    out += [f"    frontier: {f.text}" for f in o.frontiers]
     return out

@@ -8,6 +8,7 @@ reads the same. Every label goes through xml escaping.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from xml.sax.saxutils import escape, quoteattr
 
@@ -35,6 +36,7 @@ class Series:
     label: str
     points: list[tuple[float, float]]  # (x, y)
     style: dict | None = None  # dash, marker, fill (and optional size, stroke); default: STYLES in turn
+    point_labels: list[str] | None = None  # text beside each point, in the order of points (frontier_chart)
 
 
 def offer_style(index: int, *, baseline: bool, established: bool = True) -> dict:
@@ -115,6 +117,33 @@ def _legend_rows(labels: list[str], width: float, left: float) -> list[list[tupl
     return rows
 
 
+@dataclass(frozen=True)
+class _Axis:
+    ticks: list[float]  # values with a label, lowest first
+    fraction: Callable[[float], float]  # value -> 0..1 along the axis
+    grid: bool  # a light grid line at every tick (else a short tick mark)
+
+
+def _log2_axis(xs: list[float]) -> _Axis:
+    """Concurrency 1, 8, 64, 256 spread evenly, labelled where measured."""
+    lo, hi = math.log2(xs[0]), math.log2(xs[-1])
+    span = hi - lo or 1.0
+    return _Axis(xs, lambda x: 0.5 if hi == lo else (math.log2(x) - lo) / span, grid=False)
+
+
+def _log10_axis(values: list[float]) -> _Axis:
+    ticks = log_ticks(min(values), max(values))
+    lo, hi = math.log10(ticks[0]), math.log10(ticks[-1])
+    return _Axis(ticks, lambda v: (math.log10(v) - lo) / (hi - lo or 1.0), grid=True)
+
+
+def _linear_axis(values: list[float]) -> _Axis:
+    """From 0, so a length on the chart is proportional to the figure; some room above the highest
+    value for the labels beside the points."""
+    ticks = nice_ticks(max(values) * 1.08)
+    return _Axis(ticks, lambda v: v / ticks[-1], grid=True)
+
+
 def line_chart(series: list[Series], *, title: str, x_label: str, y_label: str, width: int = 500, height: int = 290) -> str:
     """Log y over a log2 x axis (concurrency 1, 8, 64, 256 spread evenly), one line per series.
     On a log y axis a speedup is the vertical gap, whatever the throughput's size."""
@@ -123,35 +152,57 @@ def line_chart(series: list[Series], *, title: str, x_label: str, y_label: str, 
     ys = [y for s in series for _, y in s.points]
     if not xs or not ys:
         return ""
+    return _chart(series, _log2_axis(xs), _log10_axis(ys), title=title, x_label=x_label, y_label=y_label, width=width, height=height)
+
+
+def frontier_chart(series: list[Series], *, title: str, x_label: str, y_label: str, x_marks: list[tuple[float, str]] = (),
+                   width: int = 660, height: int = 320) -> str:
+    """Linear axes from 0, one line per series joined in order of x, each point labelled with its
+    series' `point_labels` (concurrency), and a dashed vertical line at each of `x_marks` (a limit)."""
+    series = [s for s in series if s.points]
+    xs = [x for s in series for x, _ in s.points] + [x for x, _ in x_marks]
+    ys = [y for s in series for _, y in s.points]
+    if not ys:
+        return ""
+    return _chart(series, _linear_axis(xs), _linear_axis(ys), title=title, x_label=x_label, y_label=y_label,
+                  width=width, height=height, x_marks=x_marks)
+
+
+def _chart(series: list[Series], x_axis: _Axis, y_axis: _Axis, *, title: str, x_label: str, y_label: str, width: int,
+           height: int, x_marks: list[tuple[float, str]] = ()) -> str:
     left, right, top, bottom = 62, 14, 30, 62
     legend = _legend_rows([s.label for s in series], width, left)
     height += 13 * (len(legend) - 1)  # the plot keeps its size; extra legend rows go below it
     plot_w, plot_h = width - left - right, height - top - bottom - 13 * (len(legend) - 1)
-    lo, hi = math.log2(xs[0]), math.log2(xs[-1])
-    span = hi - lo or 1.0
-    ticks = log_ticks(min(ys), max(ys))
-    y_lo, y_hi = math.log10(ticks[0]), math.log10(ticks[-1])
 
     def px(x: float) -> float:
-        return left + (plot_w / 2 if hi == lo else (math.log2(x) - lo) / span * plot_w)
+        return left + x_axis.fraction(x) * plot_w
 
     def py(y: float) -> float:
-        return top + plot_h - (math.log10(y) - y_lo) / (y_hi - y_lo or 1.0) * plot_h
+        return top + plot_h - y_axis.fraction(y) * plot_h
 
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img" aria-label={quoteattr(title)}>',
         _text(width / 2, 16, title, size=10.5, extra=' font-weight="bold"'),
     ]
-    for t in ticks:
+    for t in y_axis.ticks:
         y = py(t)
         parts.append(f'<line x1="{left}" y1="{y:.1f}" x2="{left + plot_w}" y2="{y:.1f}" stroke="#ccc" stroke-width="0.6"/>')
         parts.append(_text(left - 5, y + 3, num(t if t % 1 else int(t)), size=8, anchor="end"))
-    for x in xs:
+    for x in x_axis.ticks:
+        if x_axis.grid:
+            parts.append(f'<line x1="{px(x):.1f}" y1="{top}" x2="{px(x):.1f}" y2="{top + plot_h}" stroke="#ccc" stroke-width="0.6"/>')
         parts.append(f'<line x1="{px(x):.1f}" y1="{top + plot_h}" x2="{px(x):.1f}" y2="{top + plot_h + 4}" stroke="#000"/>')
         parts.append(_text(px(x), top + plot_h + 15, num(int(x) if float(x).is_integer() else x), size=8))
     parts.append(f'<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="none" stroke="#000" stroke-width="0.8"/>')
     parts.append(_text(left + plot_w / 2, top + plot_h + 32, x_label, size=9))
     parts.append(_text(14, top + plot_h / 2, y_label, size=9, extra=f' transform="rotate(-90 14 {top + plot_h / 2:.1f})"'))
+    for i, (x, label) in enumerate(x_marks):
+        # A limit: a heavy dash-dot line, unlike any series' pattern, labelled inside the plot's top edge.
+        parts.append(f'<line x1="{px(x):.1f}" y1="{top}" x2="{px(x):.1f}" y2="{top + plot_h}" stroke="#000" stroke-width="1.2" stroke-dasharray="8 2 1 2"/>')
+        # Right of the line, or left of it where the label would run past the plot's right edge.
+        fits = px(x) + 4 + 4.7 * len(label) <= left + plot_w
+        parts.append(_text(px(x) + (4 if fits else -4), top + 11 + 11 * i, label, size=8, anchor="start" if fits else "end"))
     styles = [s.style or STYLES[i % len(STYLES)] for i, s in enumerate(series)]
 
     def dash(style: dict) -> str:
@@ -163,6 +214,7 @@ def line_chart(series: list[Series], *, title: str, x_label: str, y_label: str, 
         parts.append(f'<polyline points="{path}" fill="none" stroke="{style.get("stroke", "#000")}" stroke-width="1.6"{dash(style)}/>')
     for s, style in sorted(zip(series, styles), key=lambda pair: -(pair[1].get("size") or 3.5)):
         parts += [_marker(style["marker"], px(x), py(y), style["fill"], style.get("size"), style.get("stroke", "#000")) for x, y in sorted(s.points)]
+    parts += _point_labels(series, px, py, (left, top, left + plot_w, top + plot_h))
     for row, entries in enumerate(legend):
         ly = top + plot_h + 52 + 13 * row
         for i, legend_x in entries:
@@ -173,6 +225,36 @@ def line_chart(series: list[Series], *, title: str, x_label: str, y_label: str, 
             parts.append(_text(legend_x + 32, ly, series[i].label, size=8.5, anchor="start"))
     parts.append("</svg>")
     return "\n".join(parts)
+
+
+# Where a point's label may go, in order of preference: (dx, baseline dy, anchor). The first series
+# prefers above its points, the next below, so two lines measured close together keep apart.
+_LABEL_SPOTS = ((6, -6, "start"), (8, 3, "start"), (6, 13, "start"), (-6, -6, "end"), (-6, 13, "end"), (-8, 3, "end"))
+_LABEL_SPOTS_BELOW = ((6, 13, "start"), (8, 3, "start"), (6, -6, "start"), (-6, 13, "end"), (-6, -6, "end"), (-8, 3, "end"))
+
+
+def _point_labels(series: list[Series], px: Callable[[float], float], py: Callable[[float], float],
+                  frame: tuple[float, float, float, float]) -> list[str]:
+    """Each point's label beside it, at the first spot that covers no marker, no label placed
+    before it and stays inside the plot (text width estimated at 4.4 px a character at 7.5 pt)."""
+    taken = [(px(x) - 5, py(y) - 5, px(x) + 5, py(y) + 5) for s in series for x, y in s.points]
+    parts = []
+    for i, s in enumerate(series):
+        for (x, y), label in zip(s.points, s.point_labels or ()):
+            cx, cy, w = px(x), py(y), 4.4 * len(label)
+            spots = []
+            for dx, dy, anchor in _LABEL_SPOTS if i % 2 == 0 else _LABEL_SPOTS_BELOW:
+                x0 = cx + dx if anchor == "start" else cx + dx - w
+                spots.append(((x0, cy + dy - 8, x0 + w, cy + dy), cx + dx, cy + dy, anchor))
+
+            def free(box: tuple[float, float, float, float]) -> bool:
+                inside = frame[0] <= box[0] and box[2] <= frame[2] and frame[1] <= box[1] and box[3] <= frame[3]
+                return inside and not any(box[0] < t[2] and t[0] < box[2] and box[1] < t[3] and t[1] < box[3] for t in taken)
+
+            box, tx, ty, anchor = next((spot for spot in spots if free(spot[0])), spots[0])
+            taken.append(box)
+            parts.append(_text(tx, ty, label, size=7.5, anchor=anchor))
+    return parts
 
 
 def bar_chart(counts: list[int], *, title: str, x_label: str, y_label: str, width: int = 250, height: int = 190) -> str:

@@ -12,14 +12,18 @@ from typing import TYPE_CHECKING, Any
 from markupsafe import Markup
 
 from ..wording import REQUIREMENT_STATUS as STATUS_WORDS
-from ..wording import loads_text
-from .charts import Series, line_chart, offer_style
+from ..wording import loads_text, num
+from .charts import Series, frontier_chart, line_chart, offer_style
 from .content import RuleOf
 
 if TYPE_CHECKING:
+    from ..fit.economics import Economics, OfferCosts
     from ..fit.results import Comparison, Standing
 # Told apart in grey print by a mark and the words, not by colour.
 STATUS_MARKS = {"met": "\u2713", "not-met": "\u2717", "not-established": "?"}
+# A load against the buyer's per-user limits, in the cost table and beside the frontier chart's points.
+LIMIT_MARKS = {"met": "\u2713", "none-stated": "\u2713", "not-met": "\u2717", "undecided": "?", "unknown": "?"}
+LIMIT_WORDS = {"met": "within", "none-stated": "no limits", "not-met": "NOT within", "undecided": "undecided", "unknown": "figure missing"}
 TABLE_MM = 178  # A4 less the page margins; the requirement column keeps at least 50 mm
 
 
@@ -67,7 +71,86 @@ def fit_context(c: Comparison, rule_of: RuleOf) -> dict[str, Any]:
             for s in series
         ],
         "chart": _chart(c),
+        "costs": _costs(c.economics) if c.economics is not None else None,
     }
+
+
+def _costs(e: Economics) -> dict[str, Any]:
+    """The cost section: the price, what "within your limits" means, and per offer the cost table,
+    the cheapest point against the baseline's, and the frontier chart with its sentence."""
+    return {
+        "price": e.price_text,
+        "priced": e.price is not None,
+        "currency": e.price.currency if e.price else None,
+        "limits": list(e.limits),
+        "interactivity": [x.text for x in e.interactivity_limits],
+        "goodput": e.goodput,
+        "findings": [f.as_dict() for f in e.findings],
+        "offers": [_offer_costs(e, o) for o in e.offers],
+    }
+
+
+def _offer_costs(e: Economics, o: OfferCosts) -> dict[str, Any]:
+    rows = []
+    for config in o.configurations:
+        for p in config.points:
+            rows.append({
+                "configuration": config.configuration,
+                "role": config.role,
+                "load": p.label,
+                "interpolated": p.basis == "interpolated",
+                "runs": " \u2013 ".join(p.runs),
+                "per_accelerator": num(float(p.per_accelerator)) if p.per_accelerator is not None else "-",
+                "per_user": num(float(p.per_user)) if p.per_user is not None else "-",
+                "per_user_basis": p.per_user_basis if p.per_user_basis and p.per_user_basis != "E / T / concurrency" else None,
+                "cost": num(float(p.cost)) if p.cost is not None else None,
+                "cost_note": p.cost_note,
+                "cheapest": p.cheapest,
+                "limits": p.limits,
+                "mark": LIMIT_MARKS[p.limits],
+                "words": LIMIT_WORDS[p.limits],
+                "notes": list(p.limit_notes),
+                "codes": list(p.codes),
+            })
+    return {
+        "file": o.offer,
+        "rows": rows,
+        "hourly": [f"{c.configuration}: {c.hourly_text}" for c in o.configurations],
+        "cheapest": o.cheapest.text,
+        "baseline_cheapest": o.baseline_cheapest.text if o.baseline_cheapest else None,
+        "ratio": o.ratio_text,
+        "frontiers": [f.text for f in o.frontiers],
+        "chart": _frontier_chart(e, o),
+    }
+
+
+def _frontier_chart(e: Economics, o: OfferCosts) -> Markup | None:
+    """Tokens/s per accelerator against tokens/s per user, one line per configuration (offered solid
+    and filled, baseline dashed and open), every measured point labelled with its concurrency and
+    marked when it is outside the buyer's limits, and the buyer's interactivity limits drawn in."""
+    series = []
+    for i, config in enumerate(o.configurations):
+        points = [p for p in config.points if p.basis == "measured" and p.per_user is not None and p.per_accelerator is not None]
+        if not points:
+            continue
+        established = all(p.established for p in points)
+        label = f"{config.configuration} ({'offered' if config.role == 'offered' else 'baseline'})"
+        if config.offer != o.offer:
+            label += f", {config.offer}"
+        series.append(Series(
+            label + ("" if established else " (not established)"),
+            [(float(p.per_user), float(p.per_accelerator)) for p in points],
+            offer_style(i, baseline=config.role == "baseline", established=established),
+            [p.label + ("" if p.within_limits else f" {LIMIT_MARKS[p.limits]}") + (" cheapest" if p.cheapest else "") for p in points],
+        ))
+    svg = frontier_chart(
+        series,
+        title="Throughput per accelerator against tokens/s per user",
+        x_label="output tokens/s per user (interactivity)",
+        y_label="output tokens/s per accelerator",
+        x_marks=[(float(x.tokens_per_s_per_user), x.text) for x in e.interactivity_limits],
+    )
+    return Markup(svg) if svg else None
 
 
 def _reasons(c: Comparison, s: Standing) -> dict[str, Any]:

@@ -67,9 +67,30 @@ def requirements_differences(embedded: Any, fresh: Any) -> list[str]:
     now_s = (fresh.get("ranking") or {}).get("statements")
     if then_s != now_s:
         out.append(f"ranking: {' '.join(then_s or [])!r} -> {' '.join(now_s or [])!r}")
+    out += _cost_differences(embedded.get("economics"), fresh.get("economics"))
     if not out:
         keys = sorted(k for k in set(embedded) | set(fresh) if embedded.get(k) != fresh.get(k))
         out.append(f"the requirements section differs in: {', '.join(keys)}")
+    return out
+
+
+def _cost_differences(embedded: Any, fresh: Any) -> list[str]:
+    """The price and each offer's cheapest cost within the buyer's limits, and its baseline's."""
+    if not isinstance(embedded, dict) or not isinstance(fresh, dict) or embedded == fresh:
+        return []
+    out = []
+    if embedded.get("price_text") != fresh.get("price_text"):
+        out.append(f"price: {embedded.get('price_text')} -> {fresh.get('price_text')}")
+
+    def cheapest(doc: dict[str, Any]) -> dict[tuple[Any, str], Any]:
+        return {(o.get("offer"), key): (o.get(key) or {}).get("text") for o in doc.get("offers") or [] if isinstance(o, dict)
+                for key in ("cheapest", "baseline_cheapest")}
+
+    then, now = cheapest(embedded), cheapest(fresh)
+    for (offer, key), text in now.items():
+        if (offer, key) in then and then[(offer, key)] != text:
+            who = "cheapest" if key == "cheapest" else "baseline's cheapest"
+            out.append(f"cost, offer {offer}, {who}: {then[(offer, key)]} -> {text}")
     return out
 
 

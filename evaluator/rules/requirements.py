@@ -147,3 +147,18 @@ RELAXED_REFUSED = _fit(
     "The offer uses the standard acceptance test.",
     "Brief 3.6; TensorRT-LLM speculative decoding / MTP documentation",
 )
+
+
+COST_BASIS_MISSING = _fit(
+    "cost-basis-missing",
+    "No cost per output token: the buyer's price or the configuration's accelerator count is missing",
+    """A cost per million output tokens is the hourly price of the hardware an offer runs on, divided by
+    the output tokens it emits in an hour: price per accelerator-hour x accelerators / (E / T) / 3600 x
+    1,000,000, as InferenceX and the cloud price sheets compute it. Without the buyer's price, or without
+    the number of accelerators the configuration ran on, there is no cost to give. A missing price is not
+    a free offer, and a missing accelerator count is not one accelerator: no cost is shown, and this
+    code says why.""",
+    "The requirements profile states latency limits but no price block; or a configuration has no hardware.count.",
+    "price: {currency: USD, per_accelerator_hour: 2.40}, and every offered configuration states hardware.count.",
+    "InferenceX (SemiAnalysis) cost per million tokens by throughput per GPU; trtllm-bench output_throughput_per_gpu_tok_s",
+)
