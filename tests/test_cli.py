@@ -143,7 +143,7 @@ def test_init_writes_a_commented_blank_form_that_parses(sdeval, tmp_path):
     text = form.read_text()
     assert "# P: candidate tokens proposed by the drafter" in text
     data = yaml.safe_load(text)
-    assert data["record_version"] == "1.0"
+    assert data["record_version"] == "1.1"
     assert set(data) == {"record_version", "offer", "configurations", "runs", "claims", "installation_scope"}
     # a blank form is not evidence: validate says which fields to fill, it does not crash
     result = sdeval("validate", form)

@@ -3,6 +3,9 @@
 With a requirements profile, the same document gains one top-level key, `requirements`: the
 requirements x offers results (fit.results.Comparison.as_dict). This document is also what a
 PDF report attaches as assessment.json and what `sdeval verify` re-creates to compare.
+
+Each file entry carries `asks`: every error finding turned into a request to the vendor,
+`{"code", "text", "claims"}`, once per code and wording.
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ def document(results: list[FileAssessment], *, full: bool = True, comparison: Co
             "errors": r.count("error"),
             "warnings": r.count("warning"),
             "info": r.count("info"),
+            # What to ask the vendor: one request per error code and wording, with its claims.
+            "asks": [a.as_dict() for a in r.asks],
         }
         if full:
             entry["record_version"] = r.record.record_version if r.record else None
