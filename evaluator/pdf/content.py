@@ -109,6 +109,8 @@ def _file(r: FileAssessment, rule_of: RuleOf) -> dict[str, Any]:
         "claims": [],
         "other_findings": [],
         "installation": None,
+        # The buyer's next step: every error finding as a request to the vendor (FileAssessment.asks).
+        "asks": [{"code": a.code, "text": a.text, "claims": list(a.claims)} for a in r.asks],
     }
     if r.record is None:
         out["other_findings"] = [_finding(f, rule_of) for f in r.findings]

@@ -33,7 +33,7 @@ def _shown(value) -> str:
 @rule(
     "baseline-missing",
     "error",
-    "A speedup or comparison claim has no baseline run",
+    "A speedup claim has no baseline run, or compares a run with itself",
     rationale="""A speedup is a ratio, and a ratio needs a denominator measured under the same
     conditions. Without a baseline run (normally target-only decoding) an offer is an optimisation
     hypothesis, not a result.""",

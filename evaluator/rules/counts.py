@@ -154,7 +154,7 @@ def counts_inconsistent(ctx: Context) -> Iterator[Violation]:
 @rule(
     "coverage-gap",
     "error",
-    "Requests without per-request metrics are counted as zeros, or per-request and server totals are mixed",
+    "Requests without per-request metrics are counted as zeros or left unexplained, or per-request and server totals are mixed",
     rationale="""vLLM's per-request metrics are null for requests with n > 1, while its server counters
     include them. Missing coverage is not a measured zero, and per-request sums reconcile with server
     totals only for an all-single-sequence workload.""",
