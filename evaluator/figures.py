@@ -206,12 +206,15 @@ def claimed_range(claim: Claim) -> tuple[float, float] | None:
 
 
 def claimed_text(claim: Claim, unit: str | None = None) -> str:
-    """The claimed figure as the vendor stated it: '2.8x', '2.2-3.6x', 'up to 2.8x', 'at least 250 tokens/s'."""
+    """The claimed figure as the vendor stated it: '2.8x', '2.2-3.6x', 'up to 2.8x', 'at least 250 tokens/s';
+    'figure' for a claim that states no number ('the claimed figure')."""
     unit = (claim.unit or "") if unit is None else unit
+    if claim.value is None:
+        return "figure"
     if claim.value is not None and claim.value_high is not None:
         return f"{num(claim.value)}-{num(claim.value_high, unit)}"
     figure = num(claim.value, unit)
-    if claim.value is not None and claim.bound is not None:
+    if claim.bound is not None:
         return f"{claim.bound.replace('-', ' ')} {figure}"
     return figure
 

@@ -121,7 +121,7 @@ class Proposer(_Model):
     method_name: Text | None = Field(default=None, description="The method as the vendor names it (for example 'P-EAGLE', 'EAGLE 3.1', 'DSpark'). Required when method is other.")
     model: Text | None = Field(default=None, description="Identity of the drafter (model name or heads checkpoint). Not needed for n-gram, suffix or none.")
     revision: Text | None = Field(default=None, description="Exact revision of the drafter.")
-    k: Count | None = Field(default=None, le=64, description="Draft tokens proposed per verification step (num_speculative_tokens), when fixed.")
+    k: Count | None = Field(default=None, le=64, description="Draft tokens proposed per verification step (num_speculative_tokens), when fixed. Lookahead and Jacobi decoding have no single K: state their window and n-gram settings in the runtime flags instead.")
     k_schedule: list[KBand] | None = Field(default=None, max_length=64, description="K by concurrency band, when the draft length changes with load (vLLM dynamic speculative decoding). Give this or k.")
     adaptive_verification: bool = Field(default=False, description="True when K varies per request and step under a global token budget (vLLM adaptive verification). Acceptance figures are then not comparable with fixed-K runs.")
     online_adapted: bool = Field(default=False, description="True when the drafter keeps learning from live traffic, so its acceptance drifts over time.")

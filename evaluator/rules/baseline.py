@@ -53,7 +53,7 @@ def baseline_missing(ctx: Context) -> Iterator[Violation]:
         ask = {"load": _load(claim, ctx.run(claim.run)), "run": claim.run, "value": claimed_text(claim, "x")}
         if claim.baseline is None:
             yield Violation(
-                message("baseline-missing", "none", value=claimed_text(claim, "x")),
+                message("baseline-missing", "none", value=claimed_text(claim, "x") if claim.value is not None else "no figure stated"),
                 ("claims", i, "baseline"),
                 claim=claim.id,
                 ask=ask,

@@ -213,7 +213,7 @@ def counts_missing(ctx: Context) -> Iterator[Violation]:
         figure = claimed_figure(ctx, claim)
         if figure is None or figure.value is not None:
             continue
-        subject = "the claimed figure" if claim.value is None else f"the claimed {_claimed(claim)}"
+        subject = f"the claimed {_claimed(claim)}"
         unstated = [field for run_id, field in figure.needs if run_id is None and field in ("latency_metric", "percentile")]
         if unstated:
             what = "a latency claim" if claim.kind == "latency" else "a response-time speedup"

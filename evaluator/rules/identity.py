@@ -61,7 +61,10 @@ def missing_identity(cfg: Configuration, n_needed: bool = True) -> list[tuple[st
         for name in ("model", "revision"):
             if not getattr(p, name):
                 missing.append(("proposer", name))
-    if p.method != "none" and p.k is None and not p.k_schedule and not p.adaptive_verification:
+    # Lookahead and Jacobi decoding have no single K: their window and n-gram settings, stated with
+    # the command that ran them, are what pins the draft length.
+    windowed = p.method in ("lookahead", "jacobi") and cfg.runtime.flags
+    if p.method != "none" and p.k is None and not p.k_schedule and not p.adaptive_verification and not windowed:
         missing.append(("proposer", "k"))
     for name in ("weights", "activations", "kv_cache"):
         if not getattr(cfg.numerics, name):

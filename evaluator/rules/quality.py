@@ -108,13 +108,15 @@ def _forced(setting: SimulatedAcceptance) -> str:
 
 
 def _configuration_settings(c: int, cfg: Configuration) -> Iterator[tuple[tuple, str, str]]:
-    """(where, what the record says, the setting verbatim) for each way the configuration forces acceptance."""
-    if cfg.proposer.simulated_acceptance is not None:
-        yield ("configurations", c, "proposer", "simulated_acceptance"), "forces acceptance", _forced(cfg.proposer.simulated_acceptance)
+    """(where, what the record says, the setting) for each way the configuration forces acceptance."""
+    forced = cfg.proposer.simulated_acceptance
+    if forced is not None:
+        path = ("configurations", c, "proposer", "simulated_acceptance")
+        yield path, f"configuration {cfg.id} forces acceptance ({_forced(forced)})", forced.mechanism
     for name, words in (("flags", "server command"), ("environment", "environment")):
-        settings = forcing_settings(getattr(cfg.runtime, name))
+        settings = ", ".join(forcing_settings(getattr(cfg.runtime, name)))
         if settings:
-            yield ("configurations", c, "runtime", name), f"{words} sets", ", ".join(settings)
+            yield ("configurations", c, "runtime", name), f"configuration {cfg.id}'s {words} sets {settings}", settings
 
 
 @rule(
@@ -144,7 +146,7 @@ def acceptance_simulated(ctx: Context) -> Iterator[Violation]:
     for c, cfg in ctx.used_configurations():
         for path, says, setting in _configuration_settings(c, cfg):
             yield Violation(
-                f"configuration {cfg.id}'s {says} {setting}: acceptance was forced by the benchmark, "
+                f"{says}: acceptance was forced by the benchmark, "
                 "not decided by the target model, so its runs say nothing about real traffic",
                 path,
                 ask={"subject": f"the runs of configuration {cfg.id}", "setting": setting},

@@ -337,10 +337,11 @@
   function claimedText(claim, unit) {
     const low = typeof claim.value === "number" ? claim.value : null;
     const high = typeof claim.value_high === "number" ? claim.value_high : null;
+    if (low === null) return "figure";
     if (low !== null && high !== null) return num(low, "", false) + "-" + num(high, unit, false);
     const figure = num(low, unit, false);
     const bounds = { "up-to": "up to", "at-least": "at least", "at-most": "at most" };
-    return low !== null && bounds[claim.bound] ? bounds[claim.bound] + " " + figure : figure;
+    return bounds[claim.bound] ? bounds[claim.bound] + " " + figure : figure;
   }
 
   const PERFORMANCE_KINDS = ["output-throughput", "speedup", "latency", "capacity"];
@@ -408,7 +409,7 @@
         });
       }
       if (claim.kind === "speedup") {
-        if (!given(claim.baseline)) add("baseline-missing", "/claims/" + i + "/baseline", say("baseline-missing", "none", { value: claimedText(claim, "x") }));
+        if (!given(claim.baseline)) add("baseline-missing", "/claims/" + i + "/baseline", say("baseline-missing", "none", { value: typeof claim.value === "number" ? claimedText(claim, "x") : "no figure stated" }));
         else if (claim.baseline === claim.run) add("baseline-missing", "/claims/" + i + "/baseline", say("baseline-missing", "itself", { run: claim.run }));
       }
     });
