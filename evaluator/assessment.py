@@ -16,7 +16,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from .context import Context
-from .figures import baseline_for, claimed_figure, claimed_value, output_figure
+from .figures import baseline_for, claimed_figure, claimed_text, claimed_value, output_figure
 from .loader import LoadedFile, pointer
 from .metrics import RunMetrics
 from .record import EvidenceRecord
@@ -71,6 +71,10 @@ class ClaimResult:
     findings: list[Finding]
     computed: dict[str, Any] | None
     output: dict[str, Any] | None
+    # The claimed figure as the vendor stated it ('up to 4x', '2.2-3.6x'); value is its (low) number.
+    stated: str | None = None
+    value_high: float | None = None
+    bound: str | None = None
 
 
 @dataclass(frozen=True)
@@ -206,6 +210,9 @@ def _claim_result(ctx: Context, index: int, findings: list[Finding]) -> ClaimRes
         findings=behind,
         computed=None if figure is None else {"figure": figure.name, "value": figure.value, "unit": figure.unit},
         output=None if out is None else {"figure": out.name, "value": out.value, "unit": out.unit},
+        stated=None if claim.value is None else claimed_text(claim),
+        value_high=claim.value_high,
+        bound=claim.bound,
     )
 
 

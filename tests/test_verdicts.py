@@ -123,6 +123,7 @@ def test_a_range_and_a_bound_read_as_the_vendor_wrote_them():
     ])
     assert messages(result, "load-unstated") == [("/claims/0/concurrency", "the claimed 2.2-3.6x states no concurrency or request rate")]
     assert messages(result, "baseline-missing") == [("/claims/0/baseline", "the claimed speedup (2.2-3.6x) names no baseline run to compare with")]
+    assert (result.claims[0].stated, result.claims[0].value, result.claims[0].value_high) == ("2.2-3.6x", 2.2, 3.6)
     upto = assessed("sd201-offer-b.json", [{"op": "replace", "path": "/claims/0/value", "value": 280}, {"op": "add", "path": "/claims/0/bound", "value": "up-to"}])
     assert messages(upto, "claim-mismatch") == [
         ("/claims/0/value", "the claimed up to 280 tokens/s does not match the evidence: emitted output tokens/s (E / T) is 200 tokens/s")
@@ -313,3 +314,27 @@ def test_a_schema_error_asks_for_the_field_to_be_corrected(sdeval, tmp_path):
         "text": "Please correct the evidence record at /runs/0/counts/accepted_drafts: input should be greater than or equal to 0 (got -3).",
         "claims": [],
     }]
+
+
+# Every field record 1.1 added, by model and name.
+ADDED_FIELDS = [
+    ("Offer", "date"), ("Proposer", "method_name"), ("Proposer", "simulated_acceptance"), ("Runtime", "environment"),
+    ("Interval", "whole_generation_call"), ("RepetitionSummary", "count"), ("RepetitionSummary", "statistic"),
+    ("PerUserThroughput", "tokens_per_s"), ("PerUserThroughput", "statistic"), ("PerUserThroughput", "definition"),
+    ("Run", "repetition_summary"), ("Run", "per_user_throughput"), ("Run", "simulated_acceptance"),
+    ("SimulatedAcceptance", "mechanism"), ("SimulatedAcceptance", "acceptance_length"),
+    ("Claim", "value_high"), ("Claim", "bound"),
+]
+
+
+def test_every_added_field_is_explained_in_the_blank_form(sdeval):
+    import re
+
+    from evaluator import record
+
+    words = " ".join(line.strip().lstrip("#-").strip() for line in sdeval("init").stdout.splitlines() if line.strip().startswith("#"))
+    words = re.sub(r"\s+", " ", words)
+    for model, name in ADDED_FIELDS:
+        description = getattr(record, model).model_fields[name].description
+        assert len(description) >= 40, f"{model}.{name}: a description a buyer can read"
+        assert " ".join(description.split()) in words, f"{model}.{name} is not explained in `sdeval init`"

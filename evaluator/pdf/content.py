@@ -127,7 +127,7 @@ def _file(r: FileAssessment, rule_of: RuleOf) -> dict[str, Any]:
             "verdict_words": OUTCOME_WORDS[c.verdict],
             "run": c.run,
             "baseline": c.baseline,
-            "claimed": None if c.value is None else num(c.value, c.unit or ""),
+            "claimed": c.stated,
             "computed": _figure(c.computed),
             "output": _figure(c.output) if c.output != c.computed else None,
             "findings": [_finding(f, rule_of, explained) for f in c.findings],

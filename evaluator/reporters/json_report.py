@@ -55,6 +55,8 @@ def document(results: list[FileAssessment], *, full: bool = True, comparison: Co
                     "kind": c.kind,
                     "text": c.text,
                     "value": c.value,
+                    "value_high": c.value_high,
+                    "bound": c.bound,
                     "unit": c.unit,
                     "run": c.run,
                     "baseline": c.baseline,
