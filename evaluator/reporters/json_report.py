@@ -21,7 +21,8 @@ from ..rules import RULE_CATALOG_VERSION
 if TYPE_CHECKING:
     from ..fit.results import Comparison
 
-ASSESSMENT_SCHEMA_VERSION = "1.0"
+# 1.1: each file entry gained `asks`, each claim `value_high` and `bound` (additions only).
+ASSESSMENT_SCHEMA_VERSION = "1.1"
 
 
 def render(results: list[FileAssessment], full: bool, comparison: Comparison | None = None) -> str:

@@ -188,7 +188,7 @@ def _lacking_at(ctx: Context, run_id: str, fields: list[str]) -> tuple:
 @rule(
     "counts-missing",
     "error",
-    "The run or its baseline lacks the counts, duration or latency the claim's figure is computed from",
+    "The claim states no figure, or its run or baseline lacks the counts, duration, latency or per-user figure it is computed from",
     rationale="""A claimed number is only evidence when it can be recomputed: a throughput needs the
     emitted tokens and the interval's duration, a speedup needs them for the run and for its baseline, an
     acceptance rate needs A and P, a latency claim needs the stated percentile, a per-user figure needs the
