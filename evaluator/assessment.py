@@ -3,6 +3,9 @@
 load (loader.py) -> model (record.py) -> metrics (metrics.py) -> rules (rules/) -> here.
 Reporters read the FileAssessment objects this module returns; nothing here prints, and the
 JSON document is built by reporters/json_report.py.
+
+Each error finding also carries its rule's ask, filled in: what the buyer requests from the
+vendor. A file's asks are those requests once each, with the claims they concern.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from .context import Context
-from .figures import baseline_for, claimed_figure, claimed_value, output_figure
+from .figures import baseline_for, claimed_figure, claimed_text, claimed_value, output_figure
 from .loader import LoadedFile, pointer
 from .metrics import RunMetrics
 from .record import EvidenceRecord
@@ -34,6 +37,8 @@ class Finding:
     run: str | None = None
     line: int | None = None
     column: int | None = None
+    # The request to the vendor (the rule's ask filled in), for error findings.
+    ask: str | None = None
 
     @property
     def pointer(self) -> str:
@@ -66,6 +71,23 @@ class ClaimResult:
     findings: list[Finding]
     computed: dict[str, Any] | None
     output: dict[str, Any] | None
+    # The claimed figure as the vendor stated it ('up to 4x', '2.2-3.6x'); value is its (low) number.
+    stated: str | None = None
+    value_high: float | None = None
+    bound: str | None = None
+
+
+@dataclass(frozen=True)
+class Ask:
+    """One request to the vendor: the error code behind it, its words, and the claims it concerns
+    (none when the finding concerns no claim, such as an unused run's broken counts)."""
+
+    code: str
+    text: str
+    claims: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "text": self.text, "claims": list(self.claims)}
 
 
 @dataclass
@@ -80,6 +102,8 @@ class FileAssessment:
     # run, the run it is compared with (figures.baseline_for), so reporters never pair runs themselves.
     k: dict[str, int | None] = field(default_factory=dict)
     baseline: dict[str, str | None] = field(default_factory=dict)
+    # What to ask the vendor: every error finding's request, once per offer.
+    asks: list[Ask] = field(default_factory=list)
 
     @property
     def outcome(self) -> str:
@@ -102,12 +126,15 @@ def assess(loaded: LoadedFile) -> FileAssessment:
     result = FileAssessment(file=loaded.path, sha256=loaded.sha256)
     if loaded.problem is not None:
         p = loaded.problem
-        result.findings = [Finding("parse", "error", (), p.message, line=p.line, column=p.column)]
+        ask = REGISTRY["parse"].request(problem=p.message)
+        result.findings = [Finding("parse", "error", (), p.message, line=p.line, column=p.column, ask=ask)]
+        result.asks = asks(result.findings, [])
         return result
     try:
         record = EvidenceRecord.model_validate(loaded.data)
     except ValidationError as exc:
         result.findings = _schema_findings(exc, loaded)
+        result.asks = asks(result.findings, [])
         return result
     ctx = Context(record)
     result.record = record
@@ -122,10 +149,25 @@ def assess(loaded: LoadedFile) -> FileAssessment:
             continue
         for v in rule.check(ctx):
             line, column = loaded.positions.get(pointer(v.path), (None, None))
-            findings.append(Finding(rule.code, rule.severity, v.path, v.message, v.claim, v.run, line, column))
+            ask = rule.request(**v.ask) if rule.severity == "error" else None
+            findings.append(Finding(rule.code, rule.severity, v.path, v.message, v.claim, v.run, line, column, ask))
     result.findings = sorted(set(findings), key=_finding_order)
     result.claims = [_claim_result(ctx, i, result.findings) for i in range(len(record.claims))]
+    result.asks = asks(result.findings, result.claims)
     return result
+
+
+def asks(findings: list[Finding], claims: list[ClaimResult]) -> list[Ask]:
+    """Every error finding's request, once per code and wording, with the claims whose verdict it
+    decides (in the record's order); requests come in the order of the findings behind them."""
+    gathered: dict[tuple[str, str], list[str]] = {}
+    for f in findings:
+        if f.severity != "error" or not f.ask:
+            continue
+        ids = gathered.setdefault((f.code, f.ask), [])
+        ids += [c.id for c in claims if f in c.findings and c.id not in ids]
+    order = {c.id: n for n, c in enumerate(claims)}
+    return [Ask(code, text, tuple(sorted(ids, key=order.__getitem__))) for (code, text), ids in gathered.items()]
 
 
 def _finding_order(f: Finding) -> tuple:
@@ -168,6 +210,9 @@ def _claim_result(ctx: Context, index: int, findings: list[Finding]) -> ClaimRes
         findings=behind,
         computed=None if figure is None else {"figure": figure.name, "value": figure.value, "unit": figure.unit},
         output=None if out is None else {"figure": out.name, "value": out.value, "unit": out.unit},
+        stated=None if claim.value is None else claimed_text(claim),
+        value_high=claim.value_high,
+        bound=claim.bound,
     )
 
 
@@ -177,7 +222,8 @@ def _schema_findings(exc: ValidationError, loaded: LoadedFile) -> list[Finding]:
         path = data_path(loaded.data, error["loc"])
         line, column = loaded.positions.get(pointer(path), (None, None))
         where = pointer(path) or "the record"
-        message = f"{where}: {schema_message(error)}"
-        findings.append(Finding("schema", "error", path, message, line=line, column=column))
+        problem = schema_message(error)
+        ask = REGISTRY["schema"].request(where=where, problem=problem)
+        findings.append(Finding("schema", "error", path, f"{where}: {problem}", line=line, column=column, ask=ask))
     return sorted(set(findings), key=_finding_order)
 

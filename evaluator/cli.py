@@ -47,9 +47,10 @@ def _fail(message: str) -> typer.Exit:
 
 def _version(value: bool) -> None:
     if value:
+        from .record import RECORD_VERSION
         from .rules import RULE_CATALOG_VERSION
 
-        typer.echo(f"sdeval {__version__} (record format 1.0, rule catalog {RULE_CATALOG_VERSION})")
+        typer.echo(f"sdeval {__version__} (record format {RECORD_VERSION}, rule catalog {RULE_CATALOG_VERSION})")
         raise typer.Exit(EXIT_OK)
 
 
@@ -145,6 +146,7 @@ def rules(
     typer.echo(
         f"{r.code} ({r.severity})\n{r.title}\n\nWhy it matters:\n  {r.rationale}\n\n"
         f"Fails:\n  {r.failing_example}\nPasses:\n  {r.passing_example}\n\nReference:\n  {r.reference}"
+        + (f"\n\nWhat to ask the vendor:\n  {r.ask}" if r.ask else "")
     )
 
 

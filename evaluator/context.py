@@ -37,6 +37,11 @@ class Context:
         i = self.config_index.get(run.configuration)
         return None if i is None else self.record.configurations[i]
 
+    def used_configurations(self) -> list[tuple[int, Configuration]]:
+        """Configurations some run uses: one no run uses is not evidence of anything."""
+        used = {run.configuration for run in self.record.runs}
+        return [(c, cfg) for c, cfg in enumerate(self.record.configurations) if cfg.id in used]
+
     def claims(self) -> list[tuple[int, Claim]]:
         return list(enumerate(self.record.claims))
 

@@ -15,8 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .context import Context
-from .metrics import RunMetrics, speedup
+from .metrics import RunMetrics, exact, speedup
 from .record import Claim, Run
+from .wording import num
 
 
 @dataclass(frozen=True)
@@ -24,7 +25,9 @@ class Figure:
     name: str  # what was computed, in a buyer's words
     value: float | None
     unit: str
-    needs: tuple[str, ...] = ()  # what the record lacks to compute it
+    # What the record lacks to compute it: (run id, field) for each missing input, the run id
+    # None for what no run holds (no baseline named, the claim not saying which latency).
+    needs: tuple[tuple[str | None, str], ...] = ()
 
 
 def _throughput(m: RunMetrics, counted: str | None) -> Figure:
@@ -44,7 +47,7 @@ def _acceptance_length(m: RunMetrics) -> Figure:
         "mean acceptance length (1 + A / S)",
         m.mean_acceptance_length,
         "tokens/step",
-        tuple(n for n in ("accepted_drafts", "verification_steps") if getattr(m, n) is None),
+        tuple((m.run, n) for n in ("accepted_drafts", "verification_steps") if getattr(m, n) is None),
     )
 
 
@@ -53,26 +56,32 @@ def _acceptance_rate(m: RunMetrics) -> Figure:
         "draft acceptance rate (A / P)",
         m.acceptance_rate,
         "fraction",
-        tuple(n for n in ("accepted_drafts", "proposed_drafts") if getattr(m, n) is None),
+        tuple((m.run, n) for n in ("accepted_drafts", "proposed_drafts") if getattr(m, n) is None),
     )
 
 
-def _missing(m: RunMetrics, count: str) -> tuple[str, ...]:
+def _missing(m: RunMetrics, count: str) -> tuple[tuple[str, str], ...]:
     needs = []
     if getattr(m, count) is None:
-        needs.append(count)
+        needs.append((m.run, count))
     if m.duration_s is None:
-        needs.append("duration_s")
+        needs.append((m.run, "duration_s"))
     return tuple(needs)
 
 
 def output_speedup(ctx: Context, claim: Claim) -> Figure:
+    """E / T of the run over E / T of its baseline; names every count either run lacks."""
+    name = "output-throughput speedup against the baseline"
     run, base = ctx.run(claim.run), ctx.run(claim.baseline)
-    if run is None or base is None:
-        return Figure("output-throughput speedup against the baseline", None, "x", ("baseline",))
-    m, b = ctx.metrics[run.id], ctx.metrics[base.id]
-    needs = tuple(f"{r.id}: {n}" for r, x in ((run, m), (base, b)) for n in _missing(x, "emitted_tokens"))
-    return Figure("output-throughput speedup against the baseline", speedup(m, b), "x", needs)
+    if run is None:
+        return Figure(name, None, "x", ((None, "run"),))
+    m = ctx.metrics[run.id]
+    needs = list(_missing(m, "emitted_tokens"))
+    if base is None:
+        return Figure(name, None, "x", (*needs, (None, "baseline")))
+    b = ctx.metrics[base.id]
+    needs += [n for n in _missing(b, "emitted_tokens") if base is not run]
+    return Figure(name, speedup(m, b), "x", tuple(needs))
 
 
 def latency_value(run: Run, metric: str | None, percentile: str | None) -> float | None:
@@ -82,6 +91,54 @@ def latency_value(run: Run, metric: str | None, percentile: str | None) -> float
     return None if block is None else getattr(block, percentile)
 
 
+def _latency(run: Run, claim: Claim) -> tuple[float | None, tuple[tuple[str | None, str], ...]]:
+    if claim.latency_metric is None or claim.percentile is None:
+        missing = [name for name in ("latency_metric", "percentile") if getattr(claim, name) is None]
+        return None, tuple((None, name) for name in missing)
+    value = latency_value(run, claim.latency_metric, claim.percentile)
+    return value, (() if value is not None else ((run.id, f"latency.{claim.latency_metric}_ms.{claim.percentile}"),))
+
+
+def _response_time_speedup(ctx: Context, claim: Claim) -> Figure:
+    """A latency speedup: the baseline's latency over the run's, same latency and percentile."""
+    name = f"response-time speedup ({claim.percentile or 'unstated statistic'} "
+    name += f"{claim.latency_metric or 'unstated latency'} of the baseline over the run's)"
+    run, base = ctx.run(claim.run), ctx.run(claim.baseline)
+    ours, needs = _latency(run, claim)
+    needs = list(needs)
+    if base is None:
+        return Figure(name, None, "x", (*needs, (None, "baseline")))
+    theirs, their_needs = _latency(base, claim)
+    needs += [n for n in their_needs if n not in needs]
+    value = None if ours is None or theirs is None or ours == 0 else float(exact(theirs) / exact(ours))
+    return Figure(name, value, "x", tuple(needs))
+
+
+def _per_user_value(run: Run, claim: Claim) -> tuple[float | None, tuple[tuple[str, str], ...]]:
+    figure = run.per_user_throughput
+    # A run's per-user figure answers a claim unless both state different statistics.
+    if figure is None or (claim.percentile and figure.statistic and claim.percentile != figure.statistic):
+        wanted = f"per_user_throughput ({claim.percentile})" if claim.percentile else "per_user_throughput"
+        return None, ((run.id, wanted),)
+    return figure.tokens_per_s, ()
+
+
+def _per_user(run: Run, claim: Claim) -> Figure:
+    value, needs = _per_user_value(run, claim)
+    return Figure("per-user output tokens/s (as stated for the run)", value, "tokens/s", needs)
+
+
+def _per_user_speedup(ctx: Context, claim: Claim) -> Figure:
+    name = "per-user output-throughput speedup against the baseline"
+    run, base = ctx.run(claim.run), ctx.run(claim.baseline)
+    ours, needs = _per_user_value(run, claim)
+    if base is None:
+        return Figure(name, None, "x", (*needs, (None, "baseline")))
+    theirs, their_needs = _per_user_value(base, claim)
+    value = None if ours is None or not theirs else float(exact(ours) / exact(theirs))
+    return Figure(name, value, "x", (*needs, *(n for n in their_needs if base is not run)))
+
+
 def claimed_figure(ctx: Context, claim: Claim) -> Figure | None:
     """The figure for what the claim says it counts; None when no figure applies (capacity, lossless)."""
     run = ctx.run(claim.run)
@@ -89,7 +146,7 @@ def claimed_figure(ctx: Context, claim: Claim) -> Figure | None:
         return None
     m = ctx.metrics[run.id]
     if claim.kind == "output-throughput":
-        return _throughput(m, claim.counted)
+        return _per_user(run, claim) if claim.counted == "per-user-output" else _throughput(m, claim.counted)
     if claim.kind == "speedup":
         if claim.counted == "acceptance-length":
             return _acceptance_length(m)
@@ -97,10 +154,13 @@ def claimed_figure(ctx: Context, claim: Claim) -> Figure | None:
             return _acceptance_rate(m)
         if claim.counted in (None, "emitted-output"):
             return output_speedup(ctx, claim)
+        if claim.counted == "per-user-output":
+            return _per_user_speedup(ctx, claim)
+        if claim.counted == "response-time":
+            return _response_time_speedup(ctx, claim)
         return None
     if claim.kind == "latency":
-        value = latency_value(run, claim.latency_metric, claim.percentile)
-        needs = () if value is not None else (f"latency.{claim.latency_metric}_ms.{claim.percentile}",)
+        value, needs = _latency(run, claim)
         return Figure(f"{claim.percentile} {claim.latency_metric} latency", value, "ms", needs)
     if claim.kind == "acceptance-rate":
         return _acceptance_rate(m)
@@ -114,6 +174,8 @@ def output_figure(ctx: Context, claim: Claim) -> Figure | None:
     run = ctx.run(claim.run)
     if run is None:
         return None
+    if claim.counted in ("per-user-output", "response-time"):
+        return claimed_figure(ctx, claim)
     if claim.kind == "output-throughput":
         return _throughput(ctx.metrics[run.id], "emitted-output")
     if claim.kind == "speedup":
@@ -121,13 +183,40 @@ def output_figure(ctx: Context, claim: Claim) -> Figure | None:
     return None
 
 
-def claimed_value(claim: Claim) -> float | None:
-    """The claimed number on the figure's own scale: percentages become fractions."""
-    if claim.value is None:
+def _scaled(claim: Claim, value: float | None) -> float | None:
+    """A claimed number on the figure's own scale: percentages become fractions."""
+    if value is None:
         return None
     if claim.kind == "acceptance-rate" and (claim.unit or "").strip().lower() in ("%", "percent", "per cent"):
-        return claim.value / 100
-    return claim.value
+        return value / 100
+    return value
+
+
+def claimed_value(claim: Claim) -> float | None:
+    """The claimed number on the figure's own scale (for a range, its low end)."""
+    return _scaled(claim, claim.value)
+
+
+def claimed_range(claim: Claim) -> tuple[float, float] | None:
+    """A claim stated as a range: (low, high) on the figure's scale, whichever way round it was written."""
+    if claim.value is None or claim.value_high is None:
+        return None
+    ends = sorted((_scaled(claim, claim.value), _scaled(claim, claim.value_high)))
+    return ends[0], ends[1]
+
+
+def claimed_text(claim: Claim, unit: str | None = None) -> str:
+    """The claimed figure as the vendor stated it: '2.8x', '2.2-3.6x', 'up to 2.8x', 'at least 250 tokens/s';
+    'figure' for a claim that states no number ('the claimed figure')."""
+    unit = (claim.unit or "") if unit is None else unit
+    if claim.value is None:
+        return "figure"
+    if claim.value is not None and claim.value_high is not None:
+        return f"{num(claim.value)}-{num(claim.value_high, unit)}"
+    figure = num(claim.value, unit)
+    if claim.bound is not None:
+        return f"{claim.bound.replace('-', ' ')} {figure}"
+    return figure
 
 
 # ------------------------------------------------------------------------- baselines
@@ -154,7 +243,7 @@ def comparison_fields(ctx: Context, run: Run) -> dict[str, object]:
         fields[f"workload.{name}"] = getattr(run.workload, name)
     for name in ("concurrency", "request_rate", "loop"):
         fields[f"load.{name}"] = getattr(run.load, name)
-    for name in ("start_event", "end_event", "scope", "measurement"):
+    for name in ("start_event", "end_event", "scope", "measurement", "whole_generation_call"):
         fields[f"interval.{name}"] = getattr(run.interval, name)
     fields["interval.stages_included"] = frozenset(run.interval.stages_included) - _GENERATION_STAGES
     fields["interval.stages_excluded"] = frozenset(run.interval.stages_excluded) - _GENERATION_STAGES

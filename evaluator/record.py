@@ -9,6 +9,11 @@ A accepted drafts, B bonus/correction tokens, E emitted output tokens.
 Nothing derived (rates, lengths, tokens/s) is stored here: metrics.py computes
 it from counts and intervals, so a vendor's own figure can only be compared,
 never copied.
+
+Record 1.1 adds, all optional so every 1.0 record loads unchanged: an undated offer,
+claims stated as a range or a bound, per-user throughput, repetitions stated without
+their figures, an interval timed around the whole generation call, more proposer
+families, the server's environment, and simulated (forced) acceptance.
 """
 
 from __future__ import annotations
@@ -17,8 +22,10 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-RECORD_VERSION = "1.0"
-SCHEMA_ID = "https://sdeval.example/schemas/evidence-record/1.0/evidence-record.schema.json"
+RECORD_VERSION = "1.1"
+# Every version this tool reads; a 1.0 record is a valid 1.1 record.
+READ_VERSIONS = ("1.0", "1.1")
+SCHEMA_ID = "https://sdeval.example/schemas/evidence-record/1.1/evidence-record.schema.json"
 
 # Bounds that keep a count a count: JSON allows 1e999 and 2**200, a record does not.
 MAX_COUNT = 10**15
@@ -62,9 +69,11 @@ class _Model(BaseModel):
 class Offer(_Model):
     vendor: Text = Field(description="Company making the offer, as named on its documents.")
     offer_id: Text = Field(description="The vendor's reference for this offer (quote or proposal number).")
-    date: str = Field(
+    date: str | None = Field(
+        default=None,
         pattern=r"^\d{4}-\d{2}-\d{2}$",
-        description="Date of the offer document, YYYY-MM-DD.",
+        description="Date of the offer document, YYYY-MM-DD. Leave out when the material states no date "
+        "(a README or a documentation page often does not); the report then says 'not stated'.",
     )
     contact: Text | None = Field(default=None, description="Who at the vendor answers questions about the evidence.")
     claim_text: LongText = Field(
@@ -80,7 +89,26 @@ class Offer(_Model):
 
 # ------------------------------------------------------------ configuration identity
 
-ProposerMethod = Literal["draft-model", "eagle", "eagle-2", "eagle-3", "medusa", "ngram", "suffix", "mtp", "none"]
+ProposerMethod = Literal[
+    "draft-model",
+    "eagle",
+    "eagle-2",
+    "eagle-3",
+    "medusa",
+    "hydra",
+    "recurrent-drafter",
+    "mlp-speculator",
+    "ngram",
+    "suffix",
+    "lookahead",
+    "jacobi",
+    "mtp",
+    "other",
+    "none",
+]
+# Proposers that guess from the text itself (the prompt, the output so far, or parallel
+# Jacobi iterations of the target): no separate drafter model to identify.
+MODEL_FREE_METHODS = ("ngram", "suffix", "lookahead", "jacobi", "none")
 
 
 class TargetModel(_Model):
@@ -103,15 +131,17 @@ class RelaxedAcceptance(_Model):
 
 
 class Proposer(_Model):
-    method: ProposerMethod = Field(description="How candidate tokens are proposed: a separate draft model, EAGLE heads, Medusa heads, n-gram or suffix matching, multi-token-prediction (MTP) heads, or none for target-only decoding.")
+    method: ProposerMethod = Field(description="How candidate tokens are proposed: a separate draft model, EAGLE heads, Medusa or Hydra heads, a recurrent drafter (ReDrafter), an MLP or LSTM speculator, n-gram or suffix matching, lookahead (Jacobi iteration with an n-gram pool) or plain Jacobi decoding, multi-token-prediction (MTP) heads, another family (other, named in method_name), or none for target-only decoding.")
+    method_name: Text | None = Field(default=None, description="The method as the vendor names it (for example 'P-EAGLE', 'EAGLE 3.1', 'DSpark'). Required when method is other.")
     model: Text | None = Field(default=None, description="Identity of the drafter (model name or heads checkpoint). Not needed for n-gram, suffix or none.")
     revision: Text | None = Field(default=None, description="Exact revision of the drafter.")
-    k: DraftLength | None = Field(default=None, description="Draft tokens proposed per verification step (num_speculative_tokens), when fixed.")
+    k: DraftLength | None = Field(default=None, description="Draft tokens proposed per verification step (num_speculative_tokens), when fixed. Lookahead and Jacobi decoding have no single K: state their window and n-gram settings in the runtime flags instead.")
     k_schedule: list[KBand] | None = Field(default=None, max_length=64, description="K by concurrency band, when the draft length changes with load (vLLM dynamic speculative decoding). Give this or k.")
     adaptive_verification: bool = Field(default=False, description="True when K varies per request and step under a global token budget (vLLM adaptive verification). Acceptance figures are then not comparable with fixed-K runs.")
     online_adapted: bool = Field(default=False, description="True when the drafter keeps learning from live traffic, so its acceptance drifts over time.")
     relaxed_acceptance: RelaxedAcceptance | None = Field(default=None, description="Whether the acceptance test is relaxed (lossy). Leave out when the standard, lossless test is used.")
     device: Text | None = Field(default=None, description="Where the proposer runs when not on the target's accelerators (for example a separate GPU or the CPU).")
+    simulated_acceptance: SimulatedAcceptance | None = Field(default=None, description="Set when this configuration forces acceptance with a benchmark setting instead of letting the target model verify real drafts. Every run of it then says nothing about what real traffic gets.")
 
 
 class Numerics(_Model):
@@ -125,13 +155,14 @@ class Sampling(_Model):
     top_p: Fraction01 | None = Field(default=None, description="Nucleus sampling threshold (1 = off).")
     top_k: Count | None = Field(default=None, description="Top-k sampling limit (0 or -1 in some tools means off; record 0 for off).")
     seed: Count | None = Field(default=None, description="Random seed, when fixed.")
-    n: PositiveCount | None = Field(default=None, description="Completions generated per request. Per-request acceptance metrics are missing for n > 1.")
+    n: PositiveCount | None = Field(default=None, description="Completions generated per request. Needed where counts are summed from per-request acceptance metrics, which are missing for requests with n > 1.")
 
 
 class Runtime(_Model):
     name: Text | None = Field(default=None, description="Serving software (for example vLLM, SGLang, TensorRT-LLM).")
     version: Text | None = Field(default=None, description="Exact version of the serving software.")
     flags: Text | None = Field(default=None, description="Command line or configuration used to start the server, verbatim.")
+    environment: Text | None = Field(default=None, description="Environment variables the server or benchmark ran with, verbatim (for example SGLANG_SIMULATE_ACC_LEN=-1). Some settings, including forced acceptance, are made only here.")
 
 
 class Hardware(_Model):
@@ -187,9 +218,10 @@ class Load(_Model):
 class Interval(_Model):
     start_event: Text | None = Field(default=None, description="Event at which timing starts (for example 'just before the first proposal').")
     end_event: Text | None = Field(default=None, description="Event at which timing ends (for example 'last output token leaves the server').")
-    stages_included: list[Stage] = Field(default_factory=list, description="Work inside the interval. A speculative run must include proposal, verification and scheduling.")
+    stages_included: list[Stage] = Field(default_factory=list, description="Work inside the interval. A speculative run must include proposal, verification and scheduling; an end-to-end interval, or one timed around the whole generation call, includes them by definition.")
     stages_excluded: list[Stage] = Field(default_factory=list, description="Work outside the interval, stated explicitly (for example prompt-processing, queueing, client-delivery).")
-    scope: Literal["generation-only", "end-to-end"] | None = Field(default=None, description="generation-only: output generation after the prompt is processed; end-to-end: from request arrival to last token delivered. Only end-to-end supports response-time claims.")
+    scope: Literal["generation-only", "end-to-end"] | None = Field(default=None, description="generation-only: output generation after the prompt is processed; end-to-end: from request arrival to last token delivered, so every stage is inside. Only end-to-end supports response-time claims.")
+    whole_generation_call: bool = Field(default=False, description="True when one clock wraps the whole generation call (for example time.time() around model.generate() in a research harness at batch size 1), so proposal, verification, scheduling and sampling are all inside even where the source does not list them.")
     measurement: Literal["complete-interval", "stage-sum"] | None = Field(default=None, description="complete-interval: one clock from start to end event. stage-sum: separately timed stages added up (stages overlap, so this is not an interval).")
     duration_s: Seconds | None = Field(default=None, description="Length of the measured interval, in seconds.")
 
@@ -235,6 +267,17 @@ class Latency(_Model):
 class StageTimings(_Model):
     drafting_s: NonNegFloat | None = Field(default=None, description="Time spent proposing drafts, in seconds. A diagnostic: never added into the interval.")
     verification_s: NonNegFloat | None = Field(default=None, description="Time spent verifying drafts, in seconds. A diagnostic: never added into the interval.")
+
+
+class RepetitionSummary(_Model):
+    count: Count = Field(ge=1, description="Number of repetitions the material says it ran (for example 3 for 'mean speedup over 3 different runs').")
+    statistic: Literal["mean", "median", "best", "other"] | None = Field(default=None, description="How the stated figures summarise the repetitions: their mean, median, best, or another statistic.")
+
+
+class PerUserThroughput(_Model):
+    tokens_per_s: NonNegFloat = Field(description="Output tokens per second for each user (request), as the tool or vendor stated it. Not the aggregate output throughput E / T, which counts every user's tokens.")
+    statistic: Literal["mean", "p50", "p90", "p95", "p99"] | None = Field(default=None, description="Which statistic over the requests this is, when stated (mean, median or a percentile).")
+    definition: Text | None = Field(default=None, description="How the figure is computed, verbatim from the tool or source (for example trtllm-bench 'Per User Output Throughput (tokens/sec/user)', or 1 / p90 of end-to-end latency per output token). Tools define it differently, so per-user figures from different tools are not comparable.")
 
 
 class Repetition(_Model):
@@ -291,11 +334,18 @@ class Run(_Model):
     peak_memory_gb: NonNegFloat | None = Field(default=None, description="Peak accelerator memory during the run, in GB (a diagnostic).")
     stage_timings: StageTimings | None = Field(default=None, description="Drafting and verification time, kept as diagnostics only.")
     repetitions: list[Repetition] = Field(default_factory=list, max_length=1000, description="Each repetition's output tokens and duration, so a spread can be computed. When given, they add up to the run's E and duration.")
+    repetition_summary: RepetitionSummary | None = Field(default=None, description="When the material says how many repetitions the figures summarise (for example 'mean of 3 runs') without giving each one's figures. The spread is then unknown.")
+    per_user_throughput: PerUserThroughput | None = Field(default=None, description="Per-user (per-request) output throughput, where the tool or vendor states it beside or instead of the aggregate.")
     quality: list[Quality] = Field(default_factory=list, max_length=100, description="Task-quality results for this run's outputs.")
     reported: ReportedFigures | None = Field(default=None, description="Figures as the vendor or tool stated them; checked against the counts, never used instead of them.")
-    source: Source | None = Field(default=None, description="Where the run was imported from, when it was.")
     simulated_acceptance: SimulatedAcceptance | None = Field(default=None, description="Set when the run's acceptance was forced by a benchmark setting instead of measured on real drafts: such a run says nothing about what real traffic gets.")
+    source: Source | None = Field(default=None, description="Where the run was imported from, when it was.")
     notes: LongText | None = Field(default=None, description="Anything else the evidence says about this run.")
+
+
+# Proposer names SimulatedAcceptance before it is defined (it sits beside Run, where runs use
+# it too): resolve the forward reference now, so the schema and the blank form see the model.
+Proposer.model_rebuild(force=True)
 
 
 # ---------------------------------------------------------------------------- claims
@@ -311,6 +361,7 @@ ClaimKind = Literal[
 ]
 Counted = Literal[
     "emitted-output",
+    "per-user-output",
     "accepted-drafts",
     "proposed-drafts",
     "acceptance-length",
@@ -329,17 +380,19 @@ class Claim(_Model):
     id: Ident = Field(description="Short name for this claim (for example 'c1').")
     text: LongText = Field(description="The claim as the vendor worded it.")
     kind: ClaimKind = Field(description="What is claimed: output throughput (tokens/s), speedup (x), latency (ms), capacity (requests), acceptance rate, acceptance length, or lossless output.")
-    value: float | None = Field(default=None, ge=-10**12, le=10**12, description="The claimed number (200 for '200 tokens/s', 3 for '3x'). Not needed for lossless.")
+    value: float | None = Field(default=None, ge=-10**12, le=10**12, description="The claimed number (200 for '200 tokens/s', 3 for '3x'). For a range ('2.2-3.6x') its low end. Not needed for lossless.")
+    value_high: float | None = Field(default=None, ge=-10**12, le=10**12, description="For a claim stated as a range ('2.2-3.6x'): the high end (3.6); value holds the low end. Leave out for a single figure.")
+    bound: Literal["up-to", "at-least", "at-most"] | None = Field(default=None, description="When the vendor qualifies the figure: up-to for a best case reached ('up to 2.8x', the figure of the run the claim names), at-least for a floor ('over 250 tokens/s'), at-most for a ceiling ('p99 time per output token under 40 ms'). Leave out for a plain figure or a range.")
     unit: Text | None = Field(default=None, description="Unit of the value (tokens/s, x, ms, requests, fraction, tokens/step).")
-    counted: Counted | None = Field(default=None, description="What the number counts: emitted output tokens, accepted drafts, proposed drafts, acceptance length or rate, response time, or requests. A speed must count emitted output.")
+    counted: Counted | None = Field(default=None, description="What the number counts: emitted output tokens (all users together), emitted output per user (per-request throughput, as engine blogs state 'tokens/s per user'), accepted drafts, proposed drafts, acceptance length or rate, response time (a speedup in latency), or requests. A speed must count emitted output.")
     run: Ident = Field(description="Id of the run the claim rests on.")
     baseline: Ident | None = Field(default=None, description="Id of the run it is compared with (normally target-only decoding under the same settings). Required for speedups.")
     concurrency: PositiveCount | None = Field(default=None, description="Concurrency the claim is stated for. A speedup with no stated load is not a result.")
     request_rate: NonNegFloat | None = Field(default=None, description="Request rate (per second) the claim is stated for, when load is given as a rate.")
     scope: Literal["generation-only", "end-to-end"] | None = Field(default=None, description="Whether the claim is about output generation only or about end-to-end response time.")
     task: Text | None = Field(default=None, description="Task the claim is stated for, when it names one.")
-    latency_metric: Literal["ttft", "tpot", "itl", "e2e"] | None = Field(default=None, description="For latency claims: which latency (time to first token, time per output token, inter-token latency, end-to-end).")
-    percentile: Literal["mean", "p50", "p90", "p95", "p99"] | None = Field(default=None, description="For latency claims: which percentile.")
+    latency_metric: Literal["ttft", "tpot", "itl", "e2e"] | None = Field(default=None, description="For latency claims and response-time speedups: which latency (time to first token, time per output token, inter-token latency, end-to-end).")
+    percentile: Literal["mean", "p50", "p90", "p95", "p99"] | None = Field(default=None, description="For latency claims and response-time speedups: which percentile (or the mean). For per-user throughput: which statistic, when stated.")
     composition: Composition | None = Field(default=None, description="For combined speedups: how the combination was obtained.")
     installation_items: list[Ident] = Field(default_factory=list, max_length=100, description="Installation-scope items (by id) the claimed figure depends on. Any entry mixes equipment work into a software claim.")
 
@@ -362,7 +415,7 @@ class InstallationScope(_Model):
 
 
 class EvidenceRecord(_Model):
-    record_version: Literal["1.0"] = Field(description="Version of the evidence-record format. This tool reads 1.0.")
+    record_version: Literal["1.0", "1.1"] = Field(description="Version of the evidence-record format. This tool reads 1.0 and 1.1; write 1.1.")
     offer: Offer = Field(description="Who makes the offer and what they claim, verbatim.")
     configurations: list[Configuration] = Field(min_length=1, max_length=100, description="Each arrangement measured: target model, proposer, numerics, sampling, runtime, hardware.")
     runs: list[Run] = Field(min_length=1, max_length=5000, description="Each measured run: speculative or target-only, with workload, load, interval and counts.")

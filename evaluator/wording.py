@@ -39,3 +39,9 @@ def loads_text(loads) -> str:
     parts += [f"concurrency {b.min_concurrency}-{b.max_concurrency}" for b in loads.concurrency_bands]
     parts += [f"{num(r)} requests/s" for r in loads.request_rates]
     return ", ".join(parts) or "none stated"
+
+
+def and_join(items) -> str:
+    """'a', 'a and b', 'a, b and c': a list as a sentence reads it."""
+    items = [str(i) for i in items]
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1] if items else ""

@@ -16,7 +16,7 @@ from evaluator.rules import REGISTRY
 
 def test_validate_json_is_stable_and_versioned(sdeval):
     doc = sdeval("validate", "--format", "json", example("sd201-offer-a.json")).json()
-    assert doc["schema_version"] == "1.0"
+    assert doc["schema_version"] == "1.1"
     assert doc["tool"]["name"] == "sdeval"
     assert doc["findings"] == [
         {
@@ -143,7 +143,7 @@ def test_init_writes_a_commented_blank_form_that_parses(sdeval, tmp_path):
     text = form.read_text()
     assert "# P: candidate tokens proposed by the drafter" in text
     data = yaml.safe_load(text)
-    assert data["record_version"] == "1.0"
+    assert data["record_version"] == "1.1"
     assert set(data) == {"record_version", "offer", "configurations", "runs", "claims", "installation_scope"}
     # a blank form is not evidence: validate says which fields to fill, it does not crash
     result = sdeval("validate", form)

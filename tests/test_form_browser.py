@@ -351,3 +351,14 @@ def test_every_control_has_a_label_and_the_keyboard_reaches_it(page):
     add.focus()
     page.keyboard.press("Enter")
     assert page.evaluate("document.activeElement.dataset.pointer") == "/runs/1/id"
+
+
+@pytest.mark.parametrize("name", ["specforge-specbundle-up-to-4x.yaml", "medusa-readme-2.2-3.6x.yaml", "inferencex-agentx-synthetic-acceptance.yaml"])
+def test_a_claim_stated_as_a_bound_a_range_or_no_figure_reads_the_same_on_the_page(page, sdeval, tmp_path, name):
+    # "up to 4x", "2.2-3.6x", and a claim with no figure: the page words them as the CLI does.
+    original = yaml.safe_load(example("public-claims/" + name).read_text())
+    as_json = tmp_path / "in.json"
+    as_json.write_text(json.dumps(original, indent=2))
+    load(page, as_json)
+    found = page_findings(page)
+    assert found and found == cli_findings(sdeval, as_json)

@@ -122,6 +122,32 @@ def test_no_annex_items_says_none_identified(work, cli):
     assert "None identified." in pages[-1]
 
 
+def test_what_to_ask_the_vendor_follows_the_claims(work, cli):
+    out = cli("render", example("unstated-load.json"), "-o", work / "asks.pdf")
+    assert out.exit_code == 1, out.stderr
+    text = " ".join("\n".join(page_texts(work / "asks.pdf")).split())
+    claims, asks, accounting = (text.index(h) for h in ("Claims and the findings", "What to ask the vendor", "Accounting per run"))
+    assert claims < asks < accounting
+    for request in (
+        "1. Please state the concurrency or request rate the claimed 1.67x was measured at. Claim speedup; rule load-unstated",
+        "2. Please state the concurrency or request rate run spec was measured at.",
+        "3. Please state the concurrency or request rate baseline run target-only was measured at.",
+    ):
+        assert request in text
+
+
+def test_an_established_offer_has_nothing_to_ask(draft):
+    assert "What to ask the vendor" not in "".join(page_texts(draft))
+
+
+def test_an_undated_offer_says_so_on_the_cover(work, cli):
+    record = json.loads(example("sd201-offer-b.json").read_text())
+    del record["offer"]["date"]
+    (work / "undated.json").write_text(json.dumps(record))
+    assert cli("render", work / "undated.json", "-o", work / "undated.pdf").exit_code == 0
+    assert "Offer SD-201-B, date not stated" in page_texts(work / "undated.pdf")[0]
+
+
 def test_invalid_record_still_renders_its_findings(work, cli):
     bad = work / "broken.json"
     bad.write_text('{"record_version": "1.0", "offer": ')

@@ -143,7 +143,7 @@ def build_claim(
     }
     figure = claimed_figure(ctx, Claim.model_validate(fields))
     if figure is None or figure.value is None:
-        needs = ", ".join(figure.needs) if figure is not None and figure.needs else "the figure's counts"
+        needs = ", ".join(field if who in (None, run.id) else f"{who}: {field}" for who, field in figure.needs) if figure is not None and figure.needs else "the figure's counts"
         raise ImportProblem(f"{figure.name if figure else kind} cannot be computed: {needs.replace('baseline', 'a baseline')} missing (run {run.id}{f', baseline {base.id}' if base else ''})")
     value = as_written(figure.value, kind)
     taken = {c.id for c in record.claims}

@@ -109,6 +109,8 @@ def _file(r: FileAssessment, rule_of: RuleOf) -> dict[str, Any]:
         "claims": [],
         "other_findings": [],
         "installation": None,
+        # The buyer's next step: every error finding as a request to the vendor (FileAssessment.asks).
+        "asks": [{"code": a.code, "text": a.text, "claims": list(a.claims)} for a in r.asks],
     }
     if r.record is None:
         out["other_findings"] = [_finding(f, rule_of) for f in r.findings]
@@ -125,7 +127,7 @@ def _file(r: FileAssessment, rule_of: RuleOf) -> dict[str, Any]:
             "verdict_words": OUTCOME_WORDS[c.verdict],
             "run": c.run,
             "baseline": c.baseline,
-            "claimed": None if c.value is None else num(c.value, c.unit or ""),
+            "claimed": c.stated,
             "computed": _figure(c.computed),
             "output": _figure(c.output) if c.output != c.computed else None,
             "findings": [_finding(f, rule_of, explained) for f in c.findings],

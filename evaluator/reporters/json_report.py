@@ -3,6 +3,9 @@
 With a requirements profile, the same document gains one top-level key, `requirements`: the
 requirements x offers results (fit.results.Comparison.as_dict). This document is also what a
 PDF report attaches as assessment.json and what `sdeval verify` re-creates to compare.
+
+Each file entry carries `asks`: every error finding turned into a request to the vendor,
+`{"code", "text", "claims"}`, once per code and wording.
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ from ..rules import RULE_CATALOG_VERSION
 if TYPE_CHECKING:
     from ..fit.results import Comparison
 
-ASSESSMENT_SCHEMA_VERSION = "1.0"
+# 1.1: each file entry gained `asks`, each claim `value_high` and `bound` (additions only).
+ASSESSMENT_SCHEMA_VERSION = "1.1"
 
 
 def render(results: list[FileAssessment], full: bool, comparison: Comparison | None = None) -> str:
@@ -36,6 +40,8 @@ def document(results: list[FileAssessment], *, full: bool = True, comparison: Co
             "errors": r.count("error"),
             "warnings": r.count("warning"),
             "info": r.count("info"),
+            # What to ask the vendor: one request per error code and wording, with its claims.
+            "asks": [a.as_dict() for a in r.asks],
         }
         if full:
             entry["record_version"] = r.record.record_version if r.record else None
@@ -50,6 +56,8 @@ def document(results: list[FileAssessment], *, full: bool = True, comparison: Co
                     "kind": c.kind,
                     "text": c.text,
                     "value": c.value,
+                    "value_high": c.value_high,
+                    "bound": c.bound,
                     "unit": c.unit,
                     "run": c.run,
                     "baseline": c.baseline,

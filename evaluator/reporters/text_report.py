@@ -66,9 +66,10 @@ def _assessment(r: FileAssessment) -> list[str]:
     if r.record is None:
         out += ["  " + finding_line(r, f) for f in r.findings]
         out.append("")
+        out += asks_block(r)
         return out
     offer = r.record.offer
-    out.append(f"  offer: {offer.vendor}, {offer.offer_id}, {offer.date}")
+    out.append(f"  offer: {offer.vendor}, {offer.offer_id}, {offer.date or 'date not stated'}")
     out.append(f"  vendor's claim: {offer.claim_text}")
     for c in r.claims:
         out.append("")
@@ -91,6 +92,19 @@ def _assessment(r: FileAssessment) -> list[str]:
         out += [f"    {f.severity} {f.code} at {f.pointer or '/'}: {f.message}" for f in unclaimed]
     out.append("")
     out += _accounting(r)
+    out.append("")
+    out += asks_block(r)
+    return out
+
+
+def asks_block(r: FileAssessment) -> list[str]:
+    """What to ask the vendor: each request once, with the claims it concerns."""
+    if not r.asks:
+        return []
+    out = ["  What to ask the vendor:"]
+    for n, a in enumerate(r.asks, 1):
+        about = f" (claim{'s' * (len(a.claims) != 1)} {', '.join(a.claims)}; {a.code})" if a.claims else f" ({a.code})"
+        out.append(f"    {n}. {a.text}{about}")
     out.append("")
     return out
 

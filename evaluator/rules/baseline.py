@@ -6,9 +6,20 @@ import json
 from collections.abc import Iterator
 
 from ..context import Context
-from ..figures import comparison_fields
-from ..wording import num
+from ..figures import claimed_text, comparison_fields
+from ..record import Claim, Run
+from ..wording import and_join, num
 from .registry import Violation, message, rule
+
+
+def _load(claim: Claim, run: Run | None) -> str:
+    """The load a baseline must be measured at: the claim's, else its run's."""
+    for concurrency, rate in ((claim.concurrency, claim.request_rate), (run.load.concurrency, run.load.request_rate) if run else (None, None)):
+        if concurrency is not None:
+            return f"concurrency {concurrency}"
+        if rate is not None:
+            return f"{num(rate)} requests/s"
+    return "the same load"
 
 
 def _shown(value) -> str:
@@ -22,7 +33,7 @@ def _shown(value) -> str:
 @rule(
     "baseline-missing",
     "error",
-    "A speedup or comparison claim has no baseline run",
+    "A speedup claim has no baseline run, or compares a run with itself",
     rationale="""A speedup is a ratio, and a ratio needs a denominator measured under the same
     conditions. Without a baseline run (normally target-only decoding) an offer is an optimisation
     hypothesis, not a result.""",
@@ -33,22 +44,26 @@ def _shown(value) -> str:
         "none": "the claimed speedup ({value}) names no baseline run to compare with",
         "itself": "the claimed speedup compares run {run} with itself",
     },
+    ask="Please send the target-only run at {load} with the same target, sampling, workload and interval definition as run {run}, so that the claimed {value} can be computed.",
 )
 def baseline_missing(ctx: Context) -> Iterator[Violation]:
     for i, claim in ctx.claims():
         if claim.kind != "speedup":
             continue
+        ask = {"load": _load(claim, ctx.run(claim.run)), "run": claim.run, "value": claimed_text(claim, "x")}
         if claim.baseline is None:
             yield Violation(
-                message("baseline-missing", "none", value=num(claim.value, "x")),
+                message("baseline-missing", "none", value=claimed_text(claim, "x") if claim.value is not None else "no figure stated"),
                 ("claims", i, "baseline"),
                 claim=claim.id,
+                ask=ask,
             )
         elif claim.baseline == claim.run:
             yield Violation(
                 message("baseline-missing", "itself", run=claim.run),
                 ("claims", i, "baseline"),
                 claim=claim.id,
+                ask=ask,
             )
 
 
@@ -62,6 +77,7 @@ def baseline_missing(ctx: Context) -> Iterator[Violation]:
     failing="A speculative run at temperature 0.7 compared with a greedy target-only run.",
     passing="Both runs share target, tokenizer, numerics, sampling, workload, load, interval and hardware.",
     reference="Brief 3.4 and 3.5",
+    ask="Please send a baseline run that matches run {run} in {fields}; baseline {base} differs in them.",
 )
 def baseline_mismatch(ctx: Context) -> Iterator[Violation]:
     for i, claim in ctx.claims():
@@ -78,6 +94,7 @@ def baseline_mismatch(ctx: Context) -> Iterator[Violation]:
                 f"baseline {base.id} is not measured on equal terms with run {run.id}: {detail}",
                 ("claims", i, "baseline"),
                 claim=claim.id,
+                ask={"run": run.id, "fields": and_join(differing), "base": base.id},
             )
 
 
@@ -91,6 +108,7 @@ def baseline_mismatch(ctx: Context) -> Iterator[Violation]:
     failing="An acceptance rate of 0.8 at K = 2 presented as an improvement over 0.6 at K = 4.",
     passing="Both runs use K = 3 with the standard acceptance test and no adaptive verification.",
     reference="Brief 3.9 and 4 (adaptive verification)",
+    ask="Please send the acceptance of runs {run} and {other} measured with the same K, K schedule, verification and acceptance rule; they differ in {differences}.",
 )
 def acceptance_incomparable(ctx: Context) -> Iterator[Violation]:
     for i, claim in ctx.claims():
@@ -121,4 +139,5 @@ def acceptance_incomparable(ctx: Context) -> Iterator[Violation]:
                 f"acceptance of run {run.id} is compared with run {other.id}, but " + "; ".join(differences),
                 ("claims", i, "baseline"),
                 claim=claim.id,
+                ask={"run": run.id, "other": other.id, "differences": and_join(differences)},
             )

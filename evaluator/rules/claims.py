@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..figures import claimed_figure, claimed_value, output_figure
-from ..metrics import within_relative
+from fractions import Fraction
+
+from ..figures import Figure, claimed_figure, claimed_range, claimed_text, claimed_value, output_figure
+from ..metrics import exact, within_relative
 from ..context import Context
-from ..wording import num, seconds
+from ..record import Claim
+from ..wording import LATENCY_WORDS, and_join, num, seconds
 from .registry import Violation, rule
 
 # Vendors round headline figures ("200 tokens/s", "3x"); a claim within 2 % of what the
@@ -23,7 +26,16 @@ _KIND_WORDS = {
 
 
 def _claimed(claim) -> str:
-    return num(claim.value, claim.unit or "")
+    return claimed_text(claim)
+
+
+# What a speed claim should be restated as, for acceptance-only's ask.
+_RESTATED_AS = {
+    "output-throughput": "emitted output tokens per second",
+    "speedup": "an output-throughput speedup against a target-only baseline",
+    "latency": "a measured latency",
+    "capacity": "a number of concurrent requests served",
+}
 
 
 @rule(
@@ -37,6 +49,7 @@ def _claimed(claim) -> str:
     failing='"3x faster" with counted: acceptance-length, because the mean acceptance length is 3.',
     passing="A 1.8x speedup counted as emitted output tokens/s of the run over the baseline's.",
     reference="Brief 3.1; vLLM Per-Request Acceptance Metrics (docs.vllm.ai, features/speculative_decoding/acceptance_metrics)",
+    ask="Please restate the claimed {value} as {figure} measured over a complete interval{evidence}; a {what} contains no time.",
 )
 def acceptance_only(ctx: Context) -> Iterator[Violation]:
     for i, claim in ctx.performance_claims():
@@ -47,11 +60,14 @@ def acceptance_only(ctx: Context) -> Iterator[Violation]:
         shown = f" ({num(basis.value)} in run {claim.run})" if basis and basis.value is not None else ""
         message = f"the claimed {_KIND_WORDS[claim.kind]} of {_claimed(claim)} is a {what}{shown}, which contains no time"
         out = output_figure(ctx, claim)
+        evidence = ", and send the counts and the interval it rests on"
         if out is not None and out.value is not None:
             message += f"; {out.name} measured over complete intervals is {num(out.value, out.unit)}"
+            evidence = f" (run {claim.run}'s counts give {num(out.value, out.unit)})"
         elif claim.kind == "speedup":
             message += "; no output throughput against a baseline supports it"
-        yield Violation(message, ("claims", i, "counted"), claim=claim.id)
+        ask = {"value": _claimed(claim), "figure": _RESTATED_AS[claim.kind], "evidence": evidence, "what": what}
+        yield Violation(message, ("claims", i, "counted"), claim=claim.id, ask=ask)
 
 
 @rule(
@@ -65,6 +81,7 @@ def acceptance_only(ctx: Context) -> Iterator[Violation]:
     failing="SD-201 offer A: 200 tokens/s counted over proposed drafts (20 in 0.100 s); it emits 150 tokens/s.",
     passing="SD-201 offer B: 200 tokens/s counted over emitted output (15 in 0.075 s).",
     reference="Brief 2 (SD-201); Leviathan, Kalman, Matias, ICML 2023",
+    ask="Please restate the claimed {value} in emitted output tokens (what users receive) per second of run {run}'s measured interval, not in {what}.",
 )
 def throughput_basis(ctx: Context) -> Iterator[Violation]:
     for i, claim in ctx.claims():
@@ -82,7 +99,7 @@ def throughput_basis(ctx: Context) -> Iterator[Violation]:
                 )
             else:
                 message += f"; run {run.id} gives no emitted output over a measured interval"
-        yield Violation(message, ("claims", i, "counted"), claim=claim.id)
+        yield Violation(message, ("claims", i, "counted"), claim=claim.id, ask={"value": _claimed(claim), "run": claim.run, "what": what})
 
 
 @rule(
@@ -91,10 +108,13 @@ def throughput_basis(ctx: Context) -> Iterator[Violation]:
     "The claimed value differs from what the run's counts and interval give",
     rationale=f"""Every figure is recomputed from counts and the measured interval, never copied from the
     vendor's text. A claim more than {int(CLAIM_TOLERANCE * 100)} % away from the recomputed figure for
-    what it says it counts is not supported by its own evidence.""",
+    what it says it counts is not supported by its own evidence. A claim stated as a range holds when the
+    figure lies in it, one stated as a floor ("over 250 tokens/s") or a ceiling ("under 40 ms") when the
+    figure keeps to it; a best case ("up to 2.8x") is the figure of the run it names.""",
     failing="A claim of 250 tokens/s where E / T = 15 / 0.075 s = 200 tokens/s.",
-    passing="A claim of 200 tokens/s where E / T = 200 tokens/s.",
+    passing="A claim of 200 tokens/s where E / T = 200 tokens/s, or of 'at least 180 tokens/s'.",
     reference="Brief 2 (derived figures); vLLM Speculative Decoding metrics definitions",
+    ask="Please show how the claimed {value} follows from run {run}, whose counts give {figure} = {computed}, or correct the claim.",
 )
 def claim_mismatch(ctx: Context) -> Iterator[Violation]:
     for i, claim in ctx.claims():
@@ -102,51 +122,114 @@ def claim_mismatch(ctx: Context) -> Iterator[Violation]:
         value = claimed_value(claim)
         if figure is None or figure.value is None or value is None:
             continue
-        if not within_relative(value, figure.value, CLAIM_TOLERANCE):
+        if not _supported(claim, value, figure.value):
+            computed = num(figure.value, figure.unit)
             yield Violation(
-                f"the claimed {_claimed(claim)} does not match the evidence: {figure.name} is "
-                f"{num(figure.value, figure.unit)}",
+                f"the claimed {_claimed(claim)} does not match the evidence: {figure.name} is {computed}",
                 ("claims", i, "value"),
                 claim=claim.id,
+                ask={"value": _claimed(claim), "run": claim.run, "figure": figure.name, "computed": computed},
             )
+
+
+def _supported(claim: Claim, value: float, computed: float) -> bool:
+    """Whether the computed figure bears out the claim as stated: a figure, a range or a minimum."""
+    margin = exact(CLAIM_TOLERANCE) * abs(Fraction(computed))
+    ends = claimed_range(claim)
+    if ends is not None:
+        return exact(ends[0]) - margin <= Fraction(computed) <= exact(ends[1]) + margin
+    if claim.bound == "at-least":
+        return Fraction(computed) >= exact(value) - margin
+    if claim.bound == "at-most":
+        return Fraction(computed) <= exact(value) + margin
+    return within_relative(value, computed, CLAIM_TOLERANCE)
+
+
+# What each missing input is, in a buyer's words, for the ask.
+_NEED_WORDS = {
+    "emitted_tokens": "emitted output tokens (E)",
+    "duration_s": "measured interval duration (T)",
+    "accepted_drafts": "accepted drafts (A)",
+    "proposed_drafts": "proposed drafts (P)",
+    "verification_steps": "verification steps (S)",
+    "per_user_throughput": "per-user output throughput",
+}
+
+
+def _need_words(field: str) -> str:
+    if field.startswith("latency."):
+        _, block, percentile = field.split(".")
+        return f"{percentile} {LATENCY_WORDS[block.removesuffix('_ms')]}"
+    if field.startswith("per_user_throughput ("):
+        return f"per-user output throughput ({field.split('(')[1]}"
+    return _NEED_WORDS.get(field, field)
+
+
+def _by_run(figure: Figure) -> dict[str, list[str]]:
+    """The figure's missing inputs grouped by the run that lacks them, in the order named."""
+    grouped: dict[str, list[str]] = {}
+    for run_id, field in figure.needs:
+        if run_id is not None:
+            grouped.setdefault(run_id, []).append(field)
+    return grouped
+
+
+def _lacking_at(ctx: Context, run_id: str, fields: list[str]) -> tuple:
+    at = ("runs", ctx.run_index[run_id])
+    if any(f.startswith("latency.") for f in fields):
+        return (*at, "latency")
+    if any(f.startswith("per_user_throughput") for f in fields):
+        return (*at, "per_user_throughput")
+    if fields == ["duration_s"]:
+        return (*at, "interval", "duration_s")
+    return (*at, "counts")
 
 
 @rule(
     "counts-missing",
     "error",
-    "The run lacks the counts or latency the claim's figure is computed from",
+    "The claim states no figure, or its run or baseline lacks the counts, duration, latency or per-user figure it is computed from",
     rationale="""A claimed number is only evidence when it can be recomputed: a throughput needs the
-    emitted tokens and the interval's duration, an acceptance rate needs A and P, a latency claim
-    needs the stated percentile. A figure the record cannot reproduce is an assertion, not a result.""",
+    emitted tokens and the interval's duration, a speedup needs them for the run and for its baseline, an
+    acceptance rate needs A and P, a latency claim needs the stated percentile, a per-user figure needs the
+    run's per-user throughput. Every missing input is named, whatever else the claim lacks (a baseline has
+    its own rule). A figure the record cannot reproduce is an assertion, not a result.""",
     failing="An output-throughput claim on a run that states no emitted_tokens.",
     passing="The run states emitted_tokens and duration_s, so E / T can be computed.",
     reference="Brief 2 and 3.2",
+    ask="Please state {needs}, so that {subject} can be recomputed from the evidence.",
 )
 def counts_missing(ctx: Context) -> Iterator[Violation]:
     for i, claim in ctx.claims():
         if claim.kind in ("capacity", "lossless"):
             continue
         if claim.value is None:
-            yield Violation(f'claim "{claim.id}" states no value', ("claims", i, "value"), claim=claim.id)
-            continue
+            yield Violation(
+                f'claim "{claim.id}" states no value',
+                ("claims", i, "value"),
+                claim=claim.id,
+                ask={"needs": f'the figure claim "{claim.id}" makes', "subject": "it"},
+            )
         figure = claimed_figure(ctx, claim)
         if figure is None or figure.value is not None:
             continue
-        # A missing baseline or duration has its own rule; name only what is missing here.
-        needs = [n for n in figure.needs if n not in ("baseline",) and not n.endswith("duration_s")]
-        if claim.kind == "latency" and (claim.latency_metric is None or claim.percentile is None):
+        subject = f"the claimed {_claimed(claim)}"
+        unstated = [field for run_id, field in figure.needs if run_id is None and field in ("latency_metric", "percentile")]
+        if unstated:
+            what = "a latency claim" if claim.kind == "latency" else "a response-time speedup"
             yield Violation(
-                "a latency claim must say which latency (latency_metric) and which percentile",
-                ("claims", i, "latency_metric" if claim.latency_metric is None else "percentile"),
+                f"{what} must say which latency (latency_metric) and which percentile",
+                ("claims", i, unstated[0]),
                 claim=claim.id,
+                ask={"needs": "which latency and which percentile (or the mean) the claim is about", "subject": subject},
             )
-        elif needs:
-            run_index = ctx.run_index[claim.run]
+        for run_id, fields in _by_run(figure).items():
+            role = "run" if run_id == claim.run else "baseline"
             yield Violation(
-                f"{figure.name} cannot be computed for the claimed {_claimed(claim)}: run {claim.run} lacks "
-                + ", ".join(needs),
-                ("runs", run_index, "latency" if claim.kind == "latency" else "counts"),
+                f"{figure.name} cannot be computed for {subject}: {role} {run_id} lacks {', '.join(fields)}",
+                _lacking_at(ctx, run_id, fields),
                 claim=claim.id,
+                ask={"needs": f"{role} {run_id}'s " + and_join(_need_words(f) for f in fields), "subject": subject},
             )
 
 
@@ -160,6 +243,7 @@ def counts_missing(ctx: Context) -> Iterator[Violation]:
     failing='"6x" obtained as 2x from speculation times 3x from fp8 quantisation (composition: multiplied).',
     passing="The combined 2.4x measured in one run with speculation and fp8 both on (composition: measured-together).",
     reference="Brief 3.9",
+    ask="Please send one run with {parts} all switched on together, compared with a target-only baseline, instead of {how} separately measured speedups into {value}.",
 )
 def speedups_compounded(ctx: Context) -> Iterator[Violation]:
     for i, claim in ctx.claims():
@@ -170,6 +254,11 @@ def speedups_compounded(ctx: Context) -> Iterator[Violation]:
                 "of idle compute and only a run with all of them on measures the combination",
                 ("claims", i, "composition", "method"),
                 claim=claim.id,
+                ask={
+                    "parts": and_join(claim.composition.components) if claim.composition.components else "every optimisation it combines",
+                    "how": "multiplying" if claim.composition.method == "multiplied" else "adding",
+                    "value": _claimed(claim),
+                },
             )
 
 
@@ -183,6 +272,7 @@ def speedups_compounded(ctx: Context) -> Iterator[Violation]:
     failing="A throughput claim whose installation_items lists 'second-gpu-server'.",
     passing="The same installation item recorded under installation_scope, with no claim depending on it.",
     reference="Brief 3.11",
+    ask="Please state claim {claim}'s figure for the software offer alone, measured without {items}, and quote that installation work separately.",
 )
 def installation_mixed(ctx: Context) -> Iterator[Violation]:
     for i, claim in ctx.claims():
@@ -192,6 +282,7 @@ def installation_mixed(ctx: Context) -> Iterator[Violation]:
                 "equipment is reported separately and cannot carry a software performance claim",
                 ("claims", i, "installation_items"),
                 claim=claim.id,
+                ask={"claim": claim.id, "items": and_join(claim.installation_items)},
             )
 
 
@@ -205,6 +296,7 @@ def installation_mixed(ctx: Context) -> Iterator[Violation]:
     failing='A claim for task "translation" resting on a run whose workload task is "math reasoning".',
     passing="The claim's task and the run's workload task are the same.",
     reference="Brief 3.8; Spec-Bench leaderboard (github hemingkx/Spec-Bench)",
+    ask='Please send a run measured on the task "{task}" that the claim is stated for; run {run} measured {measured}.',
 )
 def task_extrapolated(ctx: Context) -> Iterator[Violation]:
     for i, claim in ctx.claims():
@@ -218,5 +310,6 @@ def task_extrapolated(ctx: Context) -> Iterator[Violation]:
                 + (f'"{measured}"' if measured else "no stated task"),
                 ("claims", i, "task"),
                 claim=claim.id,
+                ask={"task": claim.task, "run": run.id, "measured": f'"{measured}"' if measured else "no stated task"},
             )
 

@@ -24,7 +24,7 @@ def _identity_violations(ctx: Context, i: int, run: Run) -> Iterator[Violation]:
     at = ("runs", i, "counts")
 
     def v(text: str, field: str) -> Violation:
-        return Violation(message(CODE, "run", run=run.id, problem=text), (*at, field), run=run.id)
+        return _inconsistent(run, text, (*at, field))
 
     if not speculating(ctx, run):
         why = "a target-only run" if run.arrangement == "target-only" else "a run at K = 0 (speculation off)"
@@ -64,35 +64,43 @@ def _identity_violations(ctx: Context, i: int, run: Run) -> Iterator[Violation]:
             yield v(f"position 1 was accepted {per_pos[0]} times in only S = {S} steps", "accepted_per_position")
 
 
+def _inconsistent(run: Run, problem: str, path: tuple) -> Violation:
+    """One broken identity of a run: 'run X: problem', and the ask names the same problem."""
+    return Violation(message(CODE, "run", run=run.id, problem=problem), path, run=run.id, ask={"run": run.id, "problem": problem})
+
+
 def _coverage_totals(i: int, run: Run) -> Iterator[Violation]:
     c, n = run.counts, run.workload.num_requests
     if n is not None and c.requests_with_metrics is not None and c.requests_without_metrics is not None:
         if c.requests_with_metrics + c.requests_without_metrics != n:
-            yield Violation(
-                f"run {run.id}: {c.requests_with_metrics} requests with and {c.requests_without_metrics} without "
+            yield _inconsistent(
+                run,
+                f"{c.requests_with_metrics} requests with and {c.requests_without_metrics} without "
                 f"per-request metrics do not add up to the {n} requests measured",
                 ("runs", i, "counts", "requests_with_metrics"),
-                run=run.id,
             )
 
 
 def _repetition_totals(i: int, run: Run) -> Iterator[Violation]:
+    summary = run.repetition_summary
+    if summary is not None and run.repetitions and len(run.repetitions) != summary.count:
+        yield _inconsistent(
+            run,
+            f"{len(run.repetitions)} repetitions are listed, but the summary states {summary.count}",
+            ("runs", i, "repetition_summary", "count"),
+        )
     if not run.repetitions:
         return
     total_e = sum(r.emitted_tokens for r in run.repetitions)
     total_t = sum(exact(r.duration_s) for r in run.repetitions)
     E, T = run.counts.emitted_tokens, run.interval.duration_s
     if E is not None and total_e != E:
-        yield Violation(
-            f"run {run.id}: repetitions emit {total_e} tokens in all, but the run states E = {E}",
-            ("runs", i, "repetitions"),
-            run=run.id,
-        )
+        yield _inconsistent(run, f"repetitions emit {total_e} tokens in all, but the run states E = {E}", ("runs", i, "repetitions"))
     if T is not None and total_t != exact(T):
-        yield Violation(
-            f"run {run.id}: repetitions last {num(float(total_t), 's')} in all, but the interval states {num(T, 's')}",
+        yield _inconsistent(
+            run,
+            f"repetitions last {num(float(total_t), 's')} in all, but the interval states {num(T, 's')}",
             ("runs", i, "repetitions"),
-            run=run.id,
         )
 
 
@@ -107,11 +115,10 @@ def _reported_figures(ctx: Context, i: int, run: Run) -> Iterator[Violation]:
     ):
         reported = getattr(run.reported, name)
         if reported is not None and computed is not None and not agrees_at_stated_precision(reported, computed):
-            yield Violation(
-                f"run {run.id}: the reported {name.replace('_', ' ')} {num(reported)} disagrees with "
-                f"{formula} = {num(computed)}",
+            yield _inconsistent(
+                run,
+                f"the reported {name.replace('_', ' ')} {num(reported)} disagrees with {formula} = {num(computed)}",
                 ("runs", i, "reported", name),
-                run=run.id,
             )
 
 
@@ -121,7 +128,8 @@ def _reported_figures(ctx: Context, i: int, run: Run) -> Iterator[Violation]:
     "The counting identities break",
     rationale="""The counts of one interval must agree with each other: A <= P, E = A + B, at most one
     bonus token per step, the histogram adds up to S steps and A accepted drafts, P <= K x S, per-request
-    coverage adds up, repetitions add up to the run, and a tool's own rate equals A / P. When they do not,
+    coverage adds up, repetitions add up to the run (and number as many as it says), and a tool's own
+    rate equals A / P. When they do not,
     the figures were taken from different intervals or populations, or were edited.""",
     failing="E = 16 with A = 10 and B = 5.",
     passing="SD-201: S = 5, P = 20, A = 10, B = 5, E = 15, histogram [1, 1, 1, 1, 1].",
@@ -133,6 +141,7 @@ def _reported_figures(ctx: Context, i: int, run: Run) -> Iterator[Violation]:
         "histogram-steps": "the accepted-length histogram adds up to {total} steps, not S = {S}",
         "histogram-accepted": "the accepted-length histogram gives {weighted} accepted drafts, not A = {A}",
     },
+    ask="Please send run {run}'s counts again, all taken from one interval and one population of requests: {problem}.",
 )
 def counts_inconsistent(ctx: Context) -> Iterator[Violation]:
     for i, run in enumerate(ctx.record.runs):
@@ -166,7 +175,7 @@ def _capture_advice(run: Run) -> str:
 @rule(
     "coverage-gap",
     "error",
-    "Requests without per-request metrics are counted as zeros, or per-request and server totals are mixed",
+    "Requests without per-request metrics are counted as zeros or left unexplained, or per-request and server totals are mixed",
     rationale="""vLLM's per-request metrics are null for requests with n > 1, while its server counters
     include them. Missing coverage is not a measured zero, and per-request sums reconcile with server
     totals only for an all-single-sequence workload. Likewise a benchmark's speculative figures taken
@@ -179,6 +188,7 @@ def _capture_advice(run: Run) -> str:
         "mixed": "run {run}: the counts mix server-wide counters with the benchmark's own requests, which may be different requests{advice}",
         "contradicted": "run {run}: the server's counters over the same interval show other requests than the benchmark's: {details}",
     },
+    ask="Please send run {run}'s counts over one population of requests: say how requests without per-request metrics were treated (left out, never counted as zeros), and for a benchmark against a server, its /metrics scraped just before and just after the benchmark.",
 )
 def coverage_gap(ctx: Context) -> Iterator[Violation]:
     for i, run in enumerate(ctx.record.runs):
@@ -188,6 +198,7 @@ def coverage_gap(ctx: Context) -> Iterator[Violation]:
                 f"run {run.id}: requests without per-request metrics were counted as zeros, which understates acceptance",
                 ("runs", i, "counts", "missing_metrics_as"),
                 run=run.id,
+                ask={"run": run.id},
             )
         elif c.requests_without_metrics and c.missing_metrics_as is None:
             yield Violation(
@@ -195,6 +206,7 @@ def coverage_gap(ctx: Context) -> Iterator[Violation]:
                 "does not say how they were treated",
                 ("runs", i, "counts", "missing_metrics_as"),
                 run=run.id,
+                ask={"run": run.id},
             )
         disagreements = _disagreements(run)
         if c.population == "mixed" and (disagreements or not c.population_check):
@@ -203,6 +215,7 @@ def coverage_gap(ctx: Context) -> Iterator[Violation]:
                 message("coverage-gap", "mixed", run=run.id, advice=f": {problem}" if problem else _capture_advice(run)),
                 ("runs", i, "counts", "population"),
                 run=run.id,
+                ask={"run": run.id},
             )
         elif disagreements and c.population != "server-wide" and any(
             v is not None for v in (c.verification_steps, c.proposed_drafts, c.accepted_drafts)
@@ -211,6 +224,7 @@ def coverage_gap(ctx: Context) -> Iterator[Violation]:
                 message("coverage-gap", "contradicted", run=run.id, details="; ".join(disagreements)),
                 ("runs", i, "counts", "population_check"),
                 run=run.id,
+                ask={"run": run.id},
             )
 
 

@@ -4,26 +4,67 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..record import Configuration
+from ..record import MODEL_FREE_METHODS, Configuration, EvidenceRecord
 from ..context import Context
+from ..wording import and_join
 from .registry import Violation, rule
 
-# Proposers with no model of their own to identify.
-_MODEL_FREE_METHODS = ("ngram", "suffix", "none")
+# Each identity field as the ask words it.
+_WORDS = {
+    ("target", "model"): "the target model",
+    ("target", "revision"): "the target model's revision",
+    ("target", "tokenizer"): "the tokenizer",
+    ("target", "tokenizer_revision"): "the tokenizer's revision",
+    ("proposer", "method_name"): "the proposer method's name",
+    ("proposer", "model"): "the drafter",
+    ("proposer", "revision"): "the drafter's revision",
+    ("proposer", "k"): "the draft length K",
+    ("numerics", "weights"): "the number format of the weights",
+    ("numerics", "activations"): "the number format of the activations",
+    ("numerics", "kv_cache"): "the number format of the KV cache",
+    ("sampling", "temperature"): "the sampling temperature",
+    ("sampling", "top_p"): "top-p",
+    ("sampling", "top_k"): "top-k",
+    ("sampling", "n"): "the completions per request (n)",
+    ("runtime", "name"): "the serving software",
+    ("runtime", "version"): "the serving software's exact version",
+    ("hardware", "accelerator"): "the accelerator",
+    ("hardware", "count"): "the number of accelerators",
+}
 
 
-def missing_identity(cfg: Configuration) -> list[tuple[str, ...]]:
-    """Paths (inside the configuration) of identity fields the configuration does not state."""
+def per_request_counts(record: EvidenceRecord, cfg: Configuration) -> bool:
+    """Whether a run of this configuration sums acceptance counts over requests' own metrics
+    without stating their coverage: requests with n > 1 report none, so n decides what they cover."""
+    for run in record.runs:
+        c = run.counts
+        if run.configuration != cfg.id or c.population not in ("benchmark-requests", "mixed"):
+            continue
+        drafted = any(x is not None for x in (c.verification_steps, c.proposed_drafts, c.accepted_drafts))
+        if drafted and c.requests_without_metrics is None and run.load.multi_sequence_share is None:
+            return True
+    return False
+
+
+def missing_identity(cfg: Configuration, n_needed: bool = True) -> list[tuple[str, ...]]:
+    """Paths (inside the configuration) of identity fields the configuration does not state.
+    `n_needed`: whether completions per request change this configuration's evidence
+    (per_request_counts); elsewhere n is not part of what must be pinned."""
     missing: list[tuple[str, ...]] = []
     for name in ("model", "revision", "tokenizer", "tokenizer_revision"):
         if not getattr(cfg.target, name):
             missing.append(("target", name))
     p = cfg.proposer
-    if p.method not in _MODEL_FREE_METHODS:
+    if p.method == "other" and not p.method_name:
+        missing.append(("proposer", "method_name"))
+    if p.method not in MODEL_FREE_METHODS:
         for name in ("model", "revision"):
             if not getattr(p, name):
                 missing.append(("proposer", name))
-    if p.method != "none" and p.k is None and not p.k_schedule and not p.adaptive_verification:
+    # Lookahead and Jacobi decoding have no single K: their window and n-gram settings, stated with
+    # the command that ran them, are what pins the draft length.
+    windowed = p.method in ("lookahead", "jacobi") and cfg.runtime.flags
+    if p.method != "none" and p.k is None and not p.k_schedule and not p.adaptive_verification and not windowed:
         missing.append(("proposer", "k"))
     for name in ("weights", "activations", "kv_cache"):
         if not getattr(cfg.numerics, name):
@@ -35,7 +76,7 @@ def missing_identity(cfg: Configuration) -> list[tuple[str, ...]]:
         for name in ("top_p", "top_k"):
             if getattr(s, name) is None:
                 missing.append(("sampling", name))
-    if s.n is None:
+    if s.n is None and n_needed:
         missing.append(("sampling", "n"))
     for name in ("name", "version"):
         if not getattr(cfg.runtime, name):
@@ -53,19 +94,20 @@ def missing_identity(cfg: Configuration) -> list[tuple[str, ...]]:
     rationale="""A result belongs to a configuration: the target model and its revision, the tokenizer,
     the proposer and its revision, K, the number formats, the sampling settings, the runtime version and
     the hardware. A changed target or sampling policy is a different comparison even when the acceptance
-    figure looks the same; a result whose configuration is not pinned cannot be reproduced or compared.""",
+    figure looks the same; a result whose configuration is not pinned cannot be reproduced or compared.
+    Completions per request (n) are required only where they change the evidence: where acceptance counts
+    are summed from per-request metrics, which requests with n > 1 do not report.""",
     failing="A configuration naming the target model but not its revision or the vLLM version.",
     passing="Every identity field stated, for example revision 'a1b2c3d', vLLM 0.32.0, bf16 weights.",
-    reference="Brief 3.5",
+    reference="Brief 3.5; vLLM Per-Request Acceptance Metrics (null for n > 1)",
+    ask="Please state, for configuration {configuration}, {missing}.",
 )
 def identity_incomplete(ctx: Context) -> Iterator[Violation]:
-    used = {run.configuration for run in ctx.record.runs}
-    for c, cfg in enumerate(ctx.record.configurations):
-        if cfg.id not in used:
-            continue
-        missing = missing_identity(cfg)
+    for c, cfg in ctx.used_configurations():
+        missing = missing_identity(cfg, per_request_counts(ctx.record, cfg))
         if missing:
             yield Violation(
                 f"configuration {cfg.id} does not state " + ", ".join(".".join(m) for m in missing),
                 ("configurations", c, *missing[0]),
+                ask={"configuration": cfg.id, "missing": and_join(_WORDS[m] for m in missing)},
             )

@@ -5,12 +5,30 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..context import Context, speculating
+from ..figures import claimed_text
+from ..record import Interval
+from ..wording import and_join
 from .registry import Violation, rule
 
 REQUIRED_STAGES = {
     "speculative": ("proposal", "verification", "scheduling"),
     "target-only": ("decode", "scheduling"),
 }
+
+# interval-undefined's missing fields, as the ask words them.
+_UNDEFINED_WORDS = {
+    "start_event": "the event that starts the clock",
+    "end_event": "the event that stops it",
+    "duration_s": "the measured duration",
+    "scope": "whether it is generation-only or end-to-end",
+    "measurement": "whether it was one clock or a sum of stage timings",
+}
+
+
+def covered_by_definition(interval: Interval) -> bool:
+    """An end-to-end interval, or one clock around the whole generation call, holds every stage
+    of the generation by definition, whether or not the stages are listed."""
+    return interval.scope == "end-to-end" or interval.whole_generation_call
 
 
 @rule(
@@ -23,6 +41,7 @@ REQUIRED_STAGES = {
     failing="A run with duration_s 0.075 and no start or end event.",
     passing='start_event "just before the first proposal", end_event "last output token", scope, measurement and duration_s all given.',
     reference="Brief 3.2",
+    ask="Please state, for run {run}'s timed interval, {missing}.",
 )
 def interval_undefined(ctx: Context) -> Iterator[Violation]:
     for i, run in ctx.timed_runs():
@@ -36,42 +55,52 @@ def interval_undefined(ctx: Context) -> Iterator[Violation]:
                 f"run {run.id}'s interval does not state {', '.join(missing)}",
                 ("runs", i, "interval", missing[0]),
                 run=run.id,
+                ask={"run": run.id, "missing": and_join(_UNDEFINED_WORDS[m] for m in missing)},
             )
 
 
 @rule(
     "interval-incomplete",
     "error",
-    "The interval leaves out proposal, verification or scheduling work",
+    "The interval leaves out, or does not say it includes, proposal, verification or scheduling work",
     rationale="""The cost of speculation is the proposer's work, the wider verification pass and the
     scheduling around them, wherever the proposer runs. An interval that times only the target's pass,
-    or leaves out a drafter running on another device, shows the gain without the cost.""",
-    failing="A speculative run whose stages_excluded lists proposal (the drafter ran on a separate GPU).",
-    passing="stages_included lists proposal, verification and scheduling.",
+    or leaves out a drafter running on another device, shows the gain without the cost. A stage stated
+    as excluded is left out; a stage neither listed nor covered is not known to be inside. An end-to-end
+    interval, or one clock around the whole generation call, covers every stage by definition.""",
+    failing="A speculative run whose stages_excluded lists proposal (the drafter ran on a separate GPU), or one that lists no stages at all.",
+    passing="stages_included lists proposal, verification and scheduling; or the scope is end-to-end; or whole_generation_call is true.",
     reference="Brief 3.2",
+    ask="Please send run {run} timed over one interval that includes {stages}{why}, or show that its interval already includes them.",
 )
 def interval_incomplete(ctx: Context) -> Iterator[Violation]:
     for i, run in ctx.timed_runs():
         interval = run.interval
-        if not interval.stages_included and not interval.stages_excluded:
-            yield Violation(
-                f"run {run.id}'s interval does not say which stages it includes",
-                ("runs", i, "interval", "stages_included"),
-                run=run.id,
-            )
-            continue
-        lacking = [
-            s
-            for s in REQUIRED_STAGES["speculative" if speculating(ctx, run) else "target-only"]
-            if s not in interval.stages_included or s in interval.stages_excluded
-        ]
-        if lacking:
+        required = REQUIRED_STAGES["speculative" if speculating(ctx, run) else "target-only"]
+        # Stated as excluded: left out, whatever the scope says.
+        excluded = [s for s in required if s in interval.stages_excluded]
+        # Neither listed nor covered by the interval's own definition: not known to be inside.
+        unstated = (
+            []
+            if covered_by_definition(interval)
+            else [s for s in required if s not in interval.stages_included and s not in excluded]
+        )
+        at = ("runs", i, "interval")
+        if excluded:
             cfg = ctx.configuration(run)
-            where = f" (the proposer runs on {cfg.proposer.device})" if cfg and cfg.proposer.device and "proposal" in lacking else ""
+            where = f" (the proposer runs on {cfg.proposer.device})" if cfg and cfg.proposer.device and "proposal" in excluded else ""
             yield Violation(
-                f"run {run.id}'s interval leaves out {', '.join(lacking)}{where}",
-                ("runs", i, "interval", "stages_excluded" if any(s in interval.stages_excluded for s in lacking) else "stages_included"),
+                f"run {run.id}'s interval leaves out {and_join(excluded)}{where}",
+                (*at, "stages_excluded"),
                 run=run.id,
+                ask={"run": run.id, "stages": and_join(excluded), "why": where},
+            )
+        if unstated:
+            yield Violation(
+                f"run {run.id}'s interval does not say whether it includes {and_join(unstated)}",
+                (*at, "stages_included"),
+                run=run.id,
+                ask={"run": run.id, "stages": and_join(unstated), "why": ""},
             )
 
 
@@ -85,6 +114,7 @@ def interval_incomplete(ctx: Context) -> Iterator[Violation]:
     failing="duration_s = drafting_s + verification_s, or measurement: stage-sum.",
     passing="measurement: complete-interval, with stage timings kept only as diagnostics.",
     reference="Brief 3.2 and 3.10",
+    ask="Please send run {run}'s duration measured with one clock from its start event to its end event, not added up from stage timings.",
 )
 def interval_stage_sum(ctx: Context) -> Iterator[Violation]:
     for i, run in enumerate(ctx.record.runs):
@@ -93,6 +123,7 @@ def interval_stage_sum(ctx: Context) -> Iterator[Violation]:
                 f"run {run.id}'s duration is a sum of separately timed stages, not one measured interval",
                 ("runs", i, "interval", "measurement"),
                 run=run.id,
+                ask={"run": run.id},
             )
             continue
         timings, duration = run.stage_timings, run.interval.duration_s
@@ -103,6 +134,7 @@ def interval_stage_sum(ctx: Context) -> Iterator[Violation]:
                     "the stage timings were added up instead of measuring the interval",
                     ("runs", i, "interval", "duration_s"),
                     run=run.id,
+                    ask={"run": run.id},
                 )
 
 
@@ -116,6 +148,7 @@ def interval_stage_sum(ctx: Context) -> Iterator[Violation]:
     failing="An end-to-end claim, or a time-to-first-token claim, on a generation-only run.",
     passing="An end-to-end claim on a run whose interval scope is end-to-end.",
     reference="Brief 3.2",
+    ask="Please send an end-to-end measurement (from request arrival to the last token delivered) for the claimed {value}; {role} {run} was timed over generation only.",
 )
 def scope_exceeded(ctx: Context) -> Iterator[Violation]:
     for i, claim in ctx.claims():
@@ -130,5 +163,6 @@ def scope_exceeded(ctx: Context) -> Iterator[Violation]:
                     f"the claim is about {what} but {role} {run.id} was timed over a generation-only interval",
                     ("claims", i, "scope" if claim.scope == "end-to-end" else "latency_metric"),
                     claim=claim.id,
+                    ask={"value": claimed_text(claim), "role": role, "run": run.id},
                 )
                 break

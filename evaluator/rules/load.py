@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..context import Context
+from ..figures import claimed_text
 from ..wording import num
 from .registry import Violation, message, rule
 
@@ -32,6 +33,7 @@ def _load_text(concurrency: int | None, rate: float | None) -> str:
         "claim": "the claimed {value} states no concurrency or request rate",
         "run": "{role} {run} states no concurrency or request rate",
     },
+    ask="Please state the concurrency or request rate {subject} was measured at.",
 )
 def load_unstated(ctx: Context) -> Iterator[Violation]:
     for i, claim in ctx.performance_claims():
@@ -39,9 +41,10 @@ def load_unstated(ctx: Context) -> Iterator[Violation]:
             continue  # a capacity claim's value is itself a load
         if claim.concurrency is None and claim.request_rate is None:
             yield Violation(
-                message("load-unstated", "claim", value=num(claim.value, claim.unit or "")),
+                message("load-unstated", "claim", value=claimed_text(claim)),
                 ("claims", i, "concurrency"),
                 claim=claim.id,
+                ask={"subject": f"the claimed {claimed_text(claim)}"},
             )
         for role, run_id in (("run", claim.run), ("baseline", claim.baseline)):
             run = ctx.run(run_id)
@@ -50,6 +53,7 @@ def load_unstated(ctx: Context) -> Iterator[Violation]:
                     message("load-unstated", "run", role=role, run=run.id),
                     ("runs", ctx.run_index[run.id], "load"),
                     claim=claim.id,
+                    ask={"subject": f"{'run' if role == 'run' else 'baseline run'} {run.id}"},
                 )
 
 
@@ -63,6 +67,7 @@ def load_unstated(ctx: Context) -> Iterator[Violation]:
     failing="A claim stated for concurrency 64 resting on a run measured at concurrency 1.",
     passing="The claim and its run both at concurrency 64.",
     reference="Brief 3.3; vLLM Dynamic Speculative Decoding example (concurrency 129-512 -> K = 0)",
+    ask="Please send a run measured at {wanted}, or restate the claim for {measured}, the load run {run} was measured at.",
 )
 def load_extrapolated(ctx: Context) -> Iterator[Violation]:
     for i, claim in ctx.performance_claims():
@@ -74,10 +79,11 @@ def load_extrapolated(ctx: Context) -> Iterator[Violation]:
             # The capacity claimed must have been measured by the run the claim rests on.
             if claim.value is not None and (run.load.concurrency is None or run.load.concurrency < claim.value):
                 yield Violation(
-                    f"the claimed capacity of {num(claim.value, claim.unit or '')} was not measured: run {run.id} "
+                    f"the claimed capacity of {claimed_text(claim)} was not measured: run {run.id} "
                     f"ran at {_load_text(*measured)}",
                     ("claims", i, "value"),
                     claim=claim.id,
+                    ask={"wanted": f"concurrency {num(claim.value)}", "measured": _load_text(*measured), "run": run.id},
                 )
             continue
         stated = (claim.concurrency, claim.request_rate)
@@ -91,6 +97,7 @@ def load_extrapolated(ctx: Context) -> Iterator[Violation]:
                 f"the claim is stated for {_load_text(*stated)} but run {run.id} was measured at {_load_text(*measured)}",
                 ("claims", i, "concurrency" if claim.concurrency is not None else "request_rate"),
                 claim=claim.id,
+                ask={"wanted": _load_text(*stated), "measured": _load_text(*measured), "run": run.id},
             )
 
 

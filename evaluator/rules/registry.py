@@ -5,6 +5,10 @@ title, a rationale a buyer can read, a failing and a passing example in words, a
 its reference; its `check` is a small generator over the record that yields
 Violations. The engine (assessment.py) turns those into Findings.
 `parse` and `schema` have no check: the loading pipeline raises them.
+
+Every error rule also carries an `ask`: the request a buyer sends the vendor when the rule
+fires, a template filled from the Violation's `ask` parameters (assessment.py gathers them,
+one per offer, into "What to ask the vendor").
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ CODE_PATTERN = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 
 # Bumped whenever a rule is added, removed, or changes what it fires on: an archived
 # assessment names the catalog version it was made with.
-RULE_CATALOG_VERSION = "1.1"
+RULE_CATALOG_VERSION = "1.2"
 
 Path = tuple[str | int, ...]
 
@@ -37,6 +41,8 @@ class Violation:
     path: Path
     claim: str | None = None
     run: str | None = None
+    # The values the rule's ask template names ({run}, {value}, ...).
+    ask: Mapping[str, object] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -54,9 +60,16 @@ class Rule:
     # checks word their findings through these, and the form is generated with the same
     # templates embedded, so the page and the CLI say the same thing.
     messages: Mapping[str, str] = field(default_factory=dict)
+    # What to ask the vendor when the rule fires: one polite, concrete request, a template
+    # with {name} placeholders only, filled from each Violation's `ask` parameters.
+    ask: str = ""
 
     def say(self, key: str, **params: object) -> str:
         return self.messages[key].format(**params)
+
+    def request(self, **params: object) -> str:
+        """The ask, filled in; a placeholder the check did not supply is a bug in the rule."""
+        return self.ask.format(**params)
 
     def as_dict(self) -> dict:
         return {
@@ -69,6 +82,7 @@ class Rule:
             "reference": self.reference,
             "aliases": list(self.aliases),
             "messages": dict(self.messages),
+            "ask": self.ask,
         }
 
 
@@ -97,6 +111,8 @@ def register(rule: Rule) -> Rule:
     for key, template in rule.messages.items():
         if not _plain_template(template):
             raise ValueError(f"rule {rule.code}: message {key!r} may use only {{name}} placeholders")
+    if not _plain_template(rule.ask):
+        raise ValueError(f"rule {rule.code}: its ask may use only {{name}} placeholders")
     for name in (rule.code, *rule.aliases):
         if name in taken:
             raise ValueError(f"rule code {name!r} is registered twice")
@@ -115,6 +131,7 @@ def rule(
     reference: str,
     aliases: tuple[str, ...] = (),
     messages: Mapping[str, str] | None = None,
+    ask: str = "",
 ) -> Callable[[Callable[[Context], Iterator[Violation]]], Callable[[Context], Iterator[Violation]]]:
     """Register the decorated check function as a rule; the function stays importable as is."""
 
@@ -122,7 +139,7 @@ def rule(
         register(
             Rule(
                 code, severity, title, " ".join(rationale.split()), failing, passing, reference, check, aliases,
-                dict(messages or {}),
+                dict(messages or {}), ask,
             )
         )
         return check

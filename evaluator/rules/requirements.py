@@ -16,10 +16,10 @@ FIT_CODES: tuple[str, ...] = ()
 _BRIEF = "Brief 3.3 (load), 3.4 (baseline), 3.5 (identity), 3.6 (quality), 3.8 (task)"
 
 
-def _fit(code: str, title: str, rationale: str, failing: str, passing: str, reference: str) -> Rule:
+def _fit(code: str, title: str, rationale: str, failing: str, passing: str, reference: str, ask: str) -> Rule:
     global FIT_CODES
     FIT_CODES += (code,)
-    return register(Rule(code, "error", title, " ".join(rationale.split()), failing, passing, reference))
+    return register(Rule(code, "error", title, " ".join(rationale.split()), failing, passing, reference, ask=ask))
 
 
 LOAD_UNCOVERED = _fit(
@@ -33,6 +33,7 @@ LOAD_UNCOVERED = _fit(
     "Buyer at concurrency 32 to 128; the offer was measured at concurrency 1 and 8 only.",
     "Runs at concurrency 32, 64 and 128, or at 16 and 256 within one K band.",
     "Brief 3.3 and 4 (dynamic K by concurrency band); vLLM Dynamic Speculative Decoding",
+    "Please send runs at the loads you will run, or at loads on both sides of each within one K band."
 )
 
 BETWEEN_LOADS = _fit(
@@ -45,6 +46,7 @@ BETWEEN_LOADS = _fit(
     "Aggregate minimum 1500 tokens/s at concurrency 32; measured 553 tokens/s at 8 and 2226 at 64.",
     "A run at concurrency 32, or both neighbouring runs above 1500 tokens/s.",
     "Brief 3.3",
+    "Please send a run at the load between the two measured ones that you will run."
 )
 
 SLO_NOT_MET = _fit(
@@ -57,6 +59,7 @@ SLO_NOT_MET = _fit(
     "Limit: p99 end-to-end below 20000 ms at concurrency 64; the run measured 23500 ms.",
     "The run at concurrency 64 measured p99 end-to-end 19800 ms.",
     "MLPerf Inference submission checker, llm_check and LLM_LATENCY_LIMITS (mlcommons/inference, tools/submission)",
+    "Please show how the offer meets your latency limit at that load, or send a configuration measured below it."
 )
 
 THROUGHPUT_BELOW = _fit(
@@ -68,6 +71,7 @@ THROUGHPUT_BELOW = _fit(
     "Requirement: 180 output tokens/s per request at concurrency 1; the run emits 150 tokens/s.",
     "SD-201 offer B: 15 tokens in 0.075 s at concurrency 1, 200 tokens/s per request.",
     "Brief 2 (SD-201) and 3.1",
+    "Please show how the offer reaches your minimum output throughput at that load, or send a configuration measured above it."
 )
 
 QUALITY_BELOW = _fit(
@@ -79,6 +83,7 @@ QUALITY_BELOW = _fit(
     "Threshold: at least 0.99 of the baseline's rubric pass rate; the offer scores 0.84 against 0.861.",
     "The offer scores 0.858 against the baseline's 0.861 (0.9965 of it) with a threshold of 0.98.",
     "Brief 3.6",
+    "Please send a configuration whose task-quality score meets your threshold, measured on your task."
 )
 
 SAMPLING_MISMATCH = _fit(
@@ -90,6 +95,7 @@ SAMPLING_MISMATCH = _fit(
     "Buyer samples at temperature 0.7; the offer was measured with greedy decoding (temperature 0).",
     "Buyer and offer both at temperature 0.7, top-p 0.95.",
     "Brief 3.4 and 3.5",
+    "Please send runs measured with your sampling settings (temperature, top-p, top-k and n)."
 )
 
 SCOPE_MISMATCH = _fit(
@@ -101,6 +107,7 @@ SCOPE_MISMATCH = _fit(
     "Buyer's limits are end-to-end; the offer's runs were timed generation-only.",
     "Buyer and offer runs both end-to-end.",
     "Brief 3.2",
+    "Please send runs timed over the interval your requirements are about (end-to-end or generation-only)."
 )
 
 TASK_MISMATCH = _fit(
@@ -112,6 +119,7 @@ TASK_MISMATCH = _fit(
     "Buyer runs customer-support chat; the offer measured code completion.",
     "The offer's runs and quality results name the buyer's task.",
     "Brief 3.8; Spec-Bench leaderboard (github hemingkx/Spec-Bench)",
+    "Please send runs and quality results measured on your own task."
 )
 
 FIGURE_MISSING = _fit(
@@ -123,6 +131,7 @@ FIGURE_MISSING = _fit(
     "Limit on p99 time to first token; the run at concurrency 64 reports only the p50.",
     "The run reports p50 and p99 time to first token.",
     _BRIEF,
+    "Please send the figure the requirement is judged on (the latency percentile, closed-loop concurrency or baseline score) for the run at that load."
 )
 
 IDENTITY_MISMATCH = _fit(
@@ -134,6 +143,7 @@ IDENTITY_MISMATCH = _fit(
     "Buyer pins hardware.accelerator: NVIDIA H100 SXM5 80GB; the offer was measured on another accelerator.",
     "The offer's configuration states exactly the pinned target model and accelerator.",
     "Brief 3.5",
+    "Please send evidence measured with the configuration you pinned (target model, drafter, number format, runtime or accelerator)."
 )
 
 
@@ -146,6 +156,7 @@ RELAXED_REFUSED = _fit(
     "lossy_acceptance_allowed: false; the offer's configuration has relaxed_acceptance.enabled: true.",
     "The offer uses the standard acceptance test.",
     "Brief 3.6; TensorRT-LLM speculative decoding / MTP documentation",
+    "Please send evidence measured with the standard, lossless acceptance test."
 )
 
 
@@ -161,4 +172,5 @@ COST_BASIS_MISSING = _fit(
     "The requirements profile states latency limits but no price block; or a configuration has no hardware.count.",
     "price: {currency: USD, per_accelerator_hour: 2.40}, and every offered configuration states hardware.count.",
     "InferenceX (SemiAnalysis) cost per million tokens by throughput per GPU; trtllm-bench output_throughput_per_gpu_tok_s",
+    "Please state how many accelerators each offered configuration runs on (hardware.count), so its cost per million output tokens can be computed.",
 )

@@ -20,6 +20,7 @@ PARSE = register(
         failing_example='{"offer": {...}, "offer": {...}} (the key "offer" appears twice)',
         passing_example="A JSON object, or YAML holding plain data only, with each key once.",
         reference="RFC 8259 section 4 (names should be unique); YAML 1.2 core schema",
+        ask="Please send the evidence again as a readable JSON or YAML file: {problem}.",
     )
 )
 
@@ -36,6 +37,7 @@ SCHEMA = register(
         failing_example='"accepted_drafts": -3, or "emitted_tokens": "15"',
         passing_example='"accepted_drafts": 10, "emitted_tokens": 15',
         reference="schemas/evidence-record.schema.json (JSON Schema 2020-12)",
+        ask="Please correct the evidence record at {where}: {problem}.",
     )
 )
 
@@ -48,7 +50,8 @@ SCHEMA = register(
     nobody can tell which measurement the claim refers to.""",
     failing='A claim with "run": "spec-c1" when no run has that id.',
     passing="Every claim's run and baseline, and every run's configuration, exist exactly once.",
-    reference="sdeval evidence-record format 1.0",
+    reference="sdeval evidence-record format 1.0 and 1.1",
+    ask="Please correct the evidence so that {fix}.",
 )
 def reference_broken(ctx: Context) -> Iterator[Violation]:
     record = ctx.record
@@ -56,7 +59,11 @@ def reference_broken(ctx: Context) -> Iterator[Violation]:
         seen: set[str] = set()
         for i, item in enumerate(items):
             if item.id in seen:
-                yield Violation(f'{section[:-1]} id "{item.id}" is used more than once', (section, i, "id"))
+                yield Violation(
+                    f'{section[:-1]} id "{item.id}" is used more than once',
+                    (section, i, "id"),
+                    ask={"fix": f'each {section[:-1]} has an id of its own ("{item.id}" is used more than once)'},
+                )
             seen.add(item.id)
     for i, run in enumerate(record.runs):
         if run.configuration not in ctx.config_index:
@@ -64,6 +71,7 @@ def reference_broken(ctx: Context) -> Iterator[Violation]:
                 f'run "{run.id}" names configuration "{run.configuration}", which is not in the record',
                 ("runs", i, "configuration"),
                 run=run.id,
+                ask={"fix": f'run "{run.id}" names a configuration in the record (there is no "{run.configuration}")'},
             )
     items = {item.id for item in record.installation_scope.items} if record.installation_scope else set()
     for i, claim in enumerate(record.claims):
@@ -72,12 +80,14 @@ def reference_broken(ctx: Context) -> Iterator[Violation]:
                 f'claim "{claim.id}" rests on run "{claim.run}", which is not in the record',
                 ("claims", i, "run"),
                 claim=claim.id,
+                ask={"fix": f'claim "{claim.id}" rests on a run in the record (there is no run "{claim.run}")'},
             )
         if claim.baseline is not None and claim.baseline not in ctx.run_index:
             yield Violation(
                 f'claim "{claim.id}" names baseline run "{claim.baseline}", which is not in the record',
                 ("claims", i, "baseline"),
                 claim=claim.id,
+                ask={"fix": f'claim "{claim.id}" names a baseline run in the record (there is no run "{claim.baseline}")'},
             )
         for j, item in enumerate(claim.installation_items):
             if item not in items:
@@ -85,4 +95,5 @@ def reference_broken(ctx: Context) -> Iterator[Violation]:
                     f'claim "{claim.id}" names installation item "{item}", which is not in the installation scope',
                     ("claims", i, "installation_items", j),
                     claim=claim.id,
+                    ask={"fix": f'claim "{claim.id}" names only installation items in the installation scope (there is no "{item}")'},
                 )

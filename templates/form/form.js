@@ -333,6 +333,17 @@
     return unit ? (text + " " + unit).replace(/\s+$/, "") : text;
   }
 
+  // figures.claimed_text: the claimed figure as stated, a range or a bound included.
+  function claimedText(claim, unit) {
+    const low = typeof claim.value === "number" ? claim.value : null;
+    const high = typeof claim.value_high === "number" ? claim.value_high : null;
+    if (low === null) return "figure";
+    if (low !== null && high !== null) return num(low, "", false) + "-" + num(high, unit, false);
+    const figure = num(low, unit, false);
+    const bounds = { "up-to": "up to", "at-least": "at least", "at-most": "at most" };
+    return bounds[claim.bound] ? bounds[claim.bound] + " " + figure : figure;
+  }
+
   const PERFORMANCE_KINDS = ["output-throughput", "speedup", "latency", "capacity"];
   const isCount = function (v) { return typeof v === "number" && Number.isInteger(v); };
   const given = function (v) { return v !== null && v !== undefined; };
@@ -383,11 +394,10 @@
     const runs = runIndex(record);
     listOf(record, "claims").forEach(function (claim, i) {
       if (!isObject(claim)) return;
-      const value = typeof claim.value === "number" ? claim.value : null;
       if (PERFORMANCE_KINDS.indexOf(claim.kind) >= 0 && claim.kind !== "capacity") {
         if (!given(claim.concurrency) && !given(claim.request_rate)) {
           add("load-unstated", "/claims/" + i + "/concurrency",
-            say("load-unstated", "claim", { value: num(value, typeof claim.unit === "string" ? claim.unit : "", false) }));
+            say("load-unstated", "claim", { value: claimedText(claim, typeof claim.unit === "string" ? claim.unit : "") }));
         }
         [["run", claim.run], ["baseline", claim.baseline]].forEach(function (pair) {
           const at = typeof pair[1] === "string" ? runs[pair[1]] : undefined;
@@ -399,7 +409,7 @@
         });
       }
       if (claim.kind === "speedup") {
-        if (!given(claim.baseline)) add("baseline-missing", "/claims/" + i + "/baseline", say("baseline-missing", "none", { value: num(value, "x", false) }));
+        if (!given(claim.baseline)) add("baseline-missing", "/claims/" + i + "/baseline", say("baseline-missing", "none", { value: typeof claim.value === "number" ? claimedText(claim, "x") : "no figure stated" }));
         else if (claim.baseline === claim.run) add("baseline-missing", "/claims/" + i + "/baseline", say("baseline-missing", "itself", { run: claim.run }));
       }
     });
