@@ -191,28 +191,51 @@ def test_pdfa_3b_metadata_and_producer_stay_consistent_after_signing(signed):
 # --------------------------------------------------------------------------- signature
 
 
+def _fingerprint(cert_path) -> str:
+    from cryptography import x509
+    from cryptography.hazmat.primitives.serialization import Encoding
+
+    return hashlib.sha256(x509.load_pem_x509_certificate(cert_path.read_bytes()).public_bytes(Encoding.DER)).hexdigest()
+
+
 def test_verify_passes_and_names_every_check(signed, identity, cli):
     out = verify(cli, signed, "--trust", identity[1])
     assert out.exit_code == 0, out.stdout
     lines = out.stdout.splitlines()
-    assert lines[1].startswith("  signature     PASS: intact and valid, covers the entire file; signer sdeval trial assessor")
-    assert lines[2] == f"  trust         PASS: the signer's certificate chains to {identity[1]}"
-    assert lines[3] == "  attachments   PASS: 3 files; each SHA-256 matches the manifest, the assessment and the cover"
-    assert lines[4] == "  reproduction  PASS: re-assessing 1 input with sdeval 0.1.0 (rule catalog 1.1) gives the embedded assessment"
-    assert lines[5] == "verified: every check passed"
+    fingerprint = _fingerprint(identity[1])
+    assert lines[1].startswith(
+        f"  signer        O=sdeval trial identity (self-signed),CN=sdeval trial assessor; SHA-256 {fingerprint}; valid "
+    ) and lines[1].endswith("; RSA 3072 bits")
+    assert re.fullmatch(
+        r"  signature     PASS: intact and valid, covers the entire file; the signer claims \S+Z \(not proven by a trusted timestamp\)", lines[2]
+    ), lines[2]
+    assert lines[3] == "  timestamp     NONE: no trusted timestamp: the signing time is only the signer's claim (render with --tsa to add one)"
+    assert lines[4] == (
+        f"  trust         PASS: the signer's certificate chains to O=sdeval trial identity (self-signed),CN=sdeval trial assessor "
+        f"(SHA-256 {fingerprint}, from {identity[1]})"
+    )
+    assert lines[5] == "  attachments   PASS: 3 files; each SHA-256 matches the manifest, the assessment and the cover"
+    assert lines[6] == "  reproduction  PASS: re-assessing 1 input with sdeval 0.1.0 (rule catalog 1.1) gives the embedded assessment"
+    assert lines[7] == "verified: every check passed"
 
 
-def test_verify_without_trust_says_trust_was_not_checked(signed, cli):
+def test_verify_without_trust_says_integrity_holds_but_the_signer_is_not_established(signed, cli, monkeypatch):
+    monkeypatch.delenv("SDEVAL_TRUST", raising=False)
     out = verify(cli, signed)
-    assert out.exit_code == 0
-    assert "  trust         NOT CHECKED: pass --trust CERT.pem to check who signed" in out.stdout
+    assert out.exit_code == 1
+    assert "  trust         NOT ESTABLISHED: no trust anchor given (--trust CERT or SDEVAL_TRUST): who signed is not established" in out.stdout
+    assert "  signature     PASS" in out.stdout and "  attachments   PASS" in out.stdout
+    assert out.stdout.splitlines()[-1] == (
+        "NOT VERIFIED: the report is intact, but the signer is not established: no trust anchor given (--trust CERT or SDEVAL_TRUST)"
+    )
+    assert "verified: every" not in out.stdout
 
 
 def test_verify_fails_for_another_signer(signed, work, cli):
     assert cli("keygen", work / "other").exit_code == 0
     out = verify(cli, signed, "--trust", work / "other" / "cert.pem")
     assert out.exit_code == 1
-    assert "  trust         FAIL: the signer's certificate does not chain to" in out.stdout
+    assert f"  trust         FAIL: the signer's certificate does not chain to a trust anchor (1 trust anchor from {work / 'other' / 'cert.pem'})" in out.stdout
     assert out.stdout.rstrip().endswith("NOT VERIFIED: trust failed")
 
 
@@ -226,6 +249,9 @@ def test_any_changed_byte_fails(signed, identity, work, cli, where):
     out = verify(cli, copy, "--trust", identity[1])
     assert out.exit_code == 1, out.stdout
     assert "  signature     FAIL: " in out.stdout
+    # A broken signature proves nothing about who signed: trust is not evaluated, not "does not chain".
+    assert "  trust         NOT EVALUATED: the signature is broken" in out.stdout
+    assert "  timestamp     NOT EVALUATED: the signature is broken" in out.stdout
 
 
 def test_junk_appended_fails(signed, identity, work, cli):
@@ -250,7 +276,12 @@ def test_attachment_swapped_by_incremental_update_fails(signed, identity, work, 
 def test_unsigned_draft_fails_verification(draft, cli):
     out = verify(cli, draft)
     assert out.exit_code == 1
-    assert "  signature     FAIL: the report is not signed (an unsigned draft)" in out.stdout
+    assert out.stdout.splitlines()[1:5] == [
+        "  signer        unknown: no readable signer certificate in the report",
+        "  signature     FAIL: the report is not signed (an unsigned draft)",
+        "  timestamp     NOT EVALUATED: the report is not signed",
+        "  trust         NOT EVALUATED: the report is not signed",
+    ]
 
 
 def test_not_a_pdf_or_no_assessment_exits_2(work, cli):
@@ -300,6 +331,5 @@ def test_a_truncated_report_fails_in_one_line_per_check(signed, work, cli):
     assert out.exit_code == 1
     assert "  signature     FAIL: cannot be validated: the file or its signature is damaged (" in out.stdout
     assert "  attachments   FAIL: cannot be read (" in out.stdout
+    assert "  reproduction  NOT EVALUATED: the attachments cannot be read" in out.stdout
     assert out.stderr == ""
-    directory = verify(cli, work)
-    assert (directory.exit_code, directory.stderr) == (2, f"sdeval: {work}: is a directory, not a PDF\n")

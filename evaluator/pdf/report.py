@@ -11,7 +11,7 @@ from ..assessment import FileAssessment, assess, exit_code
 from ..fit_report import exit_code as fit_exit_code
 from ..loader import DEFAULT_MAX_BYTES, LoadedFile
 from ..output import OutputRefused, write_atomic
-from .signing import SigningProblem
+from .signing import SigningProblem, Timestamping
 
 if TYPE_CHECKING:
     from .render import RequirementsInput
@@ -40,6 +40,17 @@ def signing_options(key: Path | None, cert: Path | None, pkcs12: Path | None) ->
     return None
 
 
+def timestamping_options(tsa: str | None, ltv: bool, signing: bool) -> str | None:
+    """A usage problem with --tsa / --ltv, or None."""
+    if ltv and tsa is None:
+        return "--ltv needs --tsa URL (the document timestamp comes from that authority)"
+    if tsa is not None and not signing:
+        return "--tsa needs a signing identity (--key and --cert, or --pkcs12)"
+    if tsa is not None and not tsa.lower().startswith(("http://", "https://")):
+        return f"--tsa {tsa}: not an http:// or https:// URL"
+    return None
+
+
 def write_report(
     loaded: list[LoadedFile],
     output: Path,
@@ -52,6 +63,7 @@ def write_report(
     requirements: Path | None = None,
     max_size: int = DEFAULT_MAX_BYTES,
     writer: PdfWriter | None = None,
+    timestamping: Timestamping | None = None,
 ) -> Written:
     """Assess, render (with `writer`, which may already be importing WeasyPrint in another
     process), sign when an identity is given (reading the key and importing pyHanko in another
@@ -68,7 +80,7 @@ def write_report(
         raise ReportProblem(f"{output}: is one of the input files")
     signer, warnings = None, []
     try:
-        with Signing(key=key, cert=cert, pkcs12=pkcs12, password_file=password_file) if key is not None or pkcs12 is not None else nullcontext() as signing:
+        with Signing(key=key, cert=cert, pkcs12=pkcs12, password_file=password_file, timestamping=timestamping) if key is not None or pkcs12 is not None else nullcontext() as signing:
             results = [assess(item) for item in loaded]
             profile = None if requirements is None else _judged(results, str(requirements), max_size)
             if signing is not None:
