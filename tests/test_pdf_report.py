@@ -259,7 +259,7 @@ def test_junk_appended_fails(signed, identity, work, cli):
     copy.write_bytes(signed.read_bytes() + b"\n% appended after signing\n")
     out = verify(cli, copy, "--trust", identity[1])
     assert out.exit_code == 1
-    assert "does not cover the entire file" in out.stdout
+    assert "  signature     FAIL: does not cover the entire file: bytes were appended after signing" in out.stdout
 
 
 def test_attachment_swapped_by_incremental_update_fails(signed, identity, work, cli):
@@ -269,7 +269,7 @@ def test_attachment_swapped_by_incremental_update_fails(signed, identity, work, 
     assert attachments(copy.read_bytes())["complete-offer.yaml"] == [forged]  # what a viewer would show
     out = verify(cli, copy, "--trust", identity[1])
     assert out.exit_code == 1
-    assert "  signature     FAIL: does not cover the entire file" in out.stdout
+    assert "  signature     FAIL: does not cover the entire file: an incremental update was added after signing that changes the document" in out.stdout
     assert "  attachments   FAIL: complete-offer.yaml: SHA-256" in out.stdout
 
 
@@ -329,7 +329,7 @@ def test_a_truncated_report_fails_in_one_line_per_check(signed, work, cli):
     cut.write_bytes(signed.read_bytes()[: len(signed.read_bytes()) // 3])
     out = verify(cli, cut)
     assert out.exit_code == 1
-    assert "  signature     FAIL: cannot be validated: the file or its signature is damaged (" in out.stdout
+    assert "  signature     FAIL: cannot be validated: the file structure is damaged (" in out.stdout
     assert "  attachments   FAIL: cannot be read (" in out.stdout
     assert "  reproduction  NOT EVALUATED: the attachments cannot be read" in out.stdout
     assert out.stderr == ""

@@ -69,6 +69,7 @@ class SignatureResult:
     timestamps: list[TimestampInfo] = field(default_factory=list)
     claimed_signing_time: dt.datetime | None = None
     signing_time: dt.datetime | None = None  # the earliest trusted timestamp over the signature
+    signer_salvaged: bool = False  # the certificate was read from a signature pyHanko could not parse
 
     @property
     def checks(self) -> list[Check]:
@@ -86,10 +87,19 @@ def check_signature(data: bytes, trust: TrustAnchors | None, *, now: dt.datetime
     now = now or dt.datetime.now(dt.timezone.utc)
     try:
         reader = PdfFileReader(io.BytesIO(data), strict=False)
+    except Exception as exc:  # structurally damaged files raise instead of returning a status
+        return _broken(
+            f"cannot be validated: the file structure is damaged ({_one_line(exc)})", "the signature is broken",
+            signer=_salvaged_signer(data), signer_salvaged=True,
+        )
+    try:  # listing the signatures parses each one's CMS container
         regular = list(reader.embedded_regular_signatures)
         documents = list(reader.embedded_timestamp_signatures)
-    except Exception as exc:  # structurally damaged files raise instead of returning a status
-        return _broken(f"cannot be validated: the file or its signature is damaged ({_one_line(exc)})", "the signature is broken")
+    except Exception as exc:
+        return _broken(
+            f"cannot be validated: the signature's CMS container is damaged ({_one_line(exc)})", "the signature is broken",
+            signer=_salvaged_signer(data), signer_salvaged=True,
+        )
     if not regular:
         why = "the report is not signed"
         return _broken("the report is not signed (an unsigned draft)", why)
@@ -102,9 +112,36 @@ def check_signature(data: bytes, trust: TrustAnchors | None, *, now: dt.datetime
     try:
         return _Validation(data, reader, sig, documents, trust, now, known).run()
     except Exception as exc:  # a damaged CMS raises inside pyHanko rather than returning a status
+        if signer is None:
+            known.update(signer=_salvaged_signer(data), signer_salvaged=True)
         return _broken(
-            f"cannot be validated: the file or its signature is damaged ({_one_line(exc)})", "the signature is broken", **known
+            f"cannot be validated: the signature's CMS container is damaged ({_one_line(exc)})", "the signature is broken", **known
         )
+
+
+def _salvaged_signer(data: bytes) -> CertificateInfo | None:
+    """The first end-entity certificate that parses inside the last /Contents of a damaged signature.
+    CMS SignedData lists its certificates before the signer infos (where a timestamp token, with the
+    authority's certificate, would be), so this is the signer's as the signature carries it; it is
+    shown marked as read from a damaged signature, never as verified."""
+    from asn1crypto import x509 as asn1_x509
+
+    found = list(re.finditer(rb"/Contents\s*<([0-9A-Fa-f\s]+)>", data))
+    if not found:
+        return None
+    hex_digits = re.sub(rb"\s", b"", found[-1].group(1))
+    cms = bytes.fromhex(hex_digits[: len(hex_digits) // 2 * 2].decode())
+    for start in (m.start() for m in re.finditer(rb"\x30\x82", cms)):
+        try:
+            cert = asn1_x509.Certificate.load(cms[start:])
+            der = cert.dump()
+            cert.native  # noqa: B018 (parses every field)
+            if cert.extended_key_usage_value and "time_stamping" in cert.extended_key_usage_value.native:
+                continue
+            return describe(der)
+        except Exception:
+            continue
+    return None
 
 
 def _signer_info(sig) -> CertificateInfo | None:
@@ -187,30 +224,32 @@ class _Validation:
         )
 
     def integrity_problems(self, status) -> list[str]:
+        """The first thing wrong, in order of precedence: one precise reason, not its consequences
+        (a changed /ByteRange also upsets the coverage and the revision analysis)."""
         from pyhanko.sign.diff_analysis import ModificationLevel
         from pyhanko.sign.validation.status import SignatureCoverageLevel
 
-        problems = []
         if not status.intact:
-            problems.append("not intact: the signed bytes were changed")
+            return ["not intact: the signed bytes were changed"]
         if not status.valid:
-            problems.append("the signature value does not match the signer's key")
-        if status.coverage == SignatureCoverageLevel.ENTIRE_FILE:
-            pass
-        elif status.coverage == SignatureCoverageLevel.ENTIRE_REVISION and status.modification_level == ModificationLevel.LTA_UPDATES:
-            if not _ends_cleanly(self.data):
-                problems.append("bytes were appended after the last revision")
-        else:
-            level = status.modification_level.name.lower().replace("_", " ") if status.modification_level else "unknown"
-            problems.append(
-                "does not cover the entire file: bytes were appended or an incremental update was added after signing"
-                + (f" (later changes: {level})" if status.modification_level not in (None, ModificationLevel.NONE) else "")
-            )
-        if status.docmdp_ok is False:
-            problems.append("a later revision modifies the signed document")
+            return ["the signature value does not match the signer's key"]
         if _altered_certificate_copy(self.sig, status.signing_cert):
-            problems.append("the signature carries an altered copy of the signer's certificate")
-        return problems
+            return ["the signature carries an altered copy of the signer's certificate"]
+        if status.coverage == SignatureCoverageLevel.ENTIRE_FILE:
+            return []
+        if status.coverage == SignatureCoverageLevel.ENTIRE_REVISION and status.modification_level == ModificationLevel.LTA_UPDATES:
+            if not _ends_cleanly(self.data):
+                return ["bytes were appended after the last revision"]
+            if status.docmdp_ok is False:
+                return ["a later revision modifies the signed document"]
+            return []
+        if status.coverage == SignatureCoverageLevel.ENTIRE_REVISION and status.modification_level in (None, ModificationLevel.NONE):
+            return ["does not cover the entire file: bytes were appended after signing"]
+        level = status.modification_level.name.lower().replace("_", " ") if status.modification_level else "unknown"
+        return [
+            "does not cover the entire file: an incremental update was added after signing"
+            f" that changes the document (pyHanko's modification level: {level})"
+        ]
 
     def coverage_text(self, status) -> str:
         from pyhanko.sign.validation.status import SignatureCoverageLevel

@@ -64,6 +64,7 @@ class Outcome:
     assessment: dict[str, Any] | None = None  # the embedded assessment.json, parsed
     attachments: dict[str, bytes] | None = None  # each attached file (name -> bytes)
     problem: str | None = None  # set when the file is not a report (NotAReport's message)
+    signer_salvaged: bool = False  # `signer` was read from a signature too damaged to validate
 
     @property
     def passed(self) -> bool:
@@ -113,6 +114,8 @@ class Outcome:
         return "NOT VERIFIED: " + "; ".join(parts)
 
     def signer_line(self) -> str:
+        if self.signer is not None and self.signer_salvaged:
+            return f"  {'signer':<13} {self.signer.text()} (read from the damaged signature, not verified)"
         if self.signer is not None:
             return f"  {'signer':<13} {self.signer.text()}"
         return f"  {'signer':<13} unknown: no readable signer certificate in the report"
@@ -147,7 +150,7 @@ class Outcome:
             "problem": self.problem,
             "verdict": self.verdict(),
             "checks": [c.as_dict() for c in self.checks],
-            "signer": self.signer.as_dict() if self.signer else None,
+            "signer": ({**self.signer.as_dict(), "from_damaged_signature": self.signer_salvaged} if self.signer else None),
             "timestamp": stamp.as_dict() if stamp else None,
             "timestamps": [t.as_dict() for t in self.timestamps],
             "signing_time": iso_time(self.signing_time),
@@ -184,7 +187,7 @@ def verify_report(path: Path, *, trust: TrustAnchors | None, strict: bool, now: 
     found = check_signature(data, trust, now=now)
     outcome = Outcome(
         path, found.checks, signer=found.signer, timestamps=found.timestamps,
-        claimed_signing_time=found.claimed_signing_time, signing_time=found.signing_time,
+        claimed_signing_time=found.claimed_signing_time, signing_time=found.signing_time, signer_salvaged=found.signer_salvaged,
     )
     if attached is None:
         outcome.checks.append(Check("attachments", False, f"cannot be read ({problem})"))
