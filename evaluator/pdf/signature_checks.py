@@ -352,8 +352,31 @@ class _Validation:
                     f" but was valid at the trusted timestamp {iso_time(signing_time)}"
                     + self.revocation_note(earlier),
                 )
+        look_alike = _look_alike(status.signing_cert, self.trust)
+        if look_alike:
+            return Check("trust", False, f"the signer's certificate does not chain to a trust anchor ({self.trust.sources()}){look_alike}")
+        if status.validation_path is not None and indication not in _TIME_BOUND:
+            # A chain to an anchor was found but does not validate: pyHanko's own words say why.
+            return Check("trust", False, self.chained(status.validation_path) + f", but the chain does not validate: {self.explain()}")
         return Check("trust", False, _trust_reason(status, "the signer's certificate", self.trust,
                                                    has_timestamp=signing_time is not None, now=self.now))
+
+    def explain(self) -> str:
+        from pyhanko.sign.validation.settings import KeyUsageConstraints  # noqa: F401 (pyHanko's defaults below)
+        from pyhanko.sign.validation.status import PdfSignatureStatus
+        from pyhanko_certvalidator import CertificateValidator
+
+        from .aio import run
+
+        validator = CertificateValidator(
+            self.sig.signer_cert, intermediate_certs=self.sig.other_embedded_certs, validation_context=self.context(self.now)
+        )
+        usage = PdfSignatureStatus.default_usage_constraints(None)
+        try:
+            run(lambda: usage.validate(self.sig.signer_cert) or validator.async_validate_path())
+        except Exception as exc:
+            return _one_line(exc).split(": ", 1)[-1]
+        return "pyHanko gives no reason"
 
     def signer_valid_at(self, moment: dt.datetime) -> bool:
         signer = self.known["signer"]
@@ -409,22 +432,32 @@ def _trust_reason(status, who: str, trust: TrustAnchors | None, *, has_timestamp
 
 
 def _look_alike(cert, trust: TrustAnchors | None) -> str:
-    """Say so when an anchor bears the name the certificate claims (as subject or issuer) but is another certificate."""
+    """Say so when the certificate claims an anchor's name, as its own subject or as its issuer, but
+    is not that anchor and was not signed by the anchor's key: a look-alike."""
     if trust is None or cert is None:
         return ""
     try:
-        info = describe(cert.dump())
         from cryptography import x509
 
-        issuer = x509.load_der_x509_certificate(cert.dump()).issuer.rfc4514_string()
+        mine = x509.load_der_x509_certificate(cert.dump())
+        info = describe(cert.dump())
     except Exception:
         return ""
     for anchor in trust.anchors:
-        if anchor.info.subject in (info.subject, issuer) and anchor.fingerprint_sha256 != info.fingerprint_sha256:
-            return (
-                f": it bears the name {anchor.info.subject} of the anchor with SHA-256 {anchor.fingerprint_sha256}, "
-                f"but is another certificate (SHA-256 {info.fingerprint_sha256}) that the anchor's key did not sign"
-            )
+        if anchor.fingerprint_sha256 == info.fingerprint_sha256:
+            continue
+        theirs = x509.load_der_x509_certificate(anchor.der)
+        if theirs.subject not in (mine.subject, mine.issuer):
+            continue
+        try:
+            mine.verify_directly_issued_by(theirs)
+            continue  # truly issued by the anchor: not a look-alike
+        except Exception:
+            pass
+        return (
+            f": it bears the name {anchor.info.subject} of the anchor with SHA-256 {anchor.fingerprint_sha256}, "
+            f"but is another certificate (SHA-256 {info.fingerprint_sha256}) that the anchor's key did not sign"
+        )
     return ""
 
 
