@@ -290,6 +290,8 @@ def render(
         from .pdf.report import ReportProblem, signing_options, timestamping_options, write_report
 
         problem = signing_options(key, cert, pkcs12) or timestamping_options(tsa, ltv, key is not None or pkcs12 is not None)
+        if problem is None and trust and not ltv:
+            problem = "--trust on render names the roots for --ltv; it does nothing without --ltv"
         if problem is not None:
             raise _fail(problem)
         timestamping = None

@@ -20,7 +20,7 @@ from evaluator.assessment import as_document, assess
 from evaluator.loader import load_file
 
 from conftest import example
-from pdf_helpers import attachments, flip, page_texts, poppler, signed_ranges, swap_attachment
+from pdf_helpers import attachments, cert_fingerprint, flip, page_texts, poppler, signed_ranges, swap_attachment
 
 OFFER = example("complete-offer.yaml")
 OFFER_SHA = hashlib.sha256(OFFER.read_bytes()).hexdigest()
@@ -191,18 +191,11 @@ def test_pdfa_3b_metadata_and_producer_stay_consistent_after_signing(signed):
 # --------------------------------------------------------------------------- signature
 
 
-def _fingerprint(cert_path) -> str:
-    from cryptography import x509
-    from cryptography.hazmat.primitives.serialization import Encoding
-
-    return hashlib.sha256(x509.load_pem_x509_certificate(cert_path.read_bytes()).public_bytes(Encoding.DER)).hexdigest()
-
-
 def test_verify_passes_and_names_every_check(signed, identity, cli):
     out = verify(cli, signed, "--trust", identity[1])
     assert out.exit_code == 0, out.stdout
     lines = out.stdout.splitlines()
-    fingerprint = _fingerprint(identity[1])
+    fingerprint = cert_fingerprint(identity[1])
     assert lines[1].startswith(
         f"  signer        O=sdeval trial identity (self-signed),CN=sdeval trial assessor; SHA-256 {fingerprint}; valid "
     ) and lines[1].endswith("; RSA 3072 bits")

@@ -12,7 +12,7 @@ import io
 import pytest
 
 from conftest import example
-from pdf_helpers import flip, last_span, signed_ranges, stream_span, swap_attachment
+from pdf_helpers import cert_fingerprint, flip, last_span, signed_ranges, stream_span, swap_attachment
 
 OFFER = example("sd201-offer-b.json")  # small: renders fast
 NOT_INTACT = "  signature     FAIL: not intact: the signed bytes were changed"
@@ -44,15 +44,6 @@ def signed(work, cli):
     return (work / "signed.pdf").read_bytes(), work / "id" / "cert.pem"
 
 
-def _fingerprint(cert_path) -> str:
-    import hashlib
-
-    from cryptography import x509
-    from cryptography.hazmat.primitives.serialization import Encoding
-
-    return hashlib.sha256(x509.load_pem_x509_certificate(cert_path.read_bytes()).public_bytes(Encoding.DER)).hexdigest()
-
-
 CHECKS = ["signer", "signature", "timestamp", "trust", "attachments", "reproduction"]
 
 
@@ -62,7 +53,7 @@ def assert_every_line_is_there(out, cert_path) -> None:
     lines = out.stdout.splitlines()
     named = [line.split()[0] for line in lines[1:-1] if not line.startswith("   ")]  # notes are indented further
     assert named == CHECKS, out.stdout
-    assert f"SHA-256 {_fingerprint(cert_path)}" in lines[1], out.stdout
+    assert f"SHA-256 {cert_fingerprint(cert_path)}" in lines[1], out.stdout
     assert "  timestamp     NOT EVALUATED: the signature is broken" in lines, out.stdout
     assert "  trust         NOT EVALUATED: the signature is broken" in lines, out.stdout
     assert "does not chain" not in out.stdout and "pass --trust" not in out.stdout

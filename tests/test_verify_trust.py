@@ -3,7 +3,6 @@ and `sdeval verify` over many reports (one line each, JSON, across the cores, ex
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 
@@ -12,6 +11,7 @@ from cryptography import x509
 from cryptography.hazmat.primitives.serialization import Encoding
 
 from conftest import example
+from pdf_helpers import cert_fingerprint as fingerprint
 
 OFFER = example("sd201-offer-b.json")  # small: renders fast
 
@@ -29,10 +29,6 @@ def cli():
 
     runner = CliRunner()
     return lambda *args, **kw: runner.invoke(app, [str(a) for a in args], catch_exceptions=False, **kw)
-
-
-def fingerprint(cert_path) -> str:
-    return hashlib.sha256(x509.load_pem_x509_certificate(cert_path.read_bytes()).public_bytes(Encoding.DER)).hexdigest()
 
 
 @pytest.fixture(scope="module")
