@@ -6,8 +6,9 @@ timestamp and long-term-validation tests. Nothing here reaches beyond the machin
   a separate TSA root; and a TSA certificate (critical extended key usage timeStamping) issued by
   it, also naming a CRL.
 - `TsaServer` serves, on 127.0.0.1 and an ephemeral port, POST /tsa answered by pyHanko's
-  `DummyTimeStamper` (a real RFC 3161 token signed with the TSA key), the CRLs, and three broken
-  authorities (/garbage, /rejected, /html). It counts requests and shuts itself down after
+  `DummyTimeStamper` (a real RFC 3161 token signed with the TSA key), POST /short-tsa (the same with a
+  TSA certificate that expires in two days), the CRLs, and broken authorities (/garbage, /html, and
+  404 for any other path). It counts requests and shuts itself down after
   `lifetime` seconds if the test never stops it.
 """
 
@@ -114,6 +115,12 @@ class LocalPki:
         self.tsa = _issue("sdeval test TSA", _key(), self.tsa_root, ca=False, usage=_usage(digital_signature=True, content_commitment=True),
                           eku=[ExtendedKeyUsageOID.TIME_STAMPING], crl_url=f"{self.base_url}/tsa-root.crl")
 
+    def short_tsa(self, days: int = 2) -> Issued:
+        """Another TSA certificate under the TSA root, expiring in `days`."""
+        return _issue("sdeval short-lived TSA", _key(), self.tsa_root, ca=False, usage=_usage(digital_signature=True, content_commitment=True),
+                      eku=[ExtendedKeyUsageOID.TIME_STAMPING], crl_url=f"{self.base_url}/tsa-root.crl",
+                      not_after=NOW + dt.timedelta(days=days))
+
     def issue_signer(self, common_name: str, *, not_after: dt.datetime, not_before: dt.datetime | None = None) -> Issued:
         """Another signer under the same root, e.g. one whose certificate expires soon."""
         return _issue(common_name, _key(), self.root, ca=False, usage=_usage(digital_signature=True, content_commitment=True),
@@ -186,6 +193,10 @@ class TsaServer:
         tsa_key = keys.PrivateKeyInfo.load(self.pki.tsa.key.private_bytes(
             serialization.Encoding.DER, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
         self.stamper = DummyTimeStamper(tsa_cert=self.pki.tsa.asn1(), tsa_key=tsa_key)
+        short = self.pki.short_tsa()
+        short_key = keys.PrivateKeyInfo.load(short.key.private_bytes(
+            serialization.Encoding.DER, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+        self.short_stamper = DummyTimeStamper(tsa_cert=short.asn1(), tsa_key=short_key)  # at /short-tsa: expires in 2 days
         self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
         self._thread.start()
         self._timer = threading.Timer(lifetime, self.stop)  # never outlives a forgetful test for long
@@ -199,14 +210,11 @@ class TsaServer:
     def answer_post(self, path: str, body: bytes) -> tuple[int, str, bytes]:
         from asn1crypto import tsp
 
-        if path == "/tsa":
-            return 200, "application/timestamp-reply", self.stamper.request_tsa_response(tsp.TimeStampReq.load(body)).dump()
+        if path in ("/tsa", "/short-tsa"):
+            stamper = self.stamper if path == "/tsa" else self.short_stamper
+            return 200, "application/timestamp-reply", stamper.request_tsa_response(tsp.TimeStampReq.load(body)).dump()
         if path == "/garbage":
             return 200, "application/timestamp-reply", b"\x30\x03\x02\x01\x07 this is not a timestamp"
-        if path == "/rejected":
-            # TimeStampResp with a status and no token (asn1crypto will not dump the token's absence itself)
-            status = tsp.PKIStatusInfo({"status": tsp.PKIStatus("rejection"), "status_string": ["policy not supported"]}).dump()
-            return 200, "application/timestamp-reply", b"\x30" + bytes([len(status)]) + status
         if path == "/html":
             return 200, "text/html", b"<html>a web page, not a time-stamping authority</html>"
         return 404, "text/plain", b"not here"

@@ -129,7 +129,7 @@ def test_a_signature_timestamp_dates_the_signature_and_names_its_authority(bt_re
 def test_a_timestamp_whose_authority_is_not_an_anchor_fails(bt_report, trial, cli):
     out = cli("verify", bt_report, "--trust", trial[1])
     assert out.exit_code == 1
-    assert f"the authority does not chain to a trust anchor (1 trust anchor from {trial[1]})" in out.stdout
+    assert f"the authority's certificate does not chain to a trust anchor (1 trust anchor from {trial[1]})" in out.stdout
     assert "(not proven by a trusted timestamp)" in out.stdout
     assert out.stdout.splitlines()[-1] == "NOT VERIFIED: timestamp failed"
 
@@ -273,6 +273,49 @@ def iso(moment: dt.datetime) -> str:
     return moment.astimezone(dt.timezone.utc).isoformat().replace("+00:00", "Z")
 
 
+def test_a_later_document_timestamp_carries_timestamps_whose_authority_expired(tsa, pki, work):
+    """B-LTA kept alive: signed with an authority whose certificate expires in two days, then a
+    document timestamp from a long-lived authority added on top (what `pyhanko sign ltaupdate` does).
+    Twenty days on, the first timestamps count through the later one; without it they do not."""
+    from pyhanko.pdf_utils.reader import PdfFileReader
+    from pyhanko.sign.signers import PdfTimeStamper
+    from pyhanko.sign.timestamps import HTTPTimeStamper
+    from pyhanko_certvalidator import ValidationContext
+
+    from evaluator.pdf.signing import Timestamping, load_identity, sign
+    from evaluator.pdf.trust import TrustAnchors
+    from evaluator.pdf.verify import verify_report
+
+    identity = load_identity(key=pki["signer_key"], cert=pki["signer_cert"], pkcs12=None, password_file=None)
+    from typer.testing import CliRunner
+
+    from evaluator.cli import app
+
+    draft = work / "chain-draft.pdf"
+    assert CliRunner().invoke(app, ["render", str(OFFER), "-o", str(draft)]).exit_code == 0
+    roots = tuple(c.cert.public_bytes(Encoding.DER) for c in (tsa.pki.root, tsa.pki.tsa_root))
+    short = work / "short-tsa.pdf"
+    short.write_bytes(sign(draft.read_bytes(), identity, Timestamping(f"{tsa.url}/short-tsa", ltv=True, roots=roots)))
+    context = ValidationContext(trust_roots=[tsa.pki.root.asn1(), tsa.pki.tsa_root.asn1()], allow_fetching=True)
+    renewed = io.BytesIO()
+    PdfTimeStamper(HTTPTimeStamper(tsa.tsa_url)).update_archival_timestamp_chain(
+        PdfFileReader(io.BytesIO(short.read_bytes())), context, in_place=False, output=renewed)
+    (work / "renewed.pdf").write_bytes(renewed.getvalue())
+    anchors = TrustAnchors.from_paths([pki["root"], pki["tsa_root"]])
+    later = NOW + dt.timedelta(days=20)  # the short-lived authority has expired; the CRLs (30 days) are still current
+    stale = verify_report(short, trust=anchors, strict=False, now=later)
+    stamp = {c.name: c for c in stale.checks}["timestamp"]
+    assert not stale.passed and stamp.passed is False
+    assert "the authority's certificate, or one above it, is not valid at " in stamp.detail
+    assert stamp.detail.endswith(", and no later trusted document timestamp covers it")
+    kept = verify_report(work / "renewed.pdf", trust=anchors, strict=False, now=later)
+    assert kept.passed, kept.text()
+    kinds = [(t.kind, t.authority.common_name, t.trusted_at is not None) for t in kept.timestamps]
+    assert kinds == [("signature", "sdeval short-lived TSA", True), ("document", "sdeval short-lived TSA", True),
+                     ("document", "sdeval test TSA", False)]
+    assert "(its authority's certificate has since expired; it was valid at the document timestamp " in kept.text()
+
+
 # ----------------------------------------------------------------------------- tampered B-LTA
 
 
@@ -284,18 +327,23 @@ def _last_contents_digit(data: bytes) -> int:
     return position
 
 
-def _first_crl_span(path: Path) -> range:
+def _crl_span(path: Path, issuer_common_name: str) -> range:
+    """Where the DSS keeps the CRL of the named issuer (the DSS lists them in no fixed order)."""
+    from asn1crypto import crl as asn1_crl
     from pypdf import PdfReader
     from pyhanko.sign.validation import DocumentSecurityStore
 
     data = path.read_bytes()
-    ref = DocumentSecurityStore.read_dss(_reader(path)).crls[0]
-    return stream_span(data, PdfReader(io.BytesIO(data)).get_object(ref.idnum))
+    for ref in DocumentSecurityStore.read_dss(_reader(path)).crls:
+        stream = ref.get_object()
+        if asn1_crl.CertificateList.load(stream.data).issuer.native["common_name"] == issuer_common_name:
+            return stream_span(data, PdfReader(io.BytesIO(data)).get_object(ref.idnum))
+    raise AssertionError(f"no CRL of {issuer_common_name} in the DSS")
 
 
 def test_each_part_of_an_ltv_report_changed_fails_with_its_reason(lta_report, pki, work, cli):
     data = lta_report.read_bytes()
-    crl = _first_crl_span(lta_report)
+    crl = _crl_span(lta_report, "sdeval test root CA")  # the CRL the signer's certificate names
     cases = {
         "the document timestamp's token": (
             flip(data, _last_contents_digit(data)),

@@ -20,7 +20,7 @@ from __future__ import annotations
 import datetime as dt
 import io
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .checks import FAIL, NONE, NOT_ESTABLISHED, Check, not_evaluated
@@ -37,6 +37,8 @@ class TimestampInfo:
     time: dt.datetime
     authority: CertificateInfo | None
     trusted: bool | None = None  # None: not evaluated
+    trusted_at: dt.datetime | None = None  # set when trusted as of a later document timestamp (its authority has since expired)
+    problem: str | None = None  # why the authority is not trusted
 
     @property
     def authority_subject(self) -> str | None:
@@ -53,11 +55,14 @@ class TimestampInfo:
             "authority_subject": self.authority_subject,
             "authority_fingerprint_sha256": self.authority_fingerprint_sha256,
             "trusted": self.trusted,
+            "trusted_at": iso_time(self.trusted_at),
         }
 
     def text(self) -> str:
         who = f"{self.authority.subject} (SHA-256 {self.authority.fingerprint_sha256})" if self.authority else "an unreadable authority"
-        return f"{self.kind} timestamp {iso_time(self.time)} by {who}"
+        later = (f" (its authority's certificate has since expired; it was valid at the document timestamp {iso_time(self.trusted_at)})"
+                 if self.trusted_at else "")
+        return f"{self.kind} timestamp {iso_time(self.time)} by {who}{later}"
 
 
 @dataclass
@@ -263,27 +268,29 @@ class _Validation:
     def timestamps(self, status) -> tuple[list[tuple[TimestampInfo, bool]], list[str]]:
         """Each timestamp with whether it is intact, valid and covers what it should, and the problems found."""
         from pyhanko.sign.diff_analysis import ModificationLevel
-        from pyhanko.sign.validation import async_validate_pdf_timestamp
+        from pyhanko.sign.validation import async_validate_pdf_signature, async_validate_pdf_timestamp
         from pyhanko.sign.validation.status import SignatureCoverageLevel
 
         from .aio import run
 
         found: list[tuple[TimestampInfo, bool]] = []
+        statuses, again = [], []  # pyHanko's status of each, and how to validate it as of another time
         problems: list[str] = []
         token = status.timestamp_validity
         if token is not None:
-            info = self.stamp_info("signature", token, self.sig)
             ok = token.intact and token.valid
             if not ok:
                 problems.append(f"the signature timestamp is {_crypto_problem(token)}")
-            found.append((info, ok))
+            found.append((self.stamp_info("signature", token), ok))
+            statuses.append(token)
+            again.append(lambda moment: run(lambda: async_validate_pdf_signature(
+                self.sig, self.context(self.now), ts_validation_context=self.context(moment))).timestamp_validity)
         for ts in self.documents:
             try:
                 doc = run(lambda ts=ts: async_validate_pdf_timestamp(ts, self.context(self.now)))
             except Exception as exc:
                 problems.append(f"a document timestamp cannot be validated: it is damaged ({_one_line(exc)})")
                 continue
-            info = self.stamp_info("document", doc, ts)
             ok = doc.intact and doc.valid
             if not ok:
                 problems.append(f"the document timestamp of {iso_time(doc.timestamp)} is {_crypto_problem(doc)}")
@@ -292,22 +299,44 @@ class _Validation:
             ):
                 ok = False
                 problems.append(f"the document timestamp of {iso_time(doc.timestamp)} does not cover the document: later revisions change it")
-            found.append((info, ok))
-        return found, problems
+            found.append((self.stamp_info("document", doc), ok))
+            statuses.append(doc)
+            again.append(lambda moment, ts=ts: run(lambda: async_validate_pdf_timestamp(ts, self.context(moment))))
+        return self.chained_timestamps(found, statuses, again), problems
 
-    def stamp_info(self, kind: str, status, embedded) -> TimestampInfo:
-        trusted, _ = self.stamp_trusted(status)
+    def chained_timestamps(self, found, statuses, again) -> list[tuple[TimestampInfo, bool]]:
+        """PAdES B-LTA: a timestamp whose authority's certificate has since expired still counts when a
+        later trusted document timestamp covers it (every later revision does) and the certificate was
+        valid at that later time. Newest first, so each later timestamp is settled before it is used."""
+        if self.trust is None:
+            return found
+        later_documents: list[dt.datetime] = []
+        for i in sorted(range(len(found)), key=lambda k: found[k][0].time, reverse=True):
+            info, ok = found[i]
+            expired = getattr(statuses[i].trust_problem_indic, "name", None) in _TIME_BOUND
+            covering = [t for t in later_documents if t > info.time]
+            if ok and not info.trusted and expired and covering:
+                moment = min(covering)
+                then = again[i](moment)
+                if then is not None and then.trusted and then.validation_path is not None:
+                    info = replace(info, trusted=True, trusted_at=moment, problem=None)
+                    found[i] = (info, ok)
+            if ok and info.trusted and info.kind == "document":
+                later_documents.append(info.time)
+        return found
+
+    def stamp_info(self, kind: str, status) -> TimestampInfo:
         try:
             authority = describe(status.signing_cert.dump())
         except Exception:
             authority = None
-        return TimestampInfo(kind, status.timestamp, authority, trusted if self.trust else None)
-
-    def stamp_trusted(self, status) -> tuple[bool, str | None]:
-        """Whether a timestamp's authority chains to an anchor; if not, why (in words)."""
+        if self.trust is None:
+            return TimestampInfo(kind, status.timestamp, authority)
         if status.trusted and status.validation_path is not None:
-            return True, None
-        return False, _trust_reason(status, "the authority's certificate", self.trust)
+            return TimestampInfo(kind, status.timestamp, authority, True)
+        reason = _trust_reason(status, "the authority's certificate", self.trust, now=self.now,
+                               tail=", and no later trusted document timestamp covers it")
+        return TimestampInfo(kind, status.timestamp, authority, False, problem=reason)
 
     def timestamp_check(self, stamps: list[tuple[TimestampInfo, bool]], problems: list[str]) -> Check:
         if not stamps and not problems:
@@ -324,11 +353,7 @@ class _Validation:
                          status=NOT_ESTABLISHED)
         untrusted = [info for info, _ in stamps if not info.trusted]
         if untrusted:
-            reasons = []
-            for info, _ in stamps:
-                if not info.trusted:
-                    reasons.append(f"{info.text()}: the authority does not chain to a trust anchor ({self.trust.sources()})")
-            return Check("timestamp", False, "; ".join(reasons))
+            return Check("timestamp", False, "; ".join(f"{info.text()}: {info.problem}" for info in untrusted))
         return Check("timestamp", True, f"{listed}; intact, valid, and each authority chains to a trust anchor")
 
     # -------------------------------------------------------------------- trust
@@ -358,8 +383,9 @@ class _Validation:
         if status.validation_path is not None and indication not in _TIME_BOUND:
             # A chain to an anchor was found but does not validate: pyHanko's own words say why.
             return Check("trust", False, self.chained(status.validation_path) + f", but the chain does not validate: {self.explain()}")
-        return Check("trust", False, _trust_reason(status, "the signer's certificate", self.trust,
-                                                   has_timestamp=signing_time is not None, now=self.now))
+        tail = (", and no trusted timestamp shows when it was used" if signing_time is None
+                else f", nor at the trusted timestamp {iso_time(signing_time)}")
+        return Check("trust", False, _trust_reason(status, "the signer's certificate", self.trust, now=self.now, tail=tail))
 
     def explain(self) -> str:
         """pyHanko's own words for why the signer's chain does not validate."""
@@ -409,7 +435,8 @@ def _crypto_problem(status) -> str:
     return "not valid: its signature does not match the authority's key"
 
 
-def _trust_reason(status, who: str, trust: TrustAnchors | None, *, has_timestamp: bool = False, now: dt.datetime | None = None) -> str:
+def _trust_reason(status, who: str, trust: TrustAnchors | None, *, now: dt.datetime | None = None, tail: str = "") -> str:
+    """Why a certificate does not validate against the anchors, in words; `tail` follows a validity-period reason."""
     indication = getattr(status.trust_problem_indic, "name", None)
     sources = trust.sources() if trust else "no trust anchors"
     if indication in _TIME_BOUND:
@@ -419,7 +446,6 @@ def _trust_reason(status, who: str, trust: TrustAnchors | None, *, has_timestamp
         except Exception:
             period = ""
         moment = f" at {iso_time(now)}" if now else ""
-        tail = "" if has_timestamp else ", and no trusted timestamp shows when it was used"
         return f"{who}, or one above it, is not valid{moment}{period}{tail}"
     if indication in ("REVOKED_NO_POE", "REVOKED_CA_NO_POE", "REVOKED"):
         return f"{who}, or one above it, is revoked according to the revocation data embedded in the report"
