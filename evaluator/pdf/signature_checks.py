@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .checks import FAIL, NONE, NOT_ESTABLISHED, Check, not_evaluated
+from .checks import NONE, NOT_ESTABLISHED, Check, not_evaluated
 from .trust import CertificateInfo, TrustAnchors, describe, iso_time
 
 NO_ANCHOR = "no trust anchor given (--trust CERT or SDEVAL_TRUST)"
@@ -106,8 +106,7 @@ def check_signature(data: bytes, trust: TrustAnchors | None, *, now: dt.datetime
             signer=_salvaged_signer(data), signer_salvaged=True,
         )
     if not regular:
-        why = "the report is not signed"
-        return _broken("the report is not signed (an unsigned draft)", why)
+        return _broken("the report is not signed (an unsigned draft)", "the report is not signed")
     if len(regular) > 1:
         return _broken(f"{len(regular)} signatures; a report carries exactly one", "the report carries more than one signature")
     sig = regular[0]
@@ -167,6 +166,7 @@ class _Validation:
     def __init__(self, data: bytes, reader, sig, documents: list, trust: TrustAnchors | None, now: dt.datetime, known: dict) -> None:
         self.data, self.reader, self.sig, self.documents = data, reader, sig, documents
         self.trust, self.now, self.known = trust, now, known
+        self.dss_problem: str | None = None  # the document security store exists but cannot be read
 
     # -------------------------------------------------------------------- contexts
 
@@ -186,16 +186,18 @@ class _Validation:
             return DocumentSecurityStore.read_dss(self.reader).as_validation_context(kwargs)
         except NoDSSFoundError:
             return ValidationContext(**kwargs)
+        except Exception as exc:  # a damaged DSS: validate without it, and the timestamp check says so
+            self.dss_problem = _one_line(exc)
+            return ValidationContext(**kwargs)
 
     def embedded_revocation_data(self) -> int:
         from pyhanko.sign.validation import DocumentSecurityStore
-        from pyhanko.sign.validation.errors import NoDSSFoundError
 
         try:
             dss = DocumentSecurityStore.read_dss(self.reader)
-        except NoDSSFoundError:
+            return len(dss.crls) + len(dss.ocsps)
+        except Exception:  # none, or damaged (which the timestamp check reports)
             return 0
-        return len(dss.crls) + len(dss.ocsps)
 
     def validate(self, moment: dt.datetime):
         from pyhanko.sign.validation import async_validate_pdf_signature
@@ -214,6 +216,8 @@ class _Validation:
         if problems:
             return _broken("; ".join(problems) + f" ({claimed})", "the signature is broken", **self.known)
         stamps, stamp_problems = self.timestamps(status)
+        if self.dss_problem:
+            stamp_problems.append(f"the document security store (validation data) cannot be read ({self.dss_problem})")
         covering = [s for s, ok in stamps if ok and s.trusted]
         signing_time = min((s.time for s in covering), default=None)
         trust = self.trust_check(status, signing_time)
