@@ -66,6 +66,10 @@ def _root(
 FilesArg = Annotated[list[str], typer.Argument(help="Evidence records (JSON or YAML); '-' reads standard input.", metavar="FILE...")]
 FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
 MaxSizeOpt = Annotated[int, typer.Option("--max-size", help="Largest input file accepted, in bytes.", min=1)]
+TrustOpt = Annotated[
+    Optional[list[Path]],
+    typer.Option("--trust", metavar="CERT", help="Trust anchor: a file of one or more PEM certificates, or a folder of them; repeatable. Default: the paths in SDEVAL_TRUST."),
+]
 
 
 def _assessed(files: list[str], max_size: int, requirements: Path | None = None):
@@ -300,6 +304,12 @@ def render(
         Optional[Path],
         typer.Option("--requirements", "-r", help="Add the buyer requirements x offers table and chart, and attach this profile; exit 0 only if some offer meets every requirement."),
     ] = None,
+    tsa: Annotated[Optional[str], typer.Option("--tsa", metavar="URL", help="Add an RFC 3161 signature timestamp from this time-stamping authority (PAdES B-T).")] = None,
+    ltv: Annotated[bool, typer.Option("--ltv", help="With --tsa: embed the validation data (certificate chains, revocation data) and add a document timestamp (PAdES B-LTA).")] = False,
+    trust: Annotated[
+        Optional[list[Path]],
+        typer.Option("--trust", metavar="CERT", help="With --ltv: root certificates the signer's and the authority's chains end at (PEM file or folder; repeatable; default SDEVAL_TRUST)."),
+    ] = None,
 ) -> None:
     """Write the assessment as a PDF/A-3b report with the inputs attached; signed with --key/--cert or --pkcs12,
     otherwise marked UNSIGNED DRAFT. Exit 1 if any error finding (with --requirements: if no offer meets every requirement)."""
@@ -307,13 +317,23 @@ def render(
 
     # Started first: where it can, the writer imports WeasyPrint in its own process meanwhile.
     with PdfWriter() as writer:
-        from .pdf.report import ReportProblem, refuse_output, signing_options, start_signing, write_report
+        from .pdf.report import ReportProblem, refuse_output, signing_options, start_signing, timestamping_options, write_report
 
-        if (problem := signing_options(key, cert, pkcs12)) is not None:
+        problem = signing_options(key, cert, pkcs12) or timestamping_options(tsa, ltv, key is not None or pkcs12 is not None)
+        if problem is None and trust and not ltv:
+            problem = "--trust on render names the roots for --ltv; it does nothing without --ltv"
+        if problem is not None:
             raise _fail(problem)
+        timestamping = None
+        if tsa is not None:
+            from .pdf.signing import Timestamping
+
+            # --ltv collects the chains up to these roots (and any self-signed certificate it is given).
+            anchors = _trust_anchors(trust) if ltv else None
+            timestamping = Timestamping(tsa, ltv=ltv, roots=tuple(a.der for a in anchors.anchors) if anchors else ())
         try:
             refuse_output(output, files + ([str(requirements)] if requirements is not None else []), force=force)
-            with start_signing(key=key, cert=cert, pkcs12=pkcs12, password_file=password_file) as signing:
+            with start_signing(key=key, cert=cert, pkcs12=pkcs12, password_file=password_file, timestamping=timestamping) as signing:
                 assessed = _assessed(files, max_size, requirements)
                 written = write_report(assessed, output, force=force, signing=signing, writer=writer)
         except ReportProblem as exc:
@@ -321,6 +341,8 @@ def render(
     for warning in written.warnings:
         typer.echo(f"sdeval: {warning}", err=True)
     state = f"signed by {written.signer}" if written.signer else "UNSIGNED DRAFT"
+    if written.signer and tsa:
+        state += ", timestamped, with long-term validation data" if ltv else ", timestamped"
     typer.echo(f"wrote {output} ({written.size:,} bytes, {state})", err=True)
     raise typer.Exit(assessed.exit_code)
 
@@ -346,20 +368,46 @@ def keygen(
 
 @app.command()
 def verify(
-    report: Annotated[Path, typer.Argument(help="A PDF written by `sdeval render`.", metavar="REPORT.pdf")],
-    trust: Annotated[Optional[Path], typer.Option("--trust", help="Certificate (PEM) the signer must chain to.")] = None,
+    reports: Annotated[list[Path], typer.Argument(help="Reports written by `sdeval render`, or folders searched for *.pdf.", metavar="REPORT_OR_FOLDER...")],
+    trust: TrustOpt = None,
     strict: Annotated[bool, typer.Option("--strict", help="Fail when a newer rule catalog assesses the inputs differently.")] = False,
+    fmt: FormatOpt = Format.text,
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Processes for many reports (default: one per core).")] = None,
 ) -> None:
-    """Check a signed report: signature over the whole file, attachment hashes, and that re-assessing
-    the embedded inputs reproduces the embedded assessment. Exit 0 all pass, 1 a check fails, 2 not a report."""
-    from .pdf.verify import NotAReport, verify_report
+    """Check signed reports: the signature over the whole file, any trusted timestamp, that the signer chains to
+    a trust anchor, the attachment hashes, and that re-assessing the embedded inputs reproduces the embedded
+    assessment. One report: every check; several or a folder: one line each and a total.
+    Exit 0 every report verifies (trust included), 1 a check fails or the signer is not established, 2 cannot run
+    (unreadable trust anchors, a file that is not a report)."""
+    from .pdf import verify_many as many
+
+    anchors = _trust_anchors(trust)
+    try:
+        paths = many.report_paths(reports)
+    except many.NoReports as exc:
+        raise _fail(str(exc)) from None
+    single = len(reports) == 1 and not reports[0].is_dir()
+    if single:
+        outcomes = [many.verify_one(paths[0], trust=anchors, strict=strict)]
+        if outcomes[0].problem and fmt is Format.text:
+            raise _fail(outcomes[0].problem)
+    else:
+        outcomes = many.verify_many(paths, trust=anchors, strict=strict, workers=jobs)
+    if fmt is Format.json:
+        typer.echo(json.dumps(many.as_json(outcomes), indent=2, ensure_ascii=False))
+    else:
+        sys.stdout.write(outcomes[0].text() if single else many.summary_text(outcomes))
+    raise typer.Exit(many.exit_code(outcomes))
+
+
+def _trust_anchors(paths: list[Path] | None):
+    """--trust, else SDEVAL_TRUST, else None; unreadable anchors stop the command (exit 2)."""
+    from .pdf.trust import TrustAnchors, TrustProblem
 
     try:
-        outcome = verify_report(report, trust=trust, strict=strict)
-    except NotAReport as exc:
+        return TrustAnchors.from_options(paths)
+    except TrustProblem as exc:
         raise _fail(str(exc)) from None
-    sys.stdout.write(outcome.text())
-    raise typer.Exit(EXIT_OK if outcome.passed else EXIT_FINDINGS)
 
 
 def main() -> None:

@@ -62,6 +62,13 @@ class Assessed:
         return lookup(code)
 
 
+def preload() -> None:
+    """Import everything the pipeline may need, profile judging included: a caller that forks
+    workers (verifying many reports) pays for the imports once, before forking."""
+    from .fit import judge, profile  # noqa: F401
+    from .reporters import json_report  # noqa: F401
+
+
 def load_inputs(paths: list[str], max_size: int = DEFAULT_MAX_BYTES) -> list[LoadedFile]:
     """Every record file read and parsed (a parse problem is a finding, not a stop); `-` is standard input."""
     loaded = []

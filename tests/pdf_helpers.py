@@ -33,6 +33,16 @@ def signed_ranges(data: bytes) -> tuple[range, range]:
     return range(a, a + b), range(c, c + d)
 
 
+def cert_fingerprint(cert_path) -> str:
+    """SHA-256 of a PEM certificate's DER bytes, as verify prints it (and `openssl x509 -outform DER | sha256sum`)."""
+    import hashlib
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives.serialization import Encoding
+
+    return hashlib.sha256(x509.load_pem_x509_certificate(cert_path.read_bytes()).public_bytes(Encoding.DER)).hexdigest()
+
+
 def flip(data: bytes, position: int) -> bytes:
     return data[:position] + bytes([data[position] ^ 0x01]) + data[position + 1 :]
 

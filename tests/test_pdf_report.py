@@ -24,7 +24,7 @@ from evaluator.reporters.json_report import document as as_document
 from evaluator.loader import load_file
 
 from conftest import example
-from pdf_helpers import attachments, flip, page_texts, poppler, signed_ranges, swap_attachment
+from pdf_helpers import attachments, cert_fingerprint, flip, page_texts, poppler, signed_ranges, swap_attachment
 
 pytestmark = pytest.mark.pdf
 
@@ -200,24 +200,40 @@ def test_verify_passes_and_names_every_check(signed, identity, cli):
     out = verify(cli, signed, "--trust", identity[1])
     assert out.exit_code == 0, out.stdout
     lines = out.stdout.splitlines()
-    assert lines[1].startswith("  signature     PASS: intact and valid, covers the entire file; signer sdeval trial assessor")
-    assert lines[2] == f"  trust         PASS: the signer's certificate chains to {identity[1]}"
-    assert lines[3] == "  attachments   PASS: 3 files; each SHA-256 matches the manifest, the assessment and the cover"
-    assert lines[4] == f"  reproduction  PASS: re-assessing 1 input with sdeval {__version__} (rule catalog {RULE_CATALOG_VERSION}) gives the embedded assessment"
-    assert lines[5] == "verified: every check passed"
+    fingerprint = cert_fingerprint(identity[1])
+    assert lines[1].startswith(
+        f"  signer        O=sdeval trial identity (self-signed),CN=sdeval trial assessor; SHA-256 {fingerprint}; valid "
+    ) and lines[1].endswith("; RSA 3072 bits")
+    assert re.fullmatch(
+        r"  signature     PASS: intact and valid, covers the entire file; the signer claims \S+Z \(not proven by a trusted timestamp\)", lines[2]
+    ), lines[2]
+    assert lines[3] == "  timestamp     NONE: no trusted timestamp: the signing time is only the signer's claim (render with --tsa to add one)"
+    assert lines[4] == (
+        f"  trust         PASS: the signer's certificate chains to O=sdeval trial identity (self-signed),CN=sdeval trial assessor "
+        f"(SHA-256 {fingerprint}, from {identity[1]})"
+    )
+    assert lines[5] == "  attachments   PASS: 3 files; each SHA-256 matches the manifest, the assessment and the cover"
+    assert lines[6] == f"  reproduction  PASS: re-assessing 1 input with sdeval {__version__} (rule catalog {RULE_CATALOG_VERSION}) gives the embedded assessment"
+    assert lines[7] == "verified: every check passed"
 
 
-def test_verify_without_trust_says_trust_was_not_checked(signed, cli):
+def test_verify_without_trust_says_integrity_holds_but_the_signer_is_not_established(signed, cli, monkeypatch):
+    monkeypatch.delenv("SDEVAL_TRUST", raising=False)
     out = verify(cli, signed)
-    assert out.exit_code == 0
-    assert "  trust         NOT CHECKED: pass --trust CERT.pem to check who signed" in out.stdout
+    assert out.exit_code == 1
+    assert "  trust         NOT ESTABLISHED: no trust anchor given (--trust CERT or SDEVAL_TRUST): who signed is not established" in out.stdout
+    assert "  signature     PASS" in out.stdout and "  attachments   PASS" in out.stdout
+    assert out.stdout.splitlines()[-1] == (
+        "NOT VERIFIED: the report is intact, but the signer is not established: no trust anchor given (--trust CERT or SDEVAL_TRUST)"
+    )
+    assert "verified: every" not in out.stdout
 
 
 def test_verify_fails_for_another_signer(signed, work, cli):
     assert cli("keygen", work / "other").exit_code == 0
     out = verify(cli, signed, "--trust", work / "other" / "cert.pem")
     assert out.exit_code == 1
-    assert "  trust         FAIL: the signer's certificate does not chain to" in out.stdout
+    assert f"  trust         FAIL: the signer's certificate does not chain to a trust anchor (1 trust anchor from {work / 'other' / 'cert.pem'})" in out.stdout
     assert out.stdout.rstrip().endswith("NOT VERIFIED: trust failed")
 
 
@@ -231,6 +247,9 @@ def test_any_changed_byte_fails(signed, identity, work, cli, where):
     out = verify(cli, copy, "--trust", identity[1])
     assert out.exit_code == 1, out.stdout
     assert "  signature     FAIL: " in out.stdout
+    # A broken signature proves nothing about who signed: trust is not evaluated, not "does not chain".
+    assert "  trust         NOT EVALUATED: the signature is broken" in out.stdout
+    assert "  timestamp     NOT EVALUATED: the signature is broken" in out.stdout
 
 
 def test_junk_appended_fails(signed, identity, work, cli):
@@ -238,7 +257,7 @@ def test_junk_appended_fails(signed, identity, work, cli):
     copy.write_bytes(signed.read_bytes() + b"\n% appended after signing\n")
     out = verify(cli, copy, "--trust", identity[1])
     assert out.exit_code == 1
-    assert "does not cover the entire file" in out.stdout
+    assert "  signature     FAIL: does not cover the entire file: bytes were appended after signing" in out.stdout
 
 
 def test_attachment_swapped_by_incremental_update_fails(signed, identity, work, cli):
@@ -248,14 +267,19 @@ def test_attachment_swapped_by_incremental_update_fails(signed, identity, work, 
     assert attachments(copy.read_bytes())["complete-offer.yaml"] == [forged]  # what a viewer would show
     out = verify(cli, copy, "--trust", identity[1])
     assert out.exit_code == 1
-    assert "  signature     FAIL: does not cover the entire file" in out.stdout
+    assert "  signature     FAIL: does not cover the entire file: an incremental update was added after signing that changes the document" in out.stdout
     assert "  attachments   FAIL: complete-offer.yaml: SHA-256" in out.stdout
 
 
 def test_unsigned_draft_fails_verification(draft, cli):
     out = verify(cli, draft)
     assert out.exit_code == 1
-    assert "  signature     FAIL: the report is not signed (an unsigned draft)" in out.stdout
+    assert out.stdout.splitlines()[1:5] == [
+        "  signer        unknown: no readable signer certificate in the report",
+        "  signature     FAIL: the report is not signed (an unsigned draft)",
+        "  timestamp     NOT EVALUATED: the report is not signed",
+        "  trust         NOT EVALUATED: the report is not signed",
+    ]
 
 
 def test_not_a_pdf_or_no_assessment_exits_2(work, cli):
@@ -303,8 +327,7 @@ def test_a_truncated_report_fails_in_one_line_per_check(signed, work, cli):
     cut.write_bytes(signed.read_bytes()[: len(signed.read_bytes()) // 3])
     out = verify(cli, cut)
     assert out.exit_code == 1
-    assert "  signature     FAIL: cannot be validated: the file or its signature is damaged (" in out.stdout
+    assert "  signature     FAIL: cannot be validated: the file structure is damaged (" in out.stdout
     assert "  attachments   FAIL: cannot be read (" in out.stdout
+    assert "  reproduction  NOT EVALUATED: the attachments cannot be read" in out.stdout
     assert out.stderr == ""
-    directory = verify(cli, work)
-    assert (directory.exit_code, directory.stderr) == (2, f"sdeval: {work}: is a directory, not a PDF\n")

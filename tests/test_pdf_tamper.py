@@ -12,15 +12,15 @@ import io
 import pytest
 
 from conftest import example
-from pdf_helpers import flip, last_span, signed_ranges, stream_span, swap_attachment
+from pdf_helpers import cert_fingerprint, flip, last_span, signed_ranges, stream_span, swap_attachment
 
 pytestmark = pytest.mark.pdf
 
 OFFER = example("sd201-offer-b.json")  # small: renders fast
 NOT_INTACT = "  signature     FAIL: not intact: the signed bytes were changed"
-DAMAGED = "  signature     FAIL: cannot be validated: the file or its signature is damaged ("
+DAMAGED = "  signature     FAIL: cannot be validated: the signature's CMS container is damaged ("
 WRONG_VALUE = "  signature     FAIL: the signature value does not match the signer's key"
-NOT_ENTIRE = "does not cover the entire file: bytes were appended or an incremental update was added after signing"
+NOT_ENTIRE = "  signature     FAIL: does not cover the entire file: an incremental update was added after signing that changes the document"
 
 
 @pytest.fixture(scope="module")
@@ -29,6 +29,21 @@ def signed(work, cli, identity):
     out = cli("render", OFFER, "-o", work / "signed.pdf", "--key", key, "--cert", cert)
     assert out.exit_code == 0, out.stderr
     return (work / "signed.pdf").read_bytes(), cert
+
+
+CHECKS = ["signer", "signature", "timestamp", "trust", "attachments", "reproduction"]
+
+
+def assert_every_line_is_there(out, cert_path) -> None:
+    """Every check has its line (a check that could not run says why), the signer's fingerprint is
+    shown, and a broken signature leaves timestamp and trust not evaluated, never "does not chain"."""
+    lines = out.stdout.splitlines()
+    named = [line.split()[0] for line in lines[1:-1] if not line.startswith("   ")]  # notes are indented further
+    assert named == CHECKS, out.stdout
+    assert f"SHA-256 {cert_fingerprint(cert_path)}" in lines[1], out.stdout
+    assert "  timestamp     NOT EVALUATED: the signature is broken" in lines, out.stdout
+    assert "  trust         NOT EVALUATED: the signature is broken" in lines, out.stdout
+    assert "does not chain" not in out.stdout and "pass --trust" not in out.stdout
 
 
 def _reader(data: bytes):
@@ -92,6 +107,7 @@ def test_a_flipped_byte_in_each_part_fails_verify_naming_the_reason(signed, work
     assert out.exit_code == 1, out.stdout
     assert reason in out.stdout, out.stdout
     assert out.stdout.rstrip().splitlines()[-1].startswith("NOT VERIFIED: signature")
+    assert_every_line_is_there(out, cert)
     assert out.stderr == ""
 
 
@@ -117,7 +133,7 @@ def test_each_attachment_swapped_by_an_incremental_update_fails(signed, work, cl
     assert _reader(copy.read_bytes()).attachments[name] == [forged]  # what a PDF viewer would show
     out = cli("verify", copy, "--trust", cert)
     assert out.exit_code == 1
-    assert "  signature     FAIL: " in out.stdout and NOT_ENTIRE in out.stdout, out.stdout
+    assert NOT_ENTIRE in out.stdout, out.stdout
     assert "  attachments   FAIL: " in out.stdout, out.stdout
 
 

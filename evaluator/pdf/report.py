@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..output import OutputRefused, write_atomic
-from .signing import SigningProblem
+from .signing import SigningProblem, Timestamping
 
 if TYPE_CHECKING:
     from ..run import Assessed
@@ -37,6 +37,17 @@ def signing_options(key: Path | None, cert: Path | None, pkcs12: Path | None) ->
     return None
 
 
+def timestamping_options(tsa: str | None, ltv: bool, signing: bool) -> str | None:
+    """A usage problem with --tsa / --ltv, or None."""
+    if ltv and tsa is None:
+        return "--ltv needs --tsa URL (the document timestamp comes from that authority)"
+    if tsa is not None and not signing:
+        return "--tsa needs a signing identity (--key and --cert, or --pkcs12)"
+    if tsa is not None and not tsa.lower().startswith(("http://", "https://")):
+        return f"--tsa {tsa}: not an http:// or https:// URL"
+    return None
+
+
 def refuse_output(output: Path, inputs: list[str], *, force: bool) -> None:
     """Before any work: never replace a file without --force, and never write over an input."""
     if output.exists() and not force:
@@ -47,7 +58,8 @@ def refuse_output(output: Path, inputs: list[str], *, force: bool) -> None:
 
 
 def start_signing(
-    *, key: Path | None, cert: Path | None, pkcs12: Path | None, password_file: Path | None
+    *, key: Path | None, cert: Path | None, pkcs12: Path | None, password_file: Path | None,
+    timestamping: Timestamping | None = None,
 ) -> AbstractContextManager[Signing | None]:
     """The signer (reading the key and importing pyHanko in another process meanwhile, where
     forking is safe), or nothing for an unsigned draft."""
@@ -56,7 +68,7 @@ def start_signing(
     if key is None and pkcs12 is None:
         return nullcontext()
     try:
-        return Signing(key=key, cert=cert, pkcs12=pkcs12, password_file=password_file)
+        return Signing(key=key, cert=cert, pkcs12=pkcs12, password_file=password_file, timestamping=timestamping)
     except SigningProblem as exc:
         raise ReportProblem(str(exc)) from None
 

@@ -1,4 +1,4 @@
-"""The assessor's identity and the PAdES B-B signature.
+"""The assessor's identity and the PAdES signature (B-B; B-T with --tsa; B-LTA with --ltv).
 
 RSA only: with an EC key pyHanko 0.38 marks the file PDF 2.0, which breaks the PDF/A-3 claim.
 Passwords come from a file or the SDEVAL_SIGNING_PASSWORD environment variable, never
@@ -210,19 +210,40 @@ def subject_name(cert) -> str:
     return names.get("common_name") or cert.subject.human_friendly
 
 
-def sign(pdf: bytes, identity: Identity) -> bytes:
-    """PAdES baseline B-B, as an incremental update: the unsigned bytes stay the file's prefix."""
+@dataclass(frozen=True)
+class Timestamping:
+    """`render --tsa URL [--ltv]`: an RFC 3161 signature timestamp from that authority (PAdES B-T);
+    with `ltv`, the validation data in the document security store and a document timestamp (B-LTA).
+    `roots` (DER) end the chains of the signer and the authority when collecting that data, besides
+    any self-signed certificate the identity or the authority's answer carries."""
+
+    url: str
+    ltv: bool = False
+    roots: tuple[bytes, ...] = ()
+    timeout: float = 10.0
+
+
+def sign(pdf: bytes, identity: Identity, timestamping: Timestamping | None = None, prepared: tuple | None = None) -> bytes:
+    """PAdES baseline B-B (B-T with a timestamp, B-LTA with ltv), as incremental updates: the
+    unsigned bytes stay the file's prefix."""
     from pyhanko.pdf_utils import generic
     from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
     from pyhanko.pdf_utils.metadata.model import VENDOR
     from pyhanko.sign import fields
     from pyhanko.sign.signers import PdfSignatureMetadata, PdfSigner
 
+    from .aio import run
+
+    if prepared is None:
+        prepared = (None, None) if timestamping is None else _timestamper(identity, timestamping)
+    timestamper, context = prepared
+    long_term = {"embed_validation_info": True, "use_pades_lta": True, "validation_context": context} if context else {}
     meta = PdfSignatureMetadata(
         field_name=FIELD_NAME,
         subfilter=fields.SigSeedSubFilter.PADES,
         md_algorithm="sha256",
         reason="sdeval assessment of a speculative-decoding offer",
+        **long_term,
     )
     writer = IncrementalPdfFileWriter(io.BytesIO(pdf))
     # pyHanko rewrites XMP pdf:Producer to its own name; PDF/A wants the Info entry to match.
@@ -230,11 +251,84 @@ def sign(pdf: bytes, identity: Identity) -> bytes:
     info[generic.NameObject("/Producer")] = generic.TextStringObject(VENDOR)
     writer.update_container(info)
     out = io.BytesIO()
+    signer = PdfSigner(meta, signer=identity.signer, timestamper=timestamper)
+
+    async def signing():
+        try:
+            return await signer.async_sign_pdf(writer, output=out)
+        finally:
+            if context is not None:
+                await context.aclose()  # the HTTP session that fetched revocation data
+
+    try:
+        run(signing)
+    except SigningProblem:
+        raise
+    except Exception as exc:
+        if timestamping is None:
+            raise
+        raise SigningProblem(_timestamping_problem(timestamping, exc)) from None
+    return out.getvalue()
+
+
+def _timestamper(identity: Identity, timestamping: Timestamping):
+    """The authority's client, asked once here (its answer is reused to size the signature), so
+    an authority that does not answer, or answers garbage, stops signing with one line; and with
+    ltv, the validation context that collects the chains and revocation data to embed."""
+    from asn1crypto import x509 as asn1_x509
+    from cryptography.hazmat.primitives.serialization import Encoding
+    from pyhanko.sign.timestamps import HTTPTimeStamper
+    from pyhanko_certvalidator import ValidationContext
+
     from .aio import run
 
-    signer = PdfSigner(meta, signer=identity.signer)
-    run(lambda: signer.async_sign_pdf(writer, output=out))
-    return out.getvalue()
+    timestamper = HTTPTimeStamper(timestamping.url, timeout=timestamping.timeout)
+    try:
+        run(lambda: timestamper.async_dummy_response("sha256"))
+    except Exception as exc:
+        raise SigningProblem(_timestamping_problem(timestamping, exc)) from None
+    if not timestamping.ltv:
+        return timestamper, None
+    mine = [asn1_x509.Certificate.load(c.public_bytes(Encoding.DER)) for c in [identity.certificate, *identity.extra]]
+    theirs = list(timestamper.cert_registry)
+    given = [asn1_x509.Certificate.load(der) for der in timestamping.roots]
+    roots = given + [c for c in mine + theirs if c.self_signed in ("yes", "maybe")]  # asn1crypto says "no" when not
+    # hard-fail: a certificate that names a CRL or OCSP responder must have its revocation data fetched.
+    context = ValidationContext(
+        trust_roots=roots, other_certs=mine + theirs, allow_fetching=True, revocation_mode="hard-fail"
+    )
+    return timestamper, context
+
+
+def _timestamping_problem(timestamping: Timestamping, exc: BaseException) -> str:
+    """One line naming the authority and what went wrong."""
+    from pyhanko.sign.general import SigningError
+    from pyhanko.sign.timestamps import TimestampRequestError
+
+    where = f"--tsa {timestamping.url}"
+    cause = exc.__cause__
+    if isinstance(exc, TimestampRequestError) and cause is not None:
+        status = getattr(cause, "status", None)
+        kind = type(cause).__name__
+        if kind == "ContentTypeError":
+            return f"{where}: the answer is not an RFC 3161 timestamp reply ({_one_line(cause)})"
+        if status:
+            return f"{where}: the time-stamping authority answered HTTP {status}"
+        return f"{where}: the time-stamping authority did not answer ({kind}: {_one_line(cause)})"
+    if isinstance(exc, TimestampRequestError):
+        return f"{where}: the time-stamping authority refused the request ({_one_line(exc)})"
+    if isinstance(exc, SigningError) and timestamping.ltv:
+        reason = _one_line(exc.__cause__) if exc.__cause__ else _one_line(exc)
+        return f"{where} --ltv: cannot collect the validation data: {_one_line(exc)}" + (f" ({reason})" if exc.__cause__ else "")
+    if timestamping.ltv and type(exc).__name__ == "PathBuildingError":
+        return f"{where} --ltv: a certificate chain does not reach a root; give the root with --trust CERT ({_one_line(exc)})"
+    if timestamping.ltv and type(exc).__name__ in ("PathValidationError", "InsufficientRevinfoError"):
+        return f"{where} --ltv: cannot collect the validation data: {_one_line(exc)}"
+    return f"{where}: the answer is not a valid RFC 3161 timestamp response ({type(exc).__name__}: {_one_line(exc)})"
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())[:200] or type(exc).__name__
 
 
 # ------------------------------------------------------------------------------ signing beside rendering
@@ -245,10 +339,15 @@ class Signing(forking.ForkedOrHere):
     key's checks and pyHanko's import (about 0.7 s together) overlap this process's rendering;
     otherwise here, first. Use as a context manager; the forked process never outlives it."""
 
-    def __init__(self, *, key: Path | None, cert: Path | None, pkcs12: Path | None, password_file: Path | None) -> None:
+    def __init__(
+        self, *, key: Path | None, cert: Path | None, pkcs12: Path | None, password_file: Path | None,
+        timestamping: Timestamping | None = None,
+    ) -> None:
         options = {"key": key, "cert": cert, "pkcs12": pkcs12, "password_file": password_file}
+        self._timestamping = timestamping
         self._here = None if forking.fork_is_safe() else load_identity(**options)
-        self._forked = forking.Forked(_sign_in_child, options, role="signing") if self._here is None else None
+        # The timestamp is requested where the signature is made: in the signing process.
+        self._forked = forking.Forked(_sign_in_child, {**options, "timestamping": timestamping}, role="signing") if self._here is None else None
         self._said: tuple[str, list[str]] | None = None
 
     def identity(self) -> tuple[str, list[str]]:
@@ -261,13 +360,15 @@ class Signing(forking.ForkedOrHere):
 
     def sign(self, pdf: bytes) -> bytes:
         if self._here is not None:
-            return sign(pdf, self._here)
+            return sign(pdf, self._here, self._timestamping)
         self.identity()
         self._forked.send(pdf)
         return self._forked.receive()
 
 
 def _sign_in_child(connection, options: dict) -> bytes:
+    options = dict(options)
+    timestamping = options.pop("timestamping", None)
     identity = load_identity(**options)
     connection.send((identity.name, identity.warnings))
     # Import pyHanko and build the signer now, while the parent lays out the pages, at a lower
@@ -277,4 +378,11 @@ def _sign_in_child(connection, options: dict) -> bytes:
     import pyhanko.pdf_utils.incremental_writer  # noqa: F401
     import pyhanko.sign.signers  # noqa: F401
 
-    return sign(connection.recv(), identity)
+    # Ask the time-stamping authority now too: its first answer sizes the signature, and a
+    # failure is reported when the parent hands over the pages.
+    try:
+        prepared = None if timestamping is None else _timestamper(identity, timestamping)
+    except SigningProblem:
+        connection.recv()  # take the pages first, so the parent's send never meets a closed pipe
+        raise
+    return sign(connection.recv(), identity, timestamping, prepared)

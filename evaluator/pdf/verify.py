@@ -1,21 +1,32 @@
-"""`sdeval verify`: is this the report sdeval signed, unchanged, and does it still follow from its inputs?
+"""`sdeval verify`: is this the report sdeval signed, unchanged, signed by someone the auditor
+trusts, and does it still follow from its inputs?
 
-Four named checks, in the order an auditor needs them:
-  signature     intact and valid, and covering the entire file: appended bytes or a later
-                incremental update (which can swap an attachment while pyHanko still calls
-                the signature intact and valid) fail;
-  trust         the signer chains to --trust (not checked without it);
+Five named checks, in the order an auditor needs them, each printed for every report (a check that
+could not run says why):
+  signature     intact and valid, covering the entire file, or its revision followed only by
+                validation data and document timestamps (PAdES B-LT/B-LTA); appended bytes or any
+                other later revision (which can swap an attachment while pyHanko still calls the
+                signature intact and valid) fail;
+  timestamp     any RFC 3161 timestamp is intact, valid, and its authority chains to a trust anchor
+                ("none" when the report has none: its signing time is then only the signer's claim);
+  trust         the signer chains to a trust anchor the auditor gave (TrustAnchors); without one
+                the signer is not established and the report does not verify;
   attachments   every attached file's SHA-256 equals the manifest's, the embedded assessment's
                 and the one printed on the cover;
   reproduction  re-assessing the attached inputs with this sdeval gives the attached assessment
                 (and, when a requirements profile is attached, re-judging the offers against it
                 gives the attached `requirements` section).
 Attachments are only believed after the signature check: a viewer shows a swapped file as readily
-as the signed one.
+as the signed one. The signer's certificate (subject, SHA-256 fingerprint, validity, key) is
+described for every report, also when checks fail, so a look-alike signer can be told apart.
+
+The API the archive builds on: `TrustAnchors`, `verify_report(path, trust=..., strict=...) -> Outcome`,
+and `verify_many.verify_many(paths, ...)` for many reports across the cores.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 import json
 import logging
@@ -25,10 +36,17 @@ from pathlib import Path
 from typing import Any
 
 from ..loader import UnreadableFile, read_bytes
+from .checks import NOT_ESTABLISHED, NOT_EVALUATED, Check, not_evaluated
 from .render import ASSESSMENT_NAME, MANIFEST_NAME, RECORD_ROLE, REQUIREMENTS_ROLE
-from .signing import subject_name
+from .signature_checks import NO_ANCHOR, TimestampInfo
+from .trust import CertificateInfo, TrustAnchors, TrustProblem, iso_time
+
+__all__ = [
+    "Check", "NotAReport", "Outcome", "SignerInfo", "TimestampInfo", "TrustAnchors", "TrustProblem", "verify_report",
+]
 
 MAX_REPORT_BYTES = 200 * 1024 * 1024
+SignerInfo = CertificateInfo  # subject, fingerprint_sha256, not_before, not_after, key_type, key_size
 
 
 class NotAReport(Exception):
@@ -36,38 +54,126 @@ class NotAReport(Exception):
 
 
 @dataclass
-class Check:
-    name: str
-    passed: bool | None  # None: not checked (trust without --trust)
-    detail: str
-    notes: list[str] = field(default_factory=list)
-
-
-@dataclass
 class Outcome:
     path: Path
     checks: list[Check]
+    signer: SignerInfo | None = None
+    timestamps: list[TimestampInfo] = field(default_factory=list)
+    claimed_signing_time: dt.datetime | None = None  # what the signer wrote; only a claim
+    signing_time: dt.datetime | None = None  # the earliest trusted timestamp over the signature
+    assessment: dict[str, Any] | None = None  # the embedded assessment.json, parsed
+    attachments: dict[str, bytes] | None = None  # each attached file (name -> bytes)
+    problem: str | None = None  # set when the file is not a report (NotAReport's message)
+    signer_salvaged: bool = False  # `signer` was read from a signature too damaged to validate
 
     @property
     def passed(self) -> bool:
-        return all(c.passed is not False for c in self.checks)
+        return self.problem is None and bool(self.checks) and all(c.holds for c in self.checks)
+
+    @property
+    def timestamp(self) -> TimestampInfo | None:
+        """The timestamp that dates the signature: its own token, else the first document timestamp."""
+        return next((t for t in self.timestamps if t.kind == "signature"), self.timestamps[0] if self.timestamps else None)
+
+    @property
+    def result(self) -> str:
+        return "not-a-report" if self.problem else "verified" if self.passed else "not-verified"
+
+    def offers(self) -> list[dict[str, Any]]:
+        files = (self.assessment or {}).get("files") if isinstance(self.assessment, dict) else None
+        out = []
+        for f in files if isinstance(files, list) else []:
+            offer = f.get("offer") if isinstance(f, dict) else None
+            offer = offer if isinstance(offer, dict) else {}
+            out.append({"file": f.get("file"), "vendor": offer.get("vendor"), "offer_id": offer.get("offer_id"), "outcome": f.get("outcome")})
+        return out
+
+    @property
+    def outcome(self) -> str | None:
+        value = self.assessment.get("outcome") if isinstance(self.assessment, dict) else None
+        return value if isinstance(value, str) else None
+
+    def verdict(self) -> str:
+        """The last line of the text: verified, or why not, never suggesting more than was checked."""
+        if self.problem:
+            return f"NOT A REPORT: {self.problem}"
+        if self.passed:
+            return "verified: every check passed"
+        failed = [c.name for c in self.checks if c.passed is False]
+        unknown = [c.name for c in self.checks if c.passed is None and c.word == NOT_EVALUATED]
+        unestablished = [c.name for c in self.checks if c.passed is None and c.word == NOT_ESTABLISHED]
+        if not failed and not unknown and unestablished:
+            return f"NOT VERIFIED: the report is intact, but the signer is not established: {NO_ANCHOR}"
+        parts = []
+        if failed:
+            parts.append(f"{', '.join(failed)} failed")
+        if unknown:
+            parts.append(f"{', '.join(unknown)} not evaluated")
+        if unestablished:
+            parts.append(f"{', '.join(unestablished)} not established")
+        return "NOT VERIFIED: " + "; ".join(parts)
+
+    def signer_line(self) -> str:
+        if self.signer is not None and self.signer_salvaged:
+            return f"  {'signer':<13} {self.signer.text()} (read from the damaged signature, not verified)"
+        if self.signer is not None:
+            return f"  {'signer':<13} {self.signer.text()}"
+        return f"  {'signer':<13} unknown: no readable signer certificate in the report"
 
     def text(self) -> str:
-        words = {True: "PASS", False: "FAIL", None: "NOT CHECKED"}
-        lines = [f"{self.path}:"]
+        if self.problem:
+            return f"{self.path}:\n{self.verdict()}\n"
+        lines = [f"{self.path}:", self.signer_line()]
         for c in self.checks:
-            lines.append(f"  {c.name:<13} {words[c.passed]}: {c.detail}")
+            lines.append(c.line())
             lines += [f"  {'':<13}   {n}" for n in c.notes]
-        failed = [c.name for c in self.checks if c.passed is False]
-        lines.append(f"NOT VERIFIED: {', '.join(failed)} failed" if failed else "verified: every check passed")
+        lines.append(self.verdict())
         return "\n".join(lines) + "\n"
 
+    def first_reason(self) -> str:
+        """One line: why the report does not verify (the first check that does not hold)."""
+        if self.problem:
+            return f"NOT A REPORT: {self.problem}"
+        if self.passed:
+            return "verified"
+        failing = next((c for c in self.checks if c.passed is False), None)
+        if failing is None:
+            return self.verdict()
+        return f"NOT VERIFIED: {failing.name}: {failing.detail}"
 
-def verify_report(path: Path, *, trust: Path | None, strict: bool) -> Outcome:
+    def as_dict(self) -> dict[str, Any]:
+        stamp = self.timestamp
+        return {
+            "file": str(self.path),
+            "passed": self.passed,
+            "result": self.result,
+            "problem": self.problem,
+            "verdict": self.verdict(),
+            "checks": [c.as_dict() for c in self.checks],
+            "signer": ({**self.signer.as_dict(), "from_damaged_signature": self.signer_salvaged} if self.signer else None),
+            "timestamp": stamp.as_dict() if stamp else None,
+            "timestamps": [t.as_dict() for t in self.timestamps],
+            "signing_time": iso_time(self.signing_time),
+            "claimed_signing_time": iso_time(self.claimed_signing_time),
+            "outcome": self.outcome,
+            "offers": self.offers(),
+        }
+
+
+def not_a_report(path: Path, message: str) -> Outcome:
+    return Outcome(Path(path), [], problem=message)
+
+
+def verify_report(path: Path, *, trust: TrustAnchors | None, strict: bool, now: dt.datetime | None = None) -> Outcome:
+    """Every check on one report. NotAReport (exit 2) when the file is not an sdeval report.
+    `now` is the validation time (default: the current time)."""
+    from .signature_checks import check_signature
+
+    path = Path(path)
     if path.is_dir():
         raise NotAReport(f"{path}: is a directory, not a PDF")
     # pypdf and pyHanko log what they repair or reject in a damaged file; the checks report it.
-    for name in ("pypdf", "pyhanko"):
+    for name in ("pypdf", "pyhanko", "pyhanko_certvalidator"):
         logging.getLogger(name).setLevel(logging.CRITICAL)
     try:
         data = read_bytes(str(path), MAX_REPORT_BYTES)
@@ -75,18 +181,31 @@ def verify_report(path: Path, *, trust: Path | None, strict: bool) -> Outcome:
         raise NotAReport(str(exc)) from None
     if b"%PDF-" not in data[:1024]:
         raise NotAReport(f"{path}: not a PDF (no %PDF- header)")
-    if trust is not None and not trust.is_file():
-        raise NotAReport(f"{trust}: no such file (--trust)")
     attached, problem = _attachments(data)
     if attached is not None and (MANIFEST_NAME not in attached or ASSESSMENT_NAME not in attached):
         raise NotAReport(f"{path}: holds no sdeval assessment (no {MANIFEST_NAME} / {ASSESSMENT_NAME} attachment)")
-    checks = list(_signature_checks(data, trust))
+    found = check_signature(data, trust, now=now)
+    outcome = Outcome(
+        path, found.checks, signer=found.signer, timestamps=found.timestamps,
+        claimed_signing_time=found.claimed_signing_time, signing_time=found.signing_time, signer_salvaged=found.signer_salvaged,
+    )
     if attached is None:
-        checks.append(Check("attachments", False, f"cannot be read ({problem})"))
-        return Outcome(path, checks)
-    checks.append(_attachment_check(data, attached))
-    checks.append(_reproduction_check(attached, strict))
-    return Outcome(path, checks)
+        outcome.checks.append(Check("attachments", False, f"cannot be read ({problem})"))
+        outcome.checks.append(not_evaluated("reproduction", "the attachments cannot be read"))
+        return outcome
+    outcome.attachments = {name: contents[0] for name, contents in attached.items() if len(contents) == 1}
+    outcome.assessment = _parsed_assessment(attached)
+    outcome.checks.append(_attachment_check(data, attached))
+    outcome.checks.append(_reproduction_check(attached, strict))
+    return outcome
+
+
+def _parsed_assessment(attached: dict[str, list[bytes]]) -> dict[str, Any] | None:
+    try:
+        doc = json.loads(_single(attached, ASSESSMENT_NAME))
+    except (ValueError, KeyError):
+        return None
+    return doc if isinstance(doc, dict) else None
 
 
 # ---------------------------------------------------------------------------- reading
@@ -109,83 +228,6 @@ def _cover_text(data: bytes) -> str:
         return PdfReader(io.BytesIO(data), strict=False).pages[0].extract_text() or ""
     except Exception:
         return ""
-
-
-# ---------------------------------------------------------------------------- signature
-
-
-def _signature_checks(data: bytes, trust: Path | None) -> list[Check]:
-    from pyhanko.keys import load_cert_from_pemder
-    from pyhanko.pdf_utils.reader import PdfFileReader
-    from pyhanko.sign.validation import async_validate_pdf_signature
-    from pyhanko.sign.validation.status import SignatureCoverageLevel
-    from pyhanko_certvalidator import ValidationContext
-
-    from .aio import run
-
-    trust_skipped = Check("trust", None, "pass --trust CERT.pem to check who signed")
-    try:
-        sigs = PdfFileReader(io.BytesIO(data), strict=False).embedded_signatures
-        if not sigs:
-            return [Check("signature", False, "the report is not signed (an unsigned draft)"), trust_skipped]
-        if len(sigs) > 1:
-            return [Check("signature", False, f"{len(sigs)} signatures; a report carries exactly one"), trust_skipped]
-        roots = [load_cert_from_pemder(str(trust))] if trust is not None else []
-        context = ValidationContext(trust_roots=roots, allow_fetching=False)
-        status = run(lambda: async_validate_pdf_signature(sigs[0], context))
-    except Exception as exc:  # structurally damaged files raise instead of returning a status
-        return [
-            Check("signature", False, f"cannot be validated: the file or its signature is damaged ({type(exc).__name__}: {_one_line(exc)})"),
-            trust_skipped,
-        ]
-
-    problems = []
-    if not status.intact:
-        problems.append("not intact: the signed bytes were changed")
-    if not status.valid:
-        problems.append("the signature value does not match the signer's key")
-    if status.coverage != SignatureCoverageLevel.ENTIRE_FILE:
-        problems.append(
-            "does not cover the entire file: bytes were appended or an incremental update was added after signing"
-        )
-    if status.docmdp_ok is False:
-        problems.append("a later revision modifies the signed document")
-    if _altered_certificate_copy(sigs[0], status.signing_cert):
-        problems.append("the signature carries an altered copy of the signer's certificate")
-    signer = subject_name(status.signing_cert)
-    when = status.signer_reported_dt.isoformat() if status.signer_reported_dt else "time not stated"
-    detail = f"signer {signer}, signed {when}"
-    if problems:
-        signature = Check("signature", False, "; ".join(problems) + f" ({detail})")
-    else:
-        signature = Check("signature", True, f"intact and valid, covers the entire file; {detail}")
-    if trust is None:
-        return [signature, trust_skipped]
-    if status.trusted:
-        return [signature, Check("trust", True, f"the signer's certificate chains to {trust}")]
-    return [signature, Check("trust", False, f"the signer's certificate does not chain to {trust}")]
-
-
-def _altered_certificate_copy(signature, signing_cert) -> bool:
-    """The CMS certificate set lies inside /Contents, outside the signed byte ranges, and may hold
-    the signer's certificate more than once; pyHanko validates against one copy. A copy with the
-    signer's issuer and serial number but other bytes was changed after signing."""
-    try:
-        certificates = signature.signed_data["certificates"]
-    except (KeyError, TypeError):
-        return False
-    if signing_cert is None or not certificates:
-        return False
-    wanted = (signing_cert.issuer.dump(), signing_cert.serial_number)
-    for choice in certificates:
-        cert = choice.chosen
-        try:
-            same_identity = (cert.issuer.dump(), cert.serial_number) == wanted
-        except (AttributeError, ValueError):
-            return True  # not even a readable certificate
-        if same_identity and cert.dump() != signing_cert.dump():
-            return True
-    return False
 
 
 def _one_line(exc: Exception) -> str:

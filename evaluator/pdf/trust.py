@@ -1,0 +1,211 @@
+"""Trust anchors an auditor gives `sdeval verify`, and how a certificate is described to them.
+
+A report verifies only when its signer chains to one of these certificates. They come from
+`--trust PATH` (repeatable) or, when no `--trust` is given, from the SDEVAL_TRUST environment
+variable (paths separated by the OS path separator). A path is a file holding one or more PEM
+certificates (or one DER certificate), or a folder whose *.pem, *.crt, *.cer and *.der files are read.
+
+Only asn1crypto and cryptography are imported here (no pyHanko), so loading anchors stays cheap.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+TRUST_ENV = "SDEVAL_TRUST"
+CERT_SUFFIXES = (".pem", ".crt", ".cer", ".der")
+MAX_ANCHOR_FILE_BYTES = 10 * 1024 * 1024
+
+
+class TrustProblem(Exception):
+    """The trust anchors cannot be read (exit 2); the message names the file and where it came from."""
+
+
+@dataclass(frozen=True)
+class CertificateInfo:
+    """Who a certificate names, told apart by its SHA-256 fingerprint (of the DER bytes, lower-case hex:
+    `openssl x509 -in CERT.pem -outform DER | sha256sum` prints the same)."""
+
+    subject: str  # RFC 4514, e.g. "CN=Jane Auditor,O=Example Audit Ltd"
+    common_name: str | None
+    fingerprint_sha256: str
+    not_before: dt.datetime
+    not_after: dt.datetime
+    key_type: str  # RSA, EC, Ed25519, ...
+    key_size: int | None  # bits
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "subject": self.subject,
+            "common_name": self.common_name,
+            "fingerprint_sha256": self.fingerprint_sha256,
+            "not_before": _iso(self.not_before),
+            "not_after": _iso(self.not_after),
+            "key_type": self.key_type,
+            "key_size": self.key_size,
+        }
+
+    def text(self) -> str:
+        key = f"{self.key_type} {self.key_size} bits" if self.key_size else self.key_type
+        return (
+            f"{self.subject}; SHA-256 {self.fingerprint_sha256}; "
+            f"valid {_iso(self.not_before)} to {_iso(self.not_after)}; {key}"
+        )
+
+
+def _iso(moment: dt.datetime) -> str:
+    return moment.astimezone(dt.timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+def iso_time(moment: dt.datetime | None) -> str | None:
+    return None if moment is None else _iso(moment)
+
+
+def describe(der: bytes) -> CertificateInfo:
+    """Subject, fingerprint, validity and key of a DER certificate."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives.asymmetric import dsa, ec, ed448, ed25519, rsa
+    from cryptography.x509.oid import NameOID
+
+    cert = x509.load_der_x509_certificate(der)
+    names = cert.subject.get_attributes_for_oid(NameOID.COMMON_NAME)
+    try:
+        key = cert.public_key()
+    except (ValueError, TypeError):  # an algorithm cryptography cannot load
+        key = None
+    if isinstance(key, rsa.RSAPublicKey):
+        kind, size = "RSA", key.key_size
+    elif isinstance(key, ec.EllipticCurvePublicKey):
+        kind, size = f"EC {key.curve.name}", key.key_size
+    elif isinstance(key, dsa.DSAPublicKey):
+        kind, size = "DSA", key.key_size
+    elif isinstance(key, ed25519.Ed25519PublicKey):
+        kind, size = "Ed25519", 256
+    elif isinstance(key, ed448.Ed448PublicKey):
+        kind, size = "Ed448", 456
+    else:
+        kind, size = cert.public_key_algorithm_oid.dotted_string if hasattr(cert, "public_key_algorithm_oid") else "unknown", None
+    return CertificateInfo(
+        subject=cert.subject.rfc4514_string(),
+        common_name=str(names[0].value) if names else None,
+        fingerprint_sha256=hashlib.sha256(der).hexdigest(),
+        not_before=cert.not_valid_before_utc,
+        not_after=cert.not_valid_after_utc,
+        key_type=kind,
+        key_size=size,
+    )
+
+
+@dataclass(frozen=True)
+class Anchor:
+    der: bytes
+    info: CertificateInfo
+    source: str  # the file it was read from
+
+    @property
+    def fingerprint_sha256(self) -> str:
+        return self.info.fingerprint_sha256
+
+    def asn1(self):  # asn1crypto.x509.Certificate, what pyHanko takes
+        from asn1crypto import x509 as asn1_x509
+
+        return asn1_x509.Certificate.load(self.der)
+
+    def text(self) -> str:
+        return f"{self.info.subject} (SHA-256 {self.fingerprint_sha256}, from {self.source})"
+
+
+@dataclass(frozen=True)
+class TrustAnchors:
+    anchors: tuple[Anchor, ...]
+    origin: str  # "--trust" or "SDEVAL_TRUST": named in messages
+
+    @classmethod
+    def from_paths(cls, paths: Iterable[str | os.PathLike], *, origin: str = "--trust") -> TrustAnchors:
+        """Every certificate in the given files and folders; TrustProblem if one cannot be read or none is found."""
+        found: dict[str, Anchor] = {}
+        for raw in paths:
+            for anchor in _read_path(Path(raw), origin):
+                found.setdefault(anchor.fingerprint_sha256, anchor)
+        if not found:
+            raise TrustProblem(f"no certificate found in the trust anchors given ({origin})")
+        return cls(tuple(found.values()), origin)
+
+    @classmethod
+    def from_environment(cls, environ: Mapping[str, str] | None = None) -> TrustAnchors | None:
+        """The anchors SDEVAL_TRUST names, or None when it is unset or empty."""
+        value = (os.environ if environ is None else environ).get(TRUST_ENV, "")
+        paths = [p for p in value.split(os.pathsep) if p.strip()]
+        return cls.from_paths(paths, origin=TRUST_ENV) if paths else None
+
+    @classmethod
+    def from_options(cls, paths: list[Path] | None, environ: Mapping[str, str] | None = None) -> TrustAnchors | None:
+        """`--trust` when given (it replaces SDEVAL_TRUST), else SDEVAL_TRUST, else None."""
+        return cls.from_paths(paths) if paths else cls.from_environment(environ)
+
+    @property
+    def certificates(self) -> list:
+        return [a.asn1() for a in self.anchors]
+
+    @property
+    def fingerprints(self) -> set[str]:
+        return {a.fingerprint_sha256 for a in self.anchors}
+
+    def find(self, fingerprint_sha256: str) -> Anchor | None:
+        return next((a for a in self.anchors if a.fingerprint_sha256 == fingerprint_sha256), None)
+
+    def sources(self) -> str:
+        names = list(dict.fromkeys(a.source for a in self.anchors))
+        listed = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        return f"{len(self.anchors)} trust anchor{'s' * (len(self.anchors) != 1)} from {listed}"
+
+
+def _read_path(path: Path, origin: str) -> list[Anchor]:
+    if path.is_dir():
+        files = sorted(p for p in path.iterdir() if p.suffix.lower() in CERT_SUFFIXES and p.is_file())
+        if not files:
+            raise TrustProblem(f"{path}: no certificate files (*.pem, *.crt, *.cer, *.der) in the folder ({origin})")
+        return [anchor for f in files for anchor in _read_file(f, origin)]
+    return _read_file(path, origin)
+
+
+def _read_file(path: Path, origin: str) -> list[Anchor]:
+    from asn1crypto import pem
+    from asn1crypto import x509 as asn1_x509
+
+    try:
+        if path.stat().st_size > MAX_ANCHOR_FILE_BYTES:
+            raise TrustProblem(f"{path}: larger than {MAX_ANCHOR_FILE_BYTES // (1024 * 1024)} MB; not a certificate file ({origin})")
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise TrustProblem(f"{path}: no such file ({origin})") from None
+    except OSError as exc:
+        raise TrustProblem(f"{path}: cannot read ({exc.strerror or exc}) ({origin})") from None
+    if pem.detect(data):
+        blocks = []
+        try:
+            for kind, _, der in pem.unarmor(data, multiple=True):
+                if kind == "CERTIFICATE":
+                    blocks.append(der)
+        except ValueError as exc:
+            raise TrustProblem(f"{path}: damaged PEM ({exc}) ({origin})") from None
+        if not blocks:
+            raise TrustProblem(f"{path}: holds no PEM certificate ({origin})")
+    else:
+        blocks = [data]
+    anchors = []
+    for number, der in enumerate(blocks, start=1):
+        where = f"{path}" if len(blocks) == 1 else f"{path}: certificate {number}"
+        try:
+            asn1_x509.Certificate.load(der).native  # noqa: B018 (parses every field)
+            info = describe(der)
+        except Exception as exc:  # asn1crypto and cryptography raise several kinds on bad DER
+            raise TrustProblem(f"{where}: not a readable certificate ({type(exc).__name__}) ({origin})") from None
+        anchors.append(Anchor(der, info, str(path)))
+    return anchors
