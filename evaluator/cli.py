@@ -17,6 +17,7 @@ from typing import Annotated, Optional
 import typer
 
 from . import __version__
+from .lazy_commands import lazy_typer
 from .loader import DEFAULT_MAX_BYTES
 
 EXIT_OK, EXIT_FINDINGS, EXIT_CANNOT_RUN = 0, 1, 2
@@ -330,6 +331,10 @@ def verify(
         raise _fail(str(exc)) from None
     sys.stdout.write(outcome.text())
     raise typer.Exit(EXIT_OK if outcome.passed else EXIT_FINDINGS)
+
+
+# `sdeval archive ...` (evaluator/archive/cli.py), imported only when an archive command runs.
+app.add_typer(lazy_typer("evaluator.archive.cli:app", help="The auditor's archive of signed reports: init, add, list, show, extract, verify, rejudge, log."), name="archive")
 
 
 def main() -> None:
