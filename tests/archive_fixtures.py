@@ -1,0 +1,197 @@
+"""Fixtures for the archive tests: signed reports made once, a real PostgreSQL server, the backends.
+
+The PostgreSQL server is Debian's (`scripts/setup test` installs `postgresql`): a throwaway cluster
+in a temporary folder, reached over a Unix socket there, never over the network; started as the
+`postgres` user when the tests run as root (the server refuses root), stopped and removed at the end.
+Without it the PostgreSQL cases skip with the reason.
+"""
+
+from __future__ import annotations
+
+import glob
+import itertools
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, example
+
+
+class Reports:
+    """Signed reports, rendered once per kind and re-signed for each copy: pyHanko writes a new
+    document id with every signature, so each copy is a distinct file that passes verify."""
+
+    def __init__(self, folder: Path) -> None:
+        from evaluator.pdf.signing import keygen
+
+        self.folder = folder
+        self.key, self.cert = keygen(folder / "assessor", common_name="Archive Assessor", force=False)
+        self.other_key, self.other_cert = keygen(folder / "stranger", common_name="Unknown Assessor", force=False)
+        self._unsigned: dict[str, bytes] = {}
+        self._count = itertools.count(1)
+
+    def unsigned(self, kind: str) -> bytes:
+        if kind not in self._unsigned:
+            self._unsigned[kind] = _render(kind)
+        return self._unsigned[kind]
+
+    def signed(self, kind: str = "offer-b", *, stranger: bool = False, name: str | None = None) -> Path:
+        from evaluator.pdf.signing import load_identity, sign
+
+        key, cert = (self.other_key, self.other_cert) if stranger else (self.key, self.cert)
+        identity = load_identity(key=key, cert=cert, pkcs12=None, password_file=None)
+        path = self.folder / (name or f"{kind}-{next(self._count)}.pdf")
+        path.write_bytes(sign(self.unsigned(kind), identity))
+        return path
+
+    def draft(self, kind: str = "offer-b") -> Path:
+        path = self.folder / f"draft-{next(self._count)}.pdf"
+        path.write_bytes(self.unsigned(kind))
+        return path
+
+
+def _render(kind: str) -> bytes:
+    from evaluator.assessment import assess
+    from evaluator.loader import load_file
+    from evaluator.pdf import render as render_module
+
+    if kind == "offer-b":
+        files = ["sd201-offer-b.json"]
+    elif kind == "offer-a":
+        files = ["sd201-offer-a.json"]
+    elif kind == "older-catalog":
+        files = ["sd201-offer-b.json"]
+    elif kind == "requirements":
+        files = ["sd201-offer-a.json", "sd201-offer-b.json"]
+    else:
+        raise AssertionError(kind)
+    # Relative names, as a user in the repository would give them: they end up in the report.
+    loaded = [load_file(os.path.relpath(example(f), ROOT)) for f in files]
+    results = [assess(item) for item in loaded]
+    requirements = None
+    if kind == "requirements":
+        from evaluator.fit_report import judge
+        from evaluator.pdf.render import RequirementsInput
+
+        profile = os.path.relpath(example("requirements-sd201.yaml"), ROOT)
+        raw = Path(ROOT / profile).read_bytes()
+        requirements = RequirementsInput(profile, raw, judge(results, profile, raw))
+    if kind != "older-catalog":
+        return render_module.render_pdf(loaded, results, signer="Archive Assessor", requirements=requirements)
+    # A report as an older rule catalog (0.9) made it: its one claim was not established, on a
+    # finding today's catalog no longer makes. Verify accepts it (a different catalog may differ).
+    real = render_module.as_document
+
+    def older(results, *, full):
+        doc = real(results, full=full)
+        doc["tool"]["rule_catalog_version"] = "0.9"
+        claim = doc["files"][0]["claims"][0]
+        claim["verdict"] = "not-established"
+        claim["findings"].append({"code": "load-unstated", "severity": "error", "path": "/claims/0"})
+        doc["findings"].append({"file": doc["files"][0]["file"], "code": "load-unstated", "severity": "error", "path": "/claims/0",
+                                "message": "the claim states no concurrency", "claim": claim["id"], "run": None, "line": None, "column": None})
+        doc["files"][0]["outcome"] = doc["outcome"] = "not-established"
+        return doc
+
+    render_module.as_document = older
+    try:
+        return render_module.render_pdf(loaded, results, signer="Archive Assessor")
+    finally:
+        render_module.as_document = real
+
+
+@pytest.fixture(scope="session")
+def reports(tmp_path_factory) -> Reports:
+    return Reports(tmp_path_factory.mktemp("reports"))
+
+
+# ---------------------------------------------------------------------------- PostgreSQL
+
+
+def _bindir() -> str | None:
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"), key=lambda p: int(p.split("/")[4]) if p.split("/")[4].isdigit() else 0)
+    if found:
+        return os.path.dirname(found[-1])
+    pg_ctl = shutil.which("pg_ctl")
+    return os.path.dirname(pg_ctl) if pg_ctl else None
+
+
+class PostgresServer:
+    def __init__(self, folder: str) -> None:
+        self.folder = folder
+        self._names = itertools.count(1)
+
+    def url(self, database: str) -> str:
+        return f"postgresql://postgres@/{database}?host={self.folder}"
+
+    def new_database(self) -> str:
+        import psycopg
+
+        name = f"archive_{next(self._names)}"
+        with psycopg.connect(host=self.folder, user="postgres", dbname="postgres", autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+        return self.url(name)
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    bindir = _bindir()
+    if bindir is None:
+        pytest.skip("PostgreSQL is not installed (scripts/setup test installs Debian's postgresql)")
+    folder = tempfile.mkdtemp(prefix="sdeval-pg-")  # short: a Unix socket path has ~107 bytes
+    as_user: list[str] = []
+    if os.geteuid() == 0:
+        import pwd
+
+        try:
+            account = pwd.getpwnam("postgres")
+        except KeyError:
+            shutil.rmtree(folder)
+            pytest.skip("running as root and there is no postgres user to run the server as")
+        os.chown(folder, account.pw_uid, account.pw_gid)
+        as_user = ["runuser", "-u", "postgres", "--"]
+    data, log = os.path.join(folder, "data"), os.path.join(folder, "server.log")
+    steps = [
+        [f"{bindir}/initdb", "-D", data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8"],
+        [f"{bindir}/pg_ctl", "-D", data, "-l", log, "-w", "-t", "60", "-o",
+         f"-c listen_addresses='' -c unix_socket_directories={folder} -c fsync=off", "start"],
+    ]
+    for step in steps:
+        done = subprocess.run(as_user + step, capture_output=True, text=True)
+        if done.returncode != 0:
+            reason = (done.stderr.strip().splitlines() or ["no message"])[-1]
+            shutil.rmtree(folder, ignore_errors=True)
+            pytest.skip(f"PostgreSQL could not be started ({os.path.basename(step[0])}: {reason})")
+    try:
+        yield PostgresServer(folder)
+    finally:
+        subprocess.run(as_user + [f"{bindir}/pg_ctl", "-D", data, "-m", "immediate", "stop"], capture_output=True)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db(request) -> str | None:
+    """The index: None for SQLite in the archive folder, or a fresh PostgreSQL database's URL."""
+    if request.param == "sqlite":
+        return None
+    return request.getfixturevalue("pg_server").new_database()
+
+
+# ---------------------------------------------------------------------------- running commands
+
+
+def archive_args(command: str, root: Path, db: str | None, *args) -> list[str]:
+    return ["archive", command, "--archive", str(root), *(["--db", db] if db else []), *[str(a) for a in args]]
+
+
+def sdeval_process(*args: str, env: dict | None = None, **kwargs) -> subprocess.Popen:
+    """`sdeval ARGS` as its own process (for killing it, or running two at once)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "evaluator", *args], cwd=ROOT, env={**os.environ, **(env or {})},
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs,
+    )
