@@ -18,6 +18,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+import sqlalchemy as sa
 
 from conftest import ROOT, example
 
@@ -183,6 +184,29 @@ def db(request) -> str | None:
 
 
 # ---------------------------------------------------------------------------- running commands
+
+
+@pytest.fixture
+def archive(tmp_path, sdeval, reports, db):
+    """A fresh archive trusting the test assessor; `run(command, *args)` runs `sdeval archive COMMAND`."""
+    root = tmp_path / "archive"
+    out = sdeval(*archive_args("init", root, db, "--trust", reports.cert))
+    assert out.exit_code == 0, out.stderr
+
+    class Archive:
+        def __init__(self):
+            self.root, self.db = root, db
+
+        def run(self, command, *args):
+            return sdeval(*archive_args(command, root, db, *args))
+
+        def engine(self):
+            return sa.create_engine(db.replace("postgresql://", "postgresql+psycopg://") if db else f"sqlite:///{root / 'index.sqlite'}")
+
+        def objects(self):
+            return sorted(p.name for p in (root / "objects").rglob("*.pdf"))
+
+    return Archive()
 
 
 def archive_args(command: str, root: Path, db: str | None, *args) -> list[str]:

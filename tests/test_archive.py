@@ -14,36 +14,13 @@ import sys
 import pytest
 import sqlalchemy as sa
 
-from archive_fixtures import archive_args, db, pg_server, reports  # noqa: F401 (fixtures)
+from archive_fixtures import archive, archive_args, db, pg_server, reports  # noqa: F401 (fixtures)
 from conftest import ROOT
 from pdf_helpers import flip
 
 
 def sha256(path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-@pytest.fixture
-def archive(tmp_path, sdeval, reports, db):
-    """A fresh archive trusting the test assessor; `run(command, *args)` runs `sdeval archive COMMAND`."""
-    root = tmp_path / "archive"
-    out = sdeval(*archive_args("init", root, db, "--trust", reports.cert))
-    assert out.exit_code == 0, out.stderr
-
-    class Archive:
-        def __init__(self):
-            self.root, self.db = root, db
-
-        def run(self, command, *args):
-            return sdeval(*archive_args(command, root, db, *args))
-
-        def engine(self):
-            return sa.create_engine(db.replace("postgresql://", "postgresql+psycopg://") if db else f"sqlite:///{root / 'index.sqlite'}")
-
-        def objects(self):
-            return sorted(p.name for p in (root / "objects").rglob("*.pdf"))
-
-    return Archive()
 
 
 # ---------------------------------------------------------------------------- init
@@ -171,7 +148,7 @@ def test_add_indexes_every_fact_an_auditor_asks_for(archive, reports):
     assert inputs["sd201-offer-a.json"] == {"attachment": "sd201-offer-a.json", "file": "examples/sd201-offer-a.json",
                                             "role": "evidence record", "sha256": hashlib.sha256(record).hexdigest()}
     assert set(inputs) == {"sd201-offer-a.json", "assessment.json"}
-    assert shown["admitted_by"] == __import__("getpass").getuser()
+    assert shown["admitted_by"] == __import__("pwd").getpwuid(os.getuid()).pw_name
     assert [c["name"] for c in shown["checks_at_admission"]] == ["signature", "trust", "attachments", "reproduction"]
     assert all(c["status"] == "pass" for c in shown["checks_at_admission"])
     assert shown["log_entry"] == 2

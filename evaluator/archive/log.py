@@ -11,7 +11,6 @@ hash for the auditor to write down elsewhere.
 
 from __future__ import annotations
 
-import getpass
 import hashlib
 import json
 import os
@@ -22,9 +21,13 @@ GENESIS = "0" * 64
 
 
 def current_user() -> str:
+    """The OS account running the command, from the real user id (not LOGNAME or USER, which
+    anyone can set)."""
+    import pwd
+
     try:
-        return getpass.getuser()
-    except Exception:  # no name for this uid (a container): the number still identifies it
+        return pwd.getpwuid(os.getuid()).pw_name
+    except KeyError:  # no name for this uid (a container): the number still identifies it
         return f"uid {os.getuid()}"
 
 
