@@ -50,6 +50,50 @@ class Reports:
         path.write_bytes(sign(self.unsigned(kind), identity))
         return path
 
+    def timestamped(self) -> tuple[Path, str]:
+        """A report whose signature carries an RFC 3161 time stamp (PAdES B-T) from a throwaway
+        authority (pyHanko's in-process DummyTimeStamper); (the report, the authority's fingerprint)."""
+        import datetime as dt
+        import hashlib
+        import io
+
+        from asn1crypto import keys as asn1_keys, x509 as asn1_x509
+        from cryptography import x509
+        from cryptography.hazmat.primitives import hashes, serialization
+        from cryptography.hazmat.primitives.asymmetric import rsa
+        from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+        from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
+        from pyhanko.sign import fields
+        from pyhanko.sign.signers import PdfSignatureMetadata, PdfSigner
+        from pyhanko.sign.timestamps.dummy_client import DummyTimeStamper
+
+        from evaluator.pdf.aio import run
+        from evaluator.pdf.signing import FIELD_NAME, load_identity
+
+        key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Test Time-Stamping Authority")])
+        now = dt.datetime.now(dt.timezone.utc)
+        cert = (
+            x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - dt.timedelta(minutes=5))
+            .not_valid_after(now + dt.timedelta(days=30))
+            .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.TIME_STAMPING]), critical=True)
+            .sign(key, hashes.SHA256())
+        )
+        der = cert.public_bytes(serialization.Encoding.DER)
+        stamper = DummyTimeStamper(
+            asn1_x509.Certificate.load(der),
+            asn1_keys.PrivateKeyInfo.load(key.private_bytes(serialization.Encoding.DER, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())),
+        )
+        identity = load_identity(key=self.key, cert=self.cert, pkcs12=None, password_file=None)
+        meta = PdfSignatureMetadata(field_name=FIELD_NAME, subfilter=fields.SigSeedSubFilter.PADES, md_algorithm="sha256")
+        out = io.BytesIO()
+        signer = PdfSigner(meta, signer=identity.signer, timestamper=stamper)
+        run(lambda: signer.async_sign_pdf(IncrementalPdfFileWriter(io.BytesIO(self.unsigned("offer-b"))), output=out))
+        path = self.folder / f"timestamped-{next(self._count)}.pdf"
+        path.write_bytes(out.getvalue())
+        return path, hashlib.sha256(der).hexdigest()
+
     def draft(self, kind: str = "offer-b") -> Path:
         path = self.folder / f"draft-{next(self._count)}.pdf"
         path.write_bytes(self.unsigned(kind))

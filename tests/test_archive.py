@@ -157,6 +157,19 @@ def test_add_indexes_every_fact_an_auditor_asks_for(archive, reports):
     assert "    claim a-200 (output-throughput): not-established [throughput-basis]" in text.stdout
 
 
+def test_a_signature_time_stamp_is_indexed_with_its_authority(archive, reports):
+    report, authority = reports.timestamped()
+    out = archive.run("add", report)
+    assert out.exit_code == 0, out.stdout
+    shown = archive.run("show", "1", "-f", "json").json()
+    assert shown["timestamp_authority"] == "Common Name: Test Time-Stamping Authority"
+    assert shown["timestamp_authority_fingerprint"] == authority
+    stamped = __import__("datetime").datetime.fromisoformat(shown["timestamp_time"])
+    admitted = __import__("datetime").datetime.fromisoformat(shown["admitted_at"])
+    assert 0 <= (admitted - stamped).total_seconds() < 600
+    assert archive.run("list", "-f", "json").json()["reports"][0]["timestamp_time"] == shown["timestamp_time"]
+
+
 def test_a_report_with_buyer_requirements_indexes_each_offer_and_the_requirements_outcome(archive, reports):
     report = reports.signed("requirements")
     out = archive.run("add", report)

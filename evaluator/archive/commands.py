@@ -285,7 +285,14 @@ def _admit(archive: Archive, item: Staged, verified, user: str) -> Added:
                 )
                 report_id = archive.index.insert_report(conn, {**row, "log_seq": seq}, facts["offers"], facts["claims"], facts["inputs"])
         except BaseException:
-            archive.store.remove_unindexed(relative)  # the row did not land: neither does the file
+            # The row did not land, so neither does the file: unless the index cannot say (a
+            # connection lost at commit), when the lock file left behind lets the next add decide.
+            try:
+                landed = _already(archive, item.sha256) is not None
+            except Exception:
+                landed = True
+            if not landed:
+                archive.store.remove_unindexed(relative)
             raise
         pause_point("indexed")
     return Added(source, "admitted", f"admitted {source} as report {report_id} ({_offer_words(facts['offers'])}; {row['outcome']}; SHA-256 {item.sha256})", report_id, item.sha256)
