@@ -137,14 +137,15 @@ def _verify_here(path: Path, anchors: list[Path], strict: bool) -> Verified:
         data = path.read_bytes()
     except OSError as exc:
         return Verified(str(path), False, [], "", problem=f"{path}: cannot read ({exc.strerror or exc})")
+    signature = _embedded_signature(data)  # parsed once, for the anchor and the signer's facts
     try:
-        outcome = verify_report(path, trust=_choose_anchor(data, anchors), strict=strict)
+        outcome = verify_report(path, trust=_choose_anchor(signature, anchors), strict=strict)
     except NotAReport as exc:
         return Verified(str(path), False, [], "", problem=str(exc))
     status = {True: "pass", False: "fail", None: "not checked"}
     checks = [{"name": c.name, "status": status[c.passed], "reason": c.detail, "notes": list(c.notes)} for c in outcome.checks]
     verified = Verified(str(path), outcome.passed, checks, outcome.text())
-    verified.signer, verified.timestamp = _signature_facts(data)
+    verified.signer, verified.timestamp = _signature_facts(signature)
     attached = read_attachments(data)
     verified.manifest = _json(attached.get(_names().manifest))
     verified.assessment = _json(attached.get(_names().assessment))
@@ -184,19 +185,22 @@ def read_attachments(data: bytes) -> dict[str, bytes]:
 
 
 def _embedded_signature(data: bytes):
+    """The report's one signature (pyHanko's EmbeddedPdfSignature), or None (none, several, or unreadable)."""
     from pyhanko.pdf_utils.reader import PdfFileReader
 
-    sigs = PdfFileReader(io.BytesIO(data), strict=False).embedded_signatures
+    try:
+        sigs = PdfFileReader(io.BytesIO(data), strict=False).embedded_signatures
+    except Exception:  # a damaged file: verify says what is wrong
+        return None
     return sigs[0] if len(sigs) == 1 else None
 
 
-def _choose_anchor(data: bytes, anchors: list[Path]) -> Path | None:
+def _choose_anchor(sig, anchors: list[Path]) -> Path | None:
     if not anchors:
         return None
     try:
         from pyhanko.keys import load_cert_from_pemder
 
-        sig = _embedded_signature(data)
         issuers = set()
         if sig is not None:
             issuers.add(sig.signer_cert.issuer.dump())
@@ -210,11 +214,10 @@ def _choose_anchor(data: bytes, anchors: list[Path]) -> Path | None:
     return anchors[0]
 
 
-def _signature_facts(data: bytes) -> tuple[Signer | None, Timestamp | None]:
+def _signature_facts(sig) -> tuple[Signer | None, Timestamp | None]:
     from ..pdf.signing import subject_name
 
     try:
-        sig = _embedded_signature(data)
         if sig is None:
             return None, None
         cert = sig.signer_cert
