@@ -275,11 +275,19 @@ def test_verify_names_a_changed_a_missing_and_an_unreadable_stored_file(archive,
     assert out.exit_code == 1
     rel = [str(p.relative_to(archive.root)) for p in stored]
     assert out.stdout.splitlines() == [
-        f"FAIL report 2 ({rel[1]}): {rel[1]}: changed (SHA-256 {sha256(stored[1])}, the index says {sha256(paths[1])})",
-        f"FAIL report 3 ({rel[2]}): {rel[2]}: missing",
-        f"FAIL report 4 ({rel[3]}): {rel[3]}: unreadable (Is a directory)",
+        f"FAIL report 2 ({rel[1]}): changed (SHA-256 {sha256(stored[1])}, the index says {sha256(paths[1])})",
+        f"FAIL report 3 ({rel[2]}): missing",
+        f"FAIL report 4 ({rel[3]}): unreadable (Is a directory)",
         "verified 4 reports: 1 passed, 3 failed",
     ]
+    # Neither extract nor rejudge uses a stored file that is not the one admitted.
+    extracted = archive.run("extract", "2", "-o", archive.root.parent / "out")
+    assert extracted.exit_code == 2
+    assert extracted.stderr == f"sdeval: report 2: {rel[1]}: changed (SHA-256 {sha256(stored[1])}, the index says {sha256(paths[1])})\n"
+    rejudged = archive.run("rejudge").stdout.splitlines()
+    assert rejudged[0].endswith(f"catalog 1.1 -> 1.1): {rel[1]}: changed (SHA-256 {sha256(stored[1])}, the index says {sha256(paths[1])})")
+    assert rejudged[1].endswith(f"catalog 1.1 -> 1.1): {rel[2]}: missing")
+    assert rejudged[-1] == "rejudged 4 reports with rule catalog 1.1: 0 would change verdicts, 0 differ only in findings, 1 unchanged, 3 could not be re-assessed"
     doc = archive.run("verify", "1", "2", "-f", "json").json()
     assert doc["summary"] == {"reports": 2, "passed": 1, "failed": 1}
     assert [r["passed"] for r in doc["reports"]] == [True, False]

@@ -225,9 +225,10 @@ def show(
             lines.append(f"  {key.replace('_', ' ')}: {doc[key]}")
     for o in doc["offers"]:
         lines.append(f"  offer {o['offer_id']} by {o['vendor']} ({o['offer_date']}), {o['file']}: {o['outcome']}")
-    for c in doc["claims"]:
-        codes = f" [{', '.join(c['codes'])}]" if c["codes"] else ""
-        lines.append(f"    claim {c['id']} ({c['kind']}): {c['verdict']}{codes}")
+        for c in doc["claims"]:
+            if c["file"] == o["file"]:
+                codes = f" [{', '.join(c['codes'])}]" if c["codes"] else ""
+                lines.append(f"    claim {c['id']} ({c['kind']}): {c['verdict']}{codes}")
     for i in doc["inputs"]:
         lines.append(f"  attached {i['attachment']} ({i['role']}: {i['file']}) SHA-256 {i['sha256']}")
     for c in doc["checks_at_admission"]:

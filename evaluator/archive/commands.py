@@ -451,7 +451,7 @@ def _stored_bytes(archive: Archive, row: Any) -> bytes:
     try:
         data = archive.store.read(row.stored_as)
     except StoreProblem as exc:
-        raise ArchiveProblem(f"report {row.id}: {exc}") from None
+        raise ArchiveProblem(f"report {row.id}: {row.stored_as}: {exc}") from None
     actual = hashlib.sha256(data).hexdigest()
     if actual != row.sha256:
         raise ArchiveProblem(f"report {row.id}: {row.stored_as}: changed (SHA-256 {actual}, the index says {row.sha256})")
@@ -505,8 +505,7 @@ def verify(archive: Archive, idents: list[str], *, strict: bool, workers: int | 
             results[row.id] = Checked(row.id, row.sha256, row.stored_as, False, str(exc))
             continue
         if actual != row.sha256:
-            results[row.id] = Checked(row.id, row.sha256, row.stored_as, False,
-                                      f"{row.stored_as}: changed (SHA-256 {actual}, the index says {row.sha256})")
+            results[row.id] = Checked(row.id, row.sha256, row.stored_as, False, f"changed (SHA-256 {actual}, the index says {row.sha256})")
             continue
         intact.append(row)
     outcomes = verify_many([archive.store.path_of(r.stored_as) for r in intact], anchors, strict=strict, workers=workers)
@@ -605,8 +604,8 @@ def _rejudge_one(job: tuple, catalog: str) -> Rejudged:
     except OSError as exc:
         result.problem = f"{stored_as}: {'missing' if isinstance(exc, FileNotFoundError) else f'unreadable ({exc.strerror})'}"
         return result
-    if hashlib.sha256(data).hexdigest() != sha256:
-        result.problem = f"{stored_as}: changed since it was admitted (SHA-256 differs from the index)"
+    if (actual := hashlib.sha256(data).hexdigest()) != sha256:
+        result.problem = f"{stored_as}: changed (SHA-256 {actual}, the index says {sha256})"
         return result
     attached = read_attachments(data)
     try:

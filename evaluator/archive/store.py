@@ -171,7 +171,7 @@ class Store:
     # -- reading
 
     def sha256_of(self, relative: str) -> str:
-        """The stored file's SHA-256; StoreProblem names a missing or unreadable file."""
+        """The stored file's SHA-256; StoreProblem says "missing" or "unreadable (why)" (the caller names the file)."""
         path = self.root / relative
         digest = hashlib.sha256()
         try:
@@ -179,18 +179,19 @@ class Store:
                 for block in iter(lambda: fh.read(1 << 20), b""):
                     digest.update(block)
         except FileNotFoundError:
-            raise StoreProblem(f"{relative}: missing") from None
+            raise StoreProblem("missing") from None
         except OSError as exc:
-            raise StoreProblem(f"{relative}: unreadable ({exc.strerror or exc})") from None
+            raise StoreProblem(f"unreadable ({exc.strerror or exc})") from None
         return digest.hexdigest()
 
     def read(self, relative: str) -> bytes:
+        """The stored file; StoreProblem as for sha256_of."""
         try:
             return (self.root / relative).read_bytes()
         except FileNotFoundError:
-            raise StoreProblem(f"{relative}: missing") from None
+            raise StoreProblem("missing") from None
         except OSError as exc:
-            raise StoreProblem(f"{relative}: unreadable ({exc.strerror or exc})") from None
+            raise StoreProblem(f"unreadable ({exc.strerror or exc})") from None
 
     # -- recovery
 
