@@ -11,7 +11,6 @@ import stat
 import subprocess
 import sys
 
-import pytest
 import sqlalchemy as sa
 
 from archive_fixtures import archive, archive_args, db, pg_server, reports  # noqa: F401 (fixtures)

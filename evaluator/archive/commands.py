@@ -67,7 +67,7 @@ class InitResult:
 def init(root: Path, db: str | None, trust: list[Path], *, add_trust: bool) -> InitResult:
     """Create the archive with its trust anchors; on an existing archive, change nothing unless
     `add_trust` (then add the anchors it lacks)."""
-    from .verification import certificate_subject, fingerprint, load_certificates
+    from .verification import fingerprint, load_certificates
 
     certificates: list[tuple[Path, bytes]] = []
     for path in trust:
@@ -102,9 +102,9 @@ def init(root: Path, db: str | None, trust: list[Path], *, add_trust: bool) -> I
     try:
         when, user = now_text(), current_user()
         archive_id, created = index.initialize(secrets.token_hex(16), when)
-        if not created and db is None:
-            pass  # an init interrupted before archive.json: carry on with the index it made
-        elif not created:
+        # An index already in the folder was made by an init interrupted before archive.json: carry
+        # on with it. A database is another matter: it may be another archive's.
+        if not created and db is not None:
             raise ArchiveProblem(f"{index.shown}: already holds an archive index (id {archive_id}); give an empty database")
         archive = Archive(root, archive_id, store, index)
         added = _add_anchors(archive, wanted, when, user, action="init", extra={"index": index.backend})
