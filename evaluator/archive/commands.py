@@ -467,14 +467,9 @@ class Checked:
     sha256: str
     stored_as: str
     passed: bool
-    problem: str | None  # the stored file is missing, changed or unreadable
+    reason: str  # one line: what is wrong with it ("passed" when nothing is)
+    problem: str | None = None  # the stored file is missing, changed or unreadable, or not a report
     checks: list[dict[str, Any]] = field(default_factory=list)
-
-    @property
-    def reason(self) -> str:
-        if self.problem:
-            return self.problem
-        return "; ".join(f"{c['name']} failed: {c['reason']}" for c in self.checks if c["status"] == "fail")
 
     def as_dict(self) -> dict[str, Any]:
         return {"id": self.id, "sha256": self.sha256, "stored_as": self.stored_as, "passed": self.passed,
@@ -502,15 +497,16 @@ def verify(archive: Archive, idents: list[str], *, strict: bool, workers: int | 
         try:
             actual = archive.store.sha256_of(row.stored_as)
         except StoreProblem as exc:
-            results[row.id] = Checked(row.id, row.sha256, row.stored_as, False, str(exc))
+            results[row.id] = Checked(row.id, row.sha256, row.stored_as, False, str(exc), str(exc))
             continue
         if actual != row.sha256:
-            results[row.id] = Checked(row.id, row.sha256, row.stored_as, False, f"changed (SHA-256 {actual}, the index says {row.sha256})")
+            changed = f"changed (SHA-256 {actual}, the index says {row.sha256})"
+            results[row.id] = Checked(row.id, row.sha256, row.stored_as, False, changed, changed)
             continue
         intact.append(row)
     outcomes = verify_many([archive.store.path_of(r.stored_as) for r in intact], anchors, strict=strict, workers=workers)
     for row, outcome in zip(intact, outcomes):
-        results[row.id] = Checked(row.id, row.sha256, row.stored_as, outcome.passed, outcome.problem, outcome.checks)
+        results[row.id] = Checked(row.id, row.sha256, row.stored_as, outcome.passed, outcome.reason, outcome.problem, outcome.checks)
     ordered = [results[r.id] for r in rows]
     failed = [c.id for c in ordered if not c.passed]
     summary = f"verified {len(ordered)} report{'s' * (len(ordered) != 1)}: {len(ordered) - len(failed)} passed, {len(failed)} failed"

@@ -12,8 +12,16 @@ takes one trust certificate and returns only the checks. This module therefore
   - reads the signer, its certificate fingerprint and any signature time stamp from the CMS
     (pyHanko / asn1crypto), and the manifest and assessment from the attachments.
 When `verify_report(path, trust=TrustAnchors, strict=...)` with `Outcome.signer`, `.timestamp`,
-`.assessment`, `.attachments` and `verify_many` land, `_verify_here` becomes a thin mapping of
-that Outcome and `_choose_anchor` / `_signature_facts` go away; nothing else in the archive changes.
+`.assessment`, `.attachments` and `verify_many` land, `verify_many` / `_verify_here` become a thin
+mapping of that Outcome, and `_choose_anchor` / `_signature_facts` go away:
+  trust        TrustAnchors.from_paths(anchors) (every anchor at once: signers' and TSA roots)
+  passed       outcome.passed; problem = outcome.problem
+  checks       one dict per check (name, status from its word, reason, notes)
+  reason       "passed", or outcome.first_reason() (a check "not established" fails too)
+  signer       outcome.signer (subject, common_name, fingerprint_sha256, ...)
+  timestamp    outcome.timestamp (time, authority_subject, authority_fingerprint_sha256)
+  assessment   outcome.assessment; manifest = json.loads(outcome.attachments[MANIFEST_NAME])
+Nothing else in the archive changes.
 """
 
 from __future__ import annotations
@@ -21,7 +29,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -52,20 +60,12 @@ class Verified:
     passed: bool
     checks: list[dict[str, Any]]  # {"name", "status": pass|fail|not checked, "reason", "notes"}
     text: str  # `sdeval verify`'s own wording of the checks
+    reason: str  # one line: why the report did not pass ("passed" when it did)
     problem: str | None = None  # not a report at all (not a PDF, unreadable, no assessment)
     signer: Signer | None = None
     timestamp: Timestamp | None = None
     assessment: dict[str, Any] | None = None
     manifest: dict[str, Any] | None = None
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def reason(self) -> str:
-        """One line: why the report did not pass."""
-        if self.problem:
-            return self.problem
-        failed = [c for c in self.checks if c["status"] == "fail"]
-        return "; ".join(f"{c['name']} failed: {c['reason']}" for c in failed) or "passed"
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -136,15 +136,17 @@ def _verify_here(path: Path, anchors: list[Path], strict: bool) -> Verified:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        return Verified(str(path), False, [], "", problem=f"{path}: cannot read ({exc.strerror or exc})")
+        problem = f"{path}: cannot read ({exc.strerror or exc})"
+        return Verified(str(path), False, [], "", problem, problem=problem)
     signature = _embedded_signature(data)  # parsed once, for the anchor and the signer's facts
     try:
         outcome = verify_report(path, trust=_choose_anchor(signature, anchors), strict=strict)
     except NotAReport as exc:
-        return Verified(str(path), False, [], "", problem=str(exc))
+        return Verified(str(path), False, [], "", str(exc), problem=str(exc))
     status = {True: "pass", False: "fail", None: "not checked"}
     checks = [{"name": c.name, "status": status[c.passed], "reason": c.detail, "notes": list(c.notes)} for c in outcome.checks]
-    verified = Verified(str(path), outcome.passed, checks, outcome.text())
+    failed = "; ".join(f"{c['name']} failed: {c['reason']}" for c in checks if c["status"] == "fail")
+    verified = Verified(str(path), outcome.passed, checks, outcome.text(), failed or "passed")
     verified.signer, verified.timestamp = _signature_facts(signature)
     attached = read_attachments(data)
     verified.manifest = _json(attached.get(_names().manifest))
