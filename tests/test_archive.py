@@ -419,6 +419,26 @@ def test_an_index_written_by_a_newer_sdeval_is_refused(archive):
     assert out.stderr.endswith(": index schema version 99 was written by a newer sdeval (this one knows 1)\n")
 
 
+def test_an_older_index_is_migrated_step_by_step_when_opened(archive, reports, monkeypatch):
+    """The migration machinery, with a made-up version 2 that adds a column: an index at version 1
+    is brought to 2 by the next command, its reports kept."""
+    from evaluator.archive import index
+
+    archive.run("add", reports.signed())
+
+    def to_v2(conn):
+        conn.execute(sa.text("ALTER TABLE reports ADD COLUMN retention_until VARCHAR(40)"))
+
+    monkeypatch.setattr(index, "SCHEMA_VERSION", 2)
+    monkeypatch.setitem(index.MIGRATIONS, 2, to_v2)
+    out = archive.run("list", "-f", "json")
+    assert out.exit_code == 0, out.stderr
+    assert [r["id"] for r in out.json()["reports"]] == [1]
+    with archive.engine().connect() as conn:
+        assert conn.execute(sa.text("SELECT value FROM archive_meta WHERE key = 'schema_version'")).scalar() == "2"
+        assert conn.execute(sa.text("SELECT retention_until FROM reports")).all() == [(None,)]
+
+
 def test_a_folder_is_never_paired_with_another_archives_index(tmp_path, sdeval, reports, pg_server):
     url = pg_server.new_database()
     assert sdeval(*archive_args("init", tmp_path / "one", url, "--trust", reports.cert)).exit_code == 0
