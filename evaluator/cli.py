@@ -17,6 +17,7 @@ from typing import Annotated, Optional
 import typer
 
 from . import __version__
+from .archive.lazy import lazy_typer
 from .loader import DEFAULT_MAX_BYTES
 
 EXIT_OK, EXIT_FINDINGS, EXIT_CANNOT_RUN = 0, 1, 2
@@ -408,6 +409,10 @@ def _trust_anchors(paths: list[Path] | None):
         return TrustAnchors.from_options(paths)
     except TrustProblem as exc:
         raise _fail(str(exc)) from None
+
+
+# `sdeval archive ...` (evaluator/archive/cli.py), imported only when an archive command runs.
+app.add_typer(lazy_typer("evaluator.archive.cli:app", help="The auditor's archive of signed reports: init, add, list, show, extract, verify, rejudge, log."), name="archive")
 
 
 def main() -> None:

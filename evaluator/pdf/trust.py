@@ -206,6 +206,7 @@ def _read_file(path: Path, origin: str) -> list[Anchor]:
             asn1_x509.Certificate.load(der).native  # noqa: B018 (parses every field)
             info = describe(der)
         except Exception as exc:  # asn1crypto and cryptography raise several kinds on bad DER
-            raise TrustProblem(f"{where}: not a readable certificate ({type(exc).__name__}) ({origin})") from None
+            # Neither PEM nor DER certificate bytes (a README, a key, a damaged file).
+            raise TrustProblem(f"{where}: not a certificate (PEM or DER) ({origin})") from None
         anchors.append(Anchor(der, info, str(path)))
     return anchors

@@ -1,0 +1,141 @@
+"""The auditor's archive at 200 reports: add, a filtered list, and verifying them all,
+against a shell loop of single `sdeval verify` calls over the same reports, in one run.
+
+Makes N distinct signed reports (default 200): RECORDS copies of examples/sd201-offer-b.json,
+each with its own vendor and offer id, rendered once each and signed N / RECORDS times (pyHanko
+writes a new document id with every signature, so each signed copy is a distinct file that passes
+`sdeval verify`). Then, each as its own process, as a user runs them:
+  archive add       all N reports in one command (each verified in full, stored, indexed)
+  archive list      --vendor V (a tenth of the reports), median of LIST_RUNS processes; and the
+                    query alone, in process
+  archive verify    all N (hash check + full verification, one process per core)
+  shell loop        `for f in *.pdf; do sdeval verify "$f" --trust cert.pem; done` over the same N
+
+Usage: .venv/bin/python bench/archive_bench.py [--reports 200] [--records 10] [--db URL]
+(--db: a PostgreSQL index, e.g. postgresql://user@/dbname?host=/socket/folder, an empty database)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SDEVAL = [sys.executable, "-m", "evaluator"]
+
+
+def make_reports(folder: Path, count: int, records: int) -> tuple[list[Path], Path]:
+    from evaluator.assessment import assess
+    from evaluator.loader import load_file
+    from evaluator.pdf.render import render_pdf
+    from evaluator.pdf.signing import keygen, load_identity, sign
+
+    key, cert = keygen(folder / "identity", common_name="Bench Assessor", force=False)
+    identity = load_identity(key=key, cert=cert, pkcs12=None, password_file=None)
+    base = json.loads((ROOT / "examples" / "sd201-offer-b.json").read_text())
+    paths = []
+    for r in range(records):
+        record = json.loads(json.dumps(base))
+        record["offer"]["vendor"] = f"Vendor {r:02d}"
+        record["offer"]["offer_id"] = f"SD-201-B-{r:02d}"
+        source = folder / f"offer-{r:02d}.json"
+        source.write_text(json.dumps(record, indent=2))
+        loaded = [load_file(str(source))]
+        unsigned = render_pdf(loaded, [assess(item) for item in loaded], signer="Bench Assessor")
+        for copy in range(count // records + (1 if r < count % records else 0)):
+            path = folder / "reports" / f"report-{r:02d}-{copy:03d}.pdf"
+            path.parent.mkdir(exist_ok=True)
+            path.write_bytes(sign(unsigned, identity))
+            paths.append(path)
+    return paths, cert
+
+
+def run(args: list[str], **kwargs) -> tuple[float, subprocess.CompletedProcess]:
+    start = time.perf_counter()
+    done = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, **kwargs)
+    return time.perf_counter() - start, done
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reports", type=int, default=200)
+    parser.add_argument("--records", type=int, default=10, help="distinct records (vendors) the reports come from")
+    parser.add_argument("--list-runs", type=int, default=7)
+    parser.add_argument("--db", help="PostgreSQL URL of an empty database (default: SQLite in the archive folder)")
+    args = parser.parse_args()
+
+    print(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} before")
+    with tempfile.TemporaryDirectory(prefix="sdeval-archive-bench-") as tmp:
+        folder = Path(tmp)
+        start = time.perf_counter()
+        paths, cert = make_reports(folder, args.reports, args.records)
+        hashes = {__import__("hashlib").sha256(p.read_bytes()).hexdigest() for p in paths}
+        assert len(hashes) == len(paths), "the signed reports are not all distinct"
+        print(f"made {len(paths)} distinct signed reports from {args.records} records in {time.perf_counter() - start:.1f} s "
+              f"({sum(p.stat().st_size for p in paths) / len(paths) / 1024:.0f} KiB each)")
+
+        archive = folder / "archive"
+        where = ["--archive", str(archive), *(["--db", args.db] if args.db else [])]
+        _, done = run([*SDEVAL, "archive", "init", *where, "--trust", str(cert)])
+        assert done.returncode == 0, done.stderr
+
+        seconds, done = run([*SDEVAL, "archive", "add", *where, *map(str, paths)])
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr
+        assert done.stdout.splitlines()[-1] == f"{len(paths)} admitted, 0 already archived, 0 refused", done.stdout[-500:]
+        add_rate = len(paths) / seconds
+        print(f"archive add     {len(paths)} reports in one command: {seconds:.1f} s, {add_rate:.1f} reports/s")
+
+        vendor = "Vendor 03"
+        listing = [*SDEVAL, "archive", "list", *where, "--vendor", vendor, "--format", "json"]
+        run(listing)  # warm the file cache
+        walls = []
+        for _ in range(args.list_runs):
+            seconds, done = run(listing)
+            walls.append(seconds)
+        found = len(json.loads(done.stdout)["reports"])
+        query = _query_alone(archive, args.db, vendor)
+        print(f"archive list    --vendor '{vendor}' ({found} of {len(paths)}): whole process median {statistics.median(walls) * 1000:.0f} ms "
+              f"(min {min(walls) * 1000:.0f}, max {max(walls) * 1000:.0f}); the query alone {query * 1000:.1f} ms")
+
+        seconds, done = run([*SDEVAL, "archive", "verify", *where])
+        assert done.returncode == 0, done.stdout[-2000:]
+        verify_rate = len(paths) / seconds
+        print(f"archive verify  {len(paths)} reports: {seconds:.1f} s, {verify_rate:.2f} reports/s ({done.stdout.strip()})")
+
+        loop = 'for f in "$@"; do "$SDEVAL_PY" -m evaluator verify "$f" --trust "$CERT" >/dev/null || exit 1; done'
+        seconds, done = run(["bash", "-c", loop, "loop", *map(str, paths)],
+                            env={**os.environ, "SDEVAL_PY": sys.executable, "CERT": str(cert)})
+        assert done.returncode == 0, done.stderr
+        loop_rate = len(paths) / seconds
+        print(f"shell loop      {len(paths)} x `sdeval verify --trust`: {seconds:.1f} s, {loop_rate:.2f} reports/s")
+        print(f"archive verify / shell loop: x{verify_rate / loop_rate:.1f} reports/s")
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
+
+
+def _query_alone(archive: Path, db: str | None, vendor: str) -> float:
+    """Median of 21 in-process runs of the filtered query with its offers (no start-up, no printing)."""
+    from evaluator.archive import commands
+    from evaluator.archive.index import Filters
+    from evaluator.archive.location import open_archive
+
+    opened = open_archive(archive, db)
+    try:
+        times = []
+        for _ in range(21):
+            start = time.perf_counter()
+            commands.list_reports(opened, Filters(vendor=vendor))
+            times.append(time.perf_counter() - start)
+        return statistics.median(times)
+    finally:
+        opened.close()
+
+
+if __name__ == "__main__":
+    main()

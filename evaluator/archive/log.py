@@ -1,0 +1,88 @@
+"""The action log: every init, add, refusal, verify and rejudge, each entry chained to the one before.
+
+An entry is {seq, time, user, action, detail, prev_hash, hash}; `hash` is the SHA-256 of the
+canonical JSON of the other fields, and `prev_hash` is the previous entry's hash (64 zeros for
+the first). Editing an entry changes its hash; re-computing that hash breaks the next entry's
+`prev_hash`; removing one leaves a gap in `seq` or a broken link. Removing the newest entries
+leaves a shorter chain that still holds, so every report row also names the log entry of its
+admission (a report whose entry is gone is found), and `archive log --check` prints the head
+hash for the auditor to write down elsewhere.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from typing import Any
+
+GENESIS = "0" * 64
+
+
+def current_user() -> str:
+    """The OS account running the command, from the real user id (not LOGNAME or USER, which
+    anyone can set)."""
+    import pwd
+
+    try:
+        return pwd.getpwuid(os.getuid()).pw_name
+    except KeyError:  # no name for this uid (a container): the number still identifies it
+        return f"uid {os.getuid()}"
+
+
+def canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def entry_hash(seq: int, time: str, user: str, action: str, detail: str, prev_hash: str) -> str:
+    """`detail` is the stored JSON text, hashed as stored: the hash covers exactly what is kept."""
+    body = canonical({"seq": seq, "time": time, "user": user, "action": action, "detail": detail, "prev_hash": prev_hash})
+    return hashlib.sha256(body.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Entry:
+    seq: int
+    time: str
+    user: str
+    action: str
+    detail: str  # canonical JSON
+    prev_hash: str
+    hash: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "seq": self.seq, "time": self.time, "user": self.user, "action": self.action,
+            "detail": json.loads(self.detail) if self.detail else None, "prev_hash": self.prev_hash, "hash": self.hash,
+        }
+
+    def text(self) -> str:
+        try:
+            detail = json.loads(self.detail)
+        except ValueError:
+            detail = self.detail
+        summary = detail.get("summary") if isinstance(detail, dict) else None
+        return f"{self.seq:>6}  {self.time}  {self.user:<10}  {self.action:<8}  {summary if summary is not None else detail}"
+
+
+def check_chain(entries: list[Entry], admitted_at: dict[int, int] | None = None) -> list[str]:
+    """Every break in the chain, naming the entry by its sequence number; [] when it holds.
+    `admitted_at` maps report ids to the log entry that admitted them."""
+    problems = []
+    expected_seq, prev = 1, GENESIS
+    seen = set()
+    for e in entries:
+        seen.add(e.seq)
+        if e.seq > expected_seq:
+            gone = f"entry {expected_seq}" if e.seq == expected_seq + 1 else f"entries {expected_seq}-{e.seq - 1}"
+            problems.append(f"{gone} {'is' if e.seq == expected_seq + 1 else 'are'} missing: removed from the log")
+        if entry_hash(e.seq, e.time, e.user, e.action, e.detail, e.prev_hash) != e.hash:
+            problems.append(f"entry {e.seq} was edited: its content does not match its hash")
+        elif e.prev_hash != prev and e.seq == expected_seq:
+            problems.append(f"entry {e.seq} does not follow entry {e.seq - 1}: entry {e.seq - 1} was edited or replaced")
+        expected_seq, prev = e.seq + 1, e.hash
+    for report, seq in sorted((admitted_at or {}).items()):
+        if seq not in seen:
+            problems.append(f"entry {seq}, which admitted report {report}, is missing: removed from the log")
+    return problems

@@ -1,0 +1,273 @@
+"""The archive's files: reports stored content-addressed and read-only, never overwritten.
+
+How one report is added, and why in this order (each step is a place a killed process may stop):
+
+  staged   the bytes are copied to tmp/SHA.PID.RANDOM.part, fsynced, the part file held under an
+           flock for as long as this process works on it; verification reads this copy, so what
+           was verified is exactly what is stored;
+  verified verification is done;
+  (lock)   tmp/SHA.lock is created and flocked: one process at a time stores a given report;
+  stored   the part file is made read-only (0444) and renamed to objects/ab/SHA.pdf (atomic,
+           same folder tree, same file system), and the folder is fsynced;
+  indexed  the index row, its offers, claims and inputs and the log entry commit in one
+           transaction; then the lock file is removed.
+
+File before index row: a killed add can leave a stored file with no row (never a row without
+its file), and the lock file it leaves says so. `recover()`, run by the next command that may
+write, removes part files and lock files whose flock nobody holds (their process is gone) and,
+for such a lock, the stored file if the index has no row for it: the add that put it there
+never reported success. A live add's files are never touched, because it holds their flocks.
+flock (not lockf): closing another descriptor of the same file must not drop the lock, and the
+kernel drops it when the process dies, however it dies.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import hashlib
+import os
+import secrets
+import stat
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+READ_ONLY = 0o444
+PAUSE_ENV = "SDEVAL_ARCHIVE_TEST_PAUSE_AT"
+
+
+class StoreProblem(Exception):
+    """A file in the archive cannot be written or read (one line)."""
+
+
+def pause_point(step: str) -> None:
+    """Test hook: with SDEVAL_ARCHIVE_TEST_PAUSE_AT=STEP, the process says so on standard error
+    and waits at that step forever, so a test can kill it exactly there (tests/test_archive_crash.py)."""
+    if os.environ.get(PAUSE_ENV) == step:
+        import signal
+        import sys
+
+        sys.stderr.write(f"paused at {step}\n")
+        sys.stderr.flush()
+        while True:
+            signal.pause()
+
+
+@dataclass
+class Staged:
+    """A report copied into tmp/, held under this process's flock until it is stored or dropped."""
+
+    source: Path
+    sha256: str
+    size: int
+    part: Path
+    fd: int
+
+    def drop(self) -> None:
+        if self.fd >= 0:
+            _unlink_quietly(self.part)
+            os.close(self.fd)
+            self.fd = -1
+
+
+class Store:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.objects = root / "objects"
+        self.tmp = root / "tmp"
+        self.anchors = root / "anchors"
+
+    def create(self) -> None:
+        for folder in (self.root, self.objects, self.tmp, self.anchors):
+            folder.mkdir(exist_ok=True)
+
+    def writable(self) -> bool:
+        return os.access(self.root, os.W_OK) and os.access(self.tmp, os.W_OK | os.X_OK)
+
+    # -- paths
+
+    def relative(self, sha256: str) -> str:
+        return f"objects/{sha256[:2]}/{sha256}.pdf"
+
+    def path_of(self, relative: str) -> Path:
+        return self.root / relative
+
+    # -- adding
+
+    def stage(self, source: Path, max_bytes: int) -> Staged:
+        """Copy `source` into tmp/ (hashing it on the way) and fsync it."""
+        try:
+            with open(source, "rb") as fh:
+                if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                    raise StoreProblem(f"{source}: not a regular file")
+                data = fh.read(max_bytes + 1)
+        except IsADirectoryError:
+            raise StoreProblem(f"{source}: is a directory, not a PDF") from None
+        except OSError as exc:
+            raise StoreProblem(f"{source}: cannot read ({exc.strerror or exc})") from None
+        if len(data) > max_bytes:
+            raise StoreProblem(f"{source}: larger than {max_bytes:,} bytes")
+        sha = hashlib.sha256(data).hexdigest()
+        part = self.tmp / f"{sha}.{os.getpid()}.{secrets.token_hex(4)}.part"
+        try:
+            fd = os.open(part, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+        except OSError as exc:
+            raise StoreProblem(f"{self.tmp}: cannot write ({exc.strerror or exc})") from None
+        staged = Staged(source, sha, len(data), part, fd)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        except OSError as exc:
+            staged.drop()
+            raise StoreProblem(f"{self.tmp}: cannot write ({exc.strerror or exc})") from None
+        return staged
+
+    @contextmanager
+    def report_lock(self, sha256: str) -> Iterator[None]:
+        """Only one process at a time stores (or recovers) a given report. The lock file is
+        removed while still held; a waiter that then gets the lock on the removed file sees
+        that the path is gone or another file, and takes the lock again."""
+        path = self.tmp / f"{sha256}.lock"
+        while True:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            if _same_file(fd, path):
+                break
+            os.close(fd)
+        try:
+            yield
+            _unlink_quietly(path)
+        finally:
+            os.close(fd)
+
+    def place(self, staged: Staged) -> str:
+        """Make the staged copy read-only and move it to its content address (under report_lock).
+        An existing file there has no index row (the caller checked, under the same lock): it
+        was left by a killed add, so this identical, complete copy replaces it."""
+        relative = self.relative(staged.sha256)
+        target = self.root / relative
+        try:
+            target.parent.mkdir(exist_ok=True)
+            os.fchmod(staged.fd, READ_ONLY)
+            os.replace(staged.part, target)
+            _fsync_folder(target.parent)
+            _fsync_folder(self.tmp)
+        except OSError as exc:
+            raise StoreProblem(f"{target}: cannot store ({exc.strerror or exc})") from None
+        os.close(staged.fd)
+        staged.fd = -1
+        return relative
+
+    def remove_unindexed(self, relative: str) -> None:
+        """Undo `place` when the index refused the row (under report_lock)."""
+        _unlink_quietly(self.root / relative)
+        _fsync_folder((self.root / relative).parent)
+
+    # -- reading
+
+    def sha256_of(self, relative: str) -> str:
+        """The stored file's SHA-256; StoreProblem says "missing" or "unreadable (why)" (the caller names the file)."""
+        path = self.root / relative
+        digest = hashlib.sha256()
+        try:
+            with open(path, "rb") as fh:
+                for block in iter(lambda: fh.read(1 << 20), b""):
+                    digest.update(block)
+        except FileNotFoundError:
+            raise StoreProblem("missing") from None
+        except OSError as exc:
+            raise StoreProblem(f"unreadable ({exc.strerror or exc})") from None
+        return digest.hexdigest()
+
+    def read(self, relative: str) -> bytes:
+        """The stored file; StoreProblem as for sha256_of."""
+        try:
+            return (self.root / relative).read_bytes()
+        except FileNotFoundError:
+            raise StoreProblem("missing") from None
+        except OSError as exc:
+            raise StoreProblem(f"unreadable ({exc.strerror or exc})") from None
+
+    # -- recovery
+
+    def recover(self, indexed: Callable[[str], bool]) -> list[str]:
+        """Clear what killed adds left behind; what was removed, one line each."""
+        removed = []
+        try:
+            leftovers = sorted(self.tmp.iterdir())
+        except OSError:
+            return removed
+        for path in leftovers:
+            if path.suffix == ".part" and _abandoned(path):
+                _unlink_quietly(path)
+                removed.append(f"removed {path.relative_to(self.root)}: a copy an interrupted add left")
+        for path in leftovers:
+            if path.suffix != ".lock" or not _abandoned(path):
+                continue
+            sha = path.stem
+            with self.report_lock(sha):
+                relative = self.relative(sha)
+                if (self.root / relative).exists() and not indexed(sha):
+                    self.remove_unindexed(relative)
+                    removed.append(f"removed {relative}: stored by an add that was interrupted before indexing it")
+        return removed
+
+
+def _abandoned(path: Path) -> bool:
+    """True when no process holds the file's flock (whoever made it is gone)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except OSError as exc:
+        if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+            return False
+        raise
+    finally:
+        os.close(fd)
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return False
+    mine = os.fstat(fd)
+    return (st.st_dev, st.st_ino) == (mine.st_dev, mine.st_ino)
+
+
+def _fsync_folder(folder: Path) -> None:
+    """A rename is durable only once its folder is flushed."""
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _unlink_quietly(path: Path) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def write_read_only(path: Path, data: bytes) -> None:
+    """A new file (never an existing one), fsynced, mode 0444."""
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    with open(tmp, "xb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.chmod(tmp, READ_ONLY)
+    os.link(tmp, path)  # fails if the target exists: nothing is ever replaced
+    os.unlink(tmp)
+    _fsync_folder(path.parent)
