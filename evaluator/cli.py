@@ -127,7 +127,7 @@ def rules(
     fmt: FormatOpt = Format.text,
 ) -> None:
     """List the rule catalog, or explain one rule."""
-    from .rules import REGISTRY, RULE_CATALOG_VERSION, lookup
+    from .rules import REGISTRY, RULE_CATALOG_VERSION, catalog_document, lookup
 
     if code is not None:
         found = lookup(code)
@@ -136,8 +136,8 @@ def rules(
         selected = [found]
     else:
         selected = list(REGISTRY.values())
+    doc = catalog_document(selected)
     if fmt is Format.json:
-        doc = {"rule_catalog_version": RULE_CATALOG_VERSION, "rules": [r.as_dict() for r in selected]}
         typer.echo(json.dumps(doc, indent=2, ensure_ascii=False))
         return
     if code is None:
@@ -153,6 +153,10 @@ def rules(
         f"Fails:\n  {r.failing_example}\nPasses:\n  {r.passing_example}\n\nReference:\n  {r.reference}"
         + (f"\n\nWhat to ask the vendor:\n  {r.ask}" if r.ask else "")
     )
+    if r.code in ("claim-mismatch", "claim-basis-undefined", "counts-missing"):
+        typer.echo("\nHow each claim kind is recomputed, by what it counts:")
+        for f in doc["claim_formulas"]:
+            typer.echo(f"  {f['kind']:<18} {f['counted'] or 'not stated':<18} {f['formula']}")
 
 
 @app.command()

@@ -9,6 +9,12 @@ speedup                  = (E / T) / (E_base / T_base)
 Arithmetic is done on exact fractions of the decimal values written in the record and
 rounded once at the end, so SD-201's 15 tokens in 0.075 s is exactly 200.0 tokens/s
 and the vLLM example's 10/129 is exactly 0.07751937984496124.
+
+Shown figures use those exact values. Only the decision whether a stated figure (a tool's
+reported rate, a claim's value) agrees with a recomputed one uses `Bounds`: a figure computed
+from inputs written to some precision is known only within the range those inputs allow (a
+duration written 0.08 s lies in [0.075, 0.085]), and only a stated figure outside that range
+disagrees with it.
 """
 
 from __future__ import annotations
@@ -120,16 +126,73 @@ def record_metrics(record: EvidenceRecord) -> dict[str, RunMetrics]:
     return {run.id: run_metrics(run) for run in record.runs}
 
 
+@dataclass(frozen=True)
+class Bounds:
+    """Where a figure lies, given the precision its inputs were written to (exact fractions)."""
+
+    low: Fraction
+    high: Fraction
+
+    @classmethod
+    def exact(cls, value: int | float | Fraction) -> Bounds:
+        x = value if isinstance(value, Fraction) else exact(value)
+        return cls(x, x)
+
+    @classmethod
+    def written(cls, value: int | float) -> Bounds:
+        """A measured decimal as written: 0.08 covers [0.075, 0.085]; a count (int) is exact."""
+        if isinstance(value, int):
+            return cls.exact(value)
+        half = _half_unit(value)
+        x = exact(value)
+        return cls(max(x - half, Fraction(0)), x + half)
+
+    def __truediv__(self, other: Bounds) -> Bounds | None:
+        """For non-negative figures; None when the divisor's range reaches zero."""
+        if other.low <= 0:
+            return None
+        return Bounds(self.low / other.high, self.high / other.low)
+
+    def allows(self, stated: float, *, relative: float = 0, stated_precision: bool = False) -> bool:
+        """Whether a stated figure agrees with this range: within `relative` of some value in it
+        and, with `stated_precision`, also allowing the stated figure's own rounding."""
+        value = exact(stated)
+        slack = _half_unit(stated) if stated_precision else Fraction(0)
+        low = self.low * (1 - exact(relative)) - slack
+        high = self.high * (1 + exact(relative)) + slack
+        return low <= value <= high
+
+
+def _half_unit(value: float) -> Fraction:
+    """Half a unit in the last decimal place the value was written with (0.78 -> 0.005)."""
+    text = repr(float(value)).lower()
+    mantissa, _, exponent = text.partition("e")
+    decimals = max(0, len(mantissa.partition(".")[2].rstrip("0")) - int(exponent or 0))
+    return Fraction(1, 2 * 10**decimals)
+
+
+# A benchmark tool times its interval from its own event timestamps, which it merges or rounds
+# below about a millisecond (guidellm merges token events under 0.1 ms apart); a tool's rate and
+# E / T over the interval it wrote may differ by that much without meaning another interval.
+TOOL_TIMING_RESOLUTION_S = Fraction(1, 1000)
+
+
+def output_rate_bounds(tokens: int | None, seconds: float | None, *, timing_resolution: Fraction = Fraction(0)) -> Bounds | None:
+    """Where tokens / seconds lies when the duration is known to the precision it was written
+    (and, for a tool's own timing, to its resolution)."""
+    if tokens is None or seconds is None:
+        return None
+    t = Bounds.written(seconds)
+    t = Bounds(max(t.low - timing_resolution, Fraction(0)), t.high + timing_resolution)
+    return Bounds.exact(tokens) / t
+
+
 def agrees_at_stated_precision(reported: float, computed: float) -> bool:
     """True when a tool's or vendor's figure equals the computed one at the precision it was stated to.
 
     "0.78" agrees with 0.7752 (rounded to two places), "0.8" with 0.7752, "0.77" does not.
     """
-    text = repr(float(reported)).lower()
-    mantissa, _, exponent = text.partition("e")
-    decimals = max(0, len(mantissa.partition(".")[2].rstrip("0")) - int(exponent or 0))
-    half_unit = Fraction(1, 2 * 10**decimals)
-    return abs(exact(reported) - Fraction(computed)) <= half_unit
+    return abs(exact(reported) - Fraction(computed)) <= _half_unit(reported)
 
 
 def within_relative(claimed: float, computed: float, tolerance: float) -> bool:

@@ -103,6 +103,7 @@ ProposerMethod = Literal[
     "lookahead",
     "jacobi",
     "mtp",
+    "combined",
     "other",
     "none",
 ]
@@ -128,11 +129,14 @@ class RelaxedAcceptance(_Model):
     enabled: bool = Field(description="True when drafts may be accepted that the target would not have sampled (for example TensorRT-LLM use_relaxed_acceptance_for_thinking). Such acceptance is lossy by design.")
     top_k: Count | None = Field(default=None, description="A draft is accepted if it is among the target's top-k candidates (relaxed_topk).")
     delta: NonNegFloat | None = Field(default=None, description="Largest log-probability distance from the target's top token at which a draft is still accepted (relaxed_delta).")
+    threshold_single: Fraction01 | None = Field(default=None, description="A draft token is accepted when the target gives it at least this probability (SGLang --speculative-accept-threshold-single); below 1 this accepts tokens the target would not have sampled.")
+    description: Text | None = Field(default=None, description="The acceptance or sampling mode in the source's own words, when the source says it may not preserve the target's output distribution.")
 
 
 class Proposer(_Model):
-    method: ProposerMethod = Field(description="How candidate tokens are proposed: a separate draft model, EAGLE heads, Medusa or Hydra heads, a recurrent drafter (ReDrafter), an MLP or LSTM speculator, n-gram or suffix matching, lookahead (Jacobi iteration with an n-gram pool) or plain Jacobi decoding, multi-token-prediction (MTP) heads, another family (other, named in method_name), or none for target-only decoding.")
+    method: ProposerMethod = Field(description="How candidate tokens are proposed: a separate draft model, EAGLE heads, Medusa or Hydra heads, a recurrent drafter (ReDrafter), an MLP or LSTM speculator, n-gram or suffix matching, lookahead (Jacobi iteration with an n-gram pool) or plain Jacobi decoding, multi-token-prediction (MTP) heads, combined (one proposer with another as fallback: name the fallback in fallback_method), another family (other, named in method_name), or none for target-only decoding.")
     method_name: Text | None = Field(default=None, description="The method as the vendor names it (for example 'P-EAGLE', 'EAGLE 3.1', 'DSpark'). Required when method is other.")
+    fallback_method: ProposerMethod | None = Field(default=None, description="For a combined proposer: the method used when the main one proposes nothing (for example a trained speculator with suffix decoding as fallback).")
     model: Text | None = Field(default=None, description="Identity of the drafter (model name or heads checkpoint). Not needed for n-gram, suffix or none.")
     revision: Text | None = Field(default=None, description="Exact revision of the drafter.")
     k: DraftLength | None = Field(default=None, description="Draft tokens proposed per verification step (num_speculative_tokens), when fixed. Lookahead and Jacobi decoding have no single K: state their window and n-gram settings in the runtime flags instead.")
@@ -151,6 +155,7 @@ class Numerics(_Model):
 
 
 class Sampling(_Model):
+    mode: Literal["greedy", "stochastic"] | None = Field(default=None, description="How the source describes sampling when it gives no temperature: greedy, or stochastic ('sampling on'). The temperature is still needed to pin the comparison.")
     temperature: NonNegFloat | None = Field(default=None, description="Sampling temperature; 0 means greedy decoding (deterministic). Above 0 the output is random and results need repetitions.")
     top_p: Fraction01 | None = Field(default=None, description="Nucleus sampling threshold (1 = off).")
     top_k: Count | None = Field(default=None, description="Top-k sampling limit (0 or -1 in some tools means off; record 0 for off).")
@@ -255,6 +260,7 @@ class Percentiles(_Model):
     p90: NonNegFloat | None = Field(default=None, description="90th percentile, in milliseconds.")
     p95: NonNegFloat | None = Field(default=None, description="95th percentile, in milliseconds.")
     p99: NonNegFloat | None = Field(default=None, description="99th percentile, in milliseconds.")
+    unstated: NonNegFloat | None = Field(default=None, description="A latency the source gives without saying whether it is a mean, a median or a percentile, in milliseconds. Kept as stated; it cannot be compared with a limit or another run.")
 
 
 class Latency(_Model):
@@ -392,8 +398,11 @@ class Claim(_Model):
     scope: Literal["generation-only", "end-to-end"] | None = Field(default=None, description="Whether the claim is about output generation only or about end-to-end response time.")
     task: Text | None = Field(default=None, description="Task the claim is stated for, when it names one.")
     latency_metric: Literal["ttft", "tpot", "itl", "e2e"] | None = Field(default=None, description="For latency claims and response-time speedups: which latency (time to first token, time per output token, inter-token latency, end-to-end).")
-    percentile: Literal["mean", "p50", "p90", "p95", "p99"] | None = Field(default=None, description="For latency claims and response-time speedups: which percentile (or the mean). For per-user throughput: which statistic, when stated.")
+    percentile: Literal["mean", "p50", "p90", "p95", "p99", "unstated"] | None = Field(default=None, description="For latency claims and response-time speedups: which percentile (or the mean); 'unstated' when the source does not say. For per-user throughput: which statistic, when stated.")
     composition: Composition | None = Field(default=None, description="For combined speedups: how the combination was obtained.")
+    provenance: Literal["measured", "derived", "selected"] | None = Field(default=None, description="Where the claimed figure comes from: measured in the run; derived, computed from other figures (for example per-user throughput times the batch size); or selected, the best point of a sweep over many configurations.")
+    provenance_detail: Text | None = Field(default=None, description="How a derived figure was computed, or what a selected one was selected from, in the source's words.")
+    selected_configuration: Ident | None = Field(default=None, description="For a selected figure: the id of the configuration that gave it. A best-of-sweep figure holds only for that configuration.")
     installation_items: list[Ident] = Field(default_factory=list, max_length=100, description="Installation-scope items (by id) the claimed figure depends on. Any entry mixes equipment work into a software claim.")
 
 

@@ -139,3 +139,12 @@ def test_the_text_can_be_overridden_and_a_generated_id_never_collides(sdeval, ba
         ("speedup-eagle3-c1", "2.19x output throughput against target-only-c1 at 1 concurrent request (customer-support chat)", 2.19),
         ("speedup-eagle3-c1-2", "Over twice as fast for one user", 2.19),
     ]
+
+
+def test_a_response_time_speedup_is_written_from_the_latencies(sdeval, bare):
+    path, _ = bare
+    result = sdeval("claim", path, "--run", "eagle3-c8", "--baseline", "target-only-c8", "--kind", "speedup", "--latency-metric", "e2e", "--percentile", "p50")
+    (claim,) = result.json()["claims"]
+    # p50 end-to-end: 14,100 ms target-only over 7,460 ms speculative.
+    assert (claim["value"], claim["counted"], claim["latency_metric"], claim["percentile"]) == (1.89, "response-time", "e2e", "p50")
+    assert claim["text"] == "1.89x faster p50 end-to-end latency against target-only-c8 at 8 concurrent requests (customer-support chat)"

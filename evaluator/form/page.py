@@ -15,16 +15,11 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from ..record import RECORD_VERSION
 from ..resources import data_dir, schema_path
-from ..rules import REGISTRY, RULE_CATALOG_VERSION
+from ..rules import RULE_CATALOG_VERSION, catalog_document
 from .fields import build
 
 # Sections of the record, in the order the page shows them (the record's own order).
 SECTIONS = ("offer", "configurations", "runs", "claims", "installation_scope")
-
-
-def catalog_document() -> dict[str, Any]:
-    """The rule catalog as `sdeval rules --format json` prints it."""
-    return {"rule_catalog_version": RULE_CATALOG_VERSION, "rules": [r.as_dict() for r in REGISTRY.values()]}
 
 
 def _script_json(value: Any) -> str:

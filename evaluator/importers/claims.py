@@ -95,8 +95,11 @@ def build_claim(
         raise ImportProblem(f"--kind {kind!r}: one of {', '.join(KINDS)}")
     if kind == "speedup" and baseline_id is None:
         raise ImportProblem("a speedup needs --baseline RUN, the run it is compared with")
-    if kind == "latency" and (latency_metric is None or percentile is None):
-        raise ImportProblem("a latency claim needs --latency-metric (ttft, tpot, itl, e2e) and --percentile (mean, p50, p90, p95, p99)")
+    # A speedup of response time (baseline latency / run latency) when a latency is named.
+    response_time = kind == "speedup" and (latency_metric is not None or percentile is not None)
+    if (kind == "latency" or response_time) and (latency_metric is None or percentile is None):
+        what = "a latency claim" if kind == "latency" else "a response-time speedup"
+        raise ImportProblem(f"{what} needs --latency-metric (ttft, tpot, itl, e2e) and --percentile (mean, p50, p90, p95, p99)")
     # The record as it stands may lack claims (a vendor's first one): check it with a placeholder.
     probe = {**data, "claims": [*(data.get("claims") or []), {"id": "probe", "text": "probe", "kind": "lossless", "run": run_id}]}
     try:
@@ -131,15 +134,15 @@ def build_claim(
         "id": "pending",
         "text": "pending",
         "kind": kind,
-        "counted": _COUNTED[kind],
+        "counted": "response-time" if response_time else _COUNTED[kind],
         "run": run.id,
         "baseline": base.id if base is not None else None,
         "concurrency": run.load.concurrency,
         "request_rate": run.load.request_rate if run.load.concurrency is None else None,
         "scope": run.interval.scope,
         "task": run.workload.task,
-        "latency_metric": latency_metric if kind == "latency" else None,
-        "percentile": percentile if kind == "latency" else None,
+        "latency_metric": latency_metric if kind == "latency" or response_time else None,
+        "percentile": percentile if kind == "latency" or response_time else None,
     }
     figure = claimed_figure(ctx, Claim.model_validate(fields))
     if figure is None or figure.value is None:
@@ -152,8 +155,16 @@ def build_claim(
     elif claim_id in taken:
         raise ImportProblem(f"{record_name}: already has a claim {claim_id!r}; choose another with --id")
     fields.update(id=claim_id, text=text or _text(kind, value, run, fields["baseline"], latency_metric, percentile), value=value, unit=_UNIT[kind])
+    if response_time and text is None:
+        fields["text"] = fields["text"].replace("output throughput", f"faster {percentile} {_latency_words(latency_metric)}")
     claim = Claim.model_validate(fields)
     return claim.model_dump(mode="json", exclude_none=True, exclude_defaults=True)
+
+
+def _latency_words(metric: str) -> str:
+    from ..wording import LATENCY_WORDS
+
+    return LATENCY_WORDS[metric]
 
 
 def _value(v: Any) -> str:

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 from fractions import Fraction
 
-from ..figures import Figure, claimed_figure, claimed_range, claimed_text, claimed_value, output_figure
-from ..metrics import exact, within_relative
+from ..figures import CLAIM_FORMULAS, UNDEFINED, Figure, basis_undefined, claimed_figure, claimed_range, claimed_text, claimed_value, output_figure
+from ..metrics import Bounds, exact
 from ..context import Context
 from ..record import Claim
 from ..wording import LATENCY_WORDS, and_join, num, seconds
@@ -107,8 +107,9 @@ def throughput_basis(ctx: Context) -> Iterator[Violation]:
     "error",
     "The claimed value differs from what the run's counts and interval give",
     rationale=f"""Every figure is recomputed from counts and the measured interval, never copied from the
-    vendor's text. A claim more than {int(CLAIM_TOLERANCE * 100)} % away from the recomputed figure for
-    what it says it counts is not supported by its own evidence. A claim stated as a range holds when the
+    vendor's text, and known only within the range its inputs allow at the precision they were written (a
+    duration written 0.08 s lies between 0.075 and 0.085 s). A claim more than {int(CLAIM_TOLERANCE * 100)} %
+    outside that range for what it says it counts is not supported by its own evidence. A claim stated as a range holds when the
     figure lies in it, one stated as a floor ("over 250 tokens/s") or a ceiling ("under 40 ms") when the
     figure keeps to it; a best case ("up to 2.8x") is the figure of the run it names.""",
     failing="A claim of 250 tokens/s where E / T = 15 / 0.075 s = 200 tokens/s.",
@@ -122,7 +123,7 @@ def claim_mismatch(ctx: Context) -> Iterator[Violation]:
         value = claimed_value(claim)
         if figure is None or figure.value is None or value is None:
             continue
-        if not _supported(claim, value, figure.value):
+        if not _supported(claim, value, figure):
             computed = num(figure.value, figure.unit)
             yield Violation(
                 f"the claimed {_claimed(claim)} does not match the evidence: {figure.name} is {computed}",
@@ -132,17 +133,18 @@ def claim_mismatch(ctx: Context) -> Iterator[Violation]:
             )
 
 
-def _supported(claim: Claim, value: float, computed: float) -> bool:
-    """Whether the computed figure bears out the claim as stated: a figure, a range or a minimum."""
-    margin = exact(CLAIM_TOLERANCE) * abs(Fraction(computed))
+def _supported(claim: Claim, value: float, figure: Figure) -> bool:
+    """Whether the recomputed figure bears out the claim as stated (a figure, a range, a floor or a
+    ceiling), within the tolerance and within the precision the figure's inputs were written to:
+    the claim admits computed values in an interval, and the figure lies in `figure.bounds`."""
+    tol = exact(CLAIM_TOLERANCE)
     ends = claimed_range(claim)
-    if ends is not None:
-        return exact(ends[0]) - margin <= Fraction(computed) <= exact(ends[1]) + margin
-    if claim.bound == "at-least":
-        return Fraction(computed) >= exact(value) - margin
-    if claim.bound == "at-most":
-        return Fraction(computed) <= exact(value) + margin
-    return within_relative(value, computed, CLAIM_TOLERANCE)
+    low, high = (exact(ends[0]), exact(ends[1])) if ends is not None else (exact(value), exact(value))
+    # |claimed - x| <= tolerance * x  <=>  claimed / (1 + tolerance) <= x <= claimed / (1 - tolerance)
+    admits_low = None if claim.bound == "at-most" and ends is None else low / (1 + tol)
+    admits_high = None if claim.bound == "at-least" and ends is None else high / (1 - tol)
+    bounds = figure.bounds or Bounds.exact(Fraction(figure.value))
+    return (admits_low is None or bounds.high >= admits_low) and (admits_high is None or bounds.low <= admits_high)
 
 
 # What each missing input is, in a buyer's words, for the ask.
@@ -201,7 +203,7 @@ def _lacking_at(ctx: Context, run_id: str, fields: list[str]) -> tuple:
 )
 def counts_missing(ctx: Context) -> Iterator[Violation]:
     for i, claim in ctx.claims():
-        if claim.kind in ("capacity", "lossless"):
+        if claim.kind == "lossless":
             continue
         if claim.value is None:
             yield Violation(
@@ -210,10 +212,21 @@ def counts_missing(ctx: Context) -> Iterator[Violation]:
                 claim=claim.id,
                 ask={"needs": f'the figure claim "{claim.id}" makes', "subject": "it"},
             )
+        subject = f"the claimed {_claimed(claim)}"
+        timed = claim.kind == "latency" or (claim.kind == "speedup" and claim.counted == "response-time")
+        if timed and claim.percentile == "unstated":
+            what = "a latency claim" if claim.kind == "latency" else "a response-time speedup"
+            yield Violation(
+                f"{what} must say which statistic its {claim.latency_metric or 'stated'} latency is (mean, median or a "
+                "percentile); without it the figure cannot be compared with a limit or a baseline",
+                ("claims", i, "percentile"),
+                claim=claim.id,
+                ask={"needs": "which statistic (mean, median or a percentile) the latency is", "subject": subject},
+            )
+            continue
         figure = claimed_figure(ctx, claim)
         if figure is None or figure.value is not None:
             continue
-        subject = f"the claimed {_claimed(claim)}"
         unstated = [field for run_id, field in figure.needs if run_id is None and field in ("latency_metric", "percentile")]
         if unstated:
             what = "a latency claim" if claim.kind == "latency" else "a response-time speedup"
@@ -231,6 +244,80 @@ def counts_missing(ctx: Context) -> Iterator[Violation]:
                 claim=claim.id,
                 ask={"needs": f"{role} {run_id}'s " + and_join(_need_words(f) for f in fields), "subject": subject},
             )
+
+
+@rule(
+    "claim-basis-undefined",
+    "error",
+    "The claim's kind and what it counts have no formula to recompute it",
+    rationale="""No claim is established without being recomputed from the evidence, and every kind of claim
+    has its own formula over what it counts: an output throughput is E / T, a speedup of output throughput
+    (E / T) / (E_b / T_b), a speedup of response time the baseline's latency over the run's at the same
+    latency and statistic, a capacity the requests per second or the concurrency the run held. A claim whose
+    kind and basis match none of them (a throughput counted as response time, a latency counted as
+    tokens) says something sdeval cannot check.""",
+    failing="kind: output-throughput, counted: response-time.",
+    passing="kind: speedup, counted: response-time, latency_metric: e2e, percentile: p50.",
+    reference="README, What a claim needs before it counts (how each claim kind is recomputed)",
+    ask="Please restate the claim as {kinds}, or say what its figure measures.",
+)
+def claim_basis_undefined(ctx: Context) -> Iterator[Violation]:
+    for i, claim in ctx.claims():
+        if basis_undefined(claim):
+            defined = sorted({c for (k, c), f in CLAIM_FORMULAS.items() if k == claim.kind and c and f != UNDEFINED and "refused" not in f})
+            article = "an" if claim.kind[0] in "aeiou" else "a"
+            kinds = f"{article} {claim.kind} counted as " + " or ".join(defined)
+            yield Violation(
+                f"{article} {claim.kind} claim counted as {claim.counted} has no formula; {article} {claim.kind} claim "
+                "counts " + " or ".join(defined),
+                ("claims", i, "counted"),
+                claim=claim.id,
+                ask={"kinds": kinds},
+            )
+
+
+@rule(
+    "figure-provenance",
+    "error",
+    "The claimed figure was derived from other figures, or selected from a sweep without naming its configuration",
+    rationale="""A figure computed from other figures (an aggregate given as per-user throughput times the
+    batch size) was never measured: batching does not scale linearly, so only a run measuring it establishes
+    it. A figure selected as the best point of a sweep over many configurations holds only for the
+    configuration that gave it, which the claim must name.""",
+    failing="An aggregate of 2,151 tokens/s derived as 134.4 tokens/s per user x 16 users (measured: 1,728).",
+    passing="The best of a 16-point sweep, with selected_configuration naming beam width 3, beam length 5.",
+    reference="README, Record 1.1 (provenance)",
+    ask="Please send the run that measured {value} directly, or name the configuration it was selected from.",
+)
+def figure_provenance(ctx: Context) -> Iterator[Violation]:
+    for i, claim in ctx.claims():
+        ask = {"value": _claimed(claim)}
+        if claim.provenance == "derived":
+            how = f" ({claim.provenance_detail})" if claim.provenance_detail else ""
+            yield Violation(
+                f"the claimed {_claimed(claim)} was derived from other figures{how}, not measured; only a run "
+                "measuring it establishes it",
+                ("claims", i, "provenance"),
+                claim=claim.id,
+                ask=ask,
+            )
+        elif claim.provenance == "selected":
+            if claim.selected_configuration is None:
+                yield Violation(
+                    f"the claimed {_claimed(claim)} is the best point of a sweep but names no configuration it was "
+                    "selected from (selected_configuration)",
+                    ("claims", i, "provenance"),
+                    claim=claim.id,
+                    ask=ask,
+                )
+            elif claim.selected_configuration not in ctx.config_index:
+                yield Violation(
+                    f"the claimed {_claimed(claim)} was selected from configuration {claim.selected_configuration}, "
+                    "which the record does not have",
+                    ("claims", i, "selected_configuration"),
+                    claim=claim.id,
+                    ask=ask,
+                )
 
 
 @rule(

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from fractions import Fraction
 
-from ..metrics import agrees_at_stated_precision, exact
+from ..metrics import TOOL_TIMING_RESOLUTION_S, Bounds, exact, output_rate_bounds
 from ..record import Run
 from ..context import Context, speculating
 from ..wording import num
@@ -104,17 +105,27 @@ def _repetition_totals(i: int, run: Run) -> Iterator[Violation]:
         )
 
 
+def _ratio(numerator: int | None, denominator: int | None, plus: int = 0) -> Bounds | None:
+    if numerator is None or not denominator:
+        return None
+    return Bounds.exact(plus + Fraction(numerator, denominator))
+
+
 def _reported_figures(ctx: Context, i: int, run: Run) -> Iterator[Violation]:
     if run.reported is None:
         return
-    m = ctx.metrics[run.id]
-    for name, computed, formula in (
-        ("acceptance_rate", m.acceptance_rate, "A / P"),
-        ("mean_acceptance_length", m.mean_acceptance_length, "1 + A / S"),
-        ("output_tokens_per_s", m.emitted_tokens_per_s, "E / T"),
+    m, c = ctx.metrics[run.id], run.counts
+    # A figure is compared at the precision it was stated to, and with the range E / T allows when
+    # the duration was written rounded, or, for a run imported from a tool, timed at the tool's
+    # resolution (A / P and 1 + A / S are ratios of counts: exact).
+    resolution = TOOL_TIMING_RESOLUTION_S if run.source is not None else Fraction(0)
+    for name, computed, formula, bounds in (
+        ("acceptance_rate", m.acceptance_rate, "A / P", _ratio(c.accepted_drafts, c.proposed_drafts)),
+        ("mean_acceptance_length", m.mean_acceptance_length, "1 + A / S", _ratio(c.accepted_drafts, c.verification_steps, 1)),
+        ("output_tokens_per_s", m.emitted_tokens_per_s, "E / T", output_rate_bounds(c.emitted_tokens, run.interval.duration_s, timing_resolution=resolution)),
     ):
         reported = getattr(run.reported, name)
-        if reported is not None and computed is not None and not agrees_at_stated_precision(reported, computed):
+        if reported is not None and bounds is not None and not bounds.allows(reported, stated_precision=True):
             yield _inconsistent(
                 run,
                 f"the reported {name.replace('_', ' ')} {num(reported)} disagrees with {formula} = {num(computed)}",

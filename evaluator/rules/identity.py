@@ -71,7 +71,10 @@ def missing_identity(cfg: Configuration, n_needed: bool = True) -> list[tuple[st
             missing.append(("numerics", name))
     s = cfg.sampling
     if s.temperature is None:
+        # Also when the source says only "greedy" or "stochastic": the temperature pins the comparison.
         missing.append(("sampling", "temperature"))
+        if s.mode == "stochastic":
+            missing += [("sampling", name) for name in ("top_p", "top_k") if getattr(s, name) is None]
     elif s.temperature > 0:
         for name in ("top_p", "top_k"):
             if getattr(s, name) is None:
