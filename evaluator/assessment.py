@@ -19,7 +19,7 @@ from .metrics import RunMetrics
 from .record import EvidenceRecord
 from .rules import REGISTRY
 from .rules.registry import Path
-from .schema import data_path, schema_message
+from .schema import schema_problems
 
 Verdict = Literal["established", "not-established"]
 
@@ -66,6 +66,7 @@ class ClaimResult:
     findings: list[Finding]
     computed: dict[str, Any] | None
     output: dict[str, Any] | None
+    written: str | None = None  # the claimed value exactly as the record writes it ("1.90")
 
 
 @dataclass
@@ -80,9 +81,13 @@ class FileAssessment:
     # run, the run it is compared with (figures.baseline_for), so reporters never pair runs themselves.
     k: dict[str, int | None] = field(default_factory=dict)
     baseline: dict[str, str | None] = field(default_factory=dict)
+    # "evidence-record", or "requirements-profile" when `sdeval validate` was given a buyer's profile.
+    kind: str = "evidence-record"
 
     @property
     def outcome(self) -> str:
+        if self.kind == "requirements-profile":
+            return "invalid-profile" if self.count("error") else "valid-profile"
         if self.record is None:
             return "invalid"
         if any(f.severity == "error" for f in self.findings) or any(c.verdict != "established" for c in self.claims):
@@ -121,15 +126,17 @@ def assess(loaded: LoadedFile) -> FileAssessment:
         if rule.check is None:
             continue
         for v in rule.check(ctx):
-            line, column = loaded.positions.get(pointer(v.path), (None, None))
+            line, column = loaded.position(pointer(v.path))
             findings.append(Finding(rule.code, rule.severity, v.path, v.message, v.claim, v.run, line, column))
     result.findings = sorted(set(findings), key=_finding_order)
-    result.claims = [_claim_result(ctx, i, result.findings) for i in range(len(record.claims))]
+    result.claims = [_claim_result(ctx, i, result.findings, loaded.written(f"/claims/{i}/value")) for i in range(len(record.claims))]
     return result
 
 
 def _finding_order(f: Finding) -> tuple:
-    return (tuple((0, p, "") if isinstance(p, int) else (1, 0, p) for p in f.path), f.code, f.claim or "", f.message)
+    """File order (line, column), as a person reads the file; then by place and code."""
+    where = tuple((0, p, "") if isinstance(p, int) else (1, 0, p) for p in f.path)
+    return (f.line is None, f.line or 0, f.column or 0, where, f.code, f.claim or "", f.message)
 
 
 def _relevant_prefixes(ctx: Context, index: int) -> list[Path]:
@@ -146,7 +153,7 @@ def _relevant_prefixes(ctx: Context, index: int) -> list[Path]:
     return prefixes
 
 
-def _claim_result(ctx: Context, index: int, findings: list[Finding]) -> ClaimResult:
+def _claim_result(ctx: Context, index: int, findings: list[Finding], written: str | None) -> ClaimResult:
     claim = ctx.record.claims[index]
     prefixes = _relevant_prefixes(ctx, index)
     behind = [
@@ -162,6 +169,7 @@ def _claim_result(ctx: Context, index: int, findings: list[Finding]) -> ClaimRes
         text=claim.text,
         value=claimed_value(claim),
         unit=claim.unit,
+        written=written,
         run=claim.run,
         baseline=claim.baseline,
         verdict=verdict,
@@ -172,12 +180,5 @@ def _claim_result(ctx: Context, index: int, findings: list[Finding]) -> ClaimRes
 
 
 def _schema_findings(exc: ValidationError, loaded: LoadedFile) -> list[Finding]:
-    findings = []
-    for error in exc.errors(include_url=False):
-        path = data_path(loaded.data, error["loc"])
-        line, column = loaded.positions.get(pointer(path), (None, None))
-        where = pointer(path) or "the record"
-        message = f"{where}: {schema_message(error)}"
-        findings.append(Finding("schema", "error", path, message, line=line, column=column))
-    return sorted(set(findings), key=_finding_order)
-
+    problems = schema_problems(exc.errors(include_url=False), loaded, "evidence-record.schema.json")
+    return [Finding("schema", "error", p.path, p.message, line=p.line, column=p.column) for p in problems]

@@ -11,16 +11,26 @@ class OutputRefused(Exception):
     pass
 
 
+def refuse_output(path: str | Path, *, force: bool) -> str | None:
+    """Why `path` cannot be written, checked before any work (every command refuses alike): a
+    directory is never an output file, --force or not, and a file is replaced only with --force."""
+    target = Path(path)
+    if target.is_dir():
+        return f"{target}: is a directory; give the output a file name"
+    if target.exists() and not force:
+        return f"{target}: already exists; pass --force to replace it"
+    directory = target.parent if str(target.parent) else Path(".")
+    if not directory.is_dir():
+        return f"{target}: directory {directory} does not exist"
+    return None
+
+
 def write_atomic(path: str | Path, data: bytes, *, force: bool = False, mode: int = 0o644) -> None:
     """Write to a temporary file beside the target, then rename: a crash never leaves half a file."""
     target = Path(path)
-    if target.exists() and not force:
-        raise OutputRefused(f"{target}: already exists; pass --force to replace it")
-    if target.exists() and target.is_dir():
-        raise OutputRefused(f"{target}: is a directory")
+    if (problem := refuse_output(target, force=force)) is not None:
+        raise OutputRefused(problem)
     directory = target.parent if str(target.parent) else Path(".")
-    if not directory.is_dir():
-        raise OutputRefused(f"{target}: directory {directory} does not exist")
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "wb") as fh:

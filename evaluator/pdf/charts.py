@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass
 from xml.sax.saxutils import escape, quoteattr
 
-from ..wording import num
+from ..wording import column, num
 
 FONT = "DejaVu Sans, sans-serif"
 # Line style and marker per series, in order: solid/filled circle, dashed/open square, dotted/diamond.
@@ -115,7 +115,23 @@ def _legend_rows(labels: list[str], width: float, left: float) -> list[list[tupl
     return rows
 
 
-def line_chart(series: list[Series], *, title: str, x_label: str, y_label: str, width: int = 500, height: int = 290) -> str:
+def _alternative(title: str, text: str) -> str:
+    """The chart's alternative text, as the SVG <title> a tagged PDF gives its Figure (/Alt)."""
+    return f"<title>{escape(title + '. ' + text)}</title>"
+
+
+def line_text(series: list[Series], x_name: str, y_unit: str) -> str:
+    """What a line chart shows, in words a screen reader can read: every series' measured points."""
+    parts = []
+    for s in series:
+        ys = column([y for _, y in sorted(s.points)])
+        points = ", ".join(f"{y} {y_unit} at {x_name} {num(x)}" for (x, _), y in zip(sorted(s.points), ys))
+        parts.append(f"{s.label}: {points or 'no measured point'}.")
+    return " ".join(parts)
+
+
+def line_chart(series: list[Series], *, title: str, x_label: str, y_label: str, width: int = 500, height: int = 290,
+               x_name: str = "concurrency", y_unit: str = "tokens/s") -> str:
     """Log y over a log2 x axis (concurrency 1, 8, 64, 256 spread evenly), one line per series.
     On a log y axis a speedup is the vertical gap, whatever the throughput's size."""
     series = [Series(s.label, [(x, y) for x, y in s.points if x > 0 and y > 0], s.style) for s in series]
@@ -140,6 +156,7 @@ def line_chart(series: list[Series], *, title: str, x_label: str, y_label: str, 
 
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img" aria-label={quoteattr(title)}>',
+        _alternative(title, f"Measured points, {x_label} against {y_label}. " + line_text(series, x_name, y_unit)),
         _text(width / 2, 16, title, size=10.5, extra=' font-weight="bold"'),
     ]
     for t in ticks:
@@ -187,6 +204,8 @@ def bar_chart(counts: list[int], *, title: str, x_label: str, y_label: str, widt
     slot = plot_w / len(counts)
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img" aria-label={quoteattr(title)}>',
+        _alternative(title, f"{y_label} by {x_label}: " + "; ".join(
+            f"{j}: {num(c)} ({100 * c / total:.0f} %)" if total else f"{j}: {num(c)}" for j, c in enumerate(counts)) + "."),
         _text(width / 2, 14, title, size=9.5, extra=' font-weight="bold"'),
     ]
     for t in ticks:

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..output import OutputRefused, write_atomic
+from ..output import OutputRefused, refuse_output as output_problem
+from ..output import write_atomic
 from .signing import SigningProblem
 
 if TYPE_CHECKING:
@@ -39,8 +40,8 @@ def signing_options(key: Path | None, cert: Path | None, pkcs12: Path | None) ->
 
 def refuse_output(output: Path, inputs: list[str], *, force: bool) -> None:
     """Before any work: never replace a file without --force, and never write over an input."""
-    if output.exists() and not force:
-        raise ReportProblem(f"{output}: already exists; pass --force to replace it")
+    if (problem := output_problem(output, force=force)) is not None:
+        raise ReportProblem(problem)
     named = [path for path in inputs if path not in ("-", "<stdin>")]
     if any(output.resolve() == Path(path).resolve() for path in named):
         raise ReportProblem(f"{output}: is one of the input files")

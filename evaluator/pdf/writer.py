@@ -43,7 +43,7 @@ def write_pdf(html: str, attachments: list[Attachment], when: dt.datetime) -> by
     logger.setLevel(logging.ERROR)
     try:
         return HTML(string=html, base_url=f"{templates}/", url_fetcher=AllowListFetcher(templates)).write_pdf(
-            pdf_variant="pdf/a-3b", attachments=files
+            pdf_variant="pdf/a-3a", attachments=files
         )
     finally:
         logger.setLevel(previous)

@@ -36,7 +36,7 @@ def _claimed(claim) -> str:
     Only emitted output over a complete measured interval, against a baseline, gives a speedup.""",
     failing='"3x faster" with counted: acceptance-length, because the mean acceptance length is 3.',
     passing="A 1.8x speedup counted as emitted output tokens/s of the run over the baseline's.",
-    reference="Brief 3.1; vLLM Per-Request Acceptance Metrics (docs.vllm.ai, features/speculative_decoding/acceptance_metrics)",
+    reference="README, The checklist behind the rules, item 1 (output, not acceptance); vLLM Per-Request Acceptance Metrics, https://docs.vllm.ai/en/stable/features/speculative_decoding/acceptance_metrics/",
 )
 def acceptance_only(ctx: Context) -> Iterator[Violation]:
     for i, claim in ctx.performance_claims():
@@ -64,7 +64,7 @@ def acceptance_only(ctx: Context) -> Iterator[Violation]:
     counting different things.""",
     failing="SD-201 offer A: 200 tokens/s counted over proposed drafts (20 in 0.100 s); it emits 150 tokens/s.",
     passing="SD-201 offer B: 200 tokens/s counted over emitted output (15 in 0.075 s).",
-    reference="Brief 2 (SD-201); Leviathan, Kalman, Matias, ICML 2023",
+    reference="README, What a claim needs before it counts (the figures and their formulas); Leviathan, Kalman, Matias, Fast Inference from Transformers via Speculative Decoding, ICML 2023, https://proceedings.mlr.press/v202/leviathan23a.html",
 )
 def throughput_basis(ctx: Context) -> Iterator[Violation]:
     for i, claim in ctx.claims():
@@ -94,7 +94,7 @@ def throughput_basis(ctx: Context) -> Iterator[Violation]:
     what it says it counts is not supported by its own evidence.""",
     failing="A claim of 250 tokens/s where E / T = 15 / 0.075 s = 200 tokens/s.",
     passing="A claim of 200 tokens/s where E / T = 200 tokens/s.",
-    reference="Brief 2 (derived figures); vLLM Speculative Decoding metrics definitions",
+    reference="README, What a claim needs before it counts (the figures and their formulas); vLLM Speculative Decoding, https://docs.vllm.ai/en/stable/features/speculative_decoding/",
 )
 def claim_mismatch(ctx: Context) -> Iterator[Violation]:
     for i, claim in ctx.claims():
@@ -120,7 +120,7 @@ def claim_mismatch(ctx: Context) -> Iterator[Violation]:
     needs the stated percentile. A figure the record cannot reproduce is an assertion, not a result.""",
     failing="An output-throughput claim on a run that states no emitted_tokens.",
     passing="The run states emitted_tokens and duration_s, so E / T can be computed.",
-    reference="Brief 2 and 3.2",
+    reference="README, What a claim needs before it counts (the figures and their formulas); README, The checklist behind the rules, item 2 (a complete measured interval)",
 )
 def counts_missing(ctx: Context) -> Iterator[Violation]:
     for i, claim in ctx.claims():
@@ -159,7 +159,7 @@ def counts_missing(ctx: Context) -> Iterator[Violation]:
     them switched on together measures the combination.""",
     failing='"6x" obtained as 2x from speculation times 3x from fp8 quantisation (composition: multiplied).',
     passing="The combined 2.4x measured in one run with speculation and fp8 both on (composition: measured-together).",
-    reference="Brief 3.9",
+    reference="README, The checklist behind the rules, item 9 (speedups do not compound)",
 )
 def speedups_compounded(ctx: Context) -> Iterator[Violation]:
     for i, claim in ctx.claims():
@@ -182,7 +182,7 @@ def speedups_compounded(ctx: Context) -> Iterator[Violation]:
     decisions and is not judged as a software result.""",
     failing="A throughput claim whose installation_items lists 'second-gpu-server'.",
     passing="The same installation item recorded under installation_scope, with no claim depending on it.",
-    reference="Brief 3.11",
+    reference="README, The checklist behind the rules, item 11 (separate scopes)",
 )
 def installation_mixed(ctx: Context) -> Iterator[Violation]:
     for i, claim in ctx.claims():
@@ -204,7 +204,7 @@ def installation_mixed(ctx: Context) -> Iterator[Violation]:
     holds for the task it was measured on.""",
     failing='A claim for task "translation" resting on a run whose workload task is "math reasoning".',
     passing="The claim's task and the run's workload task are the same.",
-    reference="Brief 3.8; Spec-Bench leaderboard (github hemingkx/Spec-Bench)",
+    reference="README, The checklist behind the rules, item 8 (task dependence and repeatability); Spec-Bench, https://github.com/hemingkx/Spec-Bench",
 )
 def task_extrapolated(ctx: Context) -> Iterator[Violation]:
     for i, claim in ctx.claims():

@@ -125,7 +125,7 @@ def _reported_figures(ctx: Context, i: int, run: Run) -> Iterator[Violation]:
     the figures were taken from different intervals or populations, or were edited.""",
     failing="E = 16 with A = 10 and B = 5.",
     passing="SD-201: S = 5, P = 20, A = 10, B = 5, E = 15, histogram [1, 1, 1, 1, 1].",
-    reference="Brief 2 (counting identities); vLLM per-request metrics invariants",
+    reference="README, What a claim needs before it counts (the figures and their formulas); vLLM Per-Request Acceptance Metrics, https://docs.vllm.ai/en/stable/features/speculative_decoding/acceptance_metrics/",
     messages={
         "run": "run {run}: {problem}",
         "a-exceeds-p": "accepted drafts A = {A} exceed proposed drafts P = {P}",
@@ -151,7 +151,7 @@ def counts_inconsistent(ctx: Context) -> Iterator[Violation]:
     totals only for an all-single-sequence workload.""",
     failing="requests_without_metrics: 12 with missing_metrics_as: zero.",
     passing="requests_without_metrics: 0, population: benchmark-requests.",
-    reference="Brief 3.7; vLLM Per-Request Acceptance Metrics",
+    reference="README, The checklist behind the rules, item 7 (coverage); vLLM Per-Request Acceptance Metrics, https://docs.vllm.ai/en/stable/features/speculative_decoding/acceptance_metrics/",
 )
 def coverage_gap(ctx: Context) -> Iterator[Violation]:
     for i, run in enumerate(ctx.record.runs):
@@ -203,7 +203,7 @@ def bimodal_modes(histogram: list[int]) -> tuple[int, int] | None:
     read the histogram, and expect the speedup to depend on the mix.""",
     failing="Histogram [39, 1, 0, 3] (K = 3).",
     passing="Histogram [1, 1, 1, 1, 1] (SD-201).",
-    reference="Brief 2 (vLLM documentation n-gram example); vLLM Per-Request Acceptance Metrics",
+    reference="vLLM Per-Request Acceptance Metrics (its n-gram example: 39 of 43 steps keep nothing, 3 keep everything), https://docs.vllm.ai/en/stable/features/speculative_decoding/acceptance_metrics/",
 )
 def acceptance_bimodal(ctx: Context) -> Iterator[Violation]:
     for i, run in enumerate(ctx.record.runs):

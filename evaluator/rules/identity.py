@@ -56,7 +56,7 @@ def missing_identity(cfg: Configuration) -> list[tuple[str, ...]]:
     figure looks the same; a result whose configuration is not pinned cannot be reproduced or compared.""",
     failing="A configuration naming the target model but not its revision or the vLLM version.",
     passing="Every identity field stated, for example revision 'a1b2c3d', vLLM 0.32.0, bf16 weights.",
-    reference="Brief 3.5",
+    reference="README, The checklist behind the rules, item 5 (configuration identity)",
 )
 def identity_incomplete(ctx: Context) -> Iterator[Violation]:
     used = {run.configuration for run in ctx.record.runs}

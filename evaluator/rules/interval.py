@@ -22,7 +22,7 @@ REQUIRED_STAGES = {
     it was one clock or a sum of stages.""",
     failing="A run with duration_s 0.075 and no start or end event.",
     passing='start_event "just before the first proposal", end_event "last output token", scope, measurement and duration_s all given.',
-    reference="Brief 3.2",
+    reference="README, The checklist behind the rules, item 2 (a complete measured interval)",
 )
 def interval_undefined(ctx: Context) -> Iterator[Violation]:
     for i, run in ctx.timed_runs():
@@ -48,7 +48,7 @@ def interval_undefined(ctx: Context) -> Iterator[Violation]:
     or leaves out a drafter running on another device, shows the gain without the cost.""",
     failing="A speculative run whose stages_excluded lists proposal (the drafter ran on a separate GPU).",
     passing="stages_included lists proposal, verification and scheduling.",
-    reference="Brief 3.2",
+    reference="README, The checklist behind the rules, item 2 (a complete measured interval)",
 )
 def interval_incomplete(ctx: Context) -> Iterator[Violation]:
     for i, run in ctx.timed_runs():
@@ -84,7 +84,7 @@ def interval_incomplete(ctx: Context) -> Iterator[Violation]:
     the claim rests on one complete interval.""",
     failing="duration_s = drafting_s + verification_s, or measurement: stage-sum.",
     passing="measurement: complete-interval, with stage timings kept only as diagnostics.",
-    reference="Brief 3.2 and 3.10",
+    reference="README, The checklist behind the rules, item 2 (a complete measured interval) and item 10 (stage timings are diagnostics)",
 )
 def interval_stage_sum(ctx: Context) -> Iterator[Violation]:
     for i, run in enumerate(ctx.record.runs):
@@ -115,7 +115,7 @@ def interval_stage_sum(ctx: Context) -> Iterator[Violation]:
     (end-to-end latency, time to first token).""",
     failing="An end-to-end claim, or a time-to-first-token claim, on a generation-only run.",
     passing="An end-to-end claim on a run whose interval scope is end-to-end.",
-    reference="Brief 3.2",
+    reference="README, The checklist behind the rules, item 2 (a complete measured interval)",
 )
 def scope_exceeded(ctx: Context) -> Iterator[Violation]:
     for i, claim in ctx.claims():

@@ -17,7 +17,7 @@ from .registry import Violation, rule
     buyer's quality bar on the task, so a performance claim needs a quality result for its run.""",
     failing="A throughput claim on a run with an empty quality list.",
     passing="The run reports pass@1 on the buyer's task, or a greedy-equality check against target-only outputs.",
-    reference="Brief 3.6",
+    reference="README, The checklist behind the rules, item 6 (task quality)",
 )
 def quality_missing(ctx: Context) -> Iterator[Violation]:
     for i, claim in ctx.performance_claims():
@@ -39,7 +39,7 @@ def quality_missing(ctx: Context) -> Iterator[Violation]:
     sampled. It is lossy by design: such an offer may not claim losslessness, and needs quality evidence.""",
     failing="relaxed_acceptance.enabled: true with a 'lossless' claim.",
     passing="relaxed_acceptance.enabled: true, no lossless claim, and a quality result on the buyer's task.",
-    reference="Brief 3.6; TensorRT-LLM speculative decoding / MTP documentation",
+    reference="README, The checklist behind the rules, item 6 (task quality); TensorRT-LLM speculative decoding (MTP relaxed acceptance), https://nvidia.github.io/TensorRT-LLM/examples/llm_speculative_decoding.html",
 )
 def lossy_acceptance(ctx: Context) -> Iterator[Violation]:
     for i, run in enumerate(ctx.record.runs):
@@ -71,7 +71,7 @@ def lossy_acceptance(ctx: Context) -> Iterator[Violation]:
     tell a real difference from noise.""",
     failing="temperature 0.7 and one repetition (or none listed).",
     passing="temperature 0.7 and three repetitions with their figures, or greedy decoding.",
-    reference="Brief 3.8",
+    reference="README, The checklist behind the rules, item 8 (task dependence and repeatability)",
 )
 def single_run(ctx: Context) -> Iterator[Violation]:
     for i, run in enumerate(ctx.record.runs):
