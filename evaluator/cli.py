@@ -167,8 +167,6 @@ def _write(output: Path, data: bytes, force: bool) -> None:
         write_atomic(output, data, force=force)
     except OutputRefused as exc:
         raise _fail(str(exc)) from None
-    except OSError as exc:
-        raise _fail(f"{output}: cannot write ({exc.strerror or exc})") from None
 
 
 @_command(short="Check records or a requirements profile: schema and every rule.")

@@ -26,12 +26,16 @@ def refuse_output(path: str | Path, *, force: bool) -> str | None:
 
 
 def write_atomic(path: str | Path, data: bytes, *, force: bool = False, mode: int = 0o644) -> None:
-    """Write to a temporary file beside the target, then rename: a crash never leaves half a file."""
+    """Write to a temporary file beside the target, then rename: a crash never leaves half a file.
+    Every reason it cannot is an OutputRefused naming the file."""
     target = Path(path)
     if (problem := refuse_output(target, force=force)) is not None:
         raise OutputRefused(problem)
     directory = target.parent if str(target.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise OutputRefused(f"{target}: cannot write ({exc.strerror or exc})") from None
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -39,7 +43,9 @@ def write_atomic(path: str | Path, data: bytes, *, force: bool = False, mode: in
             os.fsync(fh.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        if isinstance(exc, OSError):  # a full disk, a read-only place: one line, like any refusal
+            raise OutputRefused(f"{target}: cannot write ({exc.strerror or exc})") from None
         raise

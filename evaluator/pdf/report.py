@@ -83,6 +83,4 @@ def write_report(assessed: Assessed, output: Path, *, force: bool, signing: Sign
         write_atomic(output, pdf, force=force)
     except OutputRefused as exc:
         raise ReportProblem(str(exc)) from None
-    except OSError as exc:
-        raise ReportProblem(f"{output}: cannot write ({exc.strerror or exc})") from None
     return Written(signer, len(pdf), warnings)
