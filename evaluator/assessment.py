@@ -7,7 +7,9 @@ JSON document is built by reporters/json_report.py.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Literal
 
 from pydantic import ValidationError
@@ -66,7 +68,13 @@ class ClaimResult:
     findings: list[Finding]
     computed: dict[str, Any] | None
     output: dict[str, Any] | None
-    written: str | None = None  # the claimed value exactly as the record writes it ("1.90")
+    # The claimed value exactly as the record writes it ("1.90"), read from the file only when a
+    # report shows it (a large JSON file's text is walked once for it).
+    written_in_file: Callable[[], str | None] = lambda: None
+
+    @property
+    def written(self) -> str | None:
+        return self.written_in_file()
 
 
 @dataclass
@@ -129,7 +137,7 @@ def assess(loaded: LoadedFile) -> FileAssessment:
             line, column = loaded.position(pointer(v.path))
             findings.append(Finding(rule.code, rule.severity, v.path, v.message, v.claim, v.run, line, column))
     result.findings = sorted(set(findings), key=_finding_order)
-    result.claims = [_claim_result(ctx, i, result.findings, loaded.written(f"/claims/{i}/value")) for i in range(len(record.claims))]
+    result.claims = [_claim_result(ctx, i, result.findings, partial(loaded.written, f"/claims/{i}/value")) for i in range(len(record.claims))]
     return result
 
 
@@ -153,7 +161,7 @@ def _relevant_prefixes(ctx: Context, index: int) -> list[Path]:
     return prefixes
 
 
-def _claim_result(ctx: Context, index: int, findings: list[Finding], written: str | None) -> ClaimResult:
+def _claim_result(ctx: Context, index: int, findings: list[Finding], written: Callable[[], str | None]) -> ClaimResult:
     claim = ctx.record.claims[index]
     prefixes = _relevant_prefixes(ctx, index)
     behind = [
@@ -169,7 +177,7 @@ def _claim_result(ctx: Context, index: int, findings: list[Finding], written: st
         text=claim.text,
         value=claimed_value(claim),
         unit=claim.unit,
-        written=written,
+        written_in_file=written,
         run=claim.run,
         baseline=claim.baseline,
         verdict=verdict,
