@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import yaml
@@ -302,8 +303,13 @@ def test_version_and_shell_completion(sdeval):
 
     version = sdeval("--version")
     assert version.exit_code == 0 and version.stdout.startswith(f"sdeval {__version__} (record format 1.0, rule catalog ")
-    script = sdeval("--show-completion", "bash")
-    assert script.exit_code == 0 and "_SDEVAL_COMPLETE=complete_bash" in script.stdout
+    # The way the README documents it, which does not depend on detecting the shell.
+    env = {**os.environ, "_SDEVAL_COMPLETE": "source_bash"}
+    script = subprocess.run([str(Path(sys.executable).parent / "sdeval")], capture_output=True, text=True, env=env)
+    assert script.returncode == 0 and "_SDEVAL_COMPLETE=complete_bash" in script.stdout
+    env.update(_SDEVAL_COMPLETE="complete_bash", COMP_WORDS="sdeval assess --fo", COMP_CWORD="2")
+    words = subprocess.run([str(Path(sys.executable).parent / "sdeval")], capture_output=True, text=True, env=env)
+    assert words.stdout.split() == ["--format", "--force"]
 
 
 def test_an_unknown_choice_is_answered_plainly(sdeval):
