@@ -10,7 +10,9 @@ vendor. A file's asks are those requests once each, with the claims they concern
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Literal
 
 from pydantic import ValidationError
@@ -22,7 +24,7 @@ from .metrics import RunMetrics
 from .record import EvidenceRecord
 from .rules import REGISTRY
 from .rules.registry import Path
-from .schema import data_path, schema_message
+from .schema import schema_problems
 
 Verdict = Literal["established", "not-established"]
 
@@ -76,6 +78,14 @@ class ClaimResult:
     value_high: float | None = None
     bound: str | None = None
 
+    # The claimed value exactly as the record writes it ("1.90"), read from the file only when a
+    # report shows it (a large JSON file's text is walked once for it).
+    written_in_file: Callable[[], str | None] = lambda: None
+
+    @property
+    def written(self) -> str | None:
+        return self.written_in_file()
+
 
 @dataclass(frozen=True)
 class Ask:
@@ -104,9 +114,13 @@ class FileAssessment:
     baseline: dict[str, str | None] = field(default_factory=dict)
     # What to ask the vendor: every error finding's request, once per offer.
     asks: list[Ask] = field(default_factory=list)
+    # "evidence-record", or "requirements-profile" when `sdeval validate` was given a buyer's profile.
+    kind: str = "evidence-record"
 
     @property
     def outcome(self) -> str:
+        if self.kind == "requirements-profile":
+            return "invalid-profile" if self.count("error") else "valid-profile"
         if self.record is None:
             return "invalid"
         if any(f.severity == "error" for f in self.findings) or any(c.verdict != "established" for c in self.claims):
@@ -148,11 +162,11 @@ def assess(loaded: LoadedFile) -> FileAssessment:
         if rule.check is None:
             continue
         for v in rule.check(ctx):
-            line, column = loaded.positions.get(pointer(v.path), (None, None))
+            line, column = loaded.position(pointer(v.path))
             ask = rule.request(**v.ask) if rule.severity == "error" else None
             findings.append(Finding(rule.code, rule.severity, v.path, v.message, v.claim, v.run, line, column, ask))
     result.findings = sorted(set(findings), key=_finding_order)
-    result.claims = [_claim_result(ctx, i, result.findings) for i in range(len(record.claims))]
+    result.claims = [_claim_result(ctx, i, result.findings, partial(loaded.written, f"/claims/{i}/value")) for i in range(len(record.claims))]
     result.asks = asks(result.findings, result.claims)
     return result
 
@@ -171,7 +185,9 @@ def asks(findings: list[Finding], claims: list[ClaimResult]) -> list[Ask]:
 
 
 def _finding_order(f: Finding) -> tuple:
-    return (tuple((0, p, "") if isinstance(p, int) else (1, 0, p) for p in f.path), f.code, f.claim or "", f.message)
+    """File order (line, column), as a person reads the file; then by place and code."""
+    where = tuple((0, p, "") if isinstance(p, int) else (1, 0, p) for p in f.path)
+    return (f.line is None, f.line or 0, f.column or 0, where, f.code, f.claim or "", f.message)
 
 
 def _relevant_prefixes(ctx: Context, index: int) -> list[Path]:
@@ -188,7 +204,7 @@ def _relevant_prefixes(ctx: Context, index: int) -> list[Path]:
     return prefixes
 
 
-def _claim_result(ctx: Context, index: int, findings: list[Finding]) -> ClaimResult:
+def _claim_result(ctx: Context, index: int, findings: list[Finding], written: Callable[[], str | None]) -> ClaimResult:
     claim = ctx.record.claims[index]
     prefixes = _relevant_prefixes(ctx, index)
     behind = [
@@ -204,6 +220,7 @@ def _claim_result(ctx: Context, index: int, findings: list[Finding]) -> ClaimRes
         text=claim.text,
         value=claimed_value(claim),
         unit=claim.unit,
+        written_in_file=written,
         run=claim.run,
         baseline=claim.baseline,
         verdict=verdict,
@@ -217,13 +234,10 @@ def _claim_result(ctx: Context, index: int, findings: list[Finding]) -> ClaimRes
 
 
 def _schema_findings(exc: ValidationError, loaded: LoadedFile) -> list[Finding]:
-    findings = []
-    for error in exc.errors(include_url=False):
-        path = data_path(loaded.data, error["loc"])
-        line, column = loaded.positions.get(pointer(path), (None, None))
-        where = pointer(path) or "the record"
-        problem = schema_message(error)
-        ask = REGISTRY["schema"].request(where=where, problem=problem)
-        findings.append(Finding("schema", "error", path, f"{where}: {problem}", line=line, column=column, ask=ask))
-    return sorted(set(findings), key=_finding_order)
-
+    problems = schema_problems(exc.errors(include_url=False), loaded, "evidence-record.schema.json")
+    schema_rule = REGISTRY["schema"]
+    return [
+        Finding("schema", "error", p.path, p.message, line=p.line, column=p.column,
+                ask=schema_rule.request(where=pointer(p.path) or "the record", problem=p.message))
+        for p in problems
+    ]

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+from typer.core import TyperCommand
 
 from . import __version__
 from .archive.lazy import lazy_typer
@@ -22,14 +23,80 @@ from .loader import DEFAULT_MAX_BYTES
 
 EXIT_OK, EXIT_FINDINGS, EXIT_CANNOT_RUN = 0, 1, 2
 
+
+class Command(TyperCommand):
+    """Typer's command with help written for people: `FILE...` in the usage line, no Python
+    types beside arguments, a plain word (PATH, TEXT, [a|b]) beside each option, and a bad
+    choice answered as "'xml' is not one of: text, json" rather than in a validator's words."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        for param in self.params:
+            if param.param_type_name == "option" and param.metavar is None and not getattr(param, "is_flag", False):
+                param.metavar = _plain_type(param)
+
+    def collect_usage_pieces(self, ctx) -> list[str]:
+        pieces = [self.options_metavar] if self.options_metavar else []
+        for param in self.get_params(ctx):
+            if param.param_type_name == "argument":
+                name = _argument_name(param)
+                pieces.append(name if param.required else f"[{name}]")
+        return pieces
+
+    def format_options(self, ctx, formatter) -> None:
+        arguments = [(_argument_name(p), p.help or "") for p in self.get_params(ctx) if p.param_type_name == "argument"]
+        options = [r for p in self.get_params(ctx) if p.param_type_name == "option" and (r := p.get_help_record(ctx))]
+        if arguments:
+            with formatter.section("Arguments"):
+                formatter.write_dl(arguments)
+        if options:
+            with formatter.section("Options"):
+                formatter.write_dl(options)
+
+    def parse_args(self, ctx, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except typer.BadParameter as exc:
+            exc.message = _plain_error(exc.message)
+            raise
+
+
+def _argument_name(param) -> str:
+    name = param.metavar or param.name.upper()
+    return name + ("..." if param.nargs != 1 and not name.endswith("...") else "")
+
+
+def _plain_type(param) -> str:
+    shown = param.display_type(None).strip("<>") if param.type_descriptor.is_choice else ""
+    if shown:
+        return f"[{shown}]"
+    if param.type_descriptor.is_path:
+        return "PATH"
+    return {"int": "INTEGER", "float": "NUMBER"}.get(param.bare_type(), "TEXT")
+
+
+def _plain_error(message: str) -> str:
+    message = message.removeprefix("Value error, ")
+    if " is not one of " in message:
+        given, choices = message.rstrip(".").split(" is not one of ", 1)
+        return f"{given} is not one of: {choices.replace(chr(39), '')}."
+    return message
+
+
 app = typer.Typer(
     name="sdeval",
     help="Decide whether a speculative-decoding offer's claims are backed by evidence.",
-    add_completion=False,
+    add_completion=True,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
+
+
+def _command(name: str | None = None, *, short: str):
+    """Register a command with a short summary for `sdeval --help` that is never cut off."""
+    return app.command(name, cls=Command, short_help=short)
 
 
 class Format(str, Enum):
@@ -42,8 +109,18 @@ class CannotRun(Exception):
 
 
 def _fail(message: str) -> typer.Exit:
-    typer.echo(f"sdeval: {message}", err=True)
+    """Exit 2; each line of `message` (one per problem) prefixed `sdeval: `."""
+    for line in message.splitlines() or [""]:
+        typer.echo(f"sdeval: {line}", err=True)
     return typer.Exit(EXIT_CANNOT_RUN)
+
+
+def _finish(assessed) -> typer.Exit:
+    """The command's exit status; a non-zero one is explained on standard error in one line."""
+    reason = assessed.exit_reason()
+    if reason is not None:
+        typer.echo(f"sdeval: {reason}", err=True)
+    return typer.Exit(assessed.exit_code)
 
 
 def _version(value: bool) -> None:
@@ -64,64 +141,80 @@ def _root(
     pass
 
 
-FilesArg = Annotated[list[str], typer.Argument(help="Evidence records (JSON or YAML); '-' reads standard input.", metavar="FILE...")]
+FilesArg = Annotated[list[str], typer.Argument(help="Evidence records (JSON or YAML); '-' reads standard input.", metavar="FILE")]
 FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
-MaxSizeOpt = Annotated[int, typer.Option("--max-size", help="Largest input file accepted, in bytes.", min=1)]
+MaxSizeOpt = Annotated[int, typer.Option("--max-size", help="Largest input file accepted, in bytes.", metavar="BYTES")]
+ForceOpt = Annotated[bool, typer.Option("--force", help="Replace the output file if it exists.")]
 TrustOpt = Annotated[
     Optional[list[Path]],
     typer.Option("--trust", metavar="CERT", help="Trust anchor: a file of one or more PEM certificates, or a folder of them; repeatable. Default: the paths in SDEVAL_TRUST."),
 ]
 
 
-def _assessed(files: list[str], max_size: int, requirements: Path | None = None):
+def _assessed(files: list[str], max_size: int, requirements: Path | None = None, *, profiles_allowed: bool = False):
     """The pipeline (evaluator/run.py) over the command line's files, or exit 2 in one line."""
     from .run import CannotRun, assess_paths
 
+    if max_size < 1:
+        raise _fail(f"--max-size {max_size}: give a number of bytes of at least 1")
     try:
-        return assess_paths(files, profile=None if requirements is None else str(requirements), max_size=max_size)
+        return assess_paths(
+            files, profile=None if requirements is None else str(requirements), max_size=max_size, profiles_allowed=profiles_allowed
+        )
     except CannotRun as exc:
         raise _fail(str(exc)) from None
 
 
-@app.command()
+def _write(output: Path, data: bytes, force: bool) -> None:
+    """An output file, written atomically; refused (exit 2) over a directory or, without --force, a file."""
+    from .output import OutputRefused, write_atomic
+
+    try:
+        write_atomic(output, data, force=force)
+    except OutputRefused as exc:
+        raise _fail(str(exc)) from None
+
+
+@_command(short="Check records or a requirements profile: schema and every rule.")
 def validate(files: FilesArg, fmt: FormatOpt = Format.text, max_size: MaxSizeOpt = DEFAULT_MAX_BYTES) -> None:
-    """Check records against the schema and every rule; exit 1 if any error finding."""
+    """Check evidence records against the schema and every rule; exit 1 if any error finding.
+    A requirements profile given here is recognised by its content and checked as a profile."""
     from .reporters import REPORTER_BY_NAME
 
-    assessed = _assessed(files, max_size)
+    assessed = _assessed(files, max_size, profiles_allowed=True)
     sys.stdout.write(REPORTER_BY_NAME[fmt.value](assessed.results, False, None))
     raise typer.Exit(assessed.exit_code)
 
 
-@app.command()
+@_command(short="Each claim's verdict and why; with -r, judge a buyer's profile.")
 def assess(
     files: FilesArg,
     fmt: FormatOpt = Format.text,
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Also write the assessment JSON to this file.")] = None,
-    force: Annotated[bool, typer.Option("--force", help="Replace the --output file if it exists.")] = False,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Also write the assessment JSON to this file.", metavar="FILE")] = None,
+    force: ForceOpt = False,
     max_size: MaxSizeOpt = DEFAULT_MAX_BYTES,
     requirements: Annotated[
         Optional[Path],
-        typer.Option("--requirements", "-r", help="Judge every offer against this buyer requirements profile; exit 0 only if some offer meets every requirement."),
+        typer.Option("--requirements", "-r", metavar="PROFILE", help="Judge every offer against this buyer requirements profile; exit 0 only if some offer meets every requirement."),
     ] = None,
 ) -> None:
-    """Give each claim's verdict, the findings behind it, and the derived figures."""
-    from .output import OutputRefused, write_atomic
+    """Give each claim's verdict, the findings behind it, and the derived figures. Exit 1 if any
+    error finding (with --requirements: if no offer meets every requirement), saying why."""
+    from .output import refuse_output
     from .reporters import REPORTER_BY_NAME
 
+    if output is not None and (problem := refuse_output(output, force=force)):
+        raise _fail(problem)
     assessed = _assessed(files, max_size, requirements)
     text = REPORTER_BY_NAME[fmt.value](assessed.results, True, assessed.comparison)
     if output is not None:
         json_text = text if fmt is Format.json else REPORTER_BY_NAME["json"](assessed.results, True, assessed.comparison)
-        try:
-            write_atomic(output, json_text.encode(), force=force)
-        except (OutputRefused, OSError) as exc:
-            raise _fail(str(exc)) from None
+        _write(output, json_text.encode(), force)
     sys.stdout.write(text)
-    raise typer.Exit(assessed.exit_code)
+    raise _finish(assessed)
 
 
-@app.command()
+@_command(short="List the rule catalog, or explain one rule.")
 def rules(
     code: Annotated[Optional[str], typer.Argument(help="Explain one rule.")] = None,
     fmt: FormatOpt = Format.text,
@@ -159,60 +252,61 @@ def rules(
             typer.echo(f"  {f['kind']:<18} {f['counted'] or 'not stated':<18} {f['formula']}")
 
 
-@app.command()
+@_command(short="Print the JSON Schema of records (or requirements profiles).")
 def schema(
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the schema here instead of standard output.", metavar="FILE")] = None,
+    force: ForceOpt = False,
+    requirements: Annotated[bool, typer.Option("--requirements", help="The requirements profile's schema instead.")] = False,
     generate: Annotated[
         bool, typer.Option("--generate", help="Print the schema generated from this version's models (for maintainers).")
     ] = False,
 ) -> None:
-    """Print the evidence-record JSON Schema."""
+    """Print the evidence-record JSON Schema (with --requirements, the requirements profile's)."""
     from .resources import schema_path
 
+    name = "requirements.schema.json" if requirements else "evidence-record.schema.json"
     if generate:
-        from .schema import record_schema, schema_text
+        from .schema import SCHEMAS, schema_text
 
-        sys.stdout.write(schema_text(record_schema()))
+        text = schema_text(SCHEMAS[name]())
+    else:
+        try:
+            text = schema_path(name).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise _fail(str(exc)) from None
+    if output is None:
+        sys.stdout.write(text)
         return
-    try:
-        sys.stdout.write(schema_path().read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise _fail(str(exc)) from None
+    _write(output, text.encode("utf-8"), force)
+    typer.echo(f"wrote {output}", err=True)
 
 
-@app.command()
+@_command(short="Write a blank record or requirements profile in YAML.")
 def init(
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the form here instead of standard output.")] = None,
-    force: Annotated[bool, typer.Option("--force", help="Replace the output file if it exists.")] = False,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the form here instead of standard output.", metavar="FILE")] = None,
+    force: ForceOpt = False,
     requirements: Annotated[bool, typer.Option("--requirements", help="Write a blank buyer requirements profile instead.")] = False,
 ) -> None:
     """Write a blank evidence form (or requirements profile) in YAML, every field explained."""
     from .form.blank import blank_form, blank_requirements
-    from .output import OutputRefused, write_atomic
 
     text = blank_requirements() if requirements else blank_form()
     if output is None:
         sys.stdout.write(text)
         return
-    try:
-        write_atomic(output, text.encode(), force=force)
-    except (OutputRefused, OSError) as exc:
-        raise _fail(str(exc)) from None
+    _write(output, text.encode(), force)
     typer.echo(f"wrote {output}", err=True)
 
 
-@app.command()
+@_command(short="Write the evidence form: one HTML page that works offline.")
 def form(
-    output: Annotated[Path, typer.Option("--output", "-o", help="Where to write the page.")] = Path("evidence-form.html"),
-    force: Annotated[bool, typer.Option("--force", help="Replace the output file if it exists.")] = False,
+    output: Annotated[Path, typer.Option("--output", "-o", help="Where to write the page.", metavar="FILE")] = Path("evidence-form.html"),
+    force: ForceOpt = False,
 ) -> None:
     """Write the evidence form: one HTML file to fill a record in a browser, offline."""
     from .form.page import render_form
-    from .output import OutputRefused, write_atomic
 
-    try:
-        write_atomic(output, render_form().encode("utf-8"), force=force)
-    except (OutputRefused, OSError) as exc:
-        raise _fail(str(exc)) from None
+    _write(output, render_form().encode("utf-8"), force)
     typer.echo(f"wrote {output}", err=True)
 
 
@@ -221,16 +315,16 @@ class Arrangement(str, Enum):
     target_only = "target-only"
 
 
-@app.command("import")
+@_command("import", short="Import runs from vLLM, guidellm, AIPerf, SGLang, trtllm-bench.")
 def import_(
     fmt: Annotated[str, typer.Argument(metavar="FORMAT", help="vllm-responses, vllm-metrics or llamacpp-metrics (BEFORE AFTER), vllm-bench, guidellm, aiperf, sglang-bench, sglang-responses or trtllm-bench.")],
-    files: Annotated[list[str], typer.Argument(metavar="FILE...", help="The tool's output file(s).")],
+    files: Annotated[list[str], typer.Argument(metavar="FILE", help="The tool's output file(s).")],
     run_id: Annotated[Optional[str], typer.Option("--run-id", help="Id of the imported run (several runs get -1, -2, ...). Default: the file name.")] = None,
     configuration: Annotated[Optional[str], typer.Option("--configuration", help="Id of the configuration the run used. Default: the record's only one with --into, else 'imported'.")] = None,
     arrangement: Annotated[Optional[Arrangement], typer.Option("--arrangement", help="speculative or target-only; needed when the file carries no speculative-decoding counts.")] = None,
     into: Annotated[Optional[str], typer.Option("--into", metavar="RECORD", help="Add the runs to this evidence record (written to -o, or in place with --in-place).")] = None,
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write here instead of standard output.")] = None,
-    force: Annotated[bool, typer.Option("--force", help="Replace the -o file if it exists.")] = False,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write here instead of standard output.", metavar="FILE")] = None,
+    force: ForceOpt = False,
     in_place: Annotated[bool, typer.Option("--in-place", help="With --into: replace RECORD itself, atomically.")] = False,
     skip_bad_lines: Annotated[bool, typer.Option("--skip-bad-lines", help="vllm-responses: skip malformed lines and say how many.")] = False,
     metrics: Annotated[
@@ -263,20 +357,20 @@ class ClaimKind(str, Enum):
     acceptance_length = "acceptance-length"
 
 
-@app.command()
+@_command(short="Add a claim computed from the runs' counts.")
 def claim(
     record: Annotated[str, typer.Argument(metavar="RECORD", help="The evidence record (JSON or YAML) holding the runs.")],
     run: Annotated[str, typer.Option("--run", help="Id of the run the claim rests on.")],
     kind: Annotated[ClaimKind, typer.Option("--kind", help="What is claimed.")],
     baseline: Annotated[Optional[str], typer.Option("--baseline", help="Id of the run it is compared with (needed for a speedup).")] = None,
-    latency_metric: Annotated[Optional[str], typer.Option("--latency-metric", help="For --kind latency: ttft, tpot, itl or e2e.")] = None,
-    percentile: Annotated[Optional[str], typer.Option("--percentile", help="For --kind latency: mean, p50, p90, p95 or p99.")] = None,
+    latency_metric: Annotated[Optional[str], typer.Option("--latency-metric", help="For --kind latency, or a speedup of response time: ttft, tpot, itl or e2e.")] = None,
+    percentile: Annotated[Optional[str], typer.Option("--percentile", help="For --kind latency, or a speedup of response time: mean, p50, p90, p95 or p99.")] = None,
     task: Annotated[Optional[str], typer.Option("--task", help="The task the claim is stated for; must be the run's.")] = None,
     claim_id: Annotated[Optional[str], typer.Option("--id", help="Id of the new claim. Default: KIND-RUN.")] = None,
     text: Annotated[Optional[str], typer.Option("--text", help="The claim's wording, instead of the generated one.")] = None,
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the record with the claim added here.")] = None,
     in_place: Annotated[bool, typer.Option("--in-place", help="Add the claim to RECORD itself, atomically.")] = False,
-    force: Annotated[bool, typer.Option("--force", help="Replace the -o file if it exists.")] = False,
+    force: ForceOpt = False,
 ) -> None:
     """Add a claim whose value is computed from the runs' counts, with load, scope and task taken from the run.
     Refuses, writing nothing, a baseline not on equal terms or a run that lacks the counts."""
@@ -295,11 +389,11 @@ def claim(
     sys.stdout.write(text_out)
 
 
-@app.command()
+@_command(short="Write the PDF/A report, inputs attached, signed with a key.")
 def render(
     files: FilesArg,
-    output: Annotated[Path, typer.Option("--output", "-o", help="The PDF to write.")],
-    force: Annotated[bool, typer.Option("--force", help="Replace the output file if it exists.")] = False,
+    output: Annotated[Path, typer.Option("--output", "-o", help="The PDF to write.", metavar="FILE")],
+    force: ForceOpt = False,
     key: Annotated[Optional[Path], typer.Option("--key", help="Signing key (PEM, RSA).")] = None,
     cert: Annotated[Optional[Path], typer.Option("--cert", help="Certificate for --key (PEM).")] = None,
     pkcs12: Annotated[Optional[Path], typer.Option("--pkcs12", help="Signing key and certificate in one PKCS#12 file.")] = None,
@@ -307,7 +401,7 @@ def render(
     max_size: MaxSizeOpt = DEFAULT_MAX_BYTES,
     requirements: Annotated[
         Optional[Path],
-        typer.Option("--requirements", "-r", help="Add the buyer requirements x offers table and chart, and attach this profile; exit 0 only if some offer meets every requirement."),
+        typer.Option("--requirements", "-r", metavar="PROFILE", help="Add the buyer requirements x offers table and chart, and attach this profile; exit 0 only if some offer meets every requirement."),
     ] = None,
     tsa: Annotated[Optional[str], typer.Option("--tsa", metavar="URL", help="Add an RFC 3161 signature timestamp from this time-stamping authority (PAdES B-T).")] = None,
     ltv: Annotated[bool, typer.Option("--ltv", help="With --tsa: embed the validation data (certificate chains, revocation data) and add a document timestamp (PAdES B-LTA).")] = False,
@@ -316,7 +410,7 @@ def render(
         typer.Option("--trust", metavar="CERT", help="With --ltv: root certificates the signer's and the authority's chains end at (PEM file or folder; repeatable; default SDEVAL_TRUST)."),
     ] = None,
 ) -> None:
-    """Write the assessment as a PDF/A-3b report with the inputs attached; signed with --key/--cert or --pkcs12,
+    """Write the assessment as a PDF/A-3a report with the inputs attached; signed with --key/--cert or --pkcs12,
     otherwise marked UNSIGNED DRAFT. Exit 1 if any error finding (with --requirements: if no offer meets every requirement)."""
     from .pdf.writer import PdfWriter
 
@@ -349,10 +443,10 @@ def render(
     if written.signer and tsa:
         state += ", timestamped, with long-term validation data" if ltv else ", timestamped"
     typer.echo(f"wrote {output} ({written.size:,} bytes, {state})", err=True)
-    raise typer.Exit(assessed.exit_code)
+    raise _finish(assessed)
 
 
-@app.command()
+@_command(short="Create a self-signed RSA identity for trial signing.")
 def keygen(
     directory: Annotated[Path, typer.Argument(help="Directory for key.pem (mode 0600) and cert.pem.", metavar="DIR")],
     name: Annotated[str, typer.Option("--name", help="Common name in the certificate.")] = "sdeval trial assessor",
@@ -371,13 +465,13 @@ def keygen(
     typer.echo(f"wrote {key_path} (private, mode 0600) and {cert_path}", err=True)
 
 
-@app.command()
+@_command(short="Check a signed report: signature, attachments, reproduction.")
 def verify(
     reports: Annotated[list[Path], typer.Argument(help="Reports written by `sdeval render`, or folders searched for *.pdf.", metavar="REPORT_OR_FOLDER...")],
     trust: TrustOpt = None,
     strict: Annotated[bool, typer.Option("--strict", help="Fail when a newer rule catalog assesses the inputs differently.")] = False,
     fmt: FormatOpt = Format.text,
-    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Processes for many reports (default: one per core).")] = None,
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", metavar="N", help="Processes for many reports (default: one per core).")] = None,
 ) -> None:
     """Check signed reports: the signature over the whole file, any trusted timestamp, that the signer chains to
     a trust anchor, the attachment hashes, and that re-assessing the embedded inputs reproduces the embedded
@@ -386,6 +480,8 @@ def verify(
     (unreadable trust anchors, a file that is not a report)."""
     from .pdf import verify_many as many
 
+    if jobs is not None and jobs < 1:
+        raise _fail(f"--jobs {jobs}: give at least 1 process")
     anchors = _trust_anchors(trust)
     try:
         paths = many.report_paths(reports)
@@ -416,7 +512,11 @@ def _trust_anchors(paths: list[Path] | None):
 
 
 # `sdeval archive ...` (evaluator/archive/cli.py), imported only when an archive command runs.
-app.add_typer(lazy_typer("evaluator.archive.cli:app", help="The auditor's archive of signed reports: init, add, list, show, extract, verify, rejudge, log."), name="archive")
+app.add_typer(
+    lazy_typer("evaluator.archive.cli:app", help="The auditor's archive of signed reports: init, add, list, show, extract, verify, rejudge, log.",
+               short="The auditor's archive of signed reports."),
+    name="archive",
+)
 
 
 def main() -> None:

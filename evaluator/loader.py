@@ -54,8 +54,39 @@ class LoadedFile:
     sha256: str
     data: Any = None
     problem: ParseProblem | None = None
-    # JSON Pointer -> (line, column), for YAML inputs (JSON positions come from the decoder).
-    positions: dict[str, tuple[int, int]] = field(default_factory=dict)
+    # JSON Pointer -> (line, column) of each value, and -> the text of each number as written.
+    # YAML fills both while it builds the data; for JSON they are read from the text the first
+    # time a finding or a report asks (most valid records never need them).
+    _positions: dict[str, tuple[int, int]] | None = field(default=None, repr=False)
+    _written: dict[str, str] | None = field(default=None, repr=False)
+
+    def _scan(self) -> None:
+        self._positions, self._written = {}, {}
+        if self.problem is None and self.data is not None:
+            self._positions, self._written = _json_positions(self.raw.decode("utf-8"))
+
+    @property
+    def positions(self) -> dict[str, tuple[int, int]]:
+        if self._positions is None:
+            self._scan()
+        return self._positions  # type: ignore[return-value]
+
+    def position(self, at: str) -> tuple[int | None, int | None]:
+        """Line and column of the value at `at`, or of its nearest enclosing value that is in the
+        file (a missing field is reported where its object is)."""
+        positions = self.positions
+        while True:
+            if at in positions:
+                return positions[at]
+            if not at:
+                return None, None
+            at = at[: at.rfind("/")]
+
+    def written(self, at: str) -> str | None:
+        """The number at `at` exactly as its author wrote it ("1.90", "2226"), or None."""
+        if self._written is None:
+            self._scan()
+        return self._written.get(at)  # type: ignore[union-attr]
 
 
 def read_bytes(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
@@ -99,7 +130,7 @@ def load_bytes(path: str, raw: bytes) -> LoadedFile:
             col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
             raise ParseProblem(f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})", line, col) from None
         if _is_yaml(path, text):
-            loaded.data, loaded.positions = _parse_yaml(text)
+            loaded.data, loaded._positions, loaded._written = _parse_yaml(text)
         else:
             loaded.data = _parse_json(text)
         _check_depth(loaded.data)
@@ -207,6 +238,56 @@ def _locate_key(text: str, key: str) -> tuple[int | None, int | None]:
     return line, at - (text.rfind("\n", 0, at) + 1) + 1
 
 
+# The text of a JSON document that json.loads accepted, as tokens: whitespace is all that lies between.
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null')
+
+
+def _json_positions(text: str) -> tuple[dict[str, tuple[int, int]], dict[str, str]]:
+    """Line and column of every value of a valid JSON text, and every number's text, by JSON Pointer.
+    The standard decoder keeps no positions, so the text is walked once more, token by token."""
+    positions: dict[str, tuple[int, int]] = {}
+    written: dict[str, str] = {}
+    # One frame per open container: [pointer, is_object, next key or index, expecting a key].
+    stack: list[list[Any]] = []
+    line, line_start, last = 1, 0, 0
+    for match in _JSON_TOKEN.finditer(text):
+        token, at = match.group(0), match.start()
+        newlines = text.count("\n", last, at)
+        if newlines:
+            line += newlines
+            line_start = text.rfind("\n", last, at) + 1
+        last = at
+        if token in ",:":
+            if token == "," and stack:
+                frame = stack[-1]
+                if frame[1]:
+                    frame[3] = True
+                else:
+                    frame[2] += 1
+            continue
+        if token in "}]":
+            stack.pop()
+            continue
+        frame = stack[-1] if stack else None
+        if frame is not None and frame[1] and frame[3]:
+            frame[2] = json.loads(token)  # a key
+            frame[3] = False
+            continue
+        if frame is None:
+            here = ""
+        else:
+            step = str(frame[2])
+            here = frame[0] + "/" + step.replace("~", "~0").replace("/", "~1")
+        positions[here] = (line, at - line_start + 1)
+        if token == "{":
+            stack.append([here, True, None, True])
+        elif token == "[":
+            stack.append([here, False, 0, False])
+        elif token[0] in "-0123456789":
+            written[here] = token
+    return positions, written
+
+
 # ------------------------------------------------------------------------------ YAML
 
 
@@ -245,7 +326,7 @@ _ALLOWED_TAGS = {
 MAX_YAML_NODES = 200_000
 
 
-def _parse_yaml(text: str) -> tuple[Any, dict[str, tuple[int, int]]]:
+def _parse_yaml(text: str) -> tuple[Any, dict[str, tuple[int, int]], dict[str, str]]:
     loader = None
     try:
         loader = _JsonYamlLoader(text)
@@ -269,11 +350,14 @@ def _parse_yaml(text: str) -> tuple[Any, dict[str, tuple[int, int]]]:
     if node is None:
         raise ParseProblem("the file is empty")
     positions: dict[str, tuple[int, int]] = {}
+    written: dict[str, str] = {}
     budget = [MAX_YAML_NODES]
-    return _yaml_node_to_data(node, "", positions, budget, set()), positions
+    return _yaml_node_to_data(node, "", positions, budget, set(), written), positions, written
 
 
-def _yaml_node_to_data(node: yaml.Node, pointer: str, positions: dict, budget: list[int], active: set[int]) -> Any:
+def _yaml_node_to_data(
+    node: yaml.Node, pointer: str, positions: dict, budget: list[int], active: set[int], written: dict | None = None
+) -> Any:
     """Build plain data from the node tree ourselves, so every value has a position,
     every tag is checked, and aliases cannot expand into a memory bomb."""
     where = (node.start_mark.line + 1, node.start_mark.column + 1)
@@ -302,15 +386,17 @@ def _yaml_node_to_data(node: yaml.Node, pointer: str, positions: dict, budget: l
                     f"duplicate key {json.dumps(key)}", key_node.start_mark.line + 1, key_node.start_mark.column + 1
                 )
             child = pointer + "/" + key.replace("~", "~0").replace("/", "~1")
-            out[key] = _yaml_node_to_data(value_node, child, positions, budget, active)
+            out[key] = _yaml_node_to_data(value_node, child, positions, budget, active, written)
         active.discard(id(node))
         return out
     if isinstance(node, yaml.SequenceNode):
         active.add(id(node))
-        items = [_yaml_node_to_data(v, f"{pointer}/{i}", positions, budget, active) for i, v in enumerate(node.value)]
+        items = [_yaml_node_to_data(v, f"{pointer}/{i}", positions, budget, active, written) for i, v in enumerate(node.value)]
         active.discard(id(node))
         return items
     value = _JsonYamlLoader.construct_scalar_value(node)
+    if written is not None and isinstance(value, (int, float)) and not isinstance(value, bool):
+        written[pointer] = node.value
     return value
 
 

@@ -11,17 +11,31 @@ class OutputRefused(Exception):
     pass
 
 
-def write_atomic(path: str | Path, data: bytes, *, force: bool = False, mode: int = 0o644) -> None:
-    """Write to a temporary file beside the target, then rename: a crash never leaves half a file."""
+def refuse_output(path: str | Path, *, force: bool) -> str | None:
+    """Why `path` cannot be written, checked before any work (every command refuses alike): a
+    directory is never an output file, --force or not, and a file is replaced only with --force."""
     target = Path(path)
+    if target.is_dir():
+        return f"{target}: is a directory; give the output a file name"
     if target.exists() and not force:
-        raise OutputRefused(f"{target}: already exists; pass --force to replace it")
-    if target.exists() and target.is_dir():
-        raise OutputRefused(f"{target}: is a directory")
+        return f"{target}: already exists; pass --force to replace it"
     directory = target.parent if str(target.parent) else Path(".")
     if not directory.is_dir():
-        raise OutputRefused(f"{target}: directory {directory} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+        return f"{target}: directory {directory} does not exist"
+    return None
+
+
+def write_atomic(path: str | Path, data: bytes, *, force: bool = False, mode: int = 0o644) -> None:
+    """Write to a temporary file beside the target, then rename: a crash never leaves half a file.
+    Every reason it cannot is an OutputRefused naming the file."""
+    target = Path(path)
+    if (problem := refuse_output(target, force=force)) is not None:
+        raise OutputRefused(problem)
+    directory = target.parent if str(target.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise OutputRefused(f"{target}: cannot write ({exc.strerror or exc})") from None
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -29,7 +43,9 @@ def write_atomic(path: str | Path, data: bytes, *, force: bool = False, mode: in
             os.fsync(fh.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        if isinstance(exc, OSError):  # a full disk, a read-only place: one line, like any refusal
+            raise OutputRefused(f"{target}: cannot write ({exc.strerror or exc})") from None
         raise

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .assessment import FileAssessment, assess, exit_code
+from .assessment import FileAssessment, Finding, assess, exit_code
 from .loader import DEFAULT_MAX_BYTES, LoadedFile, UnreadableFile, load_bytes, load_file
 
 if TYPE_CHECKING:
@@ -47,6 +47,19 @@ class Assessed:
         if self.comparison is not None:
             return 0 if self.comparison.meets_all else 1
         return exit_code(self.results)
+
+    def exit_reason(self) -> str | None:
+        """Why the exit status is not 0, in one line (None when it is 0)."""
+        if self.exit_code == 0:
+            return None
+        if self.comparison is not None:
+            return f"exit 1: no offer meets every requirement of {self.comparison.profile_file}"
+        failing = [r for r in self.results if r.count("error")]
+        errors = sum(r.count("error") for r in failing)
+        findings = f"{errors} error finding{'s' * (errors != 1)}"
+        if len(self.results) == 1:
+            return f"exit 1: {failing[0].file} has {findings}"
+        return f"exit 1: {len(failing)} of {len(self.results)} files have error findings ({findings} in all)"
 
     def document(self) -> dict[str, Any]:
         """Exactly what `sdeval assess [--requirements PROFILE] -f json` prints."""
@@ -92,15 +105,36 @@ def read_profile(path: str, max_size: int = DEFAULT_MAX_BYTES) -> ProfileInput:
         raise CannotRun(str(exc)) from None
 
 
-def assess_loaded(loaded: list[LoadedFile], profile: ProfileInput | None = None) -> Assessed:
-    results = [assess(item) for item in loaded]
+def assess_loaded(loaded: list[LoadedFile], profile: ProfileInput | None = None, *, profiles_allowed: bool = False) -> Assessed:
+    """Every file assessed; with `profiles_allowed` (validate), a requirements profile among them is
+    checked as a profile, otherwise it stops the run: it belongs after --requirements."""
+    results = [_assess_one(item, profiles_allowed) for item in loaded]
     return Assessed(loaded, results, profile, None if profile is None else judge(results, profile))
 
 
-def assess_paths(paths: list[str], *, profile: str | None = None, max_size: int = DEFAULT_MAX_BYTES) -> Assessed:
+def _assess_one(item: LoadedFile, profiles_allowed: bool) -> FileAssessment:
+    from .fit.profile import looks_like_profile
+
+    if not looks_like_profile(item.data):
+        return assess(item)
+    if not profiles_allowed:
+        raise CannotRun(
+            f"{item.path}: is a requirements profile, not an evidence record: give it with --requirements "
+            f"(`sdeval validate {item.path}` checks it on its own)"
+        )
+    from .fit.profile import profile_problems
+
+    _, problems = profile_problems(item)
+    findings = [Finding("schema", "error", p.path, p.message, line=p.line, column=p.column) for p in problems]
+    return FileAssessment(file=item.path, sha256=item.sha256, findings=findings, kind="requirements-profile")
+
+
+def assess_paths(
+    paths: list[str], *, profile: str | None = None, max_size: int = DEFAULT_MAX_BYTES, profiles_allowed: bool = False
+) -> Assessed:
     """The whole pipeline from paths as typed on the command line."""
     loaded = load_inputs(paths, max_size)
-    return assess_loaded(loaded, None if profile is None else read_profile(profile, max_size))
+    return assess_loaded(loaded, None if profile is None else read_profile(profile, max_size), profiles_allowed=profiles_allowed)
 
 
 def reassess(records: list[tuple[str, bytes]], profile: ProfileInput | None = None) -> Assessed:

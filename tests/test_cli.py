@@ -6,11 +6,13 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import yaml
 
 from conftest import ROOT, example
+from evaluator.record import RECORD_VERSION
 from evaluator.rules import REGISTRY
 
 
@@ -28,8 +30,9 @@ def test_validate_json_is_stable_and_versioned(sdeval):
             "interval is 150 tokens/s",
             "claim": "a-200",
             "run": None,
-            "line": None,
-            "column": None,
+            # JSON files have positions too: the line and column of the value at `path`.
+            "line": 127,
+            "column": 18,
         }
     ]
     assert doc["summary"] == {"files": 1, "errors": 1, "warnings": 0, "info": 0}
@@ -47,10 +50,27 @@ def test_assess_shows_offer_a_emits_150_tokens_per_second(sdeval):
     assert [f["code"] for f in claim["findings"]] == ["throughput-basis"]
 
 
-def test_assess_shows_the_vllm_example_exactly(sdeval):
+def test_assess_shows_the_vllm_example_readably_and_its_json_exactly(sdeval):
     out = sdeval("assess", example("vllm-docs-ngram.json")).stdout
-    assert "draft acceptance rate (A / P) = 0.07751937984496124" in out
-    assert "mean acceptance length (1 + A / S) = 1.2325581395348837 tokens/step" in out
+    assert "draft acceptance rate (A / P) = 0.0775" in out
+    assert "mean acceptance length (1 + A / S) = 1.23 tokens/step" in out
+    claim = sdeval("assess", "-f", "json", example("vllm-docs-ngram.json")).json()["files"][0]["claims"][0]
+    assert claim["computed"]["value"] == 0.07751937984496124  # the JSON keeps the exact figure
+
+
+def test_assess_figures_are_shown_at_a_precision_people_read(sdeval):
+    out = sdeval("assess", example("complete-offer.yaml")).stdout
+    assert "computed: output-throughput speedup against the baseline = 2.19x\n" in out
+    assert "computed: output-throughput speedup against the baseline = 1.90x\n" in out
+    assert "computed: output-throughput speedup against the baseline = 0.984x\n" in out
+    assert "computed: emitted output tokens/s (E / T) = 2,226 tokens/s\n" in out
+    # The accounting table: one number of decimals per column, whole tokens/s from 100 up.
+    rows = {line.split()[0]: line.split()[1:] for line in out.splitlines() if line.startswith("    eagle3-c")}
+    assert rows["eagle3-c1"][:11] == ["8,303", "24,909", "16,274", "8,303", "24,577", "291.888", "0.653", "2.96", "84", "56", "85"]
+    assert rows["eagle3-c64"][8:11] == ["2,226", "1,453", "2,319"]
+    assert out.count("why it matters: Proposed drafts") == 0  # the complete offer has no error
+    json_doc = sdeval("assess", "-f", "json", example("complete-offer.yaml")).json()
+    assert json_doc["files"][0]["claims"][0]["computed"]["value"] == 2.1927110455608543
 
 
 def test_offer_b_is_established(sdeval):
@@ -101,7 +121,7 @@ def test_directory_exits_2(sdeval, tmp_path):
 def test_standard_input(sdeval):
     result = sdeval("validate", "-", input=example("sd201-offer-a.json").read_text())
     assert result.exit_code == 1
-    assert result.stdout.startswith("<stdin>: /claims/0/counted: error throughput-basis")
+    assert result.stdout.startswith("<stdin>:127:18: /claims/0/counted: error throughput-basis")
 
 
 def test_bad_usage_exits_2(sdeval):
@@ -188,3 +208,143 @@ def test_validate_imports_nothing_only_rendering_needs():
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert "HEAVY []" in result.stdout
+
+
+# ------------------------------------------------------------------ messages a writer can act on
+
+
+def misspelt_record(tmp_path):
+    """SD-201 offer B with a bad date, a misspelt field and a bad id, in that order in the file."""
+    doc = json.loads(example("sd201-offer-b.json").read_text())
+    doc["offer"]["date"] = "2026/10/20"
+    run = doc["runs"][0]
+    run["arangement"] = run.pop("arrangement")
+    doc["claims"][0]["id"] = "b 200"
+    path = tmp_path / "offer.json"
+    path.write_text(json.dumps(doc, indent=2))
+    return path
+
+
+def test_schema_errors_name_the_place_once_in_file_order_with_did_you_mean(sdeval, tmp_path):
+    path = misspelt_record(tmp_path)
+    result = sdeval("validate", path)
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        f'{path}:6:13: /offer/date: error schema: must be a date written YYYY-MM-DD (got "2026/10/20")',
+        f'{path}:117:21: /runs/0/arangement: error schema: unknown field "arangement": did you mean "arrangement"? '
+        "(arrangement is required, and missing)",
+        f"{path}:122:13: /claims/0/id: error schema: must be an id: letters, digits, '.', '_' and '-', starting with "
+        'a letter or digit (got "b 200")',
+        f"{path}: INVALID RECORD (3 errors, 0 warnings, 0 info)",
+    ]
+    findings = sdeval("validate", "-f", "json", path).json()["findings"]
+    assert [(f["path"], f["line"], f["column"]) for f in findings] == [
+        ("/offer/date", 6, 13), ("/runs/0/arangement", 117, 21), ("/claims/0/id", 122, 13)]
+
+
+def test_a_missing_field_is_placed_at_its_object(sdeval, tmp_path):
+    doc = json.loads(example("sd201-offer-b.json").read_text())
+    del doc["offer"]["vendor"]
+    path = tmp_path / "offer.json"
+    path.write_text(json.dumps(doc, indent=2))
+    line = sdeval("validate", path).stdout.splitlines()[0]
+    assert line == f"{path}:3:12: /offer/vendor: error schema: required field is missing"
+
+
+def test_why_it_matters_gives_the_rules_rationale_once_per_file(sdeval):
+    out = sdeval("assess", example("sd201-offer-a.json")).stdout
+    assert "      why it matters: Proposed drafts include tokens the target rejected, and accepted drafts leave\n" in out
+    assert out.count("why it matters:") == 1
+
+
+def test_rule_references_can_be_followed_by_a_reader(sdeval):
+    readme = (ROOT / "README.md").read_text()
+    for r in sdeval("rules", "--format", "json").json()["rules"]:
+        assert "Brief" not in r["reference"], r["code"]
+        # each reference is a public address, the schema file shipped, or a section of the README
+        for part in r["reference"].split("; "):
+            if part.startswith("README, "):
+                section = part.removeprefix("README, ").split(", item")[0].split(" (")[0]
+                assert f"## {section}" in readme, (r["code"], section)
+            else:
+                assert "https://" in part or part.startswith(("schemas/", "RFC 8259")), (r["code"], part)
+
+
+# ------------------------------------------------------------------ the command line itself
+
+
+@pytest.mark.parametrize("command", ["validate", "assess", "render", "import", "init", "schema", "form", "rules", "keygen", "verify"])
+def test_help_speaks_plainly_and_answers_to_dash_h(sdeval, command):
+    result = sdeval(command, "-h")
+    assert result.exit_code == 0
+    assert result.stdout == sdeval(command, "--help").stdout
+    usage = result.stdout.splitlines()[0]
+    assert "{" not in usage and "]..." not in usage
+    for leak in ("<list[str]>", "<str>", "<int", "<path>", "x>=1"):
+        assert leak not in result.stdout, (command, leak)
+
+
+def test_usage_lines(sdeval):
+    assert sdeval("validate", "-h").stdout.startswith("Usage: sdeval validate [OPTIONS] FILE...\n")
+    assert sdeval("import", "-h").stdout.startswith("Usage: sdeval import [OPTIONS] FORMAT FILE...\n")
+    assert sdeval("rules", "-h").stdout.startswith("Usage: sdeval rules [OPTIONS] [CODE]\n")
+    assert "  -o, --output FILE " in sdeval("render", "-h").stdout
+    assert "  -f, --format [text|json] " in sdeval("assess", "-h").stdout
+
+
+def test_command_summaries_are_never_cut_off(sdeval):
+    listing = sdeval("--help").stdout
+    commands = listing[listing.index("Commands:"):]
+    assert "..." not in commands
+    assert "  render    Write the PDF/A report, inputs attached, signed with a key.\n" in commands
+
+
+def test_version_and_shell_completion(sdeval):
+    from evaluator import __version__
+
+    version = sdeval("--version")
+    assert version.exit_code == 0 and version.stdout.startswith(f"sdeval {__version__} (record format {RECORD_VERSION}, rule catalog ")
+    # The way the README documents it, which does not depend on detecting the shell.
+    env = {**os.environ, "_SDEVAL_COMPLETE": "source_bash"}
+    script = subprocess.run([str(Path(sys.executable).parent / "sdeval")], capture_output=True, text=True, env=env)
+    assert script.returncode == 0 and "_SDEVAL_COMPLETE=complete_bash" in script.stdout
+    env.update(_SDEVAL_COMPLETE="complete_bash", COMP_WORDS="sdeval assess --fo", COMP_CWORD="2")
+    words = subprocess.run([str(Path(sys.executable).parent / "sdeval")], capture_output=True, text=True, env=env)
+    assert words.stdout.split() == ["--format", "--force"]
+
+
+def test_an_unknown_choice_is_answered_plainly(sdeval):
+    result = sdeval("assess", "--format", "xml", example("sd201-offer-b.json"))
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1] == "Error: Invalid value for '--format' / '-f': 'xml' is not one of: text, json."
+
+
+def test_schema_can_be_written_to_a_file(sdeval, tmp_path):
+    out = tmp_path / "record.schema.json"
+    assert sdeval("schema", "-o", out).exit_code == 0
+    assert out.read_text() == (ROOT / "schemas" / "evidence-record.schema.json").read_text()
+    refused = sdeval("schema", "-o", out)
+    assert (refused.exit_code, refused.stderr) == (2, f"sdeval: {out}: already exists; pass --force to replace it\n")
+    assert sdeval("schema", "--requirements").stdout == (ROOT / "schemas" / "requirements.schema.json").read_text()
+
+
+@pytest.mark.parametrize("args", [
+    ("assess", "EXAMPLE", "-o"), ("assess", "EXAMPLE", "--force", "-o"), ("init", "-o"), ("form", "-o"),
+    ("schema", "-o"), ("render", "EXAMPLE", "-o"), ("render", "EXAMPLE", "--force", "-o"),
+])
+def test_a_directory_is_never_an_output_file_with_or_without_force(sdeval, tmp_path, args):
+    args = [str(example("sd201-offer-b.json")) if a == "EXAMPLE" else a for a in args]
+    result = sdeval(*args, tmp_path)
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == f"sdeval: {tmp_path}: is a directory; give the output a file name\n"
+
+
+def test_every_failing_assess_says_why_in_one_line(sdeval):
+    one = sdeval("assess", example("sd201-offer-a.json"))
+    assert one.exit_code == 1
+    assert one.stderr == f"sdeval: exit 1: {example('sd201-offer-a.json')} has 1 error finding\n"
+    two = sdeval("assess", "-f", "json", example("sd201-offer-b.json"), example("sd201-offer-a.json"), example("unstated-load.json"))
+    assert two.stderr == "sdeval: exit 1: 2 of 3 files have error findings (4 error findings in all)\n"
+    fit = sdeval("assess", example("complete-offer.yaml"), "-r", example("requirements.yaml"))
+    assert fit.stderr == f"sdeval: exit 1: no offer meets every requirement of {example('requirements.yaml')}\n"
+    assert sdeval("assess", example("sd201-offer-b.json")).stderr == ""

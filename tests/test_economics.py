@@ -8,6 +8,7 @@ through the real command line (JSON and text) with examples/requirements-cost.ya
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 from fractions import Fraction
 from pathlib import Path
@@ -91,12 +92,12 @@ def test_cost_at_concurrency_64_is_price_x_4_over_e_over_t(shipped):
     assert offer["cheapest"] == {
         "configuration": "eagle3-dynamic-k", "axis": "concurrency", "load": 64, "run": "eagle3-c64",
         "cost_per_million_output_tokens": float(cost),
-        "text": "1.198 USD per million output tokens (eagle3-dynamic-k at concurrency 64, run eagle3-c64)",
+        "text": "1.20 USD per million output tokens (eagle3-dynamic-k at concurrency 64, run eagle3-c64)",
     }
-    assert num(float(cost)) == "1.198"
+    assert num(float(cost)) == "1.20"
     assert "    64                 eagle3-dynamic-k  offered   eagle3-c64" in text
     assert f"{num(float(cost))} (cheapest)" in text
-    assert ("examples/complete-offer.yaml: cheapest within your limits 1.198 USD per million output tokens "
+    assert ("examples/complete-offer.yaml: cheapest within your limits 1.20 USD per million output tokens "
             "(eagle3-dynamic-k at concurrency 64, run eagle3-c64)") in text.replace(str(example("")) + "/", "examples/")
 
 
@@ -144,15 +145,15 @@ def test_every_point_of_the_complete_offer_with_its_limits(shipped):
 def test_cheapest_against_the_baseline_with_the_ratio(shipped):
     doc, text = shipped
     complete = offer_costs(doc["economics"], COMPLETE)
-    assert complete["baseline_cheapest"]["text"] == "9.1638 USD per million output tokens (target-only at concurrency 8, run target-only-c8)"
+    assert complete["baseline_cheapest"]["text"] == "9.16 USD per million output tokens (target-only at concurrency 8, run target-only-c8)"
     ratio = expected_cost(COMPLETE, "eagle3-c64") / expected_cost(COMPLETE, "target-only-c8")
     assert complete["cost_ratio"] == float(ratio) == 0.13072807930279665
-    assert complete["ratio_text"] == "cost ratio offer / baseline 0.1307: the baseline costs 7.6495x as much"
+    assert complete["ratio_text"] == "cost ratio offer / baseline 0.131: the baseline costs 7.65x as much"
     quiet = offer_costs(doc["economics"], QUIET)
-    assert quiet["cheapest"]["text"] == "4.8222 USD per million output tokens (eagle3-k3 at concurrency 8, run eagle3-c8)"
+    assert quiet["cheapest"]["text"] == "4.82 USD per million output tokens (eagle3-k3 at concurrency 8, run eagle3-c8)"
     assert quiet["cost_ratio"] == float(expected_cost(QUIET, "eagle3-c8") / expected_cost(QUIET, "target-only-c8"))
-    assert quiet["ratio_text"] == "cost ratio offer / baseline 0.5262: the baseline costs 1.9004x as much"
-    assert "    cost ratio offer / baseline 0.1307: the baseline costs 7.6495x as much" in text
+    assert quiet["ratio_text"] == "cost ratio offer / baseline 0.526: the baseline costs 1.90x as much"
+    assert "    cost ratio offer / baseline 0.131: the baseline costs 7.65x as much" in text
 
 
 def test_the_frontier_sentence_says_where_speculation_is_above(shipped):
@@ -164,9 +165,9 @@ def test_the_frontier_sentence_says_where_speculation_is_above(shipped):
     crossing = frontier["stretches"][0]["high"]
     assert crossing == pytest.approx(15.990997, abs=1e-6)
     assert frontier["text"] == (
-        "eagle3-dynamic-k's frontier is above that of the baseline target-only from 15.991 to 38.4 tokens/s per user, "
-        "below it from 15.2773 to 15.991 (crossing at 15.991, interpolated between measured points); only "
-        "eagle3-dynamic-k was measured above 38.4 (up to 84.2001) and below 15.2773 (down to 15.0391) tokens/s per user"
+        "eagle3-dynamic-k's frontier is above that of the baseline target-only from 16.0 to 38.4 tokens/s per user, "
+        "below it from 15.3 to 16.0 (crossing at 16.0, interpolated between measured points); only "
+        "eagle3-dynamic-k was measured above 38.4 (up to 84.2) and below 15.3 (down to 15.0) tokens/s per user"
     )
     assert f"    frontier: {frontier['text']}" in text
     (quiet,) = offer_costs(doc["economics"], QUIET)["frontiers"]
@@ -192,7 +193,7 @@ def test_profile_level_figures(shipped):
 def test_an_offer_that_is_not_established_gets_no_cost(sdeval, tmp_path):
     path = tmp_path / "sd201-cost.yaml"
     path.write_text(
-        'requirements_version: "1.1"\nbuyer: {name: x}\nloads: {concurrency: [1]}\n'
+        'requirements_version: "1.1"\nbuyer: {name: x}\nloads: {concurrency: [1]}\nscope: generation-only\n'
         "price: {currency: EUR, per_accelerator_hour: 3}\n"
     )
     doc = economics(sdeval("assess", SD201_A, SD201_B, "-r", path, "-f", "json"))
@@ -205,7 +206,7 @@ def test_an_offer_that_is_not_established_gets_no_cost(sdeval, tmp_path):
     b = offer_costs(doc, SD201_B)
     # 3 EUR an hour for one accelerator over 200 tokens/s: 3 / 200 / 3600 x 10^6.
     assert b["cheapest"]["cost_per_million_output_tokens"] == float(Fraction(3, 200) / 3600 * 10**6)
-    assert b["cheapest"]["text"] == "4.1667 EUR per million output tokens (sd201-offer at concurrency 1, run offer-b)"
+    assert b["cheapest"]["text"] == "4.17 EUR per million output tokens (sd201-offer at concurrency 1, run offer-b)"
 
 
 def test_a_missing_price_is_a_finding_not_a_zero(sdeval):
@@ -297,7 +298,7 @@ def test_a_named_baseline_offer_is_costed_from_its_own_runs(sdeval, tmp_path):
          '/price/currency: give the currency as a three-letter ISO 4217 code in capitals, for example USD or EUR (got "usd")'),
         ({"currency": "USD"}, "/price: give per_accelerator_hour, per_server_hour or both"),
         ({"currency": "USD", "per_server_hour": 20}, "/price: per_server_hour and accelerators_per_server go together"),
-        ({"currency": "USD", "per_accelerator_hour": 0}, "/price/per_accelerator_hour: input should be greater than 0 (got 0)"),
+        ({"currency": "USD", "per_accelerator_hour": 0}, "/price/per_accelerator_hour: must be more than 0 (got 0)"),
     ],
     ids=["no-currency", "lower-case-currency", "no-price", "server-without-size", "zero"],
 )
@@ -305,13 +306,14 @@ def test_a_bad_price_stops_with_one_line(sdeval, tmp_path, price, message):
     path = write_profile(tmp_path, price=price)
     result = sdeval("assess", COMPLETE, "-r", path)
     assert (result.exit_code, result.stdout) == (2, "")
-    assert result.stderr == f"sdeval: {path}: {message}\n"
+    # One line, naming the file, the line and column of the place (the profile is one line of JSON), and what is wrong.
+    assert re.fullmatch(rf"sdeval: {re.escape(str(path))}:1:\d+: {re.escape(message)}\n", result.stderr), result.stderr
 
 
 def test_a_price_needs_profile_version_1_1_and_1_0_profiles_still_read(sdeval, tmp_path):
     path = write_profile(tmp_path, requirements_version="1.0")
     result = sdeval("assess", COMPLETE, "-r", path)
-    assert (result.exit_code, result.stderr) == (2, f'sdeval: {path}: the profile: a price needs requirements_version "1.1"\n')
+    assert (result.exit_code, result.stderr) == (2, f'sdeval: {path}:1:1: a price needs requirements_version "1.1"\n')
     assert Path(BUYER).read_text().count('requirements_version: "1.0"') == 1
     assert sdeval("assess", COMPLETE, "-r", BUYER).exit_code == 1  # read as before
 

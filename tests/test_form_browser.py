@@ -296,7 +296,10 @@ def test_schema_errors_show_next_to_the_field(page):
 
 def test_the_pages_number_formatting_is_the_clis(page):
     cases = [(200.0, "tokens/s"), (0.7, ""), (2.19, "x"), (1.0, "x"), (0.07751937984496124, ""), (999.99999, ""),
-             (1234.5, "tokens/s"), (12345.678, ""), (2226.0, "tokens/s"), (-0.5, ""), (None, "x")]
+             (1234.5, "tokens/s"), (12345.678, ""), (2226.0, "tokens/s"), (-0.5, ""), (None, "x"),
+             (2.1927110455608543, "x"), (1.9003510272046085, "x"), (0.984402843323477, "x"), (84.2001, "tokens/s"),
+             (2225.9974638829763, "tokens/s"), (99.96, ""), (100.5, ""), (0.125, ""), (1e-7, ""), (1.5e-7, ""),
+             (0.1 + 0.2, ""), (-0.0001, ""), (0.0, ""), (1e20, "")]
     got = page.evaluate("cases => cases.map(([v, u]) => window.sdevalForm.num(v, u, false))", [list(c) for c in cases])
     assert got == [num(v, u) for v, u in cases]
     ints = [0, 7, 9999, 10000, 123456789]
@@ -362,3 +365,73 @@ def test_a_claim_stated_as_a_bound_a_range_or_no_figure_reads_the_same_on_the_pa
     load(page, as_json)
     found = page_findings(page)
     assert found and found == cli_findings(sdeval, as_json)
+
+
+# ------------------------------------------------------------- what a person sees as they fill it
+
+
+def visible_errors(page) -> list[str]:
+    return page.evaluate("() => Array.from(document.querySelectorAll('#record .err')).filter(e => !e.hidden).map(e => e.id)")
+
+
+def test_a_blank_form_is_not_a_page_of_red_until_fields_are_touched_or_saved(page, tmp_path):
+    assert visible_errors(page) == []
+    assert page.locator("#findings-list li").count() == 0
+    waiting = len(page.evaluate("window.sdevalForm.findings()"))
+    assert waiting > 10  # the blank record is far from valid...
+    assert page.locator("#findings-summary").inner_text() == (
+        f"{waiting} fields are still to fill in or fix: shown as you reach them, and all at once when you save.")
+    # ...but only a field the person has been in shows its problem.
+    date = at(page, "/offer/date")
+    date.fill("20 Oct 2026")
+    date.press("Tab")
+    settle(page)
+    assert visible_errors(page) == ["f-offer-date-err"]
+    assert page.locator("#f-offer-date-err").inner_text().split(None, 1) == [
+        "schema", 'must be a date written YYYY-MM-DD (got "20 Oct 2026")']
+    # The problems list names the field as the page labels it, and links to it.
+    item = page.locator("#findings-list li a")
+    assert item.count() == 1
+    assert item.inner_text() == 'Offer › Date: must be a date written YYYY-MM-DD (got "20 Oct 2026")'
+    assert item.get_attribute("href") == "#f-offer-date"
+    at(page, "/offer/vendor").focus()
+    item.click()
+    assert page.evaluate("document.activeElement.id") == "f-offer-date"
+    # Saving shows every problem.
+    save(page, tmp_path)
+    settle(page)
+    assert len(visible_errors(page)) > 5
+    assert page.locator("#findings-list li").count() == len(page.evaluate("window.sdevalForm.findings()"))
+
+
+def test_problems_in_a_list_item_are_named_by_the_item(page, tmp_path):
+    record = offer_b()
+    record["runs"][0]["counts"]["emitted_tokens"] = "fifteen"
+    path = tmp_path / "words.json"
+    path.write_text(json.dumps(record))
+    load(page, path)
+    texts = page.locator("#findings-list li a").all_inner_texts()
+    assert 'Run 1: offer-b › Counts › Emitted tokens (E): must be a whole number (got "fifteen")' in texts
+
+
+def test_a_yaml_record_loads_and_saves_as_the_same_record(page, sdeval, tmp_path):
+    load(page, example("complete-offer.yaml"))
+    assert page.locator("#status").inner_text() == "Loaded complete-offer.yaml."
+    saved = save(page, tmp_path, "from-yaml.json")
+    assert same_json(json.loads(saved.read_text()), yaml.safe_load(example("complete-offer.yaml").read_text()))
+    # YAML 1.2 core scalars as the CLI reads them: "no" is text, and a number keeps its digits.
+    page.evaluate("t => window.sdevalForm.loadYaml(t)", "record_version: '1.0'\noffer:\n  vendor: no\n  offer_id: 1.90\n")
+    assert json.loads(page.evaluate("window.sdevalForm.collect()"))["offer"] == {"vendor": "no", "offer_id": 1.90}
+    assert '"offer_id": 1.90' in page.evaluate("window.sdevalForm.collect()")
+
+
+def test_a_misspelt_field_gets_the_clis_did_you_mean(page, sdeval, tmp_path):
+    record = offer_b()
+    record["runs"][0]["arangement"] = record["runs"][0].pop("arrangement")
+    path = tmp_path / "misspelt.json"
+    path.write_text(json.dumps(record, indent=2))
+    load(page, path)
+    schema = {(f["path"], f["message"]) for f in page.evaluate("window.sdevalForm.findings()") if f["code"] == "schema"}
+    cli = {(f["path"], f["message"]) for f in sdeval("validate", "-f", "json", path).json()["findings"] if f["code"] == "schema"}
+    assert schema == cli == {("/runs/0/arangement",
+                              'unknown field "arangement": did you mean "arrangement"? (arrangement is required, and missing)')}

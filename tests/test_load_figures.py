@@ -23,7 +23,7 @@ def test_complete_offer_speedups_and_interpolated_break_even(sdeval):
     be = series["break_even"]
     assert (be["status"], be["interpolated"], be["between"]) == ("interpolated", True, [64, 256])
     assert be["concurrency"] == pytest.approx(246.742, abs=1e-3)
-    assert be["text"] == "break-even at concurrency 246.7421 (interpolated between measured 64 and 256)"
+    assert be["text"] == "break-even at concurrency 246.7 (interpolated between measured 64 and 256)"
 
 
 def test_quiet_offer_break_even_not_reached_in_the_measured_range(sdeval):

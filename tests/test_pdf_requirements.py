@@ -23,6 +23,9 @@ SD201_A, SD201_B = example("sd201-offer-a.json"), example("sd201-offer-b.json")
 REQ, REQ_SD201 = example("requirements.yaml"), example("requirements-sd201.yaml")
 REQ_COST = example("requirements-cost.yaml")
 SVG = "{http://www.w3.org/2000/svg}"
+# The pages name offers by vendor and offer id; the paths typed stay in the manifest.
+NAME_COMPLETE, NAME_QUIET = "Acme Inference Ltd, ACME-SD-2026-114", "Quietline AI GmbH, QL-2026-031"
+NAME_A, NAME_B = "SD-201 Offer A (fictional), SD-201-A", "SD-201 Offer B (fictional), SD-201-B"
 
 
 def rel(path) -> str:
@@ -84,8 +87,9 @@ def cells(page: str, requirement: str) -> list[str]:
 def test_table_gives_every_requirement_for_both_offers_with_codes(two_offers):
     _, page = requirements_page(two_offers)
     header = page.split("latency-e2e-p99")[0]
-    # Long file names wrap inside their column rather than widening the table past the page.
-    assert re.search(r"Requirement\s+examples/complete-\s+examples/quiet-load-\s*\n\s+offer\.yaml\s+offer\.yaml", header)
+    # Offers by name, wrapping inside their column rather than widening the table past the page.
+    assert re.search(r"Requirement\s+Acme Inference Ltd, ACME-\s+Quietline AI GmbH,\s*\n\s+SD-2026-114\s+QL-2026-031", header)
+    assert "examples/" not in page
     assert cells(page, "latency-e2e-p99") == ["? NOT ESTABLISHED"] * 2
     assert cells(page, "latency-ttft-p99") == ["? NOT ESTABLISHED"] * 2
     assert cells(page, "throughput-aggregate") == ["? NOT ESTABLISHED"] * 2
@@ -95,7 +99,8 @@ def test_table_gives_every_requirement_for_both_offers_with_codes(two_offers):
     # complete-offer: undecided at 32 (553 vs 2,226 tokens/s) and no run in its K = 1 band; quiet-load: measured at 1 and 8 only.
     assert re.search(r"requirement-between-loads\s+requirement-load-uncovered\s*\n.*requirement-load-uncovered", rows)
     assert "6 met, 0 not met, 3 not" in page
-    assert "requirement-load-uncovered No run at, or on both sides of, a load the buyer will run" in words(page)
+    pages = page_texts(two_offers)
+    assert "requirement-load-uncovered No run at, or on both sides of, a load the buyer will run" in words("".join(pages[1:3]))
 
 
 def test_ranking_statements_are_the_comparisons_verbatim(two_offers, sdeval):
@@ -103,14 +108,19 @@ def test_ranking_statements_are_the_comparisons_verbatim(two_offers, sdeval):
     statements = sdeval("assess", COMPLETE, QUIET, "-r", REQ, "-f", "json").json()["requirements"]["ranking"]["statements"]
     assert statements == [
         "No offer meets every requirement.",
-        f"{COMPLETE} and {QUIET} tie at rank 1: each meets 6 of 9 requirements.",
+        f"{NAME_COMPLETE} and {NAME_QUIET} tie at rank 1: each meets 6 of 9 requirements.",
     ]
     text = words("".join(pages[1:3]))
     assert "No offer meets every requirement." in text
-    assert "examples/complete-offer.yaml and examples/quiet-load-offer.yaml tie at rank 1: each meets 6 of 9 requirements." in text
+    assert f"{NAME_COMPLETE} and {NAME_QUIET} tie at rank 1: each meets 6 of 9 requirements." in text
     # A tie shares its rank number: both lines start "1.", neither "2.".
-    assert re.findall(r"^\s*(\d)\. examples/", page, re.M) == ["1", "1"]
-    assert words(pages[0]).count("Buyer requirements: No offer meets every requirement.") == 1
+    assert re.findall(r"^\s*(\d)\. (?:Acme|Quietline)", page, re.M) == ["1", "1"]
+    # On the cover the buyer's answer is the headline, said once; the evidence outcome follows it.
+    cover = words(pages[0])
+    assert "AGAINST THE BUYER'S REQUIREMENTS (NORTHWIND SUPPORT DESK, NW-RFP-2026-07) NO OFFER MEETS EVERY REQUIREMENT " \
+           f"{NAME_COMPLETE} and {NAME_QUIET} tie at rank 1: each meets 6 of 9 requirements. " \
+           "Evidence behind the claims: ESTABLISHED." in cover
+    assert "No offer meets every requirement." not in cover
 
 
 def reading_order(path) -> str:
@@ -122,15 +132,13 @@ def reading_order(path) -> str:
 
 def test_break_even_per_offer_and_one_chart_of_every_offer_and_baseline(two_offers):
     text = reading_order(two_offers)
-    assert "break-even at concurrency 246.7421 (interpolated between measured 64 and 256)" in text
+    assert "break-even at concurrency 246.7 (interpolated between measured 64 and 256)" in text
     assert "not reached in the measured range (concurrency 1 to 8; speedup above 1 throughout)" in text
     assert "Output throughput by concurrency: every offer and its baseline" in text
     assert "concurrent requests (closed loop, log scale)" in text
-    for label in (
-        "examples/complete-offer.yaml: baseline (target-only)",
-        "examples/quiet-load-offer.yaml: baseline (target-only)",
-    ):
+    for label in (f"{NAME_COMPLETE}: baseline (target-only)", f"{NAME_QUIET}: baseline (target-only)"):
         assert label in text
+    assert "examples/" not in text.split("sdeval-report.json")[-1]  # no path typed on any page after the cover
 
 
 def test_chart_draws_each_line_in_its_own_grey_print_style():
@@ -152,7 +160,7 @@ def test_chart_draws_each_line_in_its_own_grey_print_style():
     styles = [(l.get("stroke-dasharray"), l.get("stroke")) for l in lines]
     assert len(set(styles)) == len(styles)  # no two lines look alike without colour
     texts = [t.text for t in root.iter(f"{SVG}text")]
-    assert f"{SD201_A} (not established)" in texts  # and drawn in grey
+    assert f"{NAME_A} (not established)" in texts  # and drawn in grey
     assert lines[[l["offer"] for l in expected].index(str(SD201_A))].get("stroke") == "#888"
     assert "output tokens/s (E / T, log scale)" in texts and "concurrent requests (closed loop, log scale)" in texts
 
@@ -197,8 +205,9 @@ def test_sd201_offer_b_meets_the_requirement_and_offer_a_is_not_established(sd20
     assert cells(page, "throughput-per-request") == ["? NOT ESTABLISHED", "✓ met"]
     row = page.split("throughput-per-request")[1].split("scope")[0]
     assert "throughput-basis" in row
-    assert "Only examples/sd201-offer-b.json meets every requirement." in words(page)
-    assert "Buyer requirements: Only examples/sd201-offer-b.json meets every requirement." in words(pages[0])
+    assert f"Only {NAME_B} meets every requirement." in words(page)
+    assert f"1 OF 2 OFFERS MEET EVERY REQUIREMENT Only {NAME_B} meets every requirement. " \
+           f"{NAME_A}: its evidence is not established, so it ranks below every offer whose evidence is." in words(pages[0])
 
 
 def test_annex_stays_last_on_its_own_page_without_figures(two_offers):
@@ -282,8 +291,8 @@ def test_an_unusable_profile_stops_render_with_one_line_and_writes_nothing(cli, 
     target = work / "never.pdf"
     out = cli("render", rel(COMPLETE), "-r", bad, "-o", target)
     assert out.exit_code == 2
-    assert out.stderr.startswith(f"sdeval: {bad}: ") and out.stderr.count("\n") == 1
-    assert "need at least one load" in out.stderr
+    assert out.stderr == (f"sdeval: {bad}:1:1: latency or throughput requirements need at least one load "
+                          "(loads.concurrency, concurrency_bands or request_rates)\n")
     out = cli("render", rel(COMPLETE), "-r", work / "missing.yaml", "-o", target)
     assert (out.exit_code, out.stderr) == (2, f"sdeval: {work / 'missing.yaml'}: no such file\n")
     assert not target.exists()

@@ -182,10 +182,7 @@ def test_a_well_stated_claim_is_asked_only_for_what_its_source_leaves_out(sdeval
 
 # Asks pinned for the records that show each new case best.
 PINNED_ASKS = {
-    "specforge-specbundle-up-to-4x.yaml": [
-        ("baseline-missing", "Please send the target-only run at the same load with the same target, sampling, workload and "
-         "interval definition as run specbundle-sglang, so that the claimed up to 4x can be computed."),
-        ("load-unstated", "Please state the concurrency or request rate the claimed up to 4x was measured at."),
+    "specforge-specbundle-up-to-4x.yaml": [  # in the order of the findings, which follow the file
         ("identity-incomplete", "Please state, for configuration specbundle, the target model, the target model's revision, "
          "the tokenizer, the tokenizer's revision, the drafter, the drafter's revision, the draft length K, the number format "
          "of the weights, the number format of the activations, the number format of the KV cache, the sampling temperature, "
@@ -200,6 +197,9 @@ PINNED_ASKS = {
         ("load-unstated", "Please state the concurrency or request rate run specbundle-sglang was measured at."),
         ("quality-missing", "Please send a task-quality result for run specbundle-sglang's outputs: a score on the task the "
          "claim is about, or a greedy-equality check against target-only outputs."),
+        ("baseline-missing", "Please send the target-only run at the same load with the same target, sampling, workload and "
+         "interval definition as run specbundle-sglang, so that the claimed up to 4x can be computed."),
+        ("load-unstated", "Please state the concurrency or request rate the claimed up to 4x was measured at."),
     ],
     "trt-deepseek-r1-250-tps-per-user.yaml": [
         ("identity-incomplete", "Please state, for configuration min-latency-mtp3, the target model's revision, the tokenizer, "

@@ -24,6 +24,9 @@ from evaluator.schema import SCHEMAS, schema_text
 
 SD201_A, SD201_B = str(example("sd201-offer-a.json")), str(example("sd201-offer-b.json"))
 COMPLETE, QUIET = str(example("complete-offer.yaml")), str(example("quiet-load-offer.yaml"))
+# What people read: offers go by vendor and offer id, not by the path typed.
+NAME_A, NAME_B = "SD-201 Offer A (fictional), SD-201-A", "SD-201 Offer B (fictional), SD-201-B"
+NAME_COMPLETE, NAME_QUIET = "Acme Inference Ltd, ACME-SD-2026-114", "Quietline AI GmbH, QL-2026-031"
 BUYER = str(example("requirements.yaml"))
 PRESETS = sorted((EXAMPLES / "requirements-presets").glob("*.yaml"))
 
@@ -80,8 +83,11 @@ def test_init_requirements_writes_the_commented_blank_profile(sdeval, tmp_path):
     for name, info in RequirementsProfile.model_fields.items():
         assert f"{name}:" in result.stdout
         assert info.description.split()[0] in result.stdout
-    # Filled in with a buyer name, the blank profile is a valid (empty) profile.
+    # Filled in with a buyer name only, the blank profile asks nothing of an offer: refused, saying so.
     data = load_file_text(tmp_path, result.stdout.replace("  name:\n", "  name: Example buyer\n", 1))
+    with pytest.raises(ValueError, match="the profile requires nothing to judge an offer by"):
+        RequirementsProfile.model_validate(data)
+    data["scope"] = "end-to-end"
     assert RequirementsProfile.model_validate(data).buyer.name == "Example buyer"
 
 
@@ -118,16 +124,19 @@ def test_init_requirements_never_overwrites_without_force(sdeval, tmp_path):
     "text, message",
     [
         ("requirements_version: '1.0'\nbuyer: {name: x}\nloads: {concurency: [8]}\n",
-         "line 3, column 21: /loads/concurency: is not a field of the requirements profile (misspelt, or in the wrong place)"),
-        ("requirements_version: '1.0'\nbuyer: {name: x}\nbuyer: {name: y}\n", "line 3, column 1: duplicate key \"buyer\""),
+         '3:21: /loads/concurency: unknown field "concurency": did you mean "concurrency"?'),
+        ("requirements_version: '1.0'\nbuyer: {name: x}\nbuyer: {name: y}\n", "3:1: duplicate key \"buyer\""),
         ("requirements_version: '1.0'\nbuyer: {name: x}\nloads: {concurrency_bands: [{min_concurrency: 128, max_concurrency: 32}]}\n",
-         "line 3, column 29: /loads/concurrency_bands/0: concurrency band 128-32 runs backwards"),
+         "3:29: /loads/concurrency_bands/0: concurrency band 128-32 runs backwards"),
         ("requirements_version: '1.0'\nbuyer: {name: x}\nlatency_limits: [{metric: e2e, percentile: p99, limit_ms: 100}]\n",
-         "the profile: latency or throughput requirements need at least one load (loads.concurrency, concurrency_bands or request_rates)"),
+         "1:1: latency or throughput requirements need at least one load (loads.concurrency, concurrency_bands or request_rates)"),
         ("requirements_version: '1.0'\nbuyer: {name: x}\nscope: everything\n",
-         "line 3, column 8: /scope: input should be 'generation-only' or 'end-to-end' (got \"everything\")"),
+         '3:8: /scope: must be "generation-only" or "end-to-end" (got "everything")'),
+        ("requirements_version: '1.0'\nbuyer: {name: x}\n",
+         "1:1: the profile requires nothing to judge an offer by: state latency_limits or throughput (with the loads you "
+         "will run), quality, tasks, sampling, scope or pinned_identity"),
     ],
-    ids=["misspelt", "duplicate", "backwards-band", "no-load", "bad-scope"],
+    ids=["misspelt", "duplicate", "backwards-band", "no-load", "bad-scope", "requires-nothing"],
 )
 def test_a_bad_profile_stops_with_one_line_naming_file_and_place(sdeval, tmp_path, text, message):
     path = tmp_path / "req.yaml"
@@ -135,7 +144,49 @@ def test_a_bad_profile_stops_with_one_line_naming_file_and_place(sdeval, tmp_pat
     result = sdeval("assess", SD201_B, "--requirements", path)
     assert result.exit_code == 2
     assert result.stdout == ""
-    assert result.stderr == f"sdeval: {path}: {message}\n"
+    assert result.stderr == f"sdeval: {path}:{message}\n"
+
+
+def test_every_problem_of_a_profile_is_reported_at_once_in_file_order(sdeval, tmp_path):
+    path = tmp_path / "req.yaml"
+    path.write_text(
+        "requirements_version: '1.0'\nbuyer:\n  name: x\n  date: 2026/11/10\nloads:\n  concurency: [32]\n"
+        "latency_limits:\n  - metric: e2e\n    percentile: p99\n    limit_ms: -1\n"
+    )
+    stopped = sdeval("assess", SD201_B, "--requirements", path)
+    assert (stopped.exit_code, stopped.stdout) == (2, "")
+    assert stopped.stderr.splitlines() == [
+        f'sdeval: {path}:4:9: /buyer/date: must be a date written YYYY-MM-DD (got "2026/11/10")',
+        f'sdeval: {path}:6:15: /loads/concurency: unknown field "concurency": did you mean "concurrency"?',
+        f"sdeval: {path}:10:15: /latency_limits/0/limit_ms: must be more than 0 (got -1)",
+    ]
+    # `sdeval validate` tells a profile from a record by what it holds, and checks it as a profile.
+    checked = sdeval("validate", path)
+    assert checked.exit_code == 1
+    assert checked.stdout.splitlines() == [
+        f'{path}:4:9: /buyer/date: error schema: must be a date written YYYY-MM-DD (got "2026/11/10")',
+        f'{path}:6:15: /loads/concurency: error schema: unknown field "concurency": did you mean "concurrency"?',
+        f"{path}:10:15: /latency_limits/0/limit_ms: error schema: must be more than 0 (got -1)",
+        f"{path}: INVALID REQUIREMENTS PROFILE (3 errors)",
+    ]
+
+
+@pytest.mark.parametrize("path", [Path(BUYER), example("requirements-sd201.yaml"), *PRESETS], ids=lambda p: p.name)
+def test_validate_recognises_every_shipped_profile(sdeval, path):
+    result = sdeval("validate", path, "-f", "json")
+    assert result.exit_code == 0
+    entry = result.json()["files"][0]
+    assert (entry["kind"], entry["outcome"], entry["errors"]) == ("requirements-profile", "valid-profile", 0)
+    assert sdeval("validate", path).stdout == f"{path}: valid requirements profile (0 errors)\n"
+
+
+def test_a_profile_given_as_an_offer_is_refused_with_where_it_belongs(sdeval):
+    result = sdeval("assess", BUYER)
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"sdeval: {BUYER}: is a requirements profile, not an evidence record: give it with --requirements "
+        f"(`sdeval validate {BUYER}` checks it on its own)\n"
+    )
 
 
 def test_a_missing_profile_is_exit_2(sdeval, tmp_path):
@@ -191,9 +242,10 @@ def test_sd201_offer_b_meets_180_tokens_per_s_and_offer_a_is_not_established(sde
     }
     assert [(o["file"], o["rank"], o["meets_all"]) for o in doc["offers"]] == [(SD201_B, 1, True), (SD201_A, 2, False)]
     assert doc["ranking"]["statements"] == [
-        f"Only {SD201_B} meets every requirement.",
-        f"{SD201_A}: its evidence is not established, so it ranks below every offer whose evidence is.",
+        f"Only {NAME_B} meets every requirement.",
+        f"{NAME_A}: its evidence is not established, so it ranks below every offer whose evidence is.",
     ]
+    assert [(o["file"], o["name"]) for o in doc["offers"]] == [(SD201_B, NAME_B), (SD201_A, NAME_A)]
 
 
 def test_the_assessment_json_keeps_its_shape_and_gains_one_key(sdeval):
@@ -206,15 +258,17 @@ def test_the_assessment_json_keeps_its_shape_and_gains_one_key(sdeval):
 def test_sd201_text_report(sdeval):
     result = sdeval("assess", SD201_A, SD201_B, "--requirements", example("requirements-sd201.yaml"))
     text = result.stdout[result.stdout.index("requirements: "):]
-    rows = {line.split()[0]: line.split()[1:] for line in text.splitlines()[3:7]}
+    lines = text.splitlines()[3:7]
+    assert [cell.strip() for cell in lines[0].split("  ") if cell.strip()] == ["requirement", NAME_A, NAME_B]  # offers by name
+    rows = {line.split()[0]: line.split()[1:] for line in lines[1:]}
     assert rows == {
-        "requirement": [SD201_A, SD201_B],
         "throughput-per-request": ["NOT", "ESTABLISHED", "met"],
         "scope": ["NOT", "ESTABLISHED", "met"],
         "lossless-acceptance": ["NOT", "ESTABLISHED", "met"],
     }
-    assert f"  1. {SD201_B}: meets 3 of 3, not met 0, not established 0 (evidence established)" in text
-    assert f"  2. {SD201_A}: meets 0 of 3, not met 0, not established 3 (evidence NOT ESTABLISHED)" in text
+    assert f"  1. {NAME_B}: meets 3 of 3, not met 0, not established 0 (evidence established)" in text
+    assert f"  2. {NAME_A}: meets 0 of 3, not met 0, not established 3 (evidence NOT ESTABLISHED)" in text
+    assert f"\n{NAME_A} ({SD201_A}):\n" in text  # the file as given, once, beside the name
     assert "  throughput-per-request (at least 180 output tokens/s per request at every required load): NOT ESTABLISHED [throughput-basis]" in text
 
 
@@ -257,7 +311,7 @@ def test_buyer_at_32_to_128_gets_no_offer_that_meets_everything(sdeval):
         "meets_all": [],
         "statements": [
             "No offer meets every requirement.",
-            f"{COMPLETE} and {QUIET} tie at rank 1: each meets 6 of 9 requirements.",
+            f"{NAME_COMPLETE} and {NAME_QUIET} tie at rank 1: each meets 6 of 9 requirements.",
         ],
     }
     assert [(o["rank"], o["met"], o["not_met"], o["not_established"]) for o in doc["offers"]] == [(1, 6, 0, 3), (1, 6, 0, 3)]
@@ -318,7 +372,7 @@ def test_all_met_at_a_measured_load_and_exit_0(sdeval, tmp_path):
     assert result.exit_code == 0
     doc = fit(result)
     assert doc["ranking"]["meets_all"] == [COMPLETE]
-    assert doc["ranking"]["statements"][0] == f"Only {COMPLETE} meets every requirement."
+    assert doc["ranking"]["statements"][0] == f"Only {NAME_COMPLETE} meets every requirement."
 
 
 def test_throughput_below_requirement(sdeval, tmp_path):
@@ -334,7 +388,7 @@ def test_quality_below_threshold(sdeval, tmp_path):
     path = profile(tmp_path, quality=[{"task": "customer-support chat", "metric": "rubric pass rate (LLM judge, 3 judges majority)", "min_share_of_baseline": 0.999}])
     c = cell(fit(sdeval("assess", QUIET, "-r", path, "-f", "json")), "quality-1", QUIET)
     assert (c["status"], c["codes"]) == ("not-met", ["quality-below-threshold"])
-    assert c["message"] == "runs eagle3-c1, eagle3-c8: 0.858 against at least 0.8601 = 0.999 x baseline 0.861"
+    assert c["message"] == "runs eagle3-c1, eagle3-c8: 0.858 against at least 0.860 = 0.999 x baseline 0.861"
 
 
 def test_quality_absolute_threshold_met(sdeval, tmp_path):
@@ -435,8 +489,10 @@ def test_ties_between_offers_that_meet_everything_are_stated(sdeval, tmp_path):
     copy = tmp_path / "b-again.json"
     copy.write_text(Path(SD201_B).read_text())
     doc = fit(sdeval("assess", SD201_B, copy, "-r", path, "-f", "json"))
+    # Two offers by the same name are told apart by their files' base names.
     assert doc["ranking"]["statements"] == [
-        f"{SD201_B} and {copy} each meet every requirement: a tie that these requirements do not break."
+        f"{NAME_B} (sd201-offer-b.json) and {NAME_B} (b-again.json) each meet every requirement: "
+        "a tie that these requirements do not break."
     ]
     assert [o["rank"] for o in doc["offers"]] == [1, 1]
 
@@ -444,10 +500,10 @@ def test_ties_between_offers_that_meet_everything_are_stated(sdeval, tmp_path):
 def test_named_offer_baseline_for_speedups_and_quality(sdeval, tmp_path):
     path = profile(tmp_path, baseline={"kind": "offer", "offer_id": "QL-2026-031"})
     doc = fit(sdeval("assess", COMPLETE, QUIET, "-r", path, "-f", "json"))
-    assert doc["baseline"] == f"offer QL-2026-031 ({QUIET})"
+    assert doc["baseline"] == f"offer QL-2026-031 ({NAME_QUIET})"
     complete = next(f for f in doc["figures"] if f["offer"] == COMPLETE)["series"][0]["points"]
     assert [(p["concurrency"], p["baseline_run"]) for p in complete] == [
         (1, "eagle3-c1"), (8, "eagle3-c8"), (64, None), (256, None)
     ]
     assert complete[0]["speedup"] == 1.0
-    assert cell(doc, "quality-1", COMPLETE)["message"].endswith("0.858 against at least 0.8408 = 0.98 x baseline 0.858")
+    assert cell(doc, "quality-1", COMPLETE)["message"].endswith("0.858 against at least 0.841 = 0.98 x baseline 0.858")

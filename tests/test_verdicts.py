@@ -74,9 +74,9 @@ def test_excluded_and_unstated_stages_are_two_findings_each_in_its_own_words():
         {"op": "add", "path": "/runs/0/interval/stages_excluded/-", "value": "proposal"},
         {"op": "add", "path": "/configurations/0/proposer/device", "value": "a separate GPU"},
     ])
-    assert messages(result, "interval-incomplete") == [
-        ("/runs/0/interval/stages_excluded", "run offer-b's interval leaves out proposal (the proposer runs on a separate GPU)"),
+    assert messages(result, "interval-incomplete") == [  # in file order: stages_included comes first
         ("/runs/0/interval/stages_included", "run offer-b's interval does not say whether it includes scheduling"),
+        ("/runs/0/interval/stages_excluded", "run offer-b's interval leaves out proposal (the proposer runs on a separate GPU)"),
     ]
 
 
@@ -271,14 +271,14 @@ EXAMPLE_ASKS = {
     "acceptance-only.json": [{
         "code": "acceptance-only",
         "text": "Please restate the claimed 3x as an output-throughput speedup against a target-only baseline measured over a "
-                "complete interval (run spec's counts give 1.6667x); a mean acceptance length contains no time.",
+                "complete interval (run spec's counts give 1.67x); a mean acceptance length contains no time.",
         "claims": ["three-x"],
     }],
-    "unstated-load.json": [
-        {"code": "load-unstated", "text": "Please state the concurrency or request rate the claimed 1.67x was measured at.", "claims": ["speedup"]},
+    "unstated-load.json": [  # in the order of the findings, which follow the file: runs before claims
         {"code": "load-unstated", "text": "Please state the concurrency or request rate run spec was measured at.", "claims": ["speedup"]},
         {"code": "load-unstated", "text": "Please state the concurrency or request rate baseline run target-only was measured at.",
          "claims": ["speedup"]},
+        {"code": "load-unstated", "text": "Please state the concurrency or request rate the claimed 1.67x was measured at.", "claims": ["speedup"]},
     ],
     "vllm-docs-ngram.json": [],
     "complete-offer.yaml": [],
@@ -296,9 +296,9 @@ def test_the_text_report_ends_with_what_to_ask_the_vendor(sdeval):
     out = sdeval("assess", example("unstated-load.json")).stdout
     assert out.endswith(
         "  What to ask the vendor:\n"
-        "    1. Please state the concurrency or request rate the claimed 1.67x was measured at. (claim speedup; load-unstated)\n"
-        "    2. Please state the concurrency or request rate run spec was measured at. (claim speedup; load-unstated)\n"
-        "    3. Please state the concurrency or request rate baseline run target-only was measured at. (claim speedup; load-unstated)\n"
+        "    1. Please state the concurrency or request rate run spec was measured at. (claim speedup; load-unstated)\n"
+        "    2. Please state the concurrency or request rate baseline run target-only was measured at. (claim speedup; load-unstated)\n"
+        "    3. Please state the concurrency or request rate the claimed 1.67x was measured at. (claim speedup; load-unstated)\n"
         "\n"
     )
 
@@ -311,7 +311,7 @@ def test_a_schema_error_asks_for_the_field_to_be_corrected(sdeval, tmp_path):
     [entry] = sdeval("validate", "--format", "json", path).json()["files"]
     assert entry["asks"] == [{
         "code": "schema",
-        "text": "Please correct the evidence record at /runs/0/counts/accepted_drafts: input should be greater than or equal to 0 (got -3).",
+        "text": "Please correct the evidence record at /runs/0/counts/accepted_drafts: must be at least 0 (got -3).",
         "claims": [],
     }]
 

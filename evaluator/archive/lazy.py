@@ -42,7 +42,7 @@ class _Commands(MutableMapping):
         return len(self._table())
 
 
-def lazy_typer(target: str, *, help: str) -> typer.Typer:  # noqa: A002 (typer's own name)
+def lazy_typer(target: str, *, help: str, short: str) -> typer.Typer:  # noqa: A002 (typer's own name)
     """A stand-in sub-app for the typer app at `target` ("package.module:app")."""
 
     class LazyGroup(TyperGroup):
@@ -50,4 +50,4 @@ def lazy_typer(target: str, *, help: str) -> typer.Typer:  # noqa: A002 (typer's
             super().__init__(**attrs)
             self.commands = _Commands(target)
 
-    return typer.Typer(cls=LazyGroup, help=help, no_args_is_help=True, add_completion=False, rich_markup_mode=None)
+    return typer.Typer(cls=LazyGroup, help=help, short_help=short, no_args_is_help=True, add_completion=False, rich_markup_mode=None)

@@ -97,7 +97,7 @@ def break_even(points: list[tuple[int, float]]) -> BreakEven:
             at = Fraction(c1) + (Fraction(s1) - 1) / (Fraction(s1) - Fraction(s2)) * (c2 - c1)
             return BreakEven(
                 "interpolated", float(at), (c1, c2),
-                f"break-even at concurrency {num(float(at))} (interpolated between measured {c1} and {c2})",
+                f"break-even at concurrency {num(float(at), decimals=1)} (interpolated between measured {c1} and {c2})",
             )
     if pts[-1][1] == 1:
         return BreakEven("measured", float(high), None, f"break-even measured at concurrency {high}")

@@ -15,7 +15,7 @@ from ..assessment import FileAssessment
 from ..metrics import RunMetrics
 from ..record import Run
 from ..rules.registry import Path
-from ..wording import LATENCY_WORDS, num
+from ..wording import LATENCY_WORDS, names_of, num
 from .across_loads import Series, offered_runs, series_for_offer
 from .economics import economics
 from .evidence import OfferEvidence, condition_cell, offer_evidence, sampling_stated, sampling_text
@@ -70,6 +70,7 @@ class BaselineNotGiven(Exception):
 
 def compare(profile: RequirementsProfile, results: list[FileAssessment], profile_file: str = "", profile_sha256: str = "") -> Comparison:
     offers = [offer_evidence(r) for r in results]
+    names = dict(zip((r.file for r in results), names_of(results)))
     baseline = None
     baseline_text = "each offer's own target-only runs"
     if profile.baseline.kind == "offer":
@@ -77,15 +78,15 @@ def compare(profile: RequirementsProfile, results: list[FileAssessment], profile
         if not named:
             raise BaselineNotGiven(f"the profile's baseline offer {profile.baseline.offer_id!r} is not among the offers given")
         baseline = named[0]
-        baseline_text = f"offer {profile.baseline.offer_id} ({baseline.file})"
+        baseline_text = f"offer {profile.baseline.offer_id} ({names[baseline.file]})"
     requirements = requirement_list(profile)
     cells: list[Cell] = []
     for offer in offers:
         for req in requirements:
             cells.append(_judge(profile, req, offer, baseline))
     series = {o.file: _series(o, baseline) for o in offers if o.ctx is not None}
-    standings = _rank([_standing(o, [c for c in cells if c.offer == o.file]) for o in offers])
-    comparison = Comparison(profile_file, profile_sha256, profile, requirements, standings, cells, series, baseline_text)
+    standings = _rank([_standing(o, [c for c in cells if c.offer == o.file], names[o.file]) for o in offers])
+    comparison = Comparison(profile_file, profile_sha256, profile, requirements, standings, cells, series, baseline_text, names)
     comparison.statements = ranking_statements(comparison)
     comparison.economics = economics(profile, requirements, offers, baseline)
     return comparison
@@ -114,10 +115,11 @@ def _series(offer: OfferEvidence, baseline: OfferEvidence | None) -> list[Series
     return series_for_offer(offer.ctx, offer.established, from_baseline_offer)
 
 
-def _standing(offer: OfferEvidence, cells: list[Cell]) -> Standing:
+def _standing(offer: OfferEvidence, cells: list[Cell], name: str) -> Standing:
     record = offer.result.record
     return Standing(
         file=offer.file,
+        name=name,
         offer_id=record.offer.offer_id if record else None,
         vendor=record.offer.vendor if record else None,
         evidence=offer.result.outcome,
@@ -151,17 +153,17 @@ def ranking_statements(c: Comparison) -> list[str]:
     if not winners:
         out.append("No offer meets every requirement.")
     elif len(winners) == 1:
-        out.append(f"Only {winners[0]} meets every requirement.")
+        out.append(f"Only {c.name(winners[0])} meets every requirement.")
     else:
-        out.append(f"{_names(winners)} each meet every requirement: a tie that these requirements do not break.")
+        out.append(f"{_names([c.name(w) for w in winners])} each meet every requirement: a tie that these requirements do not break.")
     by_rank: dict[int, list[Standing]] = {}
     for s in c.standings:
         by_rank.setdefault(s.rank, []).append(s)
     for rank, group in by_rank.items():
         if len(group) > 1 and not group[0].meets_all:
-            out.append(f"{_names([s.file for s in group])} tie at rank {rank}: each meets {group[0].met} of {total} requirements.")
+            out.append(f"{_names([s.name for s in group])} tie at rank {rank}: each meets {group[0].met} of {total} requirements.")
     if any(s.evidence == "established" for s in c.standings):
         for s in c.standings:
             if s.evidence != "established":
-                out.append(f"{s.file}: its evidence is not established, so it ranks below every offer whose evidence is.")
+                out.append(f"{s.name}: its evidence is not established, so it ranks below every offer whose evidence is.")
     return out

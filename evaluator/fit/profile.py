@@ -21,7 +21,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 
 from ..loader import LoadedFile, load_bytes, load_file, pointer
 from ..record import Count, Fraction01, LongText, NonNegFloat, PositiveCount, Text, Whole, _Model
-from ..schema import data_path, schema_message
+from ..schema import SchemaProblem, schema_problems
 
 REQUIREMENTS_VERSION = "1.1"  # 1.1 adds the price; 1.0 profiles are read as before
 REQUIREMENTS_SCHEMA_ID = "https://sdeval.example/schemas/requirements/1.1/requirements.schema.json"
@@ -156,6 +156,23 @@ class RequirementsProfile(_Model):
     price: Price | None = Field(default=None, description="What you pay for the hardware, so each offer's cost per million output tokens can be given at every measured load, and the cheapest load within your latency limits compared with the baseline's. Without a price no cost is given.")
 
     @model_validator(mode="after")
+    def _requires_something(self) -> RequirementsProfile:
+        # Lossless acceptance is asked by default; a profile asking only that (the blank form with
+        # a buyer's name) would let any lossless offer "meet every requirement".
+        t, s = self.throughput, self.sampling
+        asked = (
+            self.latency_limits or t.per_request_tokens_per_s is not None or t.aggregate_tokens_per_s is not None
+            or self.quality or self.tasks or self.scope is not None or self.pinned_identity
+            or (s is not None and any(v is not None for v in (s.temperature, s.top_p, s.top_k, s.n)))
+        )
+        if not asked:
+            raise ValueError(
+                "the profile requires nothing to judge an offer by: state latency_limits or throughput "
+                "(with the loads you will run), quality, tasks, sampling, scope or pinned_identity"
+            )
+        return self
+
+    @model_validator(mode="after")
     def _loads_stated(self) -> RequirementsProfile:
         by_load = self.latency_limits or self.throughput.per_request_tokens_per_s or self.throughput.aggregate_tokens_per_s
         loads = self.loads
@@ -167,7 +184,31 @@ class RequirementsProfile(_Model):
 
 
 class RequirementsError(Exception):
-    """The requirements file cannot be used (exit 2); the message names the file and the place."""
+    """The requirements file cannot be used (exit 2): every problem, one line each, naming the
+    file, line and column, and the place in the profile."""
+
+    def __init__(self, lines: list[str]):
+        super().__init__("\n".join(lines))
+        self.lines = lines
+
+
+PROFILE_SCHEMA_FILE = "requirements.schema.json"
+
+
+def looks_like_profile(data: object) -> bool:
+    """A requirements profile, told from an evidence record by what it holds."""
+    return isinstance(data, dict) and "record_version" not in data and ("requirements_version" in data or "buyer" in data)
+
+
+def profile_problems(loaded: LoadedFile) -> tuple[RequirementsProfile | None, list[SchemaProblem]]:
+    """The validated profile, or every schema problem in file order (one parse problem at most)."""
+    if loaded.problem is not None:
+        p = loaded.problem
+        return None, [SchemaProblem((), p.message, p.line, p.column)]
+    try:
+        return RequirementsProfile.model_validate(loaded.data), []
+    except ValidationError as exc:
+        return None, schema_problems(exc.errors(include_url=False), loaded, PROFILE_SCHEMA_FILE)
 
 
 def load_requirements(path: str) -> tuple[RequirementsProfile, str]:
@@ -181,17 +222,13 @@ def load_requirements_bytes(path: str, raw: bytes) -> tuple[RequirementsProfile,
 
 
 def _validated(path: str, loaded: LoadedFile) -> tuple[RequirementsProfile, str]:
-    if loaded.problem is not None:
-        raise RequirementsError(f"{path}: {loaded.problem.where()}{loaded.problem.message}")
-    try:
-        return RequirementsProfile.model_validate(loaded.data), loaded.sha256
-    except ValidationError as exc:
-        errors = exc.errors(include_url=False)
-        first = errors[0]
-        where_path = data_path(loaded.data, first["loc"])
-        line, column = loaded.positions.get(pointer(where_path), (None, None)) if where_path else (None, None)
-        place = f"line {line}, column {column}: " if line is not None else ""
-        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-        what = pointer(where_path) or "the profile"
-        message = schema_message(first, "the requirements profile") if first["type"] != "value_error" else first["msg"].removeprefix("Value error, ")
-        raise RequirementsError(f"{path}: {place}{what}: {message}{more}") from None
+    model, problems = profile_problems(loaded)
+    if model is None:
+        raise RequirementsError([problem_line(path, p) for p in problems])
+    return model, loaded.sha256
+
+
+def problem_line(path: str, p: SchemaProblem) -> str:
+    """FILE[:LINE:COL]: [POINTER: ]MESSAGE, as `sdeval validate` places a finding."""
+    where = path + (f":{p.line}:{p.column}" if p.line is not None else "")
+    return f"{where}: {pointer(p.path) + ': ' if p.path else ''}{p.message}"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..rules import requirements as fit_rules
-from ..wording import num
+from ..wording import distinct, num
 from .across_loads import offered_runs
 from .evidence import OfferEvidence, gated_cell, mismatches
 from .profile import RequirementsProfile
@@ -42,7 +42,8 @@ def quality_cell(profile: RequirementsProfile, req: Requirement, offer: OfferEvi
                 continue
             bar = float(Fraction(repr(q.min_share_of_baseline)) * Fraction(repr(float(base))))
             basis = f" = {num(q.min_share_of_baseline)} x baseline {num(base)}"
-        verdicts.append((e.score >= bar, run.id, f"{num(e.score)} against at least {num(bar)}{basis}"))
+        score, least = distinct(e.score, bar)  # rounded alike, 0.8598 and 0.8604 would both read 0.860
+        verdicts.append((e.score >= bar, run.id, f"{score} against at least {least}{basis}"))
     grouped: dict[str, list[str]] = {}
     for _, run_id, message in verdicts:
         grouped.setdefault(message, []).append(run_id)

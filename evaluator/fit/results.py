@@ -83,7 +83,8 @@ class Cell:
 
 @dataclass
 class Standing:
-    file: str
+    file: str  # the path as given: the key in the JSON matrix and results
+    name: str  # what people read: vendor and offer id (wording.offer_names)
     offer_id: str | None
     vendor: str | None
     evidence: str  # the offer's own outcome: established, not-established, invalid
@@ -103,6 +104,7 @@ class Standing:
     def as_dict(self) -> dict[str, Any]:
         return {
             "file": self.file,
+            "name": self.name,
             "offer_id": self.offer_id,
             "vendor": self.vendor,
             "evidence": self.evidence,
@@ -124,8 +126,12 @@ class Comparison:
     cells: list[Cell]
     series: dict[str, list[Series]]  # offer file -> its series across concurrency
     baseline: str
+    names: dict[str, str] = field(default_factory=dict)  # offer file -> the name people read
     statements: list[str] = field(default_factory=list)
     economics: Economics | None = None  # cost per million output tokens and the frontier, per offer
+
+    def name(self, file: str) -> str:
+        return self.names.get(file, file)
 
     def cell(self, requirement: str, offer: str) -> Cell:
         return next(c for c in self.cells if c.requirement == requirement and c.offer == offer)
@@ -161,7 +167,7 @@ class Comparison:
             "results": [cell.as_dict() for cell in self.cells],
             "ranking": {"meets_all": self.meets_all, "statements": self.statements},
             "figures": [
-                {"offer": file, "series": [s.as_dict() for s in series]} for file, series in self.series.items()
+                {"offer": file, "name": self.name(file), "series": [s.as_dict() for s in series]} for file, series in self.series.items()
             ],
             "economics": self.economics.as_dict() if self.economics is not None else None,
         }

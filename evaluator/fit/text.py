@@ -4,7 +4,7 @@ the reason behind every cell, the ranking in plain sentences, and the figures ac
 from __future__ import annotations
 
 from ..wording import REQUIREMENT_STATUS as _STATUS
-from ..wording import loads_text, num
+from ..wording import column, loads_text, num
 from .economics import PER_REQUEST
 from .results import Comparison
 
@@ -22,7 +22,7 @@ def render(c: Comparison) -> str:
     out.append(f"  loads: {loads_text(c.profile.loads)}; baseline: {c.baseline}")
     out.append("")
     offers = c.offer_files
-    rows = [("requirement", *offers)]
+    rows = [("requirement", *(c.name(f) for f in offers))]
     for req in c.requirements:
         rows.append((req.id, *(_STATUS[c.cell(req.id, f).status] for f in offers)))
     out += _table(rows)
@@ -32,14 +32,13 @@ def render(c: Comparison) -> str:
     for s in c.standings:
         evidence = "evidence established" if s.evidence == "established" else f"evidence {s.evidence.replace('-', ' ').upper()}"
         out.append(
-            f"  {s.rank}. {s.file}: meets {s.met} of {total}, not met {s.not_met}, not established {s.not_established} ({evidence})"
+            f"  {s.rank}. {s.name}: meets {s.met} of {total}, not met {s.not_met}, not established {s.not_established} ({evidence})"
         )
     out += [f"  {line}" for line in c.statements]
     out += _cost_summary(c)
     for s in c.standings:
         out.append("")
-        who = f" ({s.vendor}, {s.offer_id})" if s.vendor else ""
-        out.append(f"{s.file}{who}:")
+        out.append(f"{s.name} ({s.file}):")
         for req in c.requirements:
             cell = c.cell(req.id, s.file)
             codes = f" [{', '.join(cell.codes)}]" if cell.codes else ""
@@ -60,14 +59,17 @@ def _figures(c: Comparison, file: str) -> list[str]:
     for series in c.series.get(file, []):
         out.append(f"  across loads, configuration {series.configuration} (baseline: {c.baseline}):")
         rows = [("concurrency", "run", "E/T tok/s", "baseline run", "baseline tok/s", "speedup", "")]
-        for p in series.points:
+        points = series.points
+        # Each figure column with one number of decimals (wording.column).
+        tps, base, speedups = (column([getattr(p, k) for p in points]) for k in ("tokens_per_s", "baseline_tokens_per_s", "speedup"))
+        for k, p in enumerate(points):
             rows.append((
                 str(p.concurrency),
                 p.run,
-                num(p.tokens_per_s) if p.tokens_per_s is not None else "-",
+                tps[k],
                 p.baseline_run or "-",
-                num(p.baseline_tokens_per_s) if p.baseline_tokens_per_s is not None else "-",
-                num(p.speedup, "x") if p.speedup is not None else "-",
+                base[k],
+                speedups[k] + ("x" if p.speedup is not None else ""),
                 "" if p.established else "not established",
             ))
         out += _table(rows, "    ")

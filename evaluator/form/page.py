@@ -2,8 +2,9 @@
 
 Embedded at generation time: the record's JSON Schema (for the validator and the
 field tree), the rule catalog exactly as `sdeval rules --format json` prints it (so
-the page's codes, titles and messages are the CLI's own), the vendored Ajv bundle,
-and the page's script and style.
+the page's codes, titles and messages are the CLI's own), the words for schema
+patterns (schema.PATTERN_WORDS), the vendored Ajv and js-yaml bundles, and the
+page's script and style. Figures follow wording.num through its port in form.js.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from ..record import RECORD_VERSION
 from ..resources import data_dir, schema_path
 from ..rules import RULE_CATALOG_VERSION, catalog_document
+from ..schema import PATTERN_WORDS
 from .fields import build
 
 # Sections of the record, in the order the page shows them (the record's own order).
@@ -55,6 +57,8 @@ def render_form() -> str:
         schema_json=_script_json(schema),
         catalog_json=_script_json(catalog_document()),
         style=_inline((form_dir / "form.css").read_text(encoding="utf-8")),
+        wording_json=_script_json({"patterns": PATTERN_WORDS}),
         ajv=_inline((form_dir / "vendor" / "ajv2020.min.js").read_text(encoding="utf-8")),
+        js_yaml=_inline((form_dir / "vendor" / "js-yaml.min.js").read_text(encoding="utf-8")),
         script=_inline((form_dir / "form.js").read_text(encoding="utf-8")),
     )

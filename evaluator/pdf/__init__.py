@@ -1,4 +1,4 @@
-"""The signed PDF assessment: render (Jinja2 -> WeasyPrint PDF/A-3b with the inputs attached),
+"""The signed PDF assessment: render (Jinja2 -> WeasyPrint PDF/A-3a, tagged, with the inputs attached),
 sign (pyHanko PAdES B-B) and verify (signature, attachment hashes, re-assessment).
 
 Each concern is its own module; WeasyPrint and pyHanko are imported only inside them, and

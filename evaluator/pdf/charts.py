@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from xml.sax.saxutils import escape, quoteattr
 
-from ..wording import num
+from ..wording import column, num
 
 FONT = "DejaVu Sans, sans-serif"
 # Line style and marker per series, in order: solid/filled circle, dashed/open square, dotted/diamond.
@@ -144,7 +144,23 @@ def _linear_axis(values: list[float]) -> _Axis:
     return _Axis(ticks, lambda v: v / ticks[-1], grid=True)
 
 
-def line_chart(series: list[Series], *, title: str, x_label: str, y_label: str, width: int = 500, height: int = 290) -> str:
+def _alternative(title: str, text: str) -> str:
+    """The chart's alternative text, as the SVG <title> a tagged PDF gives its Figure (/Alt)."""
+    return f"<title>{escape(title + '. ' + text)}</title>"
+
+
+def line_text(series: list[Series], x_name: str, y_unit: str) -> str:
+    """What a line chart shows, in words a screen reader can read: every series' measured points."""
+    parts = []
+    for s in series:
+        ys = column([y for _, y in sorted(s.points)])
+        points = ", ".join(f"{y} {y_unit} at {x_name} {num(x)}" for (x, _), y in zip(sorted(s.points), ys))
+        parts.append(f"{s.label}: {points or 'no measured point'}.")
+    return " ".join(parts)
+
+
+def line_chart(series: list[Series], *, title: str, x_label: str, y_label: str, width: int = 500, height: int = 290,
+               x_name: str = "concurrency", y_unit: str = "tokens/s") -> str:
     """Log y over a log2 x axis (concurrency 1, 8, 64, 256 spread evenly), one line per series.
     On a log y axis a speedup is the vertical gap, whatever the throughput's size."""
     series = [Series(s.label, [(x, y) for x, y in s.points if x > 0 and y > 0], s.style) for s in series]
@@ -152,11 +168,12 @@ def line_chart(series: list[Series], *, title: str, x_label: str, y_label: str, 
     ys = [y for s in series for _, y in s.points]
     if not xs or not ys:
         return ""
-    return _chart(series, _log2_axis(xs), _log10_axis(ys), title=title, x_label=x_label, y_label=y_label, width=width, height=height)
+    return _chart(series, _log2_axis(xs), _log10_axis(ys), title=title, x_label=x_label, y_label=y_label, width=width, height=height,
+                  x_name=x_name, y_unit=y_unit)
 
 
 def frontier_chart(series: list[Series], *, title: str, x_label: str, y_label: str, x_marks: list[tuple[float, str]] = (),
-                   width: int = 660, height: int = 320) -> str:
+                   width: int = 660, height: int = 320, x_name: str = "tokens/s per user", y_unit: str = "tokens/s per accelerator") -> str:
     """Linear axes from 0, one line per series joined in order of x, each point labelled with its
     series' `point_labels` (concurrency), and a dashed vertical line at each of `x_marks` (a limit)."""
     series = [s for s in series if s.points]
@@ -165,11 +182,11 @@ def frontier_chart(series: list[Series], *, title: str, x_label: str, y_label: s
     if not ys:
         return ""
     return _chart(series, _linear_axis(xs), _linear_axis(ys), title=title, x_label=x_label, y_label=y_label,
-                  width=width, height=height, x_marks=x_marks)
+                  width=width, height=height, x_marks=x_marks, x_name=x_name, y_unit=y_unit)
 
 
 def _chart(series: list[Series], x_axis: _Axis, y_axis: _Axis, *, title: str, x_label: str, y_label: str, width: int,
-           height: int, x_marks: list[tuple[float, str]] = ()) -> str:
+           height: int, x_name: str, y_unit: str, x_marks: list[tuple[float, str]] = ()) -> str:
     left, right, top, bottom = 62, 14, 30, 62
     legend = _legend_rows([s.label for s in series], width, left)
     height += 13 * (len(legend) - 1)  # the plot keeps its size; extra legend rows go below it
@@ -183,6 +200,7 @@ def _chart(series: list[Series], x_axis: _Axis, y_axis: _Axis, *, title: str, x_
 
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img" aria-label={quoteattr(title)}>',
+        _alternative(title, f"Measured points, {x_label} against {y_label}. " + line_text(series, x_name, y_unit)),
         _text(width / 2, 16, title, size=10.5, extra=' font-weight="bold"'),
     ]
     for t in y_axis.ticks:
@@ -269,6 +287,8 @@ def bar_chart(counts: list[int], *, title: str, x_label: str, y_label: str, widt
     slot = plot_w / len(counts)
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img" aria-label={quoteattr(title)}>',
+        _alternative(title, f"{y_label} by {x_label}: " + "; ".join(
+            f"{j}: {num(c)} ({100 * c / total:.0f} %)" if total else f"{j}: {num(c)}" for j, c in enumerate(counts)) + "."),
         _text(width / 2, 14, title, size=9.5, extra=' font-weight="bold"'),
     ]
     for t in ticks:

@@ -16,7 +16,7 @@ from markupsafe import Markup
 
 from ..metrics import RunMetrics, speedup
 from ..wording import VERDICT_HEADING as OUTCOME_WORDS
-from ..wording import num
+from ..wording import claimed, column, names_of, num
 from .charts import Series, bar_chart, line_chart
 
 if TYPE_CHECKING:
@@ -48,45 +48,66 @@ def report_context(
     assessed: Assessed, document: dict[str, Any], embedded: list[Embedded], *, assessed_at: str, signer: str | None
 ) -> dict[str, Any]:
     results = assessed.results
+    names = names_of(results)
     fit = None
     if assessed.comparison is not None:
         from .fit_content import fit_context
 
-        fit = fit_context(assessed.comparison, assessed.rule)
+        fit = fit_context(assessed.comparison, assessed.rule, {e.source: e.name for e in embedded})
+    # One record: the cover speaks of that record (INVALID RECORD when it could not be read).
+    outcome = results[0].outcome if len(results) == 1 else document["outcome"]
     return {
         "fit": fit,
-        "outcome": document["outcome"],
-        "outcome_words": OUTCOME_WORDS[document["outcome"]],
+        "outcome": outcome,
+        "outcome_words": OUTCOME_WORDS[outcome],
+        "outcome_explain": _outcome_explain(outcome, len(results)),
         "summary": document["summary"],
         "tool": document["tool"],
         "assessed_at": assessed_at,
         "signer": signer,
-        "embedded": [{"name": e.name, "role": e.role, "source": e.source, "sha256": e.sha256} for e in embedded],
-        "files": [_file(r, assessed.rule) for r in results],
-        "footer": _footer(results),
+        # The paths typed on the command line stay in the manifest: the pages show attachment names.
+        "embedded": [{"name": e.name, "role": e.role, "sha256": e.sha256} for e in embedded],
+        "files": [_file(r, name, assessed.rule) for r, name in zip(results, names)],
+        "footer": _footer(results, names),
     }
+
+
+def _outcome_explain(outcome: str, files: int) -> str:
+    if outcome == "established":
+        return "Every claim below is backed by its evidence record." if files > 1 else "Every claim below is backed by the evidence record."
+    if outcome == "invalid":
+        return "The record could not be read as an evidence record, so no claim can be judged; its errors are listed below."
+    if files > 1:
+        return "At least one offer has a claim its evidence does not back, or a record that could not be read; see each offer below."
+    return "At least one claim is not backed by the evidence record; see the verdicts below."
 
 
 FOOTER_CHARS = 90  # one line in the page's bottom-left margin box, beside "Page n of m"
 
 
-def _footer(results: list[FileAssessment]) -> str:
+def _footer(results: list[FileAssessment], names: list[str]) -> str:
     """The running footer (and document title): shortened, since a margin box cannot grow; the
     cover prints the vendor and offer in full."""
-    offers = [f"{r.record.offer.vendor}, {r.record.offer.offer_id}" for r in results if r.record]
     if len(results) == 1:
-        text = offers[0] if offers else results[0].file
+        text = names[0]
         return text if len(text) <= FOOTER_CHARS else text[: FOOTER_CHARS - 1] + "\u2026"
     return f"{len(results)} evidence records"
 
 
-def _finding(f: Finding, rule_of: RuleOf, explained: set[str] | None = None) -> dict[str, Any]:
+def _finding(f: Finding, rule_of: RuleOf, explained: set[str] | None = None, shown: dict[int, str] | None = None,
+             claim: str | None = None) -> dict[str, Any]:
     """A finding with its rule's title and rationale; the rationale only the first time a
-    rule appears in `explained`'s section, so a note shared by every claim is read once."""
+    rule appears in `explained`'s section. A finding already shown under an earlier claim
+    (`shown`: finding -> claim id) is given as a one-line reference to it."""
     rule = rule_of(f.code)
     first = explained is None or f.code not in explained
     if explained is not None:
         explained.add(f.code)
+    repeat_of = None
+    if shown is not None:
+        repeat_of = shown.get(id(f))
+        if repeat_of is None and claim is not None:
+            shown[id(f)] = claim
     return {
         "code": f.code,
         "severity": f.severity,
@@ -95,12 +116,20 @@ def _finding(f: Finding, rule_of: RuleOf, explained: set[str] | None = None) -> 
         "message": f.message,
         "title": rule.title if rule else f.code,
         "rationale": rule.rationale if rule and first else "",
+        "repeat_of": repeat_of,
     }
 
 
-def _file(r: FileAssessment, rule_of: RuleOf) -> dict[str, Any]:
+def _shared_note(f: Finding, claim_id: str) -> bool:
+    """A warning or note about what a claim rests on (its configuration, its run) rather than
+    about the claim itself: listed once for the record, not under every claim it touches."""
+    return f.severity != "error" and f.claim != claim_id
+
+
+def _file(r: FileAssessment, name: str, rule_of: RuleOf) -> dict[str, Any]:
     out: dict[str, Any] = {
         "file": r.file,
+        "name": name,
         "sha256": r.sha256,
         "outcome": r.outcome,
         "outcome_words": OUTCOME_WORDS[r.outcome],
@@ -108,6 +137,7 @@ def _file(r: FileAssessment, rule_of: RuleOf) -> dict[str, Any]:
         "offer": None,
         "claims": [],
         "other_findings": [],
+        "notes_everywhere": [],
         "installation": None,
         # The buyer's next step: every error finding as a request to the vendor (FileAssessment.asks).
         "asks": [{"code": a.code, "text": a.text, "claims": list(a.claims)} for a in r.asks],
@@ -118,6 +148,9 @@ def _file(r: FileAssessment, rule_of: RuleOf) -> dict[str, Any]:
     rec = r.record
     out["offer"] = rec.offer.model_dump()
     explained: set[str] = set()
+    shown: dict[int, str] = {}
+    # A note behind every claim (a K band nobody measured, say) is said once, not under each claim.
+    everywhere = {id(f) for f in r.findings if r.claims and all(any(f is g and _shared_note(g, c.id) for g in c.findings) for c in r.claims)}
     out["claims"] = [
         {
             "id": c.id,
@@ -127,23 +160,27 @@ def _file(r: FileAssessment, rule_of: RuleOf) -> dict[str, Any]:
             "verdict_words": OUTCOME_WORDS[c.verdict],
             "run": c.run,
             "baseline": c.baseline,
-            "claimed": c.stated,
+            # As the vendor stated it: a range or a bound as stated ("up to 4x"), a figure as written ("1.90x").
+            "claimed": c.stated if c.value_high is not None or c.bound is not None else (
+                None if c.value is None else claimed(c.text, c.written, c.value, c.unit or "")
+            ),
             "computed": _figure(c.computed),
             "output": _figure(c.output) if c.output != c.computed else None,
-            "findings": [_finding(f, rule_of, explained) for f in c.findings],
+            "findings": [_finding(f, rule_of, explained, shown, c.id) for f in c.findings if not _shared_note(f, c.id)],
+            # Notes about what only some claims rest on are pointed to from those claims.
+            "notes": sorted({f.code for f in c.findings if _shared_note(f, c.id) and id(f) not in everywhere}),
         }
         for c in r.claims
     ]
-    in_claims = {f for c in r.claims for f in c.findings}
+    out["notes_everywhere"] = sorted({f.code for f in r.findings if id(f) in everywhere})
+    in_claims = {f for c in r.claims for f in c.findings if not _shared_note(f, c.id)}
     out["other_findings"] = [_finding(f, rule_of, explained) for f in r.findings if f not in in_claims]
     out["accounting"] = [_accounting(run, r.metrics[run.id]) for run in rec.runs if run.id in r.metrics]
     out["throughput"] = _throughput(rec, r)
     out["histograms"] = _histograms(rec, r)
     out["configurations"] = [_configuration(cfg) for cfg in rec.configurations]
     out["intervals"] = _intervals(rec)
-    out["quality"] = [
-        {"run": run.id, **q.model_dump()} for run in rec.runs for q in run.quality
-    ]
+    out["quality"] = _quality(rec)
     out["quality_missing"] = [run.id for run in rec.runs if not run.quality]
     scope = rec.installation_scope
     out["installation"] = (
@@ -157,7 +194,29 @@ def _file(r: FileAssessment, rule_of: RuleOf) -> dict[str, Any]:
 def _figure(d: dict | None) -> str | None:
     if d is None or d["value"] is None:
         return None
-    return f"{d['figure']} = {num(d['value'], d['unit'])}"
+    return f"{d['figure']} = {num(d['value'], '' if d['unit'] == 'fraction' else d['unit'])}"
+
+
+QUALITY_COLUMNS = (("task", "Task"), ("metric", "Metric"), ("baseline_score", "Baseline score"), ("method", "Method"))
+
+
+def _quality(rec: EvidenceRecord) -> dict[str, Any] | None:
+    """Quality results per run. What every row shares (the task, the metric, the method, often the
+    baseline score) is said once above the table, so no column repeats one text down the page."""
+    rows = [{"run": run.id, **q.model_dump()} for run in rec.runs for q in run.quality]
+    if not rows:
+        return None
+    shared = [(label, _text(rows[0][key])) for key, label in QUALITY_COLUMNS if len(rows) > 1 and len({_text(r[key]) for r in rows}) == 1]
+    columns = [(key, label) for key, label in QUALITY_COLUMNS if label not in dict(shared)]
+    scores = column([r["score"] for r in rows])
+    return {
+        "shared": shared,
+        "columns": [label for _, label in columns],
+        "rows": [
+            {"run": r["run"], "score": scores[k], "cells": [_text(r[key]) if key != "baseline_score" or r[key] is None else num(r[key]) for key, _ in columns]}
+            for k, r in enumerate(rows)
+        ],
+    }
 
 
 def _count(value: int | None) -> str:
@@ -201,9 +260,10 @@ def _accounting(run: Run, m: RunMetrics) -> dict[str, Any]:
     spread = None
     if m.spread is not None:
         sp = m.spread
+        low, high = column([sp.minimum, sp.maximum])
         spread = (
             f"{sp.repetitions} repetitions: median {num(sp.median, 'tokens/s')}, "
-            f"range {num(sp.minimum)} to {num(sp.maximum)}"
+            f"range {low} to {high}"
             + ("" if sp.relative_range is None else f" ({100 * sp.relative_range:.1f} % of the median)")
         )
     return {
@@ -221,23 +281,26 @@ def _accounting(run: Run, m: RunMetrics) -> dict[str, Any]:
 
 def _throughput(rec: EvidenceRecord, r: FileAssessment) -> dict[str, Any]:
     rows = []
+    figures: list[tuple[float | None, float | None, float | None]] = []
     for run in rec.runs:
         if run.arrangement != "speculative":
             continue
         m = r.metrics[run.id]
         base = r.baseline.get(run.id)
         bm = r.metrics[base] if base is not None else None
+        figures.append((m.emitted_tokens_per_s, bm.emitted_tokens_per_s if bm else None, speedup(m, bm) if bm else None))
         rows.append(
             {
                 "concurrency": "not stated" if run.load.concurrency is None else num(run.load.concurrency),
                 "k": r.k.get(run.id),
                 "run": run.id,
-                "tps": num(m.emitted_tokens_per_s, "tokens/s"),
                 "baseline": base if base is not None else "none",
-                "baseline_tps": num(bm.emitted_tokens_per_s, "tokens/s") if bm else "-",
-                "speedup": num(speedup(m, bm), "x") if bm and speedup(m, bm) is not None else "-",
             }
         )
+    # Each column of figures with one number of decimals (wording.column); the unit is in the heading.
+    for key, values in zip(("tps", "baseline_tps", "speedup"), zip(*figures) if figures else ()):
+        for row, shown in zip(rows, column(list(values))):
+            row[key] = shown + ("x" if key == "speedup" and shown != "-" else "")
     by_config: dict[str, list[tuple[float, float]]] = {}
     labels: dict[str, str] = {}
     unplotted = []

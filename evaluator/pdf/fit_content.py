@@ -27,16 +27,24 @@ LIMIT_WORDS = {"met": "within", "none-stated": "no limits", "not-met": "NOT with
 TABLE_MM = 178  # A4 less the page margins; the requirement column keeps at least 50 mm
 
 
-def cover_line(c: Comparison) -> str:
-    """One line for the cover's outcome box: the first ranking statement (whose requirements
-    they are is on the requirements page)."""
-    return f"Buyer requirements: {c.statements[0]}"
+def headline(c: Comparison) -> tuple[str, str]:
+    """The cover's headline with a profile, and its tone: the buyer's question answered (the
+    evidence outcome comes second, since it is only part of that answer)."""
+    meeting, total = len(c.meets_all), len(c.standings)
+    if meeting == 0:
+        return ("NO OFFER MEETS EVERY REQUIREMENT" if total > 1 else "DOES NOT MEET EVERY REQUIREMENT"), "not-met"
+    if total == 1:
+        return "MEETS EVERY REQUIREMENT", "met"
+    return f"{meeting} OF {total} OFFERS MEET EVERY REQUIREMENT", "met"
 
 
-def fit_context(c: Comparison, rule_of: RuleOf) -> dict[str, Any]:
+def fit_context(c: Comparison, rule_of: RuleOf, attachment_of: dict[str, str] | None = None) -> dict[str, Any]:
+    """`attachment_of`: the path a file was given as -> its name inside the PDF (the pages name
+    the attached profile, not the path typed)."""
     p = c.profile
     offers = c.offer_files
     standing = {s.file: s for s in c.standings}
+    words, tone = headline(c)
     offer_mm = min(45.0, (TABLE_MM - 50) / max(len(offers), 1))
     rows = []
     for req in c.requirements:
@@ -47,9 +55,10 @@ def fit_context(c: Comparison, rule_of: RuleOf) -> dict[str, Any]:
         rows.append({"id": req.id, "text": req.text, "source": req.source, "cells": cells})
     codes = sorted({code for cell in c.cells for code in cell.codes})
     return {
-        "cover_line": cover_line(c),
+        "headline": words,
+        "tone": tone,
         "profile": {
-            "file": c.profile_file,
+            "file": (attachment_of or {}).get(c.profile_file, c.profile_file),
             "buyer": p.buyer.name,
             "profile_id": p.buyer.profile_id,
             "date": p.buyer.date,
@@ -63,10 +72,12 @@ def fit_context(c: Comparison, rule_of: RuleOf) -> dict[str, Any]:
         "total": len(c.requirements),
         "standings": [s.as_dict() for s in c.standings],
         "statements": list(c.statements),
+        # Under the headline, the statements it does not already say.
+        "cover_statements": [line for line in c.statements if line != "No offer meets every requirement."],
         "codes": [{"code": code, "title": rule.title if (rule := rule_of(code)) else code} for code in codes],
         "reasons": [_reasons(c, s) for s in c.standings],
         "break_even": [
-            {"offer": file, "configuration": s.configuration, "status": s.break_even.status, "text": s.break_even.text}
+            {"offer": c.name(file), "configuration": s.configuration, "status": s.break_even.status, "text": s.break_even.text}
             for file, series in c.series.items()
             for s in series
         ],
@@ -160,7 +171,7 @@ def _reasons(c: Comparison, s: Standing) -> dict[str, Any]:
         cell = c.cell(req.id, s.file)
         lines = [p.message for p in cell.points] or [cell.detail or cell.message]
         items.append({"id": req.id, "status": cell.status, "words": STATUS_WORDS[cell.status], "codes": list(cell.codes), "lines": lines})
-    return {"file": s.file, "established": s.evidence == "established", "entries": items}
+    return {"name": s.name, "established": s.evidence == "established", "entries": items}
 
 
 def _chart(c: Comparison) -> Markup | None:
@@ -172,7 +183,7 @@ def _chart(c: Comparison) -> Markup | None:
     for line in data["lines"]:
         if not line["points"]:
             continue
-        name = line["offer"] + (f" {line['configuration']}" if several.get(line["offer"]) else "")
+        name = c.name(line["offer"]) + (f" {line['configuration']}" if several.get(line["offer"]) else "")
         if line["role"] == "baseline":
             label = f"{name}: baseline" + (f" (offer {baseline_offer})" if baseline_offer else " (target-only)")
         else:

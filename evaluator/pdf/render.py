@@ -1,4 +1,4 @@
-"""Jinja2 -> HTML -> WeasyPrint PDF/A-3b, with every input and the assessment attached.
+"""Jinja2 -> HTML -> WeasyPrint PDF/A-3a (tagged), with every input and the assessment attached.
 
 The PDF carries these attachments (AFRelationship /Source or /Data):
 - each evidence record, byte for byte as read;
@@ -115,7 +115,7 @@ def render_html(assessed: Assessed, embedded: list[Embedded], *, when: dt.dateti
 
 
 def render_pdf(assessed: Assessed, *, signer: str | None, when: dt.datetime | None = None, writer: PdfWriter | None = None) -> bytes:
-    """The unsigned PDF/A-3b bytes, with the inputs, the assessment and the manifest attached;
+    """The unsigned PDF/A-3a bytes, with the inputs, the assessment and the manifest attached;
     written by `writer` (a PdfWriter, which may be another process) or here."""
     from .writer import Attachment, write_pdf
 

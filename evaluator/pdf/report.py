@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..output import OutputRefused, write_atomic
+from ..output import OutputRefused, refuse_output as output_problem
+from ..output import write_atomic
 from .signing import SigningProblem, Timestamping
 
 if TYPE_CHECKING:
@@ -50,8 +51,8 @@ def timestamping_options(tsa: str | None, ltv: bool, signing: bool) -> str | Non
 
 def refuse_output(output: Path, inputs: list[str], *, force: bool) -> None:
     """Before any work: never replace a file without --force, and never write over an input."""
-    if output.exists() and not force:
-        raise ReportProblem(f"{output}: already exists; pass --force to replace it")
+    if (problem := output_problem(output, force=force)) is not None:
+        raise ReportProblem(problem)
     named = [path for path in inputs if path not in ("-", "<stdin>")]
     if any(output.resolve() == Path(path).resolve() for path in named):
         raise ReportProblem(f"{output}: is one of the input files")
@@ -94,6 +95,4 @@ def write_report(assessed: Assessed, output: Path, *, force: bool, signing: Sign
         write_atomic(output, pdf, force=force)
     except OutputRefused as exc:
         raise ReportProblem(str(exc)) from None
-    except OSError as exc:
-        raise ReportProblem(f"{output}: cannot write ({exc.strerror or exc})") from None
     return Written(signer, len(pdf), warnings)

@@ -1,4 +1,10 @@
-"""HTML to PDF/A-3b bytes with WeasyPrint, the inputs attached.
+"""HTML to PDF/A-3a bytes with WeasyPrint, the inputs attached.
+
+PDF/A-3a rather than PDF/UA-1: level A of PDF/A-3 is a tagged PDF (structure tree, reading order,
+/Lang from <html lang>, /Alt for each figure from its SVG <title>, Unicode text), so a screen reader
+can read the report, and PDF/A-3 is the part that allows the embedded files an auditor verifies.
+WeasyPrint's pdf/ua-1 variant would drop the PDF/A identification and its sRGB output intent. The
+pyHanko signature is an incremental update over these bytes and is unaffected by the tagging.
 
 `PdfWriter` does it in a forked process when forking is safe. `sdeval render` starts that process
 before it loads and assesses the inputs, so WeasyPrint's import (about 0.7 s) overlaps that work.
@@ -13,6 +19,9 @@ import logging
 from dataclasses import dataclass
 
 from .. import forking
+
+
+PDF_VARIANT = "pdf/a-3a"
 
 
 @dataclass(frozen=True)
@@ -43,7 +52,7 @@ def write_pdf(html: str, attachments: list[Attachment], when: dt.datetime) -> by
     logger.setLevel(logging.ERROR)
     try:
         return HTML(string=html, base_url=f"{templates}/", url_fetcher=AllowListFetcher(templates)).write_pdf(
-            pdf_variant="pdf/a-3b", attachments=files
+            pdf_variant=PDF_VARIANT, attachments=files
         )
     finally:
         logger.setLevel(previous)

@@ -17,6 +17,7 @@ from .. import __version__
 from ..assessment import FileAssessment
 from ..record import RECORD_VERSION
 from ..rules import RULE_CATALOG_VERSION
+from ..wording import names_of
 
 if TYPE_CHECKING:
     from ..fit.results import Comparison
@@ -32,9 +33,11 @@ def render(results: list[FileAssessment], full: bool, comparison: Comparison | N
 def document(results: list[FileAssessment], *, full: bool = True, comparison: Comparison | None = None) -> dict[str, Any]:
     """Every key is always present, so a reader can rely on the shape (`schema_version`)."""
     files = []
-    for r in results:
+    for r, name in zip(results, names_of(results)):
         entry: dict[str, Any] = {
             "file": r.file,
+            "name": name,  # what the text and the PDF call it; `file` is the path as given
+            "kind": r.kind,
             "sha256": r.sha256,
             "outcome": r.outcome,
             "errors": r.count("error"),
@@ -76,7 +79,7 @@ def document(results: list[FileAssessment], *, full: bool = True, comparison: Co
         "schema_version": ASSESSMENT_SCHEMA_VERSION,
         "tool": {"name": "sdeval", "version": __version__, "rule_catalog_version": RULE_CATALOG_VERSION},
         "record_version": RECORD_VERSION,
-        "outcome": "established" if all(r.outcome == "established" for r in results) else "not-established",
+        "outcome": "established" if all(r.outcome in ("established", "valid-profile") for r in results) else "not-established",
         "files": files,
         "findings": every,
         "summary": {

@@ -7,11 +7,12 @@ assess adds each claim's verdict, the figures behind it and the per-run accounti
 
 from __future__ import annotations
 
+import textwrap
 from typing import TYPE_CHECKING
 
 from ..assessment import FileAssessment, Finding
 from ..rules import REGISTRY
-from ..wording import VERDICT_TEXT, num
+from ..wording import VERDICT_TEXT, column, num
 
 if TYPE_CHECKING:
     from ..fit.results import Comparison
@@ -32,6 +33,8 @@ def finding_line(r: FileAssessment, f: Finding) -> str:
 def _summary(r: FileAssessment) -> str:
     verdict = VERDICT_TEXT[r.outcome]
     e, w, i = r.count("error"), r.count("warning"), r.count("info")
+    if r.kind == "requirements-profile":
+        return f"{r.file}: {verdict} ({e} error{'s' * (e != 1)})"
     return f"{r.file}: {verdict} ({e} error{'s' * (e != 1)}, {w} warning{'s' * (w != 1)}, {i} info)"
 
 
@@ -52,13 +55,21 @@ def render(results: list[FileAssessment], full: bool, comparison: Comparison | N
 
 
 def _figure(d: dict | None) -> str:
-    """Computed figures at full precision (the buyer can check them by hand), with the unit."""
+    """A computed figure as wording.num shows it (`-f json` keeps the exact value)."""
     if d is None or d["value"] is None:
         return ""
-    value = d["value"]
-    shown = repr(value) if value != int(value) else str(int(value))
-    unit = {"x": "x", "fraction": ""}.get(d["unit"], f" {d['unit']}")
-    return f"{d['figure']} = {shown}{unit}"
+    return f"{d['figure']} = {num(d['value'], '' if d['unit'] == 'fraction' else d['unit'])}"
+
+
+def _why(f: Finding, explained: set[str]) -> str:
+    """The rule's rationale the first time its code appears in a file's report, then a pointer back."""
+    rule = REGISTRY.get(f.code)
+    if rule is None:
+        return ""
+    if f.code in explained:
+        return f"as above ({rule.title.rstrip('.')})"
+    explained.add(f.code)
+    return rule.rationale
 
 
 def _assessment(r: FileAssessment) -> list[str]:
@@ -71,6 +82,7 @@ def _assessment(r: FileAssessment) -> list[str]:
     offer = r.record.offer
     out.append(f"  offer: {offer.vendor}, {offer.offer_id}, {offer.date or 'date not stated'}")
     out.append(f"  vendor's claim: {offer.claim_text}")
+    explained: set[str] = set()
     for c in r.claims:
         out.append("")
         verdict = VERDICT_TEXT[c.verdict]
@@ -81,15 +93,15 @@ def _assessment(r: FileAssessment) -> list[str]:
         for f in c.findings:
             if f.severity == "info" and f.claim != c.id:
                 continue  # shared notes are listed once, below
-            out.append(f"    {f.severity} {f.code} at {f.pointer or '/'}: {f.message}")
-            if f.severity == "error":
-                out.append(f"      why it matters: {REGISTRY[f.code].title}.")
+            out.append(f"    {f.severity} {f.code} at {_at(f)}: {f.message}")
+            if f.severity == "error" and (why := _why(f, explained)):
+                out += textwrap.wrap(f"why it matters: {why}", 100, initial_indent="      ", subsequent_indent="        ")
     shown = {id(f) for c in r.claims for f in c.findings if f.severity != "info" or f.claim == c.id}
     unclaimed = [f for f in r.findings if id(f) not in shown]
     if unclaimed:
         out.append("")
         out.append("  other findings:")
-        out += [f"    {f.severity} {f.code} at {f.pointer or '/'}: {f.message}" for f in unclaimed]
+        out += [f"    {f.severity} {f.code} at {_at(f)}: {f.message}" for f in unclaimed]
     out.append("")
     out += _accounting(r)
     out.append("")
@@ -109,22 +121,26 @@ def asks_block(r: FileAssessment) -> list[str]:
     return out
 
 
+def _at(f: Finding) -> str:
+    return f"{f.pointer or '/'}" + (f" (line {f.line})" if f.line is not None else "")
+
+
 def _accounting(r: FileAssessment) -> list[str]:
     header = ("run", "S", "P", "A", "B", "E", "T (s)", "A/P", "1+A/S", "E/T tok/s", "A/T", "P/T", "spread")
+    metrics = list(r.metrics.values())
+    # One column each, every row with the same decimals (wording.column).
+    columns = [column([getattr(m, name) for m in metrics]) for name in (
+        "verification_steps", "proposed_drafts", "accepted_drafts", "bonus_tokens", "emitted_tokens",
+        "acceptance_rate", "mean_acceptance_length", "emitted_tokens_per_s", "accepted_tokens_per_s", "proposed_tokens_per_s",
+    )]
     rows = [header]
-    for m in r.metrics.values():
-        spread = ""
+    for k, m in enumerate(metrics):
+        spread = "-"
         if m.spread is not None:
-            spread = f"{m.spread.repetitions} reps, {num(m.spread.minimum)}-{num(m.spread.maximum)}"
-        rows.append(
-            (
-                m.run,
-                *(num(x) if x is not None else "-" for x in (m.verification_steps, m.proposed_drafts, m.accepted_drafts, m.bonus_tokens, m.emitted_tokens)),
-                "-" if m.duration_s is None else f"{m.duration_s:g}",
-                *(num(x) if x is not None else "-" for x in (m.acceptance_rate, m.mean_acceptance_length, m.emitted_tokens_per_s, m.accepted_tokens_per_s, m.proposed_tokens_per_s)),
-                spread or "-",
-            )
-        )
+            low, high = column([m.spread.minimum, m.spread.maximum])
+            spread = f"{m.spread.repetitions} reps, {low}-{high}"
+        duration = "-" if m.duration_s is None else f"{m.duration_s:g}"  # as the record states it
+        rows.append((m.run, *(c[k] for c in columns[:5]), duration, *(c[k] for c in columns[5:]), spread))
     widths = [max(len(row[k]) for row in rows) for k in range(len(header))]
     lines = ["  accounting per run (E/T is the output throughput; A/P and 1+A/S are diagnostics):"]
     for row in rows:

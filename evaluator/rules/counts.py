@@ -8,7 +8,7 @@ from fractions import Fraction
 from ..metrics import TOOL_TIMING_RESOLUTION_S, Bounds, exact, output_rate_bounds
 from ..record import Run
 from ..context import Context, speculating
-from ..wording import num
+from ..wording import distinct, num
 from .registry import Violation, message, rule
 
 CODE = "counts-inconsistent"
@@ -111,6 +111,12 @@ def _ratio(numerator: int | None, denominator: int | None, plus: int = 0) -> Bou
     return Bounds.exact(plus + Fraction(numerator, denominator))
 
 
+def _apart(reported: float, computed: float, formula: str) -> tuple[str, str, str]:
+    """The two figures each with enough digits to tell them apart (rounded alike, they would read equal)."""
+    shown, recomputed = distinct(reported, computed)
+    return shown, formula, recomputed
+
+
 def _reported_figures(ctx: Context, i: int, run: Run) -> Iterator[Violation]:
     if run.reported is None:
         return
@@ -128,7 +134,7 @@ def _reported_figures(ctx: Context, i: int, run: Run) -> Iterator[Violation]:
         if reported is not None and bounds is not None and not bounds.allows(reported, stated_precision=True):
             yield _inconsistent(
                 run,
-                f"the reported {name.replace('_', ' ')} {num(reported)} disagrees with {formula} = {num(computed)}",
+                "the reported {} {} disagrees with {} = {}".format(name.replace("_", " "), *_apart(reported, computed, formula)),
                 ("runs", i, "reported", name),
             )
 
@@ -144,7 +150,7 @@ def _reported_figures(ctx: Context, i: int, run: Run) -> Iterator[Violation]:
     the figures were taken from different intervals or populations, or were edited.""",
     failing="E = 16 with A = 10 and B = 5.",
     passing="SD-201: S = 5, P = 20, A = 10, B = 5, E = 15, histogram [1, 1, 1, 1, 1].",
-    reference="Brief 2 (counting identities); vLLM per-request metrics invariants",
+    reference="README, What a claim needs before it counts (the figures and their formulas); vLLM Per-Request Acceptance Metrics, https://docs.vllm.ai/en/stable/features/speculative_decoding/acceptance_metrics/",
     messages={
         "run": "run {run}: {problem}",
         "a-exceeds-p": "accepted drafts A = {A} exceed proposed drafts P = {P}",
@@ -194,7 +200,7 @@ def _capture_advice(run: Run) -> str:
     the server's own request and token counts over the same interval equal the benchmark's.""",
     failing="requests_without_metrics: 12 with missing_metrics_as: zero.",
     passing="requests_without_metrics: 0, population: benchmark-requests.",
-    reference="Brief 3.7; vLLM Per-Request Acceptance Metrics",
+    reference="README, The checklist behind the rules, item 7 (coverage); vLLM Per-Request Acceptance Metrics, https://docs.vllm.ai/en/stable/features/speculative_decoding/acceptance_metrics/",
     messages={
         "mixed": "run {run}: the counts mix server-wide counters with the benchmark's own requests, which may be different requests{advice}",
         "contradicted": "run {run}: the server's counters over the same interval show other requests than the benchmark's: {details}",
@@ -265,7 +271,7 @@ def bimodal_modes(histogram: list[int]) -> tuple[int, int] | None:
     read the histogram, and expect the speedup to depend on the mix.""",
     failing="Histogram [39, 1, 0, 3] (K = 3).",
     passing="Histogram [1, 1, 1, 1, 1] (SD-201).",
-    reference="Brief 2 (vLLM documentation n-gram example); vLLM Per-Request Acceptance Metrics",
+    reference="vLLM Per-Request Acceptance Metrics (its n-gram example: 39 of 43 steps keep nothing, 3 keep everything), https://docs.vllm.ai/en/stable/features/speculative_decoding/acceptance_metrics/",
 )
 def acceptance_bimodal(ctx: Context) -> Iterator[Violation]:
     for i, run in enumerate(ctx.record.runs):

@@ -102,7 +102,7 @@ def missing_identity(cfg: Configuration, n_needed: bool = True) -> list[tuple[st
     are summed from per-request metrics, which requests with n > 1 do not report.""",
     failing="A configuration naming the target model but not its revision or the vLLM version.",
     passing="Every identity field stated, for example revision 'a1b2c3d', vLLM 0.32.0, bf16 weights.",
-    reference="Brief 3.5; vLLM Per-Request Acceptance Metrics (null for n > 1)",
+    reference="README, The checklist behind the rules, item 5 (configuration identity)",
     ask="Please state, for configuration {configuration}, {missing}.",
 )
 def identity_incomplete(ctx: Context) -> Iterator[Violation]:

@@ -28,7 +28,7 @@ def _load_text(concurrency: int | None, rate: float | None) -> str:
     batch size 1, and say so).""",
     failing='"2x faster" with no concurrency on the claim or its runs.',
     passing="The claim and its run both state concurrency 8.",
-    reference="Brief 3.3; vLLM Speculative Decoding (docs.vllm.ai, features/speculative_decoding)",
+    reference="README, The checklist behind the rules, item 3 (the load it was measured at); vLLM Speculative Decoding, https://docs.vllm.ai/en/stable/features/speculative_decoding/",
     messages={
         "claim": "the claimed {value} states no concurrency or request rate",
         "run": "{role} {run} states no concurrency or request rate",
@@ -66,7 +66,7 @@ def load_unstated(ctx: Context) -> Iterator[Violation]:
     was measured at, and a capacity claim needs a run at that capacity.""",
     failing="A claim stated for concurrency 64 resting on a run measured at concurrency 1.",
     passing="The claim and its run both at concurrency 64.",
-    reference="Brief 3.3; vLLM Dynamic Speculative Decoding example (concurrency 129-512 -> K = 0)",
+    reference="README, The checklist behind the rules, item 3 (the load it was measured at); vLLM Dynamic Speculative Decoding (concurrency 129-512: K = 0), https://docs.vllm.ai/en/stable/features/speculative_decoding/dynamic_speculative_decoding/",
     ask="Please send a run measured at {wanted}, or restate the claim for {measured}, the load run {run} was measured at.",
 )
 def load_extrapolated(ctx: Context) -> Iterator[Violation]:
@@ -110,7 +110,7 @@ def load_extrapolated(ctx: Context) -> Iterator[Violation]:
     nothing is known about this offer; whether that matters depends on the loads the buyer will run.""",
     failing="A schedule with bands 1-64, 65-128 and 129-512 and runs only at concurrency 1 and 8.",
     passing="At least one run of this configuration in every band.",
-    reference="Brief 4; vLLM Dynamic Speculative Decoding (num_speculative_tokens_per_batch_size)",
+    reference="vLLM Dynamic Speculative Decoding (K by concurrency band), https://docs.vllm.ai/en/stable/features/speculative_decoding/dynamic_speculative_decoding/",
 )
 def k_band_unmeasured(ctx: Context) -> Iterator[Violation]:
     for c, cfg in enumerate(ctx.record.configurations):

@@ -52,7 +52,7 @@ def forcing_settings(text: str | None) -> list[str]:
     buyer's quality bar on the task, so a performance claim needs a quality result for its run.""",
     failing="A throughput claim on a run with an empty quality list.",
     passing="The run reports pass@1 on the buyer's task, or a greedy-equality check against target-only outputs.",
-    reference="Brief 3.6",
+    reference="README, The checklist behind the rules, item 6 (task quality)",
     ask="Please send a task-quality result for run {run}'s outputs: a score on the task the claim is about, or a greedy-equality check against target-only outputs.",
 )
 def quality_missing(ctx: Context) -> Iterator[Violation]:
@@ -76,7 +76,7 @@ def quality_missing(ctx: Context) -> Iterator[Violation]:
     sampled. It is lossy by design: such an offer may not claim losslessness, and needs quality evidence.""",
     failing="relaxed_acceptance.enabled: true with a 'lossless' claim.",
     passing="relaxed_acceptance.enabled: true, no lossless claim, and a quality result on the buyer's task.",
-    reference="Brief 3.6; TensorRT-LLM speculative decoding / MTP documentation",
+    reference="README, The checklist behind the rules, item 6 (task quality); TensorRT-LLM speculative decoding (MTP relaxed acceptance), https://nvidia.github.io/TensorRT-LLM/examples/llm_speculative_decoding.html",
     ask="Please send a task-quality result for run {run}, which uses relaxed (lossy) acceptance, and call output lossless only for runs with the standard acceptance test.",
 )
 def lossy_acceptance(ctx: Context) -> Iterator[Violation]:
@@ -134,11 +134,12 @@ def _configuration_settings(c: int, cfg: Configuration) -> Iterator[tuple[tuple,
     failing="A run whose server environment holds SGLANG_SIMULATE_ACC_LEN=3, or a speculative-config with rejection_sample_method synthetic.",
     passing="The standard rejection sampler, with SGLANG_SIMULATE_ACC_LEN unset or -1 (off).",
     reference=(
-        "MLPerf Inference rules, appendix Speculative Decoding (mlcommons/inference_policies inference_rules.adoc: "
-        "'Implementations that artificially manipulate acceptance rates are disallowed'); vLLM vllm/config/speculative.py "
-        "(rejection_sample_method, synthetic_acceptance_length); SGLang python/sglang/srt/speculative/spec_utils.py "
-        "(SGLANG_SIMULATE_ACC_LEN); TensorRT-LLM tensorrt_llm/_torch/speculative/interface.py "
-        "(TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS)"
+        "MLPerf Inference rules, appendix Speculative Decoding ('Implementations that artificially manipulate acceptance "
+        "rates are disallowed'), https://github.com/mlcommons/inference_policies/blob/master/inference_rules.adoc; "
+        "vLLM vllm/config/speculative.py (rejection_sample_method, synthetic_acceptance_length), "
+        "https://github.com/vllm-project/vllm; SGLang python/sglang/srt/speculative/spec_utils.py (SGLANG_SIMULATE_ACC_LEN), "
+        "https://github.com/sgl-project/sglang; TensorRT-LLM tensorrt_llm/_torch/speculative/interface.py "
+        "(TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS), https://github.com/NVIDIA/TensorRT-LLM"
     ),
     ask="Please send {subject} again with acceptance decided by the target model on real drafts, without {setting}.",
 )
@@ -173,7 +174,7 @@ def acceptance_simulated(ctx: Context) -> Iterator[Violation]:
     see.""",
     failing="temperature 0.7 and one repetition (or none listed), or 'mean of 3 runs' without their figures.",
     passing="temperature 0.7 and three repetitions with their figures, or greedy decoding.",
-    reference="Brief 3.8",
+    reference="README, The checklist behind the rules, item 8 (task dependence and repeatability)",
 )
 def single_run(ctx: Context) -> Iterator[Violation]:
     for i, run in enumerate(ctx.record.runs):

@@ -13,7 +13,7 @@ from .registry import Rule, register
 # so their cases live in tests/test_requirements.py rather than in record rule cases.
 FIT_CODES: tuple[str, ...] = ()
 
-_BRIEF = "Brief 3.3 (load), 3.4 (baseline), 3.5 (identity), 3.6 (quality), 3.8 (task)"
+_BRIEF = "README, The checklist behind the rules, items 3 (load), 4 (baseline), 5 (identity), 6 (quality) and 8 (task)"
 
 
 def _fit(code: str, title: str, rationale: str, failing: str, passing: str, reference: str, ask: str) -> Rule:
@@ -32,7 +32,7 @@ LOAD_UNCOVERED = _fit(
     does not extrapolate.""",
     "Buyer at concurrency 32 to 128; the offer was measured at concurrency 1 and 8 only.",
     "Runs at concurrency 32, 64 and 128, or at 16 and 256 within one K band.",
-    "Brief 3.3 and 4 (dynamic K by concurrency band); vLLM Dynamic Speculative Decoding",
+    "README, The checklist behind the rules, item 3 (the load it was measured at); vLLM Dynamic Speculative Decoding, https://docs.vllm.ai/en/stable/features/speculative_decoding/dynamic_speculative_decoding/",
     "Please send runs at the loads you will run, or at loads on both sides of each within one K band."
 )
 
@@ -45,7 +45,7 @@ BETWEEN_LOADS = _fit(
     somewhere in between and where was not measured. sdeval does not guess it with a straight line.""",
     "Aggregate minimum 1500 tokens/s at concurrency 32; measured 553 tokens/s at 8 and 2226 at 64.",
     "A run at concurrency 32, or both neighbouring runs above 1500 tokens/s.",
-    "Brief 3.3",
+    "README, The checklist behind the rules, item 3 (the load it was measured at)",
     "Please send a run at the load between the two measured ones that you will run."
 )
 
@@ -58,7 +58,7 @@ SLO_NOT_MET = _fit(
     p99 TTFT and p99 TPOT each strictly below the benchmark's limit.""",
     "Limit: p99 end-to-end below 20000 ms at concurrency 64; the run measured 23500 ms.",
     "The run at concurrency 64 measured p99 end-to-end 19800 ms.",
-    "MLPerf Inference submission checker, llm_check and LLM_LATENCY_LIMITS (mlcommons/inference, tools/submission)",
+    "MLPerf Inference submission checker (llm_check, LLM_LATENCY_LIMITS), https://github.com/mlcommons/inference/tree/master/tools/submission",
     "Please show how the offer meets your latency limit at that load, or send a configuration measured below it."
 )
 
@@ -70,7 +70,7 @@ THROUGHPUT_BELOW = _fit(
     in aggregate the deployment emits E / T. Either must reach the buyer's minimum at every required load.""",
     "Requirement: 180 output tokens/s per request at concurrency 1; the run emits 150 tokens/s.",
     "SD-201 offer B: 15 tokens in 0.075 s at concurrency 1, 200 tokens/s per request.",
-    "Brief 2 (SD-201) and 3.1",
+    "README, What a claim needs before it counts (the figures and their formulas); README, The checklist behind the rules, item 1 (output, not acceptance)",
     "Please show how the offer reaches your minimum output throughput at that load, or send a configuration measured above it."
 )
 
@@ -82,7 +82,7 @@ QUALITY_BELOW = _fit(
     same task and metric. The lowest score among the offer's runs decides.""",
     "Threshold: at least 0.99 of the baseline's rubric pass rate; the offer scores 0.84 against 0.861.",
     "The offer scores 0.858 against the baseline's 0.861 (0.9965 of it) with a threshold of 0.98.",
-    "Brief 3.6",
+    "README, The checklist behind the rules, item 6 (task quality)",
     "Please send a configuration whose task-quality score meets your threshold, measured on your task."
 )
 
@@ -94,7 +94,7 @@ SAMPLING_MISMATCH = _fit(
     top-p, top-k or n answers a different question than the buyer's.""",
     "Buyer samples at temperature 0.7; the offer was measured with greedy decoding (temperature 0).",
     "Buyer and offer both at temperature 0.7, top-p 0.95.",
-    "Brief 3.4 and 3.5",
+    "README, The checklist behind the rules, item 4 (a baseline on equal terms) and item 5 (configuration identity)",
     "Please send runs measured with your sampling settings (temperature, top-p, top-k and n)."
 )
 
@@ -106,7 +106,7 @@ SCOPE_MISMATCH = _fit(
     Evidence counts for the buyer only over the interval the buyer's requirements are about.""",
     "Buyer's limits are end-to-end; the offer's runs were timed generation-only.",
     "Buyer and offer runs both end-to-end.",
-    "Brief 3.2",
+    "README, The checklist behind the rules, item 2 (a complete measured interval)",
     "Please send runs timed over the interval your requirements are about (end-to-end or generation-only)."
 )
 
@@ -118,7 +118,7 @@ TASK_MISMATCH = _fit(
     buyer's own tasks.""",
     "Buyer runs customer-support chat; the offer measured code completion.",
     "The offer's runs and quality results name the buyer's task.",
-    "Brief 3.8; Spec-Bench leaderboard (github hemingkx/Spec-Bench)",
+    "README, The checklist behind the rules, item 8 (task dependence and repeatability); Spec-Bench, https://github.com/hemingkx/Spec-Bench",
     "Please send runs and quality results measured on your own task."
 )
 
@@ -142,7 +142,7 @@ IDENTITY_MISMATCH = _fit(
     when its evidence is established. The buyer pins the identity fields that must have given values.""",
     "Buyer pins hardware.accelerator: NVIDIA H100 SXM5 80GB; the offer was measured on another accelerator.",
     "The offer's configuration states exactly the pinned target model and accelerator.",
-    "Brief 3.5",
+    "README, The checklist behind the rules, item 5 (configuration identity)",
     "Please send evidence measured with the configuration you pinned (target model, drafter, number format, runtime or accelerator)."
 )
 
@@ -155,7 +155,7 @@ RELAXED_REFUSED = _fit(
     requires lossless speculation cannot take such an offer, whatever its quality results.""",
     "lossy_acceptance_allowed: false; the offer's configuration has relaxed_acceptance.enabled: true.",
     "The offer uses the standard acceptance test.",
-    "Brief 3.6; TensorRT-LLM speculative decoding / MTP documentation",
+    "README, The checklist behind the rules, item 6 (task quality); TensorRT-LLM speculative decoding (MTP relaxed acceptance), https://nvidia.github.io/TensorRT-LLM/examples/llm_speculative_decoding.html",
     "Please send evidence measured with the standard, lossless acceptance test."
 )
 
@@ -171,6 +171,6 @@ COST_BASIS_MISSING = _fit(
     code says why.""",
     "The requirements profile states latency limits but no price block; or a configuration has no hardware.count.",
     "price: {currency: USD, per_accelerator_hour: 2.40}, and every offered configuration states hardware.count.",
-    "InferenceX (SemiAnalysis) cost per million tokens by throughput per GPU; trtllm-bench output_throughput_per_gpu_tok_s",
+    "InferenceX (SemiAnalysis), cost per million tokens by throughput per GPU, https://github.com/SemiAnalysisAI/InferenceX",
     "Please state how many accelerators each offered configuration runs on (hardware.count), so its cost per million output tokens can be computed.",
 )

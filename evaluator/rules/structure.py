@@ -19,7 +19,7 @@ PARSE = register(
         ),
         failing_example='{"offer": {...}, "offer": {...}} (the key "offer" appears twice)',
         passing_example="A JSON object, or YAML holding plain data only, with each key once.",
-        reference="RFC 8259 section 4 (names should be unique); YAML 1.2 core schema",
+        reference="RFC 8259 section 4, names should be unique, https://www.rfc-editor.org/rfc/rfc8259#section-4; YAML 1.2 core schema, https://yaml.org/spec/1.2.2/#1032-core-schema",
         ask="Please send the evidence again as a readable JSON or YAML file: {problem}.",
     )
 )
@@ -50,7 +50,7 @@ SCHEMA = register(
     nobody can tell which measurement the claim refers to.""",
     failing='A claim with "run": "spec-c1" when no run has that id.',
     passing="Every claim's run and baseline, and every run's configuration, exist exactly once.",
-    reference="sdeval evidence-record format 1.0 and 1.1",
+    reference="schemas/evidence-record.schema.json (sdeval evidence-record format 1.0); README, The evidence record",
     ask="Please correct the evidence so that {fix}.",
 )
 def reference_broken(ctx: Context) -> Iterator[Violation]:

@@ -10,13 +10,16 @@
 (function () {
   const SCHEMA = JSON.parse(document.getElementById("sdeval-schema").textContent);
   const CATALOG = JSON.parse(document.getElementById("sdeval-catalog").textContent);
+  // What a schema pattern means, in the CLI's words (evaluator/schema.py PATTERN_WORDS).
+  const WORDING = JSON.parse(document.getElementById("sdeval-wording").textContent);
   const RULES = {};
   CATALOG.rules.forEach(function (r) { RULES[r.code] = r; });
   const STORAGE_KEY = "sdeval-form:" + SCHEMA.$id;
   const form = document.getElementById("record");
   const statusLine = document.getElementById("status");
   const AjvClass = window.ajv2020.default || window.ajv2020;
-  const validateSchema = new AjvClass({ allErrors: true, strict: false }).compile(SCHEMA);
+  // verbose: each error carries its schema and value, for the CLI's words and "did you mean".
+  const validateSchema = new AjvClass({ allErrors: true, strict: false, verbose: true }).compile(SCHEMA);
 
   // ------------------------------------------------------------ values as written
 
@@ -65,6 +68,31 @@
       if (typeof value !== "number") return value;
       return new Num(context && typeof context.source === "string" ? context.source : String(value));
     });
+  }
+
+  // YAML as the CLI reads it (evaluator/loader.py): YAML 1.2 core scalars only, so `no` stays
+  // text and 2024-01-01 is not a date, and every number keeps the digits it was written with.
+  const YAML_INT = /^[-+]?[0-9]+$/;
+  const YAML_FLOAT = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$/;
+  function yamlNumber(tag, pattern) {
+    return new window.jsyaml.Type(tag, {
+      kind: "scalar",
+      resolve: function (data) { return data !== null && pattern.test(data); },
+      construct: function (data) { return new Num(data.replace(/^\+/, "")); },
+      instanceOf: Num,
+    });
+  }
+  const YAML_SCHEMA = window.jsyaml.FAILSAFE_SCHEMA.extend({
+    implicit: [window.jsyaml.types.null, window.jsyaml.types.bool,
+      yamlNumber("tag:yaml.org,2002:int", YAML_INT), yamlNumber("tag:yaml.org,2002:float", YAML_FLOAT)],
+  });
+
+  function parseYamlRecord(text) { return window.jsyaml.load(text, { schema: YAML_SCHEMA }); }
+
+  function looksLikeYaml(name, text) {
+    if (/\.ya?ml$/i.test(name)) return true;
+    if (/\.json$/i.test(name)) return false;
+    return !/^\s*[{[]/.test(text);
   }
 
   const isObject = function (v) { return v !== null && typeof v === "object" && !Array.isArray(v) && !(v instanceof Num) && !(v instanceof Raw); };
@@ -296,6 +324,7 @@
         }
         const err = el.querySelector(":scope > .err, :scope > .items ~ .err");
         if (err) err.id = "e" + domId(pointer) + "-err";
+        if (el !== form) el.id = "o" + domId(pointer);  // a problem in the list links here
         return;
       }
       const id = "f" + domId(pointer);
@@ -320,17 +349,28 @@
     return RULES[code].messages[key].replace(/\{(\w+)\}/g, function (m, name) { return String(params[name]); });
   }
 
-  // context.num: a figure as a buyer reads it. isInt: the field is an integer in the record.
-  function num(value, unit, isInt) {
+  // wording.num, ported: three significant figures, whole units from 100 up, no invented digits,
+  // thousands grouped, halves away from zero (toFixed rounds the exact binary value, as the CLI does).
+  function shortestDecimals(x) {
+    const m = /^(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(String(Math.abs(x)));
+    if (!m) return 0;
+    return Math.max(0, (m[2] ? m[2].length : 0) - (m[3] ? parseInt(m[3], 10) : 0));
+  }
+  function decimalsCap(x) {
+    if (x === 0) return 0;
+    return Math.max(0, 2 - parseInt(Math.abs(x).toExponential(2).split("e")[1], 10));
+  }
+  function fixed(x, decimals) {
+    let text = Math.abs(x) >= 1e21 ? String(x) : x.toFixed(decimals);
+    if (Number(text) === 0) text = text.replace(/^-/, "");
+    return text.replace(/^(-?\d+)/, function (m) { return m.replace(/\B(?=(\d{3})+(?!\d))/g, ","); });
+  }
+  function num(value, unit) {
     unit = unit || "";
     if (value === null || value === undefined) return "not stated";
-    if (unit === "x") return num(value, "", isInt) + "x";
-    const strip = function (s) { return s.replace(/0+$/, "").replace(/\.$/, ""); };
-    const groups = function (s) { return s.replace(/^(-?\d+)/, function (m) { return m.replace(/\B(?=(\d{3})+(?!\d))/g, ","); }); };
-    let text;
-    if (isInt) text = groups(String(value));
-    else text = Math.abs(value) < 1000 ? strip(value.toFixed(4)) : strip(groups(value.toFixed(1)));
-    return unit ? (text + " " + unit).replace(/\s+$/, "") : text;
+    const text = fixed(value, Math.min(decimalsCap(value), shortestDecimals(value)));
+    if (unit === "x") return text + "x";
+    return unit ? text + " " + unit : text;
   }
 
   // figures.claimed_text: the claimed figure as stated, a range or a bound included.
@@ -420,24 +460,82 @@
 
   function escapeStep(s) { return String(s).replace(/~/g, "~0").replace(/\//g, "~1"); }
 
-  const TYPE_WORDS = { integer: "a whole number", number: "a number", string: "text", boolean: "yes or no", array: "a list", object: "a group of fields" };
+  const TYPE_WORDS = { integer: "a whole number", number: "a number", string: "text", boolean: "true or false", array: "a list", object: "a group of fields" };
+
+  // difflib.SequenceMatcher(None, a, b).ratio(), as evaluator/schema.py uses it for "did you mean".
+  function similarity(a, b) {
+    function matches(a0, a1, b0, b1) {
+      let best = 0, bi = a0, bj = b0;
+      for (let i = a0; i < a1; i++) {
+        for (let j = b0; j < b1; j++) {
+          let k = 0;
+          while (i + k < a1 && j + k < b1 && a[i + k] === b[j + k]) k++;
+          if (k > best) { best = k; bi = i; bj = j; }
+        }
+      }
+      if (!best) return 0;
+      return best + matches(a0, bi, b0, bj) + matches(bi + best, a1, bj + best, b1);
+    }
+    return a.length + b.length ? 2 * matches(0, a.length, 0, b.length) / (a.length + b.length) : 1;
+  }
+  function closest(word, names) {
+    let found = null, score = 0.7;
+    [word, word.toLowerCase()].forEach(function (w) {
+      if (found) return;
+      names.forEach(function (n) { const r = similarity(w, n); if (r >= score && (found === null || r > score)) { found = n; score = r; } });
+    });
+    return found;
+  }
+  function shown(value) {
+    const text = JSON.stringify(value);
+    return text.length <= 80 ? text : text.slice(0, 77) + "...";
+  }
+  function oneOf(values) {
+    const quoted = values.map(function (v) { return JSON.stringify(v); });
+    return quoted.length > 1 ? quoted.slice(0, -1).join(", ") + " or " + quoted[quoted.length - 1] : quoted[0];
+  }
 
   function schemaFindings(record) {
     const out = [];
-    (validateSchema(record) ? [] : validateSchema.errors).forEach(function (e) {
+    const errors = validateSchema(record) ? [] : validateSchema.errors;
+    const missing = {};
+    errors.forEach(function (e) { if (e.keyword === "required") missing[e.instancePath + "/" + escapeStep(e.params.missingProperty)] = true; });
+    const absorbed = {};
+    errors.forEach(function (e) {
       // pydantic's "X or null" fields give Ajv an anyOf: its null branch and the anyOf
       // summary repeat what the real branch already says.
       if (e.keyword === "anyOf" || (e.keyword === "type" && e.params.type === "null")) return;
-      let path = e.instancePath, message = e.message;
+      let path = e.instancePath, message;
+      const got = " (got " + shown(e.data) + ")";
       if (e.keyword === "required") { path += "/" + escapeStep(e.params.missingProperty); message = "required field is missing"; }
       else if (e.keyword === "additionalProperties") {
-        path += "/" + escapeStep(e.params.additionalProperty);
-        message = "is not a field of the evidence record (misspelt, or in the wrong place)";
-      } else if (e.keyword === "type") message = "must be " + (TYPE_WORDS[e.params.type] || e.params.type);
-      else if (e.keyword === "const") message = "must be " + JSON.stringify(e.params.allowedValue);
-      else if (e.keyword === "enum") message = "must be one of " + e.params.allowedValues.join(", ");
+        const key = e.params.additionalProperty;
+        path += "/" + escapeStep(key);
+        const present = isObject(e.data) ? Object.keys(e.data) : [];
+        const allowed = Object.keys((e.parentSchema && e.parentSchema.properties) || {}).filter(function (n) { return present.indexOf(n) < 0; });
+        const meant = closest(key, allowed);
+        if (meant) {
+          message = "unknown field " + JSON.stringify(key) + ": did you mean " + JSON.stringify(meant) + "?";
+          const at = e.instancePath + "/" + escapeStep(meant);
+          if (missing[at]) { message += " (" + meant + " is required, and missing)"; absorbed[at] = true; }
+        } else message = "unknown field " + JSON.stringify(key) + " (misspelt, or in the wrong place)";
+      } else if (e.keyword === "type") message = "must be " + (TYPE_WORDS[e.params.type] || e.params.type) + got;
+      else if (e.keyword === "const") message = "must be " + JSON.stringify(e.params.allowedValue) + got;
+      else if (e.keyword === "enum") message = "must be " + oneOf(e.params.allowedValues) + got;
+      else if (e.keyword === "pattern") message = (WORDING.patterns[e.params.pattern] || "does not have the form this field needs") + got;
+      else if (e.keyword === "minimum") message = "must be at least " + num(e.params.limit) + got;
+      else if (e.keyword === "maximum") message = "must be at most " + num(e.params.limit) + got;
+      else if (e.keyword === "exclusiveMinimum") message = "must be more than " + num(e.params.limit) + got;
+      else if (e.keyword === "exclusiveMaximum") message = "must be less than " + num(e.params.limit) + got;
+      else if (e.keyword === "maxLength") message = "is longer than the " + num(e.params.limit) + " characters allowed" + got;
+      else if (e.keyword === "maxItems") message = "has more than the " + num(e.params.limit) + " entries allowed" + got;
+      else if (e.keyword === "minItems") message = "needs at least " + num(e.params.limit) + (e.params.limit === 1 ? " entry" : " entries") + got;
+      else message = e.message + got;
       out.push({ code: "schema", path: path, message: message });
     });
+    for (let i = out.length - 1; i >= 0; i--) {
+      if (absorbed[out[i].path] && out[i].message === "required field is missing") out.splice(i, 1);
+    }
     // Ajv reads 5.0 and 1e3 as whole numbers; the record's reader does not, so neither does the page.
     form.querySelectorAll("input[data-type=integer]").forEach(function (el) {
       if (el.value !== "" && !JSON_INTEGER.test(el.value)) out.push({ code: "schema", path: el.dataset.pointer, message: "must be a whole number, written without a decimal point or exponent" });
@@ -473,14 +571,51 @@
   }
 
   let findings = [];
+  // Schema problems are shown for the fields a person has touched, and all of them once the
+  // record is saved or loaded: a blank form is not a page of red. Rule findings always show,
+  // since only what was typed can break a rule.
+  const touched = {};
+  let showAll = false;
+
+  function isTouched(el) {
+    if (showAll) return true;
+    if (touched[el.dataset.pointer]) return true;
+    if (el.dataset.node === "object" || el.dataset.node === "list") {
+      return Object.keys(touched).some(function (p) { return p.indexOf(el.dataset.pointer + "/") === 0; });
+    }
+    return false;
+  }
+
+  // What a person calls a field: its label, under the headings of the groups and items it is in
+  // ("Run 1: offer-b › Counts › Emitted tokens (E)").
+  function fieldName(el) {
+    const parts = [];
+    for (let node = el; node && node !== form; node = node.parentElement.closest("[data-node]")) {
+      let text = "";
+      if (node.classList.contains("item")) text = node.querySelector(":scope > legend .item-title").textContent;
+      else if (node.dataset.node === "list" && node !== el) text = "";  // its item's title says it ("Run 1")
+      else if (node.dataset.node === "object" || node.dataset.node === "list") {
+        const heading = node.querySelector(":scope > legend, :scope > .list-title") || (node.closest("section") && node.parentElement.closest("[data-node]") === form ? node.closest("section").querySelector("h2") : null);
+        text = heading ? heading.firstChild.textContent : "";
+      } else {
+        const label = node.closest(".field").querySelector(":scope > .label");
+        text = label ? label.firstChild.textContent : node.dataset.key;
+      }
+      text = text.trim();
+      if (text && parts[0] !== text) parts.unshift(text);
+    }
+    return parts.join(" \u203a ") || "The record";
+  }
 
   function show(all) {
     form.querySelectorAll(".err").forEach(function (p) { p.hidden = true; p.textContent = ""; });
     form.querySelectorAll("[aria-invalid]").forEach(function (el) { el.removeAttribute("aria-invalid"); });
     const list = document.getElementById("findings-list");
     list.innerHTML = "";
+    let waiting = 0;
     all.forEach(function (f) {
       const target = targetFor(f.path);
+      if (f.code === "schema" && !isTouched(target)) { waiting++; return; }
       const box = errorBox(target);
       const line = document.createElement("span");
       line.className = "finding";
@@ -493,11 +628,12 @@
       const item = document.createElement("li");
       item.dataset.code = f.code;
       item.dataset.path = f.path;
-      const go = document.createElement("button");
-      go.type = "button";
+      const go = document.createElement("a");
       go.className = "link";
-      go.textContent = (f.path || "the record") + ": " + f.message;
-      go.addEventListener("click", function () { reveal(target); });
+      go.href = "#" + (target.id || "record");
+      go.textContent = fieldName(target) + ": " + f.message;
+      go.title = f.path || "/";
+      go.addEventListener("click", function (ev) { ev.preventDefault(); reveal(target); });
       const code = document.createElement("span");
       code.className = "code";
       code.textContent = f.code;
@@ -507,10 +643,13 @@
       item.appendChild(go);
       list.appendChild(item);
     });
-    const errors = all.length;
-    document.getElementById("findings-summary").textContent = errors
-      ? errors + (errors === 1 ? " problem" : " problems") + " found."
-      : "No problems found: sdeval validate will accept this record.";
+    const listed = all.length - waiting;
+    let summary;
+    if (!all.length) summary = "No problems found: sdeval validate will accept this record.";
+    else if (!waiting) summary = listed + (listed === 1 ? " problem" : " problems") + " found.";
+    else summary = (listed ? listed + (listed === 1 ? " problem" : " problems") + " found; " : "") +
+      waiting + (waiting === 1 ? " field is" : " fields are") + " still to fill in or fix: shown as you reach them, and all at once when you save.";
+    document.getElementById("findings-summary").textContent = summary;
     showExtras();
   }
 
@@ -584,7 +723,7 @@
   }
 
   function remember(value) {
-    try { localStorage.setItem(STORAGE_KEY, JSON.stringify({ at: new Date().toISOString(), record: stringify(value) })); } catch (e) { /* storage full or off */ }
+    try { localStorage.setItem(STORAGE_KEY, JSON.stringify({ at: new Date().toISOString(), record: stringify(value), touched: Object.keys(touched) })); } catch (e) { /* storage full or off */ }
   }
 
   function openDetailsWithData() {
@@ -595,6 +734,7 @@
   }
 
   function load(value) {
+    showAll = true;  // a record someone wrote: every problem in it is news
     clearNode(form);
     fill(form, value);
     renumber();
@@ -604,6 +744,8 @@
   }
 
   function blank() {
+    showAll = false;
+    Object.keys(touched).forEach(function (k) { delete touched[k]; });
     clearNode(form);
     ["/configurations", "/runs", "/claims"].forEach(function (p) {
       addItem(form.querySelector('[data-pointer="' + p + '"]'));
@@ -623,9 +765,17 @@
     }
   }
 
+  function touch(ev) {
+    const el = ev.target.closest("[data-node]");
+    if (el && el.dataset.pointer !== undefined) touched[el.dataset.pointer] = true;
+  }
+  // A field counts as touched once it was typed in, changed or left.
+  form.addEventListener("focusout", function (ev) { if (ev.target.matches("input,select,textarea")) { touch(ev); changed(); } });
+
   form.addEventListener("input", function (ev) {
     const el = ev.target.closest("[data-node]");
     if (!el) return;
+    touch(ev);
     if (el.dataset.node === "choices" || el.dataset.node === "picks") {
       const box = ev.target;
       let chosen = selection(el).filter(function (v) { return v !== box.value; });
@@ -637,7 +787,7 @@
   });
   // Enter in a field must never submit (and so reload) the page.
   form.addEventListener("submit", function (ev) { ev.preventDefault(); });
-  form.addEventListener("change", function (ev) { if (ev.target.matches("select")) changed(); });
+  form.addEventListener("change", function (ev) { if (ev.target.matches("select")) { touch(ev); changed(); } });
 
   form.addEventListener("click", function (ev) {
     const button = ev.target.closest("button[data-action]");
@@ -673,6 +823,7 @@
 
   document.getElementById("save").addEventListener("click", function () {
     clearTimeout(pending);
+    showAll = true;  // saving asks for the whole verdict
     renumber();
     refreshRefs();
     const value = check();
@@ -696,11 +847,12 @@
     if (!file) return;
     file.text().then(function (text) {
       let value;
-      try { value = parseRecord(text); } catch (e) {
-        statusLine.textContent = file.name + " is not a JSON record (" + e.message + "). A YAML record must be converted to JSON first.";
+      const yamlFile = looksLikeYaml(file.name, text);
+      try { value = yamlFile ? parseYamlRecord(text) : parseRecord(text); } catch (e) {
+        statusLine.textContent = file.name + " is not a " + (yamlFile ? "YAML" : "JSON") + " record: " + e.message.split("\n")[0];
         return;
       }
-      if (!isObject(value)) { statusLine.textContent = file.name + " holds no JSON object, so it is not an evidence record."; return; }
+      if (!isObject(value)) { statusLine.textContent = file.name + " holds no object (a mapping of fields), so it is not an evidence record."; return; }
       load(value);
       remember(current());
       statusLine.textContent = "Loaded " + file.name + ".";
@@ -731,10 +883,20 @@
   try { draft = JSON.parse(localStorage.getItem(STORAGE_KEY) || "null"); } catch (e) { draft = null; }
   if (draft && typeof draft.record === "string") {
     load(parseRecord(draft.record));
+    showAll = false;  // a draft is still being typed: its blanks are not yet mistakes
+    if (Array.isArray(draft.touched)) draft.touched.forEach(function (p) { touched[p] = true; });
+    check();
     statusLine.textContent = "Restored what you typed earlier (" + draft.at + "); it is kept here until you save.";
   } else {
     blank();
   }
   // For tests and for anyone curious in the console.
-  window.sdevalForm = { collect: function () { return stringify(current()); }, loadText: function (text) { load(parseRecord(text)); }, num: num, findings: function () { return findings; }, catalog: CATALOG };
+  window.sdevalForm = {
+    collect: function () { return stringify(current()); },
+    loadText: function (text) { load(parseRecord(text)); },
+    loadYaml: function (text) { load(parseYamlRecord(text)); },
+    num: num,
+    findings: function () { return findings; },
+    catalog: CATALOG,
+  };
 })();
