@@ -54,6 +54,15 @@ class Context:
         used = {c.run for _, c in self.performance_claims()} | {c.baseline for _, c in self.performance_claims()}
         return [(i, run) for i, run in enumerate(self.record.runs) if run.id in used]
 
+    def needs_duration(self, run: Run) -> bool:
+        """Whether a claim resting on the run is a figure over its interval (E / T, N / T). A
+        latency, a response-time speedup or a stated per-user figure is measured per request: it
+        needs the interval's definition, not its length."""
+        return any(
+            run.id in (c.run, c.baseline) and not (c.kind == "latency" or c.counted in ("response-time", "per-user-output"))
+            for _, c in self.performance_claims()
+        )
+
     def effective_k(self, run: Run) -> int | None:
         """K the run drafted with: the fixed K, or the schedule's band for the run's concurrency."""
         cfg = self.configuration(run)

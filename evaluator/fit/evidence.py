@@ -33,6 +33,9 @@ class _EveryRunTimed(Context):
     def timed_runs(self) -> list[tuple[int, Run]]:
         return list(enumerate(self.record.runs))
 
+    def needs_duration(self, run: Run) -> bool:
+        return True  # a throughput requirement may be judged on any run
+
 
 def run_problems(record: EvidenceRecord) -> dict[str, set[str]]:
     """Error codes that point into each run or its configuration."""

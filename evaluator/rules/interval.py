@@ -37,7 +37,8 @@ def covered_by_definition(interval: Interval) -> bool:
     "A run lacks start/end events, a duration, a scope or how it was timed",
     rationale="""A throughput is tokens over a time, and the time means nothing without the events that
     start and end it. The interval must also say whether it is generation-only or end-to-end, and whether
-    it was one clock or a sum of stages.""",
+    it was one clock or a sum of stages. A latency is measured per request: a run that only latency
+    claims rest on needs its interval defined, not its length.""",
     failing="A run with duration_s 0.075 and no start or end event.",
     passing='start_event "just before the first proposal", end_event "last output token", scope, measurement and duration_s all given.',
     reference="README, The checklist behind the rules, item 2 (a complete measured interval)",
@@ -48,7 +49,7 @@ def interval_undefined(ctx: Context) -> Iterator[Violation]:
         missing = [
             name
             for name in ("start_event", "end_event", "duration_s", "scope", "measurement")
-            if getattr(run.interval, name) in (None, "")
+            if getattr(run.interval, name) in (None, "") and (name != "duration_s" or ctx.needs_duration(run))
         ]
         if missing:
             yield Violation(
