@@ -126,6 +126,10 @@ def record_metrics(record: EvidenceRecord) -> dict[str, RunMetrics]:
     return {run.id: run_metrics(run) for run in record.runs}
 
 
+# Relative error of arithmetic in binary floating point, with room to spare (doubles carry ~1e-16).
+FLOAT_NOISE = Fraction(1, 10**12)
+
+
 @dataclass(frozen=True)
 class Bounds:
     """Where a figure lies, given the precision its inputs were written to (exact fractions)."""
@@ -158,8 +162,11 @@ class Bounds:
         and, with `stated_precision`, also allowing the stated figure's own rounding."""
         value = exact(stated)
         slack = _half_unit(stated) if stated_precision else Fraction(0)
-        low = self.low * (1 - exact(relative)) - slack
-        high = self.high * (1 + exact(relative)) + slack
+        # A figure a tool computed in binary floating point is off in its last bits (3.0602409638554215
+        # for 1 + 34200 / 16600 = 3.06024096385542168...): that is not another figure.
+        noise = FLOAT_NOISE * max(abs(self.low), abs(self.high))
+        low = self.low * (1 - exact(relative)) - slack - noise
+        high = self.high * (1 + exact(relative)) + slack + noise
         return low <= value <= high
 
 

@@ -179,3 +179,11 @@ def test_sdeval_rules_explains_the_formula_table(sdeval):
     assert "  speedup            response-time      latency_b / latency, same latency metric and statistic" in out.stdout
     doc = sdeval("rules", "-f", "json").json()
     assert {(f["kind"], f["counted"]) for f in doc["claim_formulas"]} == set(CLAIM_FORMULAS)
+
+
+def test_a_tools_float_arithmetic_is_not_another_figure():
+    """vllm bench serve writes 1 + A / S computed in doubles: 3.0602409638554215 for 1 + 34200 / 16600."""
+    exact_length = Bounds.exact(1 + Fraction(34200, 16600))
+    assert exact_length.allows(3.0602409638554215, stated_precision=True)
+    assert exact_length.allows(3.06, stated_precision=True)
+    assert not exact_length.allows(3.07, stated_precision=True)

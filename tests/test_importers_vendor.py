@@ -388,3 +388,70 @@ def test_counts_said_to_be_the_benchmarks_but_contradicted_by_the_server_are_nam
         f"run {data['runs'][0]['id']}: the server's counters over the same interval show other requests than the benchmark's: "
         "verification steps: 50 on the server against 43 in the benchmark (7 more)"
     )
+
+
+# ------------------------------------------------- from benchmark runs to established claims
+
+
+def test_from_bench_results_and_scrapes_to_claims_written_by_sdeval_claim_all_established(sdeval, tmp_path):
+    """The whole vendor's path: a record with the configurations pinned, both arms imported at two
+    concurrencies with the scrapes around each benchmark, each run's quality result added, then every
+    claim written by `sdeval claim` from the counts. Nothing is typed but ids."""
+    identity = {
+        "target": {"model": MODEL, "revision": "5825c9120fc701a0b7d9a30d61005f2a09466b74", "tokenizer": MODEL,
+                   "tokenizer_revision": "5825c9120fc701a0b7d9a30d61005f2a09466b74"},
+        "numerics": {"weights": "bf16", "activations": "bf16", "kv_cache": "fp8"},
+        "sampling": {"temperature": 0, "top_p": 1, "top_k": 0, "seed": 0, "n": 1},
+        "runtime": {"name": "vLLM", "version": "0.25.1"},
+        "hardware": {"accelerator": "NVIDIA H100 SXM5 80GB", "count": 4},
+    }
+    record = tmp_path / "offer.json"
+    record.write_text(json.dumps({
+        "record_version": "1.1",
+        "offer": {"vendor": "Acme Inference Ltd", "offer_id": "ACME-SD-7", "date": "2026-11-20", "claim_text": "Faster chat at 1 and 8 users."},
+        "configurations": [
+            {"id": "eagle3", **identity, "proposer": {"method": "eagle-3", "model": "yuhuili/EAGLE3-LLaMA3.3-Instruct-70B",
+                                                       "revision": "0b1c2d3", "k": 3}},
+            {"id": "target-only", **identity, "proposer": {"method": "none"}},
+        ],
+        "runs": [],
+        "claims": [],
+    }, indent=2))
+    for arm, concurrency in ARMS:
+        result, before, after = write_arm(tmp_path, arm, concurrency)
+        args = ["import", "vllm-bench", result, "--run-id", f"{arm}-c{concurrency}", "--configuration",
+                "eagle3" if arm == "spec" else "target-only", "--into", record, "--in-place", "--metrics", before, after]
+        done = sdeval(*args, *(["--arrangement", "target-only"] if arm == "base" else []))
+        assert done.exit_code == 0, done.stderr
+    data = json.loads(record.read_text())
+    for run in data["runs"]:  # what the vendor's own evaluation gave, one result per run
+        run["quality"] = [{"task": "chat", "metric": "exact match", "score": 0.91, "method": "held-out chat set, greedy",
+                           "equality_check": "greedy-equality", "equality_matched": 500, "equality_total": 500}]
+        run["workload"]["task"] = "chat"
+    record.write_text(json.dumps(data, indent=2))
+    for concurrency in (1, 8):
+        for args in (["--kind", "speedup", "--baseline", f"base-c{concurrency}"], ["--kind", "output-throughput"]):
+            done = sdeval("claim", record, "--run", f"spec-c{concurrency}", *args, "--in-place")
+            assert done.exit_code == 0, done.stderr
+    assessed = sdeval("assess", record, "-f", "json").json()
+    [entry] = assessed["files"]
+    assert [(c["id"], c["value"], c["verdict"]) for c in entry["claims"]] == [
+        ("speedup-spec-c1", 1.72, "established"),           # (12800 / 64) / (12800 / 110) = 1.71875
+        ("output-throughput-spec-c1", 200.0, "established"),
+        ("speedup-spec-c8", 1.56, "established"),           # (51200 / 96) / (51200 / 150) = 1.5625
+        ("output-throughput-spec-c8", 533.0, "established"),
+    ]
+    assert [f["code"] for f in assessed["findings"] if f["severity"] == "error"] == []
+
+
+def test_an_import_that_carries_forced_acceptance_draws_acceptance_simulated_at_the_run(sdeval, tmp_path):
+    completed, tokens, duration, spec = ARMS[("spec", 1)]
+    result = bench_result(completed, tokens, duration, 1, spec)
+    result["speculative_config"] = {"method": "eagle3", "num_speculative_tokens": 3, "rejection_sample_method": "synthetic", "synthetic_acceptance_length": 3.12}
+    path = tmp_path / "synthetic.json"
+    path.write_text(json.dumps(result))
+    record = write_record(tmp_path)
+    done = sdeval("import", "vllm-bench", path, "--run-id", "spec-c1", "--configuration", "eagle3", "--into", record, "--in-place")
+    assert done.exit_code == 0, done.stderr
+    findings = [f for f in sdeval("validate", record, "-f", "json").json()["findings"] if f["code"] == "acceptance-simulated"]
+    assert [(f["path"], f["run"]) for f in findings] == [("/runs/0/simulated_acceptance", "spec-c1")]
