@@ -97,7 +97,7 @@ def test_cost_at_concurrency_64_is_price_x_4_over_e_over_t(shipped):
     assert num(float(cost)) == "1.20"
     assert "    64                 eagle3-dynamic-k  offered   eagle3-c64" in text
     assert f"{num(float(cost))} (cheapest)" in text
-    assert ("examples/complete-offer.yaml: cheapest within your limits 1.20 USD per million output tokens "
+    assert ("Acme Inference Ltd, ACME-SD-2026-114: cheapest within your limits 1.20 USD per million output tokens "
             "(eagle3-dynamic-k at concurrency 64, run eagle3-c64)") in text.replace(str(example("")) + "/", "examples/")
 
 
@@ -242,7 +242,7 @@ def test_a_missing_accelerator_count_is_a_finding_not_a_zero(sdeval, tmp_path, c
     doc = economics(sdeval("assess", offer, "-r", COST, "-f", "json"))
     assert doc["findings"] == [{
         "code": "cost-basis-missing", "offer": offer, "configuration": "eagle3-dynamic-k",
-        "message": f"no cost for configuration eagle3-dynamic-k of {offer}: it states no accelerator count (hardware.count)",
+        "message": "no cost for configuration eagle3-dynamic-k of Acme Inference Ltd, ACME-SD-2026-114: it states no accelerator count (hardware.count)",
     }]
     costs = offer_costs(doc, offer)
     spec = config(costs, "eagle3-dynamic-k")

@@ -637,7 +637,7 @@ def _marked(config: ConfigurationCosts, best: Cheapest) -> ConfigurationCosts:
     return replace(config, points=tuple(replace(p, cheapest=True) if p is best.point else p for p in config.points))
 
 
-def _findings(profile: RequirementsProfile, offers: list[OfferCosts]) -> list[CostFinding]:
+def _findings(profile: RequirementsProfile, offers: list[OfferCosts], names: dict[str, str]) -> list[CostFinding]:
     code = fit_rules.COST_BASIS_MISSING.code
     out = []
     if profile.price is None:
@@ -648,7 +648,7 @@ def _findings(profile: RequirementsProfile, offers: list[OfferCosts]) -> list[Co
             if c.accelerators is None and (c.offer, c.configuration) not in seen:
                 seen.add((c.offer, c.configuration))
                 out.append(CostFinding(code, c.offer, c.configuration,
-                                       f"no cost for configuration {c.configuration} of {c.offer}: it states no accelerator count (hardware.count)"))
+                                       f"no cost for configuration {c.configuration} of {names.get(c.offer, c.offer)}: it states no accelerator count (hardware.count)"))
     return out
 
 
@@ -678,7 +678,8 @@ def price_text(price: Price | None) -> str:
 
 
 def economics(profile: RequirementsProfile, requirements: list[Requirement], offers: list[OfferEvidence],
-              baseline: OfferEvidence | None) -> Economics:
+              baseline: OfferEvidence | None, names: dict[str, str] | None = None) -> Economics:
+    """`names`: offer file -> the name people read (wording.offer_names), for the findings' words."""
     costs = []
     for offer in offers:
         if offer.ctx is None:
@@ -688,4 +689,4 @@ def economics(profile: RequirementsProfile, requirements: list[Requirement], off
             costs.append(_offer_costs(profile, requirements, offer, baseline))
     limits = tuple(r.text.removesuffix(" at every required load") for r in requirements if r.kind in PER_USER_LIMITS)
     return Economics(profile.price, price_text(profile.price), limits, tuple(interactivity_limits(profile)),
-                     tuple(_findings(profile, costs)), tuple(costs))
+                     tuple(_findings(profile, costs, names or {})), tuple(costs))

@@ -88,7 +88,7 @@ def compare(profile: RequirementsProfile, results: list[FileAssessment], profile
     standings = _rank([_standing(o, [c for c in cells if c.offer == o.file], names[o.file]) for o in offers])
     comparison = Comparison(profile_file, profile_sha256, profile, requirements, standings, cells, series, baseline_text, names)
     comparison.statements = ranking_statements(comparison)
-    comparison.economics = economics(profile, requirements, offers, baseline)
+    comparison.economics = economics(profile, requirements, offers, baseline, names)
     return comparison
 
 

@@ -91,7 +91,7 @@ def _cost_summary(c: Comparison) -> list[str]:
     out.append(f"  goodput: {e.goodput}")
     out += [f"  {f.code}: {f.message}" for f in e.findings]
     for o in e.offers if e.price is not None else ():
-        line = f"  {o.offer}: cheapest within your limits {o.cheapest.text}"
+        line = f"  {c.name(o.offer)}: cheapest within your limits {o.cheapest.text}"
         if o.baseline_cheapest is not None:
             line += f"; baseline {o.baseline_cheapest.text}; {o.ratio_text}"
         out.append(line)
@@ -117,7 +117,7 @@ def _costs(c: Comparison, file: str) -> list[str]:
                 limits += f" [{', '.join(p.codes)}]"
             rows.append((
                 p.label + (" (interpolated)" if p.basis == "interpolated" else ""),
-                config.configuration + ("" if config.offer == file else f" ({config.offer})"),
+                config.configuration + ("" if config.offer == file else f" ({c.name(config.offer)})"),
                 config.role,
                 " - ".join(p.runs),
                 num(float(p.per_accelerator)) if p.per_accelerator is not None else "-",

@@ -7,6 +7,7 @@ draws the one chart with every offer and each baseline.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
@@ -82,11 +83,11 @@ def fit_context(c: Comparison, rule_of: RuleOf, attachment_of: dict[str, str] | 
             for s in series
         ],
         "chart": _chart(c),
-        "costs": _costs(c.economics) if c.economics is not None else None,
+        "costs": _costs(c.economics, c.name) if c.economics is not None else None,
     }
 
 
-def _costs(e: Economics) -> dict[str, Any]:
+def _costs(e: Economics, name: Callable[[str], str]) -> dict[str, Any]:
     """The cost section: the price, what "within your limits" means, and per offer the cost table,
     the cheapest point against the baseline's, and the frontier chart with its sentence."""
     return {
@@ -97,11 +98,11 @@ def _costs(e: Economics) -> dict[str, Any]:
         "interactivity": [x.text for x in e.interactivity_limits],
         "goodput": e.goodput,
         "findings": [f.as_dict() for f in e.findings],
-        "offers": [_offer_costs(e, o) for o in e.offers],
+        "offers": [_offer_costs(e, o, name) for o in e.offers],
     }
 
 
-def _offer_costs(e: Economics, o: OfferCosts) -> dict[str, Any]:
+def _offer_costs(e: Economics, o: OfferCosts, name: Callable[[str], str]) -> dict[str, Any]:
     rows = []
     for config in o.configurations:
         for p in config.points:
@@ -124,18 +125,18 @@ def _offer_costs(e: Economics, o: OfferCosts) -> dict[str, Any]:
                 "codes": list(p.codes),
             })
     return {
-        "file": o.offer,
+        "file": name(o.offer),
         "rows": rows,
         "hourly": [f"{c.configuration}: {c.hourly_text}" for c in o.configurations],
         "cheapest": o.cheapest.text,
         "baseline_cheapest": o.baseline_cheapest.text if o.baseline_cheapest else None,
         "ratio": o.ratio_text,
         "frontiers": [f.text for f in o.frontiers],
-        "chart": _frontier_chart(e, o),
+        "chart": _frontier_chart(e, o, name),
     }
 
 
-def _frontier_chart(e: Economics, o: OfferCosts) -> Markup | None:
+def _frontier_chart(e: Economics, o: OfferCosts, name: Callable[[str], str]) -> Markup | None:
     """Tokens/s per accelerator against tokens/s per user, one line per configuration (offered solid
     and filled, baseline dashed and open), every measured point labelled with its concurrency and
     marked when it is outside the buyer's limits, and the buyer's interactivity limits drawn in."""
@@ -147,7 +148,7 @@ def _frontier_chart(e: Economics, o: OfferCosts) -> Markup | None:
         established = all(p.established for p in points)
         label = f"{config.configuration} ({'offered' if config.role == 'offered' else 'baseline'})"
         if config.offer != o.offer:
-            label += f", {config.offer}"
+            label += f", {name(config.offer)}"
         series.append(Series(
             label + ("" if established else " (not established)"),
             [(float(p.per_user), float(p.per_accelerator)) for p in points],
