@@ -89,6 +89,16 @@ def num(value: float | int | None, unit: str = "", *, decimals: int | None = Non
     return _with_unit(_fixed(value, decimals), unit)
 
 
+def money(value: float | int | None, currency: str = "") -> str:
+    """An amount of money, in cents as prices are written (1.20 USD, 69.37 USD), so a column of
+    costs lines up; an amount under a cent keeps three significant figures."""
+    if value is None:
+        return "not stated"
+    if 0 < abs(value) < 0.01:
+        return num(value, currency)
+    return num(value, currency, decimals=2)
+
+
 def column(values: Sequence[float | int | None], unit: str = "", *, missing: str = "-") -> list[str]:
     """A column of figures with one number of decimals for every row: the decimals num() gives
     the column's largest figure, or fewer when every figure is exact with fewer. So a

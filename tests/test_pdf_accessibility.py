@@ -81,7 +81,7 @@ def test_pdfa_3a_with_document_language_and_title_shown(signed):
 
 def test_every_chart_has_alternative_text_with_its_figures(signed):
     _, _, alts = structure(signed)
-    assert len(alts) == 8  # the requirements chart, each offer's throughput chart, 3 + 2 histograms
+    assert len(alts) == 10  # the requirements chart, each offer's frontier and throughput charts, 3 + 2 histograms
     assert all(alts), alts
     everyone = next(a for a in alts if a.startswith("Output throughput by concurrency: every offer and its baseline."))
     assert "Acme Inference Ltd, ACME-SD-2026-114: 84 tokens/s at concurrency 1, 553 tokens/s at concurrency 8, " \

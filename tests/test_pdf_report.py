@@ -158,9 +158,9 @@ def test_what_to_ask_the_vendor_follows_the_claims(work, cli):
     claims, asks, accounting = (text.index(h) for h in ("Claims and the findings", "What to ask the vendor", "Accounting per run"))
     assert claims < asks < accounting
     for request in (
-        "1. Please state the concurrency or request rate the claimed 1.67x was measured at. Claim speedup; rule load-unstated",
-        "2. Please state the concurrency or request rate run spec was measured at.",
-        "3. Please state the concurrency or request rate baseline run target-only was measured at.",
+        "1. Please state the concurrency or request rate run spec was measured at. Claim speedup; rule load-unstated",
+        "2. Please state the concurrency or request rate baseline run target-only was measured at.",
+        "3. Please state the concurrency or request rate the claimed 1.67x was measured at.",
     ):
         assert request in text
 

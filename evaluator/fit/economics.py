@@ -37,7 +37,7 @@ from ..figures import baseline_for
 from ..metrics import exact
 from ..record import Run
 from ..rules import requirements as fit_rules
-from ..wording import num
+from ..wording import money, num
 from .across_loads import offered_runs
 from .evidence import CONDITIONS, OfferEvidence, mismatches
 from .loads import Figure, figure_for, locate, required_points
@@ -470,7 +470,7 @@ def cheapest(configs: list[ConfigurationCosts], price: Price | None) -> Cheapest
         return Cheapest(None, None, f"no cost within your limits: {why}")
     cost, config, point = min(candidates, key=lambda c: c[0])  # ties: the first, in load order
     return Cheapest(config, point, (
-        f"{num(float(cost), price.currency)} per million output tokens "
+        f"{money(float(cost), price.currency)} per million output tokens "
         f"({config} at {_load_text(point.axis, point.load)}, run {point.runs[0]})"
     ))
 

@@ -4,7 +4,7 @@ the reason behind every cell, the ranking in plain sentences, and the figures ac
 from __future__ import annotations
 
 from ..wording import REQUIREMENT_STATUS as _STATUS
-from ..wording import column, loads_text, num
+from ..wording import column, loads_text, money, num
 from .economics import PER_REQUEST
 from .results import Comparison
 
@@ -108,10 +108,14 @@ def _costs(c: Comparison, file: str) -> list[str]:
     priced = e.price is not None
     rows = [("load", "configuration", "role", "runs", "tok/s per accelerator", "tok/s per user",
              *([f"{currency} per million tokens"] if priced else []), "within your limits")]
+    points = [p for config in o.configurations for p in config.points]
+    # One number of decimals per column (wording.column); costs in cents (wording.money).
+    per_accelerator = iter(column([None if p.per_accelerator is None else float(p.per_accelerator) for p in points]))
+    per_user = iter(column([None if p.per_user is None else float(p.per_user) for p in points]))
     for config in o.configurations:
         for p in config.points:
-            user = "-" if p.per_user is None else num(float(p.per_user)) + ("" if p.per_user_basis == PER_REQUEST else f" ({p.per_user_basis})")
-            cost = num(float(p.cost)) + (" (cheapest)" if p.cheapest else "") if p.cost is not None else f"- ({p.cost_note})"
+            user = next(per_user) + ("" if p.per_user is None or p.per_user_basis == PER_REQUEST else f" ({p.per_user_basis})")
+            cost = money(float(p.cost)) + (" (cheapest)" if p.cheapest else "") if p.cost is not None else f"- ({p.cost_note})"
             limits = LIMIT_WORDS[p.limits] + (f" ({'; '.join(p.limit_notes)})" if p.limit_notes else "")
             if p.codes:
                 limits += f" [{', '.join(p.codes)}]"
@@ -120,7 +124,7 @@ def _costs(c: Comparison, file: str) -> list[str]:
                 config.configuration + ("" if config.offer == file else f" ({c.name(config.offer)})"),
                 config.role,
                 " - ".join(p.runs),
-                num(float(p.per_accelerator)) if p.per_accelerator is not None else "-",
+                next(per_accelerator),
                 user,
                 *([cost] if priced else []),
                 limits,

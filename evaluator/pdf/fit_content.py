@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from markupsafe import Markup
 
 from ..wording import REQUIREMENT_STATUS as STATUS_WORDS
-from ..wording import loads_text, num
+from ..wording import column, loads_text, money, num
 from .charts import Series, frontier_chart, line_chart, offer_style
 from .content import RuleOf
 
@@ -104,6 +104,10 @@ def _costs(e: Economics, name: Callable[[str], str]) -> dict[str, Any]:
 
 def _offer_costs(e: Economics, o: OfferCosts, name: Callable[[str], str]) -> dict[str, Any]:
     rows = []
+    points = [p for config in o.configurations for p in config.points]
+    # One number of decimals per column (wording.column); costs in cents (wording.money).
+    per_accelerator = iter(column([None if p.per_accelerator is None else float(p.per_accelerator) for p in points]))
+    per_user = iter(column([None if p.per_user is None else float(p.per_user) for p in points]))
     for config in o.configurations:
         for p in config.points:
             rows.append({
@@ -112,10 +116,10 @@ def _offer_costs(e: Economics, o: OfferCosts, name: Callable[[str], str]) -> dic
                 "load": p.label,
                 "interpolated": p.basis == "interpolated",
                 "runs": " \u2013 ".join(p.runs),
-                "per_accelerator": num(float(p.per_accelerator)) if p.per_accelerator is not None else "-",
-                "per_user": num(float(p.per_user)) if p.per_user is not None else "-",
+                "per_accelerator": next(per_accelerator),
+                "per_user": next(per_user),
                 "per_user_basis": p.per_user_basis if p.per_user_basis and p.per_user_basis != "E / T / concurrency" else None,
-                "cost": num(float(p.cost)) if p.cost is not None else None,
+                "cost": money(float(p.cost)) if p.cost is not None else None,
                 "cost_note": p.cost_note,
                 "cheapest": p.cheapest,
                 "limits": p.limits,
