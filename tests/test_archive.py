@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import csv
 import hashlib
 import io
@@ -19,6 +21,8 @@ from evaluator.rules import RULE_CATALOG_VERSION
 from archive_fixtures import archive, archive_args, db, pg_server, reports  # noqa: F401 (fixtures)
 from conftest import ROOT
 from pdf_helpers import flip
+
+pytestmark = pytest.mark.archive
 
 
 def sha256(path) -> str:

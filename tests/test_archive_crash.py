@@ -23,6 +23,8 @@ from archive_fixtures import archive, archive_args, db, pg_server, reports, sdev
 from conftest import ROOT
 from evaluator.archive.store import PAUSE_ENV
 
+pytestmark = pytest.mark.archive
+
 
 def sha256(path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()

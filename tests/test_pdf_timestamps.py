@@ -24,6 +24,8 @@ from conftest import example
 from local_pki import NOW, TsaServer
 from pdf_helpers import flip, poppler, signed_ranges, stream_span, swap_attachment
 
+pytestmark = pytest.mark.pdf
+
 OFFER = example("sd201-offer-b.json")  # small: renders fast
 ROOT = Path(__file__).resolve().parent.parent
 

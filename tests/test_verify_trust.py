@@ -13,6 +13,8 @@ from cryptography.hazmat.primitives.serialization import Encoding
 from conftest import example
 from pdf_helpers import cert_fingerprint as fingerprint
 
+pytestmark = pytest.mark.pdf
+
 OFFER = example("sd201-offer-b.json")  # small: renders fast
 
 
