@@ -9,27 +9,31 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterator, MutableMapping
+from typing import TYPE_CHECKING, Any
 
-import click
 import typer
 from typer.core import TyperGroup
+
+if TYPE_CHECKING:
+    # Typer's own copy of click: typer may vendor it (typer._click), so click itself need not be installed.
+    Command = Any
 
 
 class _Commands(MutableMapping):
     def __init__(self, target: str) -> None:
         self._target, self._loaded = target, None
 
-    def _table(self) -> dict[str, click.Command]:
+    def _table(self) -> dict[str, Command]:
         if self._loaded is None:
             module, _, attribute = self._target.partition(":")
             real = getattr(importlib.import_module(module), attribute)
             self._loaded = dict(typer.main.get_group(real).commands)
         return self._loaded
 
-    def __getitem__(self, name: str) -> click.Command:
+    def __getitem__(self, name: str) -> Command:
         return self._table()[name]
 
-    def __setitem__(self, name: str, command: click.Command) -> None:
+    def __setitem__(self, name: str, command: Command) -> None:
         self._table()[name] = command
 
     def __delitem__(self, name: str) -> None:
