@@ -57,3 +57,11 @@ def test_the_orchestration_exists_once():
 def test_the_top_level_holds_at_most_13_modules():
     modules = sorted(p.stem for p in PACKAGE.glob("*.py") if not p.stem.startswith("__"))
     assert len(modules) <= 13, modules
+
+
+def test_nothing_imports_click_itself():
+    """typer may vendor its own copy of click (typer._click): a plain install (scripts/demo) has no
+    click, and the test tools bring one, so only this check catches an import of it."""
+    importers = sorted(p.relative_to(PACKAGE).as_posix() for p in PACKAGE.rglob("*.py")
+                       if any(n == "click" or n.startswith("click.") for n in runtime_imports(p)))
+    assert importers == []
