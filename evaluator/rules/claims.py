@@ -291,33 +291,20 @@ def claim_basis_undefined(ctx: Context) -> Iterator[Violation]:
 )
 def figure_provenance(ctx: Context) -> Iterator[Violation]:
     for i, claim in ctx.claims():
-        ask = {"value": _claimed(claim)}
+        claimed = f"the claimed {_claimed(claim)}"
         if claim.provenance == "derived":
             how = f" ({claim.provenance_detail})" if claim.provenance_detail else ""
-            yield Violation(
-                f"the claimed {_claimed(claim)} was derived from other figures{how}, not measured; only a run "
-                "measuring it establishes it",
-                ("claims", i, "provenance"),
-                claim=claim.id,
-                ask=ask,
-            )
-        elif claim.provenance == "selected":
-            if claim.selected_configuration is None:
-                yield Violation(
-                    f"the claimed {_claimed(claim)} is the best point of a sweep but names no configuration it was "
-                    "selected from (selected_configuration)",
-                    ("claims", i, "provenance"),
-                    claim=claim.id,
-                    ask=ask,
-                )
-            elif claim.selected_configuration not in ctx.config_index:
-                yield Violation(
-                    f"the claimed {_claimed(claim)} was selected from configuration {claim.selected_configuration}, "
-                    "which the record does not have",
-                    ("claims", i, "selected_configuration"),
-                    claim=claim.id,
-                    ask=ask,
-                )
+            problem = (f"{claimed} was derived from other figures{how}, not measured; only a run measuring it establishes it", "provenance")
+        elif claim.provenance == "selected" and claim.selected_configuration is None:
+            problem = (f"{claimed} is the best point of a sweep but names no configuration it was selected from "
+                       "(selected_configuration)", "provenance")
+        elif claim.provenance == "selected" and claim.selected_configuration not in ctx.config_index:
+            problem = (f"{claimed} was selected from configuration {claim.selected_configuration}, which the record does "
+                       "not have", "selected_configuration")
+        else:
+            continue
+        message, field = problem
+        yield Violation(message, ("claims", i, field), claim=claim.id, ask={"value": _claimed(claim)})
 
 
 @rule(
