@@ -273,7 +273,7 @@ def test_rule_references_can_be_followed_by_a_reader(sdeval):
 # ------------------------------------------------------------------ the command line itself
 
 
-@pytest.mark.parametrize("command", ["validate", "assess", "render", "import", "init", "schema", "form", "rules", "keygen", "verify"])
+@pytest.mark.parametrize("command", ["validate", "assess", "render", "import", "claim", "init", "schema", "form", "rules", "keygen", "verify"])
 def test_help_speaks_plainly_and_answers_to_dash_h(sdeval, command):
     result = sdeval(command, "-h")
     assert result.exit_code == 0
