@@ -9,6 +9,7 @@ commands that render or sign, so `validate` starts fast.
 from __future__ import annotations
 
 import json
+import signal
 import sys
 from enum import Enum
 from pathlib import Path
@@ -519,15 +520,38 @@ app.add_typer(
 )
 
 
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a command stopped by Ctrl-C
+
+_interrupted = False
+
+
+def _note_interrupt(signum, frame) -> None:
+    """Python's own Ctrl-C handler, remembering that it ran: a library may turn the
+    KeyboardInterrupt into an exception of its own (pydantic-core reports one raised while it
+    builds a schema as a SchemaError), and that is the interrupt, not a bug in sdeval."""
+    global _interrupted
+    _interrupted = True
+    signal.default_int_handler(signum, frame)
+
+
 def main() -> None:
-    """Console entry point: no input may produce a traceback."""
+    """Console entry point: no input may produce a traceback, and Ctrl-C stops quietly (exit 130)."""
+    global _interrupted
+    _interrupted = False
+    previous = signal.getsignal(signal.SIGINT)
+    if previous is signal.default_int_handler:  # not where SIGINT is ignored
+        signal.signal(signal.SIGINT, _note_interrupt)
     try:
         app()
     except SystemExit:
         raise
     except KeyboardInterrupt:
-        typer.echo("sdeval: interrupted", err=True)
-        sys.exit(EXIT_CANNOT_RUN)
+        sys.exit(EXIT_INTERRUPTED)
     except Exception as exc:  # a bug in sdeval, reported in one line, never a traceback
+        if _interrupted:
+            sys.exit(EXIT_INTERRUPTED)
         typer.echo(f"sdeval: internal error: {type(exc).__name__}: {exc}", err=True)
         sys.exit(EXIT_CANNOT_RUN)
+    finally:
+        if previous is signal.default_int_handler:
+            signal.signal(signal.SIGINT, previous)

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -197,6 +198,43 @@ def test_python_dash_m_and_no_traceback_on_internal_error(tmp_path):
     assert result.returncode == 1
     assert "Traceback" not in result.stderr + result.stdout
     assert "error parse:" in result.stdout
+
+
+def _main_with(monkeypatch, command):
+    """`main()` run in this process with `command` in place of the app: (exit code, stderr)."""
+    import io
+
+    from evaluator import cli
+
+    stderr = io.StringIO()
+    monkeypatch.setattr(cli, "app", command)
+    monkeypatch.setattr(sys, "stderr", stderr)
+    with pytest.raises(SystemExit) as exited:
+        cli.main()
+    return exited.value.code, stderr.getvalue()
+
+
+def test_ctrl_c_that_a_library_turned_into_another_exception_is_still_ctrl_c(monkeypatch):
+    """pydantic-core reports a KeyboardInterrupt raised while it builds a schema as a SchemaError:
+    that is the user's Ctrl-C (exit 130, quietly), not an internal error."""
+    import signal
+
+    def interrupted_inside_a_library():
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)  # the handler runs here
+        except KeyboardInterrupt as exc:
+            raise RuntimeError("Error building serializer: KeyboardInterrupt") from exc
+
+    assert _main_with(monkeypatch, interrupted_inside_a_library) == (130, "")
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # main() put Python's back
+
+
+def test_an_exception_without_ctrl_c_is_an_internal_error_in_one_line(monkeypatch):
+    def broken():
+        raise RuntimeError("something sdeval did not expect")
+
+    assert _main_with(monkeypatch, broken) == (2, "sdeval: internal error: RuntimeError: something sdeval did not expect\n")
 
 
 def test_validate_imports_nothing_only_rendering_needs():

@@ -164,7 +164,9 @@ def test_ctrl_c_during_a_signed_render_stops_every_process_quietly(tmp_path, ide
     time.sleep(0.2)
     os.killpg(process.pid, signal.SIGINT)
     _, stderr = process.communicate(timeout=30)
-    assert (process.returncode, stderr) == (130, "")
+    # A shell reports 130 either way: sdeval exits 130, but in about one run in five here CPython
+    # then ends `python -m evaluator` by SIGINT itself (its exit for an interrupt it saw pass).
+    assert (process.returncode in (130, -signal.SIGINT), stderr) == (True, "")
     assert not target.exists()
     deadline = time.monotonic() + 5
     while _processes_in_session(process.pid) and time.monotonic() < deadline:
