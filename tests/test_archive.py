@@ -103,9 +103,9 @@ def test_add_admits_only_what_verifies_and_stores_each_report_once(archive, repo
     out = archive.run("add", first, second, offer_a, first, stranger, draft, tampered, missing)
     assert out.exit_code == 1
     lines = out.stdout.splitlines()
-    assert lines[0] == f"admitted {first} as report 1 (SD-201 Offer B (fictional) SD-201-B; established; SHA-256 {sha256(first)})"
-    assert lines[1] == f"admitted {second} as report 2 (SD-201 Offer B (fictional) SD-201-B; established; SHA-256 {sha256(second)})"
-    assert lines[2] == f"admitted {offer_a} as report 3 (SD-201 Offer A (fictional) SD-201-A; not-established; SHA-256 {sha256(offer_a)})"
+    assert lines[0] == f"admitted {first} as report 1 (SD-201 Offer B (fictional), SD-201-B; established; SHA-256 {sha256(first)})"
+    assert lines[1] == f"admitted {second} as report 2 (SD-201 Offer B (fictional), SD-201-B; established; SHA-256 {sha256(second)})"
+    assert lines[2] == f"admitted {offer_a} as report 3 (SD-201 Offer A (fictional), SD-201-A; not-established; SHA-256 {sha256(offer_a)})"
     assert lines[3] == f"{first}: already archived as report 1 (SHA-256 {sha256(first)}); stored once"
     assert lines[4].startswith(f"refused {stranger}: trust failed: the signer's certificate does not validate against the trust anchors ")
     assert lines[5] == f"refused {draft}: signature failed: the report is not signed (an unsigned draft)"
@@ -184,7 +184,7 @@ def test_a_report_with_buyer_requirements_indexes_each_offer_and_the_requirement
     report = reports.signed("requirements")
     out = archive.run("add", report)
     assert out.exit_code == 0, out.stdout
-    assert f"as report 1 (SD-201 Offer A (fictional) SD-201-A; SD-201 Offer B (fictional) SD-201-B; not-established;" in out.stdout
+    assert f"as report 1 (SD-201 Offer A (fictional), SD-201-A; SD-201 Offer B (fictional), SD-201-B; not-established;" in out.stdout
     row = archive.run("list", "-f", "json").json()["reports"][0]
     assert row["requirements_outcome"] == "met"
     assert row["vendor"] == "SD-201 Offer A (fictional); SD-201 Offer B (fictional)"
@@ -332,7 +332,7 @@ def test_rejudge_lists_the_reports_whose_verdicts_the_installed_catalog_changes(
     out = archive.run("rejudge")
     assert out.exit_code == 1
     assert out.stdout.splitlines() == [
-        f"report 2 (SD-201 Offer B (fictional) SD-201-B, {sha256(older)[:12]}, catalog 0.9 -> {RULE_CATALOG_VERSION}): outcome not-established -> established",
+        f"report 2 (SD-201 Offer B (fictional), SD-201-B; {sha256(older)[:12]}; catalog 0.9 -> {RULE_CATALOG_VERSION}): outcome not-established -> established",
         "  claim b-200 (examples/sd201-offer-b.json): not-established -> established [-load-unstated]",
         f"rejudged 2 reports with rule catalog {RULE_CATALOG_VERSION}: 1 would change verdicts, 0 differ only in findings, 1 unchanged",
     ]
@@ -361,7 +361,7 @@ def test_rejudge_with_a_changed_rule_catalog_names_codes_that_appear(archive, re
     out = archive.run("rejudge")
     assert out.exit_code == 1
     lines = out.stdout.splitlines()
-    assert lines[0].startswith("report 1 (SD-201 Offer A (fictional) SD-201-A, ")
+    assert lines[0].startswith("report 1 (SD-201 Offer A (fictional), SD-201-A; ")
     assert lines[1].startswith("  claim a-200 (examples/sd201-offer-a.json): not-established -> ")
     assert "-throughput-basis" in lines[1]
     assert lines[-1].startswith(f"rejudged 2 reports with rule catalog {RULE_CATALOG_VERSION}: 1 would change verdicts")
@@ -376,13 +376,15 @@ def _tamper(archive, statement: str) -> None:
 
 
 def test_log_check_finds_an_edited_entry(archive, reports):
-    archive.run("add", reports.signed(), reports.draft())
+    signed = reports.signed()
+    archive.run("add", signed, reports.draft())
     archive.run("verify")
     intact = archive.run("log", "--check")
     assert intact.exit_code == 0
     assert intact.stdout.startswith("log intact: 4 entries, each chained to the one before; head hash ")
     listing = archive.run("log").stdout.splitlines()
     assert [line.split()[0] for line in listing] == ["1", "2", "3", "4"]
+    assert listing[1].endswith(f"admitted {signed}: SD-201 Offer B (fictional), SD-201-B (established)")
     assert listing[2].split()[3] == "refuse"
 
     _tamper(archive, "UPDATE action_log SET detail = replace(detail, 'refused', 'admitted') WHERE seq = 3")

@@ -311,7 +311,7 @@ def rejudge(
         _dump({"reports": [r.as_dict() for r in results], "summary": summary})
     else:
         for r in results:
-            head = f"report {r.id} ({r.vendor} {r.offer_id}, {r.sha256[:12]}, catalog {r.catalog_before} -> {r.catalog_after})"
+            head = f"report {r.id} ({r.vendor}, {r.offer_id}; {r.sha256[:12]}; catalog {r.catalog_before} -> {r.catalog_after})"
             if r.problem:
                 typer.echo(f"{head}: {r.problem}")
                 continue

@@ -19,6 +19,7 @@ from . import location
 from .index import Filters, Index, IndexProblem, codes_of
 from .log import check_chain, current_user
 from .location import ARCHIVE_FILE, SQLITE_FILE, Archive, NotAnArchive
+from ..wording import offer_names
 from .store import Staged, Store, StoreProblem, pause_point, write_read_only
 
 MAX_REPORT_BYTES = 200 * 1024 * 1024  # as `sdeval verify` accepts
@@ -278,7 +279,7 @@ def _admit(archive: Archive, item: Staged, verified, user: str) -> Added:
         }
         try:
             with archive.index.writing() as conn:
-                summary = f"admitted {source}: " + _offer_words(facts["offers"]) + f", {row['outcome']}"
+                summary = f"admitted {source}: " + _offer_words(facts["offers"]) + f" ({row['outcome']})"
                 seq = archive.index.append_log(
                     conn, time=when, user=user, action="add",
                     detail={"source": source, "sha256": item.sha256, "summary": summary},
@@ -299,7 +300,8 @@ def _admit(archive: Archive, item: Staged, verified, user: str) -> Added:
 
 
 def _offer_words(offers: list[dict[str, Any]]) -> str:
-    return "; ".join(f"{o['vendor']} {o['offer_id']}" for o in offers) or "no offer"
+    """The offers by the names the report's own pages give them ("vendor, offer id")."""
+    return "; ".join(offer_names((o["file"], o["vendor"], o["offer_id"]) for o in offers)) or "no offer"
 
 
 def indexed_facts(verified) -> dict[str, Any]:
