@@ -332,6 +332,10 @@ def import_(
         Optional[tuple[str, str]],
         typer.Option("--metrics", metavar="BEFORE AFTER", help="vllm-bench: the server's /metrics scraped just before and just after the benchmark, to settle whose requests its counters cover."),
     ] = None,
+    goodput: Annotated[
+        Optional[str],
+        typer.Option("--goodput", metavar="LIMITS", help="vllm-bench: the limits given to vllm bench serve --goodput (ttft:MS,tpot:MS,e2el:MS), so its request_goodput is kept with them."),
+    ] = None,
 ) -> None:
     """Import runs from vLLM, vllm bench, guidellm, AIPerf, SGLang, llama.cpp or trtllm-bench output into the record's format."""
     from .importers import ImportProblem
@@ -341,7 +345,7 @@ def import_(
         text, messages = execute(
             fmt, files, run_id=run_id, configuration=configuration, arrangement=arrangement.value if arrangement else None,
             into=into, output=output, force=force, in_place=in_place, skip_bad_lines=skip_bad_lines,
-            metrics=list(metrics) if metrics else None,
+            metrics=list(metrics) if metrics else None, goodput=goodput,
         )
     except ImportProblem as exc:
         raise _fail(str(exc)) from None

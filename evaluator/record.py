@@ -286,6 +286,24 @@ class PerUserThroughput(_Model):
     definition: Text | None = Field(default=None, description="How the figure is computed, verbatim from the tool or source (for example trtllm-bench 'Per User Output Throughput (tokens/sec/user)', or 1 / p90 of end-to-end latency per output token). Tools define it differently, so per-user figures from different tools are not comparable.")
 
 
+class RequestLatencies(_Model):
+    ttft_ms: list[NonNegFloat] | None = Field(default=None, max_length=1_000_000, description="Each completed request's time to first token, in milliseconds, in the order the tool lists the requests.")
+    tpot_ms: list[NonNegFloat] | None = Field(default=None, max_length=1_000_000, description="Each completed request's time per output token after the first, in milliseconds, same order (vLLM: (latency - TTFT) / (output tokens - 1), 0 for a one-token output).")
+    e2e_ms: list[NonNegFloat] | None = Field(default=None, max_length=1_000_000, description="Each completed request's end-to-end response time, in milliseconds, same order.")
+
+
+class GoodputLimits(_Model):
+    ttft_ms: NonNegFloat | None = Field(default=None, description="The time-to-first-token limit each request was held to, in milliseconds.")
+    tpot_ms: NonNegFloat | None = Field(default=None, description="The time-per-output-token limit each request was held to, in milliseconds.")
+    e2e_ms: NonNegFloat | None = Field(default=None, description="The end-to-end response-time limit each request was held to, in milliseconds.")
+
+
+class ToolGoodput(_Model):
+    requests_per_s: NonNegFloat = Field(description="Requests per second that met every limit below, as the tool reported it (vllm bench serve request_goodput: such requests / duration).")
+    limits: GoodputLimits = Field(description="The per-request limits the tool counted against (vllm bench serve --goodput ttft:MS,tpot:MS,e2el:MS); the result file does not record them, so they are stated with the figure.")
+    definition: Text | None = Field(default=None, description="How the tool counts a request as good, verbatim where it says (vLLM: every given metric at or below its limit).")
+
+
 class Repetition(_Model):
     emitted_tokens: Count = Field(description="Output tokens emitted in this repetition.")
     duration_s: Seconds = Field(description="Length of this repetition's measured interval, in seconds.")
@@ -342,6 +360,8 @@ class Run(_Model):
     repetitions: list[Repetition] = Field(default_factory=list, max_length=1000, description="Each repetition's output tokens and duration, so a spread can be computed. When given, they add up to the run's E and duration.")
     repetition_summary: RepetitionSummary | None = Field(default=None, description="When the material says how many repetitions the figures summarise (for example 'mean of 3 runs') without giving each one's figures. The spread is then unknown.")
     per_user_throughput: PerUserThroughput | None = Field(default=None, description="Per-user (per-request) output throughput, where the tool or vendor states it beside or instead of the aggregate.")
+    request_latencies: RequestLatencies | None = Field(default=None, description="Each completed request's latencies, where the tool kept them (vllm bench serve --save-detailed): goodput at the buyer's own limits is counted from them.")
+    goodput: ToolGoodput | None = Field(default=None, description="Requests per second served within per-request latency limits, as the tool reported it, with the limits it used.")
     quality: list[Quality] = Field(default_factory=list, max_length=100, description="Task-quality results for this run's outputs.")
     reported: ReportedFigures | None = Field(default=None, description="Figures as the vendor or tool stated them; checked against the counts, never used instead of them.")
     simulated_acceptance: SimulatedAcceptance | None = Field(default=None, description="Set when the run's acceptance was forced by a benchmark setting instead of measured on real drafts: such a run says nothing about what real traffic gets.")

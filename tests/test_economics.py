@@ -184,7 +184,8 @@ def test_profile_level_figures(shipped):
     assert e["limits"] == ["p99 time per output token below 40 ms", "p99 time to first token below 1,000 ms"]
     assert e["interactivity_limits"] == [{"tokens_per_s_per_user": 25.0, "text": "1000 / your p99 TPOT limit of 40 ms = 25 tokens/s"}]
     assert e["findings"] == []
-    assert e["goodput"].startswith("not measured: the evidence record holds latency percentiles per run")
+    assert e["goodput"] == ("not measured: no run keeps per-request latencies or a tool's goodput at limits below yours, "
+                            "so the requests served within TTFT < 1,000 ms and TPOT < 40 ms cannot be counted")
 
 
 # ------------------------------------------------------------- never a wrong cheapest, never a zero

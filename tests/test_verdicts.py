@@ -324,6 +324,9 @@ ADDED_FIELDS = [
     ("Run", "repetition_summary"), ("Run", "per_user_throughput"), ("Run", "simulated_acceptance"),
     ("SimulatedAcceptance", "mechanism"), ("SimulatedAcceptance", "acceptance_length"),
     ("Claim", "value_high"), ("Claim", "bound"),
+    ("Run", "request_latencies"), ("Run", "goodput"), ("RequestLatencies", "ttft_ms"), ("RequestLatencies", "tpot_ms"),
+    ("RequestLatencies", "e2e_ms"), ("ToolGoodput", "requests_per_s"), ("ToolGoodput", "limits"), ("ToolGoodput", "definition"),
+    ("GoodputLimits", "ttft_ms"), ("GoodputLimits", "tpot_ms"), ("GoodputLimits", "e2e_ms"),
 ]
 
 

@@ -12,8 +12,9 @@ For each offer, offered configuration, baseline configuration and measured load:
   cost per million tokens    hourly price / (E / T) / 3600 x 1,000,000, where the hourly price is
                              per_accelerator_hour x accelerators (+ per_server_hour x whole servers);
                              the whole hour is charged to output tokens, as InferenceX does
-  goodput                    not measured: a record holds latency percentiles per run, not
-                             per-request latencies, and no tool's goodput figure
+  goodput                    requests/s within every per-request latency limit (fit/goodput.py):
+                             counted from the run's per-request latencies, or at least the tool's
+                             own goodput where its limits are below the buyer's
 
 Each point is marked as meeting the buyer's per-user limits (every latency limit and the least
 per-request throughput) or not. Only established evidence gets a cost, so nothing that is not
@@ -37,9 +38,10 @@ from ..figures import baseline_for
 from ..metrics import exact
 from ..record import Run
 from ..rules import requirements as fit_rules
-from ..wording import money, num
+from ..wording import and_join, money, num
 from .across_loads import offered_runs
 from .evidence import CONDITIONS, OfferEvidence, mismatches
+from .goodput import Goodput, goodput, limits_text, request_limits
 from .loads import Figure, figure_for, locate, required_points
 
 if TYPE_CHECKING:
@@ -50,10 +52,7 @@ PER_USER_LIMITS = ("latency", "throughput-per-request")  # requirement kinds a s
 PER_REQUEST = "E / T / concurrency"
 NO_PRICE = "no price in the profile"
 NO_COUNT = "no accelerator count (hardware.count)"
-GOODPUT_NOTE = (
-    "not measured: the evidence record holds latency percentiles per run, not per-request latencies, "
-    "and no tool's goodput figure, so the requests served within your limits cannot be counted"
-)
+NOT_INTERPOLATED = Goodput(None, "none", "not interpolated: counted only at a measured load")
 
 
 def _f(value: Fraction | None) -> float | None:
@@ -100,6 +99,7 @@ class CostPoint:
     codes: tuple[str, ...]  # why the evidence is not established, or does not match the buyer's conditions
     limits: str  # met | not-met | undecided | unknown | none-stated
     limit_notes: tuple[str, ...]  # each limit not met, undecided or without its figure
+    goodput: Goodput = NOT_INTERPOLATED
     cheapest: bool = False
 
     @property
@@ -128,7 +128,9 @@ class CostPoint:
             "tokens_per_s_per_accelerator": _f(self.per_accelerator),
             "tokens_per_s_per_user": _f(self.per_user),
             "per_user_basis": self.per_user_basis,
-            "goodput_requests_per_s": None,
+            "goodput_requests_per_s": self.goodput.as_dict()["requests_per_s"],
+            "goodput_basis": self.goodput.basis,
+            "goodput_text": self.goodput.text,
             "cost_per_million_output_tokens": _f(self.cost),
             "cost_note": self.cost_note,
             "established": self.established,
@@ -233,6 +235,9 @@ class OfferCosts:
     ratio_text: str
     frontiers: tuple[Frontier, ...]
 
+    def goodput_lines(self) -> list[str]:
+        return goodput_lines(self)
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "offer": self.offer,
@@ -264,7 +269,7 @@ class Economics:
     interactivity_limits: tuple[InteractivityLimit, ...]
     findings: tuple[CostFinding, ...]
     offers: tuple[OfferCosts, ...]
-    goodput: str = GOODPUT_NOTE
+    goodput: str = ""  # what goodput means here, or why it is not counted (goodput_summary)
 
     def offer(self, file: str) -> OfferCosts | None:
         return next((o for o in self.offers if o.offer == file), None)
@@ -379,6 +384,7 @@ class _Costing:
         self.evidence = evidence
         self.ctx = evidence.ctx
         self.limits = _limits(requirements, profile, self.ctx)
+        self.request_limits, self.itl_limited = request_limits(profile)
 
     def codes(self, run: Run) -> tuple[str, ...]:
         problems = self.evidence.gate_codes or tuple(sorted(self.evidence.problems.get(run.id, ())))
@@ -420,7 +426,8 @@ class _Costing:
         cost, note = self.cost(established, tps, hourly, count)
         limits, notes = _judge_limits(self.limits, [run])
         return CostPoint(axis, load, "measured", (run.id,), tps, tps / count if tps is not None and count else None,
-                         user, basis, cost, note, established, self.codes(run), limits, notes)
+                         user, basis, cost, note, established, self.codes(run), limits, notes,
+                         goodput(run, self.request_limits, self.itl_limited))
 
     def interpolated(self, runs: list[Run], hourly: Fraction | None, count: int | None) -> list[CostPoint]:
         """At each load the buyer will run that lies between two measured loads of this configuration
@@ -689,4 +696,33 @@ def economics(profile: RequirementsProfile, requirements: list[Requirement], off
             costs.append(_offer_costs(profile, requirements, offer, baseline))
     limits = tuple(r.text.removesuffix(" at every required load") for r in requirements if r.kind in PER_USER_LIMITS)
     return Economics(profile.price, price_text(profile.price), limits, tuple(interactivity_limits(profile)),
-                     tuple(_findings(profile, costs, names or {})), tuple(costs))
+                     tuple(_findings(profile, costs, names or {})), tuple(costs), goodput_summary(profile, costs))
+
+
+def goodput_lines(o: OfferCosts) -> list[str]:
+    """Each measured point's goodput and how it was obtained; the points without one grouped by why,
+    so a reason is said once. Empty when no point has a goodput (the tables then carry no column)."""
+    measured = [(c, p) for c in o.configurations for p in c.points if p.basis == "measured"]
+    if not any(p.goodput.basis != "none" for _, p in measured):
+        return []
+    lines = [f"{c.configuration} at {p.label}: {p.goodput.text}" for c, p in measured if p.goodput.basis != "none"]
+    reasons: dict[str, list[str]] = {}
+    for c, p in measured:
+        if p.goodput.basis == "none":
+            reasons.setdefault(p.goodput.text, []).append(f"{c.configuration} at {p.label}")
+    lines += [f"{and_join(where)}: {why}" for why, where in reasons.items()]
+    return lines
+
+def goodput_summary(profile: RequirementsProfile, offers: list[OfferCosts]) -> str:
+    limits, itl_limited = request_limits(profile)
+    if itl_limited:
+        return "not counted: an inter-token latency limit has no single value per request"
+    if not limits:
+        return "not counted: you state no per-request latency limit (TTFT, TPOT or end-to-end)"
+    points = [p for o in offers for c in o.configurations for p in c.points]
+    if not any(p.goodput.basis != "none" for p in points):
+        return (f"not measured: no run keeps per-request latencies or a tool's goodput at limits below yours, "
+                f"so the requests served within {limits_text(limits)} cannot be counted")
+    return (f"requests/s served with {limits_text(limits)} (each request held to the limit at your highest stated "
+            f"percentile): counted from each request's latencies where the run keeps them, at least the tool's own "
+            f"goodput where its limits are below yours, '-' elsewhere")

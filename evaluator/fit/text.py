@@ -106,9 +106,11 @@ def _costs(c: Comparison, file: str) -> list[str]:
     currency = e.price.currency if e.price else ""
     out = ["  cost and interactivity:" if e.price else "  throughput per accelerator and per user (no price, so no cost):"]
     priced = e.price is not None
-    rows = [("load", "configuration", "role", "runs", "tok/s per accelerator", "tok/s per user",
-             *([f"{currency} per million tokens"] if priced else []), "within your limits")]
     points = [p for config in o.configurations for p in config.points]
+    counted = any(p.goodput.basis != "none" for p in points)  # the column only where some point has one
+    rows = [("load", "configuration", "role", "runs", "tok/s per accelerator", "tok/s per user",
+             *(["goodput req/s"] if counted else []), *([f"{currency} per million tokens"] if priced else []), "within your limits")]
+    good = iter(column([None if p.goodput.requests_per_s is None else float(p.goodput.requests_per_s) for p in points]))
     # One number of decimals per column (wording.column); costs in cents (wording.money).
     per_accelerator = iter(column([None if p.per_accelerator is None else float(p.per_accelerator) for p in points]))
     per_user = iter(column([None if p.per_user is None else float(p.per_user) for p in points]))
@@ -126,6 +128,7 @@ def _costs(c: Comparison, file: str) -> list[str]:
                 " - ".join(p.runs),
                 next(per_accelerator),
                 user,
+                *([_goodput_cell(next(good), p)] if counted else []),
                 *([cost] if priced else []),
                 limits,
             ))
@@ -137,4 +140,11 @@ def _costs(c: Comparison, file: str) -> list[str]:
             out.append(f"    baseline's cheapest within your limits: {o.baseline_cheapest.text}")
             out.append(f"    {o.ratio_text}")
     out += [f"    frontier: {f.text}" for f in o.frontiers]
+    out += [f"    goodput, {line}" for line in o.goodput_lines()]
     return out
+
+
+def _goodput_cell(figure: str, p) -> str:
+    if p.goodput.basis == "at-least":
+        return f">= {figure}"
+    return figure if p.goodput.basis == "counted" else "-"

@@ -58,7 +58,7 @@ FORMATS: dict[str, Callable[[list[Path], bool], list[Imported]]] = {
 }
 
 # Key order of a run in the record, so imported runs read like hand-written ones.
-RUN_KEY_ORDER = ("id", "arrangement", "configuration", "workload", "load", "interval", "counts", "latency", "reported", "simulated_acceptance", "source", "notes")
+RUN_KEY_ORDER = ("id", "arrangement", "configuration", "workload", "load", "interval", "counts", "latency", "goodput", "reported", "simulated_acceptance", "source", "notes", "request_latencies")
 
 
 # ----------------------------------------------------------------------------- sniffing
@@ -130,6 +130,7 @@ def import_runs(
     arrangement: str | None = None,
     skip_bad_lines: bool = False,
     metrics: list[str] | None = None,
+    goodput: str | None = None,
 ) -> ImportResult:
     from pydantic import ValidationError
 
@@ -139,17 +140,20 @@ def import_runs(
         raise ImportProblem(f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")
     if metrics is not None and fmt != "vllm-bench":
         raise ImportProblem(f"--metrics BEFORE AFTER applies to vllm-bench only (the scrapes settle whose requests its server counters cover), not to {fmt}")
+    if goodput is not None and fmt != "vllm-bench":
+        raise ImportProblem(f"--goodput applies to vllm-bench only (the limits vllm bench serve counted request_goodput at), not to {fmt}")
     paths = [Path(f) for f in files]
     scrapes = [Path(f) for f in metrics] if metrics is not None else []
     for p in paths + scrapes:
         if not p.is_file():
             raise ImportProblem(f"{p}: no such file" if not p.exists() else f"{p}: is not a regular file")
-    if metrics is not None:
+    if metrics is not None or goodput is not None:
         from . import vllm_bench
 
-        if len(paths) != 1:
+        if metrics is not None and len(paths) != 1:
             raise ImportProblem(f"--metrics BEFORE AFTER bracket one benchmark run; got {len(paths)} result files")
-        imported = vllm_bench.import_file(paths[0], metrics=(scrapes[0], scrapes[1]))
+        pair = (scrapes[0], scrapes[1]) if metrics is not None else None
+        imported = [item for p in paths for item in vllm_bench.import_file(p, metrics=pair, goodput=goodput)]
     else:
         imported = FORMATS[fmt](paths, skip_bad_lines)
     if run_id is not None and _ident(run_id) != run_id:

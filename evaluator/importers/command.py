@@ -25,6 +25,7 @@ def execute(
     in_place: bool,
     skip_bad_lines: bool,
     metrics: list[str] | None = None,
+    goodput: str | None = None,
 ) -> tuple[str, list[str]]:
     """Returns (what to print on standard output, messages for standard error)."""
     record = None
@@ -43,6 +44,7 @@ def execute(
         arrangement=arrangement,
         skip_bad_lines=skip_bad_lines,
         metrics=metrics,
+        goodput=goodput,
     )
     messages = list(result.warnings)
     ids = ", ".join(r["id"] for r in result.runs)

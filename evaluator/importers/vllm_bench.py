@@ -23,6 +23,13 @@ it there: `vllm bench sweep` merges the serve parameters it varied into each res
 `speculative_config.rejection_sample_method`), and `--metadata KEY=VALUE` adds top-level keys.
 `rejection_sample_method: "synthetic"` there (vLLM's synthetic rejection sampler, PR #40662)
 marks the run's acceptance as forced, with `synthetic_acceptance_length` when given.
+
+Goodput: with `--save-detailed` a result lists each request's `ttfts`, `latencies` (seconds) and
+`output_lens`, aligned with `errors`; the completed requests' TTFT, end-to-end latency and TPOT
+((latency - TTFT) / (output tokens - 1), 0 for one token, as vLLM counts it for goodput) become
+`request_latencies`, so goodput can be counted at a buyer's own limits. `request_goodput` is counted
+at the limits given to `vllm bench serve --goodput`, which the result does not record: it is kept
+as `goodput` only when the same limits are given to the import (`--goodput ttft:MS,tpot:MS,e2el:MS`).
 """
 
 from __future__ import annotations
@@ -108,6 +115,8 @@ def run_fields(d: dict, path: Path, entry: str | None) -> tuple[dict[str, Any], 
             "output_tokens_per_s": number(d.get("output_throughput")),
         },
         "simulated_acceptance": simulated,
+        "request_latencies": request_latencies(d, completed),
+        "goodput": {"requests_per_s": number(d.get("request_goodput"))} if number(d.get("request_goodput")) is not None else None,
     }
     notes = [load_note]
     if multi_turn:
@@ -124,6 +133,73 @@ def run_fields(d: dict, path: Path, entry: str | None) -> tuple[dict[str, Any], 
     if any(notes):
         fields["notes"] = " ".join(n for n in notes if n)
     return drop_none(fields), speculative
+
+
+def request_latencies(d: dict, completed: int | None) -> dict[str, list[float]] | None:
+    """The completed requests' TTFT, TPOT and end-to-end latency in ms, from --save-detailed lists:
+    one entry per request sent, aligned with `errors` (a request without an error completed); lists
+    of only the completed requests (some forks write those) are taken as they are."""
+    ttfts, latencies, lens, errors = (d.get(k) for k in ("ttfts", "latencies", "output_lens", "errors"))
+    lists = [x for x in (ttfts, latencies, lens) if x is not None]
+    if not lists or not all(isinstance(x, list) for x in lists) or len({len(x) for x in lists}) != 1:
+        return None
+    n = len(lists[0])
+    if isinstance(errors, list) and len(errors) == n:
+        keep = [i for i in range(n) if not errors[i]]
+    elif n == completed:
+        keep = list(range(n))
+    else:
+        return None
+
+    def ms(values: list | None) -> list[float] | None:
+        if values is None or not all(isinstance(values[i], (int, float)) for i in keep):
+            return None
+        return [round(values[i] * 1000, 6) for i in keep]  # to the nanosecond: no float noise
+
+    tpot = None
+    if ttfts is not None and latencies is not None and lens is not None and all(isinstance(lens[i], int) for i in keep):
+        try:
+            tpot = [round((latencies[i] - ttfts[i]) / (lens[i] - 1) * 1000, 6) if lens[i] > 1 else 0.0 for i in keep]
+        except TypeError:
+            tpot = None
+    found = {"ttft_ms": ms(ttfts), "tpot_ms": tpot, "e2e_ms": ms(latencies)}
+    return {k: v for k, v in found.items() if v is not None} or None
+
+
+GOODPUT_DEFINITION = "vllm bench serve --goodput: a request is good when each given metric is at or below its limit; request_goodput = good requests / duration"
+
+
+def parse_goodput(spec: str) -> dict[str, float]:
+    """`ttft:500,tpot:50,e2el:2000` (milliseconds, vllm bench serve's own --goodput syntax)."""
+    names = {"ttft": "ttft_ms", "tpot": "tpot_ms", "e2el": "e2e_ms"}
+    limits: dict[str, float] = {}
+    for part in spec.split(","):
+        name, _, value = part.strip().partition(":")
+        try:
+            ms = float(value)
+        except ValueError:
+            ms = -1.0
+        if name not in names or not 0 <= ms < 10**12 or names[name] in limits:
+            raise ImportProblem(f"--goodput {spec!r}: write the limits as vllm bench serve takes them, for example ttft:500,tpot:50,e2el:2000 (milliseconds; ttft, tpot and e2el, each once)")
+        limits[names[name]] = ms
+    return limits
+
+
+def apply_goodput(imported: list[Imported], spec: str | None) -> None:
+    """Keep each result's request_goodput with the limits it was counted at, or say why not."""
+    limits = parse_goodput(spec) if spec is not None else None
+    for item in imported:
+        tool = item.fields.pop("goodput", None)
+        where = item.source["file"] + (f": {item.source['entry']}" if item.source.get("entry") else "")
+        if limits is not None:
+            if tool is None:
+                raise ImportProblem(f"{where}: has no request_goodput (vllm bench serve was run without --goodput), so --goodput states limits for nothing")
+            item.fields["goodput"] = {**tool, "limits": limits, "definition": GOODPUT_DEFINITION}
+        elif tool is not None:
+            item.warnings.append(
+                f"{where}: request_goodput {tool['requests_per_s']} was not kept: the result does not record the limits "
+                "it was counted at; pass the ones given to vllm bench serve, as --goodput ttft:MS,tpot:MS,e2el:MS"
+            )
 
 
 MIXED_NOTE = "spec_decode_* are server-counter deltas around the run (server-wide); total_output_tokens counts the benchmark's requests."
@@ -175,9 +251,10 @@ def _recover_counts(rates: list, steps: int) -> list[int] | None:
     return out
 
 
-def import_file(path: Path, metrics: tuple[Path, Path] | None = None) -> list[Imported]:
+def import_file(path: Path, metrics: tuple[Path, Path] | None = None, goodput: str | None = None) -> list[Imported]:
     # `vllm bench sweep` writes each combination's summary.json as an array of bench-serve results.
     imported = import_entries(path, FORMAT, run_fields, arrays="vllm bench sweep summary.json")
+    apply_goodput(imported, goodput)
     if metrics is None:
         return imported
     if len(imported) != 1:

@@ -108,8 +108,10 @@ def _offer_costs(e: Economics, o: OfferCosts, name: Callable[[str], str]) -> dic
     # One number of decimals per column (wording.column); costs in cents (wording.money).
     per_accelerator = iter(column([None if p.per_accelerator is None else float(p.per_accelerator) for p in points]))
     per_user = iter(column([None if p.per_user is None else float(p.per_user) for p in points]))
+    good = iter(column([None if p.goodput.requests_per_s is None else float(p.goodput.requests_per_s) for p in points]))
     for config in o.configurations:
         for p in config.points:
+            good_figure = next(good)
             rows.append({
                 "configuration": config.configuration,
                 "role": config.role,
@@ -119,6 +121,8 @@ def _offer_costs(e: Economics, o: OfferCosts, name: Callable[[str], str]) -> dic
                 "per_accelerator": next(per_accelerator),
                 "per_user": next(per_user),
                 "per_user_basis": p.per_user_basis if p.per_user_basis and p.per_user_basis != "E / T / concurrency" else None,
+                "goodput": good_figure if p.goodput.basis != "none" else "-",
+                "goodput_basis": {"at-least": "at least", "counted": "counted"}.get(p.goodput.basis),
                 "cost": money(float(p.cost)) if p.cost is not None else None,
                 "cost_note": p.cost_note,
                 "cheapest": p.cheapest,
@@ -131,6 +135,7 @@ def _offer_costs(e: Economics, o: OfferCosts, name: Callable[[str], str]) -> dic
     return {
         "file": name(o.offer),
         "rows": rows,
+        "goodput": o.goodput_lines(),  # a goodput column only where some point has one
         "hourly": [f"{c.configuration}: {c.hourly_text}" for c in o.configurations],
         "cheapest": o.cheapest.text,
         "baseline_cheapest": o.baseline_cheapest.text if o.baseline_cheapest else None,
