@@ -292,15 +292,11 @@ class RequestLatencies(_Model):
     e2e_ms: list[NonNegFloat] | None = Field(default=None, max_length=1_000_000, description="Each completed request's end-to-end response time, in milliseconds, same order.")
 
 
-class GoodputLimits(_Model):
-    ttft_ms: NonNegFloat | None = Field(default=None, description="The time-to-first-token limit each request was held to, in milliseconds.")
-    tpot_ms: NonNegFloat | None = Field(default=None, description="The time-per-output-token limit each request was held to, in milliseconds.")
-    e2e_ms: NonNegFloat | None = Field(default=None, description="The end-to-end response-time limit each request was held to, in milliseconds.")
-
-
 class ToolGoodput(_Model):
     requests_per_s: NonNegFloat = Field(description="Requests per second that met every limit below, as the tool reported it (vllm bench serve request_goodput: such requests / duration).")
-    limits: GoodputLimits = Field(description="The per-request limits the tool counted against (vllm bench serve --goodput ttft:MS,tpot:MS,e2el:MS); the result file does not record them, so they are stated with the figure.")
+    ttft_limit_ms: NonNegFloat | None = Field(default=None, description="The time-to-first-token limit the tool held each request to, in milliseconds (vllm bench serve --goodput ttft:MS; the result file does not record it).")
+    tpot_limit_ms: NonNegFloat | None = Field(default=None, description="The time-per-output-token limit the tool held each request to, in milliseconds (--goodput tpot:MS).")
+    e2e_limit_ms: NonNegFloat | None = Field(default=None, description="The end-to-end response-time limit the tool held each request to, in milliseconds (--goodput e2el:MS).")
     definition: Text | None = Field(default=None, description="How the tool counts a request as good, verbatim where it says (vLLM: every given metric at or below its limit).")
 
 

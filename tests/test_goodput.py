@@ -69,7 +69,7 @@ def test_no_goodput_and_why(fields, limits, why):
 
 
 def tool(**limits) -> dict:
-    return {"goodput": {"requests_per_s": 1.5, "limits": limits}}
+    return {"goodput": {"requests_per_s": 1.5, **{k.replace("_ms", "_limit_ms"): v for k, v in limits.items()}}}
 
 
 def test_a_tools_goodput_at_limits_below_the_buyers_is_a_floor():
@@ -201,7 +201,7 @@ def test_request_goodput_is_kept_only_with_the_limits_it_was_counted_at(tmp_path
                       "counted at; pass the ones given to vllm bench serve, as --goodput ttft:MS,tpot:MS,e2el:MS\n")
     run, stderr = imported(result, "--goodput", "ttft:500,e2el:2000")
     assert run["goodput"] == {
-        "requests_per_s": 0.5, "limits": {"ttft_ms": 500.0, "e2e_ms": 2000.0},
+        "requests_per_s": 0.5, "ttft_limit_ms": 500.0, "e2e_limit_ms": 2000.0,
         "definition": "vllm bench serve --goodput: a request is good when each given metric is at or below its limit; request_goodput = good requests / duration",
     }
     assert stderr == ""

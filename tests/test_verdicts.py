@@ -325,8 +325,8 @@ ADDED_FIELDS = [
     ("SimulatedAcceptance", "mechanism"), ("SimulatedAcceptance", "acceptance_length"),
     ("Claim", "value_high"), ("Claim", "bound"),
     ("Run", "request_latencies"), ("Run", "goodput"), ("RequestLatencies", "ttft_ms"), ("RequestLatencies", "tpot_ms"),
-    ("RequestLatencies", "e2e_ms"), ("ToolGoodput", "requests_per_s"), ("ToolGoodput", "limits"), ("ToolGoodput", "definition"),
-    ("GoodputLimits", "ttft_ms"), ("GoodputLimits", "tpot_ms"), ("GoodputLimits", "e2e_ms"),
+    ("RequestLatencies", "e2e_ms"), ("ToolGoodput", "requests_per_s"), ("ToolGoodput", "ttft_limit_ms"), ("ToolGoodput", "tpot_limit_ms"),
+    ("ToolGoodput", "e2e_limit_ms"), ("ToolGoodput", "definition"),
 ]
 
 

@@ -171,7 +171,7 @@ GOODPUT_DEFINITION = "vllm bench serve --goodput: a request is good when each gi
 
 def parse_goodput(spec: str) -> dict[str, float]:
     """`ttft:500,tpot:50,e2el:2000` (milliseconds, vllm bench serve's own --goodput syntax)."""
-    names = {"ttft": "ttft_ms", "tpot": "tpot_ms", "e2el": "e2e_ms"}
+    names = {"ttft": "ttft_limit_ms", "tpot": "tpot_limit_ms", "e2el": "e2e_limit_ms"}
     limits: dict[str, float] = {}
     for part in spec.split(","):
         name, _, value = part.strip().partition(":")
@@ -194,7 +194,7 @@ def apply_goodput(imported: list[Imported], spec: str | None) -> None:
         if limits is not None:
             if tool is None:
                 raise ImportProblem(f"{where}: has no request_goodput (vllm bench serve was run without --goodput), so --goodput states limits for nothing")
-            item.fields["goodput"] = {**tool, "limits": limits, "definition": GOODPUT_DEFINITION}
+            item.fields["goodput"] = {**tool, **limits, "definition": GOODPUT_DEFINITION}
         elif tool is not None:
             item.warnings.append(
                 f"{where}: request_goodput {tool['requests_per_s']} was not kept: the result does not record the limits "
