@@ -123,7 +123,7 @@ def test_assess_counts_goodput_at_the_buyers_limits_in_json_and_text(sdeval, tmp
     assert (c64["goodput_basis"], c64["goodput_text"]) == ("counted", f"{good} of 384 requests within TTFT < 1,000 ms and TPOT < 40 ms over 88.3 s")
     others = [p for p in points if p["load"] != 64]
     assert {p["goodput_basis"] for p in others} == {"none"} and {p["goodput_requests_per_s"] for p in others} == {None}
-    assert doc["goodput"].startswith("requests/s served with TTFT < 1,000 ms and TPOT < 40 ms (each request held to the limit")
+    assert doc["goodput"].startswith("requests/s served within TTFT < 1,000 ms and TPOT < 40 ms (each request held to the limit")
 
     text = sdeval("assess", offer, "-r", COST).stdout
     assert "goodput req/s" in text

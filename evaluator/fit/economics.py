@@ -713,6 +713,7 @@ def goodput_lines(o: OfferCosts) -> list[str]:
     lines += [f"{and_join(where)}: {why}" for why, where in reasons.items()]
     return lines
 
+
 def goodput_summary(profile: RequirementsProfile, offers: list[OfferCosts]) -> str:
     limits, itl_limited = request_limits(profile)
     if itl_limited:
@@ -723,6 +724,6 @@ def goodput_summary(profile: RequirementsProfile, offers: list[OfferCosts]) -> s
     if not any(p.goodput.basis != "none" for p in points):
         return (f"not measured: no run keeps per-request latencies or a tool's goodput at limits below yours, "
                 f"so the requests served within {limits_text(limits)} cannot be counted")
-    return (f"requests/s served with {limits_text(limits)} (each request held to the limit at your highest stated "
+    return (f"requests/s served within {limits_text(limits)} (each request held to the limit at your highest stated "
             f"percentile): counted from each request's latencies where the run keeps them, at least the tool's own "
             f"goodput where its limits are below yours, '-' elsewhere")
