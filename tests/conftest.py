@@ -69,9 +69,10 @@ def work(request, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def cli():
-    """`sdeval ARGS...` through the real typer app, once per module; returns click's Result."""
+    """`sdeval ARGS...` through the real typer app, once per module; returns click's Result.
+    Keywords go to CliRunner.invoke (env=...)."""
     runner = CliRunner()
-    return lambda *args: runner.invoke(app, [str(a) for a in args], catch_exceptions=False)
+    return lambda *args, **kw: runner.invoke(app, [str(a) for a in args], catch_exceptions=False, **kw)
 
 
 @pytest.fixture(scope="module")

@@ -38,21 +38,6 @@ def tsa():
 
 
 @pytest.fixture(scope="module")
-def work(tmp_path_factory):
-    return tmp_path_factory.mktemp("timestamps")
-
-
-@pytest.fixture(scope="module")
-def cli():
-    from typer.testing import CliRunner
-
-    from evaluator.cli import app
-
-    runner = CliRunner()
-    return lambda *args, **kw: runner.invoke(app, [str(a) for a in args], catch_exceptions=False, **kw)
-
-
-@pytest.fixture(scope="module")
 def pki(tsa, work):
     return tsa.pki.write(work / "pki")
 

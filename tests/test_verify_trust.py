@@ -19,21 +19,6 @@ OFFER = example("sd201-offer-b.json")  # small: renders fast
 
 
 @pytest.fixture(scope="module")
-def work(tmp_path_factory):
-    return tmp_path_factory.mktemp("trust")
-
-
-@pytest.fixture(scope="module")
-def cli():
-    from typer.testing import CliRunner
-
-    from evaluator.cli import app
-
-    runner = CliRunner()
-    return lambda *args, **kw: runner.invoke(app, [str(a) for a in args], catch_exceptions=False, **kw)
-
-
-@pytest.fixture(scope="module")
 def reports(work, cli):
     """The genuine auditor's report and a look-alike's: a fresh identity under the very same name."""
     made = {}
