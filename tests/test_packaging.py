@@ -22,6 +22,10 @@ def test_wheel_ships_schemas_and_templates_and_works_from_elsewhere(tmp_path):
     (wheel,) = wheels.glob("sdeval-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert "evaluator/_data/schemas/evidence-record.schema.json" in names
+    # The licence travels with the wheel, and its metadata names it (PEP 639).
+    metadata = next(n for n in names if n.endswith(".dist-info/METADATA"))
+    assert "License-Expression: Apache-2.0" in zipfile.ZipFile(wheel).read(metadata).decode()
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     target = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)], check=True)
     elsewhere = tmp_path / "elsewhere"
