@@ -21,6 +21,7 @@ from typer.core import TyperCommand
 from . import __version__
 from .archive.lazy import lazy_typer
 from .loader import DEFAULT_MAX_BYTES
+from .reporters import FORMATS as REPORT_FORMATS
 
 EXIT_OK, EXIT_FINDINGS, EXIT_CANNOT_RUN = 0, 1, 2
 
@@ -105,6 +106,10 @@ class Format(str, Enum):
     json = "json"
 
 
+# validate and assess offer every reporter's format (one row in reporters.FORMATS each).
+FindingsFormat = Enum("FindingsFormat", {name: name for name in REPORT_FORMATS}, type=str)
+
+
 class CannotRun(Exception):
     """Stops the command with exit 2 and a one-line message naming the file."""
 
@@ -144,6 +149,10 @@ def _root(
 
 FilesArg = Annotated[list[str], typer.Argument(help="Evidence records (JSON or YAML); '-' reads standard input.", metavar="FILE")]
 FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
+FindingsFormatOpt = Annotated[
+    FindingsFormat,
+    typer.Option("--format", "-f", help="Output format; " + ", ".join(n for n in REPORT_FORMATS if n not in ("text", "json")) + " are for CI."),
+]
 MaxSizeOpt = Annotated[int, typer.Option("--max-size", help="Largest input file accepted, in bytes.", metavar="BYTES")]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Replace the output file if it exists.")]
 TrustOpt = Annotated[
@@ -177,7 +186,7 @@ def _write(output: Path, data: bytes, force: bool) -> None:
 
 
 @_command(short="Check records or a requirements profile: schema and every rule.")
-def validate(files: FilesArg, fmt: FormatOpt = Format.text, max_size: MaxSizeOpt = DEFAULT_MAX_BYTES) -> None:
+def validate(files: FilesArg, fmt: FindingsFormatOpt = FindingsFormat.text, max_size: MaxSizeOpt = DEFAULT_MAX_BYTES) -> None:
     """Check evidence records against the schema and every rule; exit 1 if any error finding.
     A requirements profile given here is recognised by its content and checked as a profile."""
     from .reporters import REPORTER_BY_NAME
@@ -190,7 +199,7 @@ def validate(files: FilesArg, fmt: FormatOpt = Format.text, max_size: MaxSizeOpt
 @_command(short="Each claim's verdict and why; with -r, judge a buyer's profile.")
 def assess(
     files: FilesArg,
-    fmt: FormatOpt = Format.text,
+    fmt: FindingsFormatOpt = FindingsFormat.text,
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Also write the assessment JSON to this file.", metavar="FILE")] = None,
     force: ForceOpt = False,
     max_size: MaxSizeOpt = DEFAULT_MAX_BYTES,
@@ -209,7 +218,7 @@ def assess(
     assessed = _assessed(files, max_size, requirements)
     text = REPORTER_BY_NAME[fmt.value](assessed.results, True, assessed.comparison)
     if output is not None:
-        json_text = text if fmt is Format.json else REPORTER_BY_NAME["json"](assessed.results, True, assessed.comparison)
+        json_text = text if fmt.value == "json" else REPORTER_BY_NAME["json"](assessed.results, True, assessed.comparison)
         _write(output, json_text.encode(), force)
     sys.stdout.write(text)
     raise _finish(assessed)

@@ -327,7 +327,8 @@ def test_usage_lines(sdeval):
     assert sdeval("import", "-h").stdout.startswith("Usage: sdeval import [OPTIONS] FORMAT FILE...\n")
     assert sdeval("rules", "-h").stdout.startswith("Usage: sdeval rules [OPTIONS] [CODE]\n")
     assert "  -o, --output FILE " in sdeval("render", "-h").stdout
-    assert "  -f, --format [text|json] " in sdeval("assess", "-h").stdout
+    assert "  -f, --format [text|json|sarif|github|junit|gitlab]" in sdeval("assess", "-h").stdout
+    assert "  -f, --format [text|json] " in sdeval("rules", "-h").stdout
 
 
 def test_command_summaries_are_never_cut_off(sdeval):
@@ -354,7 +355,7 @@ def test_version_and_shell_completion(sdeval):
 def test_an_unknown_choice_is_answered_plainly(sdeval):
     result = sdeval("assess", "--format", "xml", example("sd201-offer-b.json"))
     assert result.exit_code == 2
-    assert result.stderr.splitlines()[-1] == "Error: Invalid value for '--format' / '-f': 'xml' is not one of: text, json."
+    assert result.stderr.splitlines()[-1] == "Error: Invalid value for '--format' / '-f': 'xml' is not one of: text, json, sarif, github, junit, gitlab."
 
 
 def test_schema_can_be_written_to_a_file(sdeval, tmp_path):

@@ -30,7 +30,7 @@ def finding_line(r: FileAssessment, f: Finding) -> str:
     return f"{_where(r, f)}: {f.severity} {f.code}: {f.message}{claim}"
 
 
-def _summary(r: FileAssessment) -> str:
+def summary_line(r: FileAssessment) -> str:
     verdict = VERDICT_TEXT[r.outcome]
     e, w, i = r.count("error"), r.count("warning"), r.count("info")
     if r.kind == "requirements-profile":
@@ -45,7 +45,7 @@ def render(results: list[FileAssessment], full: bool, comparison: Comparison | N
             out += _assessment(r)
         else:
             out += [finding_line(r, f) for f in r.findings]
-            out.append(_summary(r))
+            out.append(summary_line(r))
     text = "\n".join(out) + "\n"
     if comparison is not None:
         from ..fit.text import render as requirements_text
@@ -73,7 +73,7 @@ def _why(f: Finding, explained: set[str]) -> str:
 
 
 def _assessment(r: FileAssessment) -> list[str]:
-    out = [_summary(r)]
+    out = [summary_line(r)]
     if r.record is None:
         out += ["  " + finding_line(r, f) for f in r.findings]
         out.append("")
