@@ -1,3 +1,11 @@
 """sdeval: decide whether a speculative-decoding offer's claims are backed by evidence."""
 
 __version__ = "0.1.0"
+
+# The formats this release writes, here rather than beside the models so that `sdeval --version`
+# (and anything else that only names them) loads no model. evaluator.record and evaluator.rules
+# re-export them; bump them there, in this file.
+RECORD_VERSION = "1.1"
+# Bumped whenever a rule is added, removed, or changes what it fires on: an archived
+# assessment names the catalog version it was made with.
+RULE_CATALOG_VERSION = "1.2"

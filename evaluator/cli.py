@@ -131,8 +131,7 @@ def _finish(assessed) -> typer.Exit:
 
 def _version(value: bool) -> None:
     if value:
-        from .record import RECORD_VERSION
-        from .rules import RULE_CATALOG_VERSION
+        from . import RECORD_VERSION, RULE_CATALOG_VERSION
 
         typer.echo(f"sdeval {__version__} (record format {RECORD_VERSION}, rule catalog {RULE_CATALOG_VERSION})")
         raise typer.Exit(EXIT_OK)

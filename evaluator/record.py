@@ -22,7 +22,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-RECORD_VERSION = "1.1"
+from . import RECORD_VERSION  # noqa: E402,F401  (defined with the package version; see evaluator/__init__.py)
 # Every version this tool reads; a 1.0 record is a valid 1.1 record.
 READ_VERSIONS = ("1.0", "1.1")
 SCHEMA_ID = "https://sdeval.example/schemas/evidence-record/1.1/evidence-record.schema.json"

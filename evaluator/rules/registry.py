@@ -26,9 +26,9 @@ Severity = Literal["error", "warning", "info"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
 CODE_PATTERN = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 
-# Bumped whenever a rule is added, removed, or changes what it fires on: an archived
-# assessment names the catalog version it was made with.
-RULE_CATALOG_VERSION = "1.2"
+# Bumped whenever a rule is added, removed, or changes what it fires on (the number itself lives
+# with the package version, so `sdeval --version` names it without loading the rules).
+from .. import RULE_CATALOG_VERSION  # noqa: E402,F401
 
 Path = tuple[str | int, ...]
 
