@@ -248,6 +248,21 @@ def test_validate_imports_nothing_only_rendering_needs():
     assert "HEAVY []" in result.stdout
 
 
+
+@pytest.mark.parametrize("argv", [["--version"], ["--help"], ["validate", "--help"]])
+def test_version_and_help_load_no_model_and_no_rule(argv):
+    """Naming the versions or printing help needs neither the record models nor the catalog. (A
+    command's own help loads pydantic all the same: typer's parameter adapters import it.)"""
+    watched = ("evaluator.record", "evaluator.rules") + (("pydantic",) if argv[0].startswith("--") else ())
+    code = (
+        f"import sys; from evaluator.cli import main; sys.argv=['sdeval', *{argv!r}];\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        f"print('LOADED', sorted(m for m in sys.modules if m.startswith({watched!r})))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert "LOADED []" in result.stdout, result.stdout[-300:]
+
+
 # ------------------------------------------------------------------ messages a writer can act on
 
 
