@@ -114,6 +114,19 @@ def test_two_adds_at_once_both_land(archive, reports):
     assert [e["seq"] for e in entries] == list(range(1, 10))  # init + 8 adds, no gap, no fork in the chain
 
 
+def test_twenty_adds_at_once_all_land(archive, reports):
+    # Each add recovers what dead adds left before staging its own copy: none may take another's.
+    paths = [reports.signed() for _ in range(20)]
+    procs = [sdeval_process(*archive_args("add", archive.root, archive.db, path)) for path in paths]
+    outs = [p.communicate(timeout=600) for p in procs]
+    assert [p.returncode for p in procs] == [0] * 20, outs
+    assert set(rows(archive)) == {sha256(p) for p in paths}
+    assert all(err == "" for _, err in outs), outs
+    assert_consistent(archive)
+    entries = archive.run("log", "-f", "json").json()["entries"]
+    assert [e["action"] for e in entries] == ["init"] + ["add"] * 20
+
+
 def _as_reader(args: list[str]) -> subprocess.CompletedProcess:
     """`sdeval ARGS` by a user who may not write the (read-only) archive. As root, that is root
     without the capabilities that override file modes (util-linux's setpriv), since root writes anything."""

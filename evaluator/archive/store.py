@@ -3,8 +3,10 @@
 How one report is added, and why in this order (each step is a place a killed process may stop):
 
   staged   the bytes are copied to tmp/SHA.PID.RANDOM.part, fsynced, the part file held under an
-           flock for as long as this process works on it; verification reads this copy, so what
-           was verified is exactly what is stored;
+           flock for as long as this process works on it (created and flocked under a shared
+           flock on tmp/ itself, which recover() takes exclusively: no recover sees a part file
+           before its flock is on); verification reads this copy, so what was verified is
+           exactly what is stored;
   verified verification is done;
   (lock)   tmp/SHA.lock is created and flocked: one process at a time stores a given report;
   stored   the part file is made read-only (0444) and renamed to objects/ab/SHA.pdf (atomic,
@@ -30,7 +32,7 @@ import os
 import secrets
 import stat
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -112,12 +114,15 @@ class Store:
         sha = hashlib.sha256(data).hexdigest()
         part = self.tmp / f"{sha}.{os.getpid()}.{secrets.token_hex(4)}.part"
         try:
-            fd = os.open(part, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+            # Between creating the part file and flocking it, another add's recover() would see
+            # it unheld and delete it; the shared hold on tmp/ keeps recover() out meanwhile.
+            with self._holding_tmp(fcntl.LOCK_SH):
+                fd = os.open(part, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+                fcntl.flock(fd, fcntl.LOCK_EX)
         except OSError as exc:
             raise StoreProblem(f"{self.tmp}: cannot write ({exc.strerror or exc})") from None
         staged = Staged(source, sha, len(data), part, fd)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view):]
@@ -126,6 +131,17 @@ class Store:
             staged.drop()
             raise StoreProblem(f"{self.tmp}: cannot write ({exc.strerror or exc})") from None
         return staged
+
+    @contextmanager
+    def _holding_tmp(self, how: int) -> Iterator[None]:
+        """A flock on the tmp/ folder itself: shared while a part file is created and locked,
+        exclusive while recover() decides which part files are abandoned."""
+        fd = os.open(self.tmp, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, how)
+            yield
+        finally:
+            os.close(fd)
 
     @contextmanager
     def report_lock(self, sha256: str) -> Iterator[None]:
@@ -198,14 +214,16 @@ class Store:
     def recover(self, indexed: Callable[[str], bool]) -> list[str]:
         """Clear what killed adds left behind; what was removed, one line each."""
         removed = []
-        try:
-            leftovers = sorted(self.tmp.iterdir())
-        except OSError:
-            return removed
-        for path in leftovers:
-            if path.suffix == ".part" and _abandoned(path):
-                _unlink_quietly(path)
-                removed.append(f"removed {path.relative_to(self.root)}: a copy an interrupted add left")
+        with ExitStack() as held:
+            try:
+                held.enter_context(self._holding_tmp(fcntl.LOCK_EX))
+                leftovers = sorted(self.tmp.iterdir())
+            except OSError:
+                return removed
+            for path in leftovers:
+                if path.suffix == ".part" and _abandoned(path):
+                    _unlink_quietly(path)
+                    removed.append(f"removed {path.relative_to(self.root)}: a copy an interrupted add left")
         for path in leftovers:
             if path.suffix != ".lock" or not _abandoned(path):
                 continue
