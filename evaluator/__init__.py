@@ -8,4 +8,4 @@ __version__ = "0.1.0"
 RECORD_VERSION = "1.1"
 # Bumped whenever a rule is added, removed, or changes what it fires on: an archived
 # assessment names the catalog version it was made with.
-RULE_CATALOG_VERSION = "1.2"
+RULE_CATALOG_VERSION = "1.3"

@@ -524,6 +524,19 @@ def _trust_anchors(paths: list[Path] | None):
         raise _fail(str(exc)) from None
 
 
+@app.command(
+    "measure", short_help="Measure an endpoint's two arms and write the evidence record.", add_help_option=False,
+    context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+)
+def measure(ctx: typer.Context) -> None:
+    """Measure the speculative and target-only arms of an offer (`sdeval measure --help`)."""
+    # Per-arm flags follow their --arm, which typer cannot say: evaluator.measure parses its own
+    # arguments, and imports httpx only here.
+    from .measure.cli import main as measure_main
+
+    raise typer.Exit(measure_main(list(ctx.args)))
+
+
 # `sdeval archive ...` (evaluator/archive/cli.py), imported only when an archive command runs.
 app.add_typer(
     lazy_typer("evaluator.archive.cli:app", help="The auditor's archive of signed reports: init, add, list, show, extract, verify, rejudge, log.",

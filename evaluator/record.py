@@ -14,6 +14,10 @@ Record 1.1 adds, all optional so every 1.0 record loads unchanged: an undated of
 claims stated as a range or a bound, per-user throughput, repetitions stated without
 their figures, an interval timed around the whole generation call, more proposer
 families, the server's environment, and simulated (forced) acceptance.
+
+Record 1.2 adds D, the tokens a target emitted outside verification steps
+(counts.outside_step_tokens), so E = A + B + D holds for a real engine; `sdeval measure`
+writes 1.2. Every 1.0 and 1.1 record loads unchanged.
 """
 
 from __future__ import annotations
@@ -23,8 +27,8 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from . import RECORD_VERSION  # noqa: E402,F401  (defined with the package version; see evaluator/__init__.py)
-# Every version this tool reads; a 1.0 record is a valid 1.1 record.
-READ_VERSIONS = ("1.0", "1.1")
+# Every version this tool reads; a 1.0 record is a valid 1.1 record, a 1.1 record a valid 1.2 one.
+READ_VERSIONS = ("1.0", "1.1", "1.2")
 SCHEMA_ID = "https://sdeval.example/schemas/evidence-record/1.1/evidence-record.schema.json"
 
 # Bounds that keep a count a count: JSON allows 1e999 and 2**200, a record does not.
@@ -242,7 +246,8 @@ class Counts(_Model):
     proposed_drafts: Count | None = Field(default=None, description="P: candidate tokens proposed by the drafter (after removing any invalidated by structured-output constraints).")
     accepted_drafts: Count | None = Field(default=None, description="A: proposed tokens the target kept. Excludes the extra token the target adds itself.")
     bonus_tokens: Count | None = Field(default=None, description="B: tokens the target sampled itself after each step (a correction after a rejection, or a bonus after a fully accepted block).")
-    emitted_tokens: Count | None = Field(default=None, description="E: output tokens the users received in the interval (E = A + B for a speculative run). This is what output throughput counts.")
+    emitted_tokens: Count | None = Field(default=None, description="E: output tokens the users received in the interval (E = A + B + D for a speculative run). This is what output throughput counts.")
+    outside_step_tokens: Count | None = Field(default=None, description="D (record 1.2): output tokens the target emitted outside verification steps, so not counted in A or B: each request's first token, which comes from the prompt pass, and one token for each decode step in which the drafter proposed nothing. Then E = A + B + D.")
     reasoning_tokens: Count | None = Field(default=None, description="Of the emitted tokens E, how many were reasoning (thinking) tokens, where the tool reports them. They are part of E: every generated token is output.")
     invalidated_drafts: Count | None = Field(default=None, description="Drafts discarded by structured-output (grammar) constraints before verification.")
     accepted_length_histogram: list[Count] | None = Field(default=None, max_length=257, description="Entry j = number of steps that accepted exactly j drafts (j = 0..K). Entries add up to S.")
@@ -440,7 +445,7 @@ class InstallationScope(_Model):
 
 
 class EvidenceRecord(_Model):
-    record_version: Literal["1.0", "1.1"] = Field(description="Version of the evidence-record format. This tool reads 1.0 and 1.1; write 1.1.")
+    record_version: Literal["1.0", "1.1", "1.2"] = Field(description="Version of the evidence-record format. This tool reads 1.0, 1.1 and 1.2; write 1.2 where the counts give D (tokens outside verification steps), else 1.1.")
     offer: Offer = Field(description="Who makes the offer and what they claim, verbatim.")
     configurations: list[Configuration] = Field(min_length=1, max_length=100, description="Each arrangement measured: target model, proposer, numerics, sampling, runtime, hardware.")
     runs: list[Run] = Field(min_length=1, max_length=5000, description="Each measured run: speculative or target-only, with workload, load, interval and counts.")

@@ -35,8 +35,12 @@ def _identity_violations(ctx: Context, i: int, run: Run) -> Iterator[Violation]:
         return
     if A is not None and P is not None and A > P:
         yield v(message(CODE, "a-exceeds-p", A=A, P=P), "accepted_drafts")
-    if E is not None and A is not None and B is not None and E != A + B:
-        yield v(message(CODE, "e-not-a-plus-b", E=E, A=A, B=B, sum=A + B), "emitted_tokens")
+    D = c.outside_step_tokens  # record 1.2: tokens outside verification steps, where the counts give them
+    if E is not None and A is not None and B is not None and E != A + B + (D or 0):
+        if D is None:
+            yield v(message(CODE, "e-not-a-plus-b", E=E, A=A, B=B, sum=A + B), "emitted_tokens")
+        else:
+            yield v(message(CODE, "e-not-a-plus-b-plus-d", E=E, A=A, B=B, D=D, sum=A + B + D), "emitted_tokens")
     if B is not None and S is not None and B > S:
         yield v(f"bonus/correction tokens B = {B} exceed verification steps S = {S} (at most one per step)", "bonus_tokens")
     k = ctx.effective_k(run)
@@ -143,7 +147,8 @@ def _reported_figures(ctx: Context, i: int, run: Run) -> Iterator[Violation]:
     "counts-inconsistent",
     "error",
     "The counting identities break",
-    rationale="""The counts of one interval must agree with each other: A <= P, E = A + B, at most one
+    rationale="""The counts of one interval must agree with each other: A <= P, E = A + B (E = A + B + D
+    where the record gives D, the tokens emitted outside verification steps), at most one
     bonus token per step, the histogram adds up to S steps and A accepted drafts, P <= K x S, per-request
     coverage adds up, repetitions add up to the run (and number as many as it says), and a tool's own
     rate equals A / P. When they do not,
@@ -155,6 +160,7 @@ def _reported_figures(ctx: Context, i: int, run: Run) -> Iterator[Violation]:
         "run": "run {run}: {problem}",
         "a-exceeds-p": "accepted drafts A = {A} exceed proposed drafts P = {P}",
         "e-not-a-plus-b": "emitted tokens E = {E} but A + B = {A} + {B} = {sum}",
+        "e-not-a-plus-b-plus-d": "emitted tokens E = {E} but A + B + D = {A} + {B} + {D} = {sum}",
         "histogram-steps": "the accepted-length histogram adds up to {total} steps, not S = {S}",
         "histogram-accepted": "the accepted-length histogram gives {weighted} accepted drafts, not A = {A}",
     },

@@ -1,0 +1,288 @@
+"""The evidence record (1.2), built from the capture alone: runs per arm and load, counts from the
+servers' counter deltas settled against the client's own, latencies per request, the output-equality
+quality result, and a first claim per speculative run (the schema wants one; `sdeval claim` adds more)."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import math
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from .capture import Capture, MeasureProblem
+from .scrape import window_deltas
+from ..importers.vllm_metrics import SERVERS
+
+RECORD_VERSION = "1.2"
+
+
+def _percentiles(values: list[float]) -> dict[str, float] | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+
+    def at(q: float) -> float:  # linear interpolation between closest ranks, as numpy's default
+        pos = (len(ordered) - 1) * q
+        lo, hi = math.floor(pos), math.ceil(pos)
+        return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+
+    return {k: round(v, 3) for k, v in (("mean", sum(ordered) / len(ordered)), ("p50", at(0.5)), ("p90", at(0.9)), ("p95", at(0.95)), ("p99", at(0.99)))}
+
+
+def request_times(r: dict) -> tuple[float, float, float]:
+    """(TTFT, TPOT, end-to-end) in ms: from sending to the first content, and to the finishing chunk."""
+    ttft = (r["first_token"] - r["sent"]) * 1000
+    e2e = (r["finished"] - r["sent"]) * 1000
+    n = r["completion_tokens"]
+    tpot = (e2e - ttft) / (n - 1) if n > 1 else 0.0
+    return round(ttft, 3), round(max(tpot, 0.0), 3), round(e2e, 3)
+
+
+def _merge(base: dict, over: dict) -> dict:
+    out = copy.deepcopy(base)
+    for k, v in over.items():
+        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+class Findings(list):
+    """What the measurement found wrong; measure prints each and exits 1 when there are any."""
+
+
+def build(capture: Capture, session: dict, arms: list[dict]) -> tuple[dict[str, Any], Findings, list[dict]]:
+    entries = capture.entries()
+    findings = Findings()
+    windows = {(e["arm"], e["concurrency"], e["repetition"]): e for e in entries if e["kind"] == "window"}
+    requests: dict[tuple, list[dict]] = defaultdict(list)
+    for e in entries:
+        key = (e.get("arm"), e.get("concurrency"), e.get("repetition"))
+        if e["kind"] == "window-start":
+            requests[key] = []  # an earlier, unfinished attempt at this window is left out
+        elif e["kind"] == "request" and not e["warmup"] and key in windows:
+            requests[key].append(e)
+    settings = session["settings"]
+    configurations, runs, table = [], [], []
+    outputs: dict[tuple, str] = {}  # (arm, concurrency, repetition, index) -> text, for the equality check
+    for arm in arms:
+        configurations.append(_configuration(arm, settings))
+        for c in settings["concurrencies"]:
+            reps = [(rep, windows[(arm["name"], c, rep)]) for rep in range(settings["repetitions"]) if (arm["name"], c, rep) in windows]
+            if not reps:
+                continue
+            run, row = _run(capture, arm, c, reps, requests, settings, session, findings, outputs)
+            runs.append(run)
+            table.append(row)
+    if not runs:
+        raise MeasureProblem(f"{capture.log}: holds no finished measurement window")
+    _equality(runs, arms, outputs, settings)
+    return _record(configurations, runs, session), findings, table
+
+
+def _configuration(arm: dict, settings: dict) -> dict:
+    speculative = arm["arrangement"] == "speculative"
+    cfg = {
+        "id": arm["name"],
+        "target": {"model": arm["models"][0]},
+        "proposer": {"method": "other", "method_name": "not stated to sdeval measure (give --configuration)"} if speculative else {"method": "none"},
+        "sampling": {"temperature": settings["temperature"], "top_p": settings["top_p"], "seed": settings["seed"], "n": 1},
+    }
+    stated = arm.get("configuration") or {}
+    cfg = _merge(cfg, {k: v for k, v in stated.items() if k != "id"})
+    # What the engine is sampled with is what measure sent, whatever the file says.
+    cfg["sampling"] = _merge(cfg.get("sampling", {}), {"temperature": settings["temperature"], "top_p": settings["top_p"], "seed": settings["seed"], "n": 1})
+    if settings["temperature"] == 0:
+        cfg["sampling"]["mode"] = "greedy"
+    return cfg
+
+
+def _run(capture, arm, c, reps, requests, settings, session, findings: Findings, outputs) -> tuple[dict, dict]:
+    name = arm["name"]
+    speculative = arm["arrangement"] == "speculative"
+    completed, failures = [], defaultdict(int)
+    repetitions, models = [], set()
+    totals: dict[str, Any] = defaultdict(int)
+    per_position: list[int] = []
+    checks = {"output-tokens": [0, 0], "requests-in-flight": [0, 0], "requests": [0, 0]}
+    have = set()
+    duration_us = 0
+    for rep, window in reps:
+        done = [r for r in requests[(name, c, rep)] if r["outcome"] == "completed"]
+        for r in requests[(name, c, rep)]:
+            if r["outcome"] != "completed":
+                failures[r["outcome"]] += 1
+                findings.append(f"{name} c={c} repetition {rep + 1}: request {r['index']} {r['outcome']}: {r['detail']}")
+            if r.get("model"):
+                models.add(r["model"])
+        for r in done:
+            outputs[(name, c, rep, r["index"])] = r["text"]
+        emitted = sum(r["completion_tokens"] for r in done)
+        completed += done
+        repetitions.append({"emitted_tokens": emitted, "duration_s": window["duration_us"] / 1e6})
+        duration_us += window["duration_us"]
+        if window.get("scrapes", {}).get("after"):
+            server = SERVERS[window["metrics_format"]]
+            d = window_deltas(capture.dir / window["scrapes"]["before"], capture.dir / window["scrapes"]["after"], server)
+            for field in ("verification_steps", "proposed_drafts", "accepted_drafts"):
+                if field in d.counts:
+                    totals[field] += d.counts[field]
+                    have.add(field)
+            pos = d.counts.get("accepted_per_position") or []
+            per_position = [a + b for a, b in zip(per_position + [0] * (len(pos) - len(per_position)), pos + [0] * (len(per_position) - len(pos)))]
+            if "emitted_tokens" in d.counts:
+                checks["output-tokens"][0] += emitted
+                checks["output-tokens"][1] += d.counts["emitted_tokens"]
+                have.add("output-tokens")
+            if d.in_flight_after is not None:
+                checks["requests-in-flight"][1] += d.in_flight_after
+                have.add("requests-in-flight")
+            if d.finished_requests is not None:
+                checks["requests"][0] += len(requests[(name, c, rep)])
+                checks["requests"][1] += d.finished_requests
+                have.add("requests")
+    buffered = sum(1 for r in completed if r["content_chunks"] > 1 and r["first_token"] == r["finished"])
+    if buffered:
+        findings.append(f"{name} c={c}: {buffered} of {len(completed)} responses arrived in one piece (a buffering gateway or proxy?): their TTFT and TPOT are not the server's")
+    for model in sorted(models - set(arm["models"])):
+        findings.append(f"{name}: responses name model {model!r}, not the {', '.join(arm['models'])} /v1/models lists")
+    E = sum(r["completion_tokens"] for r in completed)
+    counts: dict[str, Any] = {"emitted_tokens": E}
+    notes = [f"Measured by: {session['command']}", f"Client timing, one monotonic clock; repetition durations at microsecond resolution."]
+    population_check = [{"count": k, "benchmark": v[0], "server": v[1]} for k, v in checks.items() if k in have]
+    if population_check:
+        settled = all(p["benchmark"] == p["server"] for p in population_check)
+        if speculative:
+            counts.update({f: totals[f] for f in ("verification_steps", "proposed_drafts", "accepted_drafts") if f in have})
+            if per_position and any(per_position):
+                counts["accepted_per_position"] = per_position
+        counts["population"] = "benchmark-requests" if settled else "mixed"
+        counts["population_check"] = population_check
+        shown = "; ".join(f"{p['count'].replace('-', ' ')} {p['benchmark']} measured, {p['server']} on the server" for p in population_check)
+        if settled:
+            notes.append(f"The server's counter deltas over each window match the client's ({shown}): it served only the measured requests.")
+        else:
+            findings.append(f"{name} c={c}: the server's counters do not match the measured requests ({shown}): it served other requests too, or its usage is wrong")
+            notes.append(f"The server's counter deltas do not match the client's ({shown}).")
+        S, A = counts.get("verification_steps"), counts.get("accepted_drafts")
+        if speculative and settled and S is not None and A is not None and E - A - S >= 0:
+            # Each verification step emits one token the target samples itself (B = S); the rest of E
+            # beyond A + B came outside verification steps: first tokens, and steps with no draft.
+            counts["bonus_tokens"] = S
+            counts["outside_step_tokens"] = E - A - S
+            notes.append("B = S: the engine emits one target-sampled token per verification step; D = E - A - B.")
+    else:
+        counts["population"] = "benchmark-requests"
+        notes.append("No --metrics for this arm: output tokens from the responses' usage only; no speculative counts.")
+    if failures:
+        notes.append("Failed requests, never counted as completed: " + ", ".join(f"{n} {k}" for k, n in sorted(failures.items())) + ".")
+    times = [request_times(r) for r in completed]
+    prompt_tokens = [r["prompt_tokens"] for r in completed if isinstance(r.get("prompt_tokens"), int)]
+    tasks = sorted({r.get("task") or "unlabelled" for r in completed})
+    run: dict[str, Any] = {
+        "id": f"{name}-c{c}",
+        "arrangement": arm["arrangement"],
+        "configuration": name,
+        "workload": {
+            "task": tasks[0] if len(tasks) == 1 else "mixed: " + ", ".join(tasks),
+            "dataset": f"{settings['dataset']} (sha256 {settings['dataset_sha256'][:12]})",
+            "num_requests": len(completed),
+            "input_tokens_mean": round(sum(prompt_tokens) / len(prompt_tokens), 3) if prompt_tokens and len(prompt_tokens) == len(completed) else None,
+            "output_tokens_mean": round(E / len(completed), 3) if completed else None,
+            "max_output_tokens": settings["max_tokens"],
+        },
+        "load": {"concurrency": c, "loop": "closed"},
+        "interval": {
+            "start_event": "the first measured request is sent (client)",
+            "end_event": "the last byte of the last measured response arrives (client)",
+            "scope": "end-to-end",
+            "measurement": "complete-interval",
+            "duration_s": duration_us / 1e6,
+        },
+        "counts": counts,
+        "latency": {"ttft_ms": _percentiles([t[0] for t in times]), "tpot_ms": _percentiles([t[1] for t in times]), "e2e_ms": _percentiles([t[2] for t in times])},
+        "repetitions": repetitions,
+        "request_latencies": {"ttft_ms": [t[0] for t in times], "tpot_ms": [t[1] for t in times], "e2e_ms": [t[2] for t in times]},
+        "source": {"format": "sdeval-measure", "file": capture.log.name, "sha256": hashlib.sha256(capture.log.read_bytes()).hexdigest()},
+        "notes": " ".join(notes),
+    }
+    run["workload"] = {k: v for k, v in run["workload"].items() if v is not None}
+    run["latency"] = {k: v for k, v in run["latency"].items() if v is not None} or None
+    if run["latency"] is None:
+        del run["latency"]
+    if not times:
+        del run["request_latencies"]
+    seconds = duration_us / 1e6
+    row = {
+        "arm": name, "concurrency": c, "completed": len(completed), "failed": sum(failures.values()),
+        "tokens_per_s": E / seconds if seconds else 0.0,
+        "ttft_p50": _percentiles([t[0] for t in times])["p50"] if times else None,
+        "ttft_p99": _percentiles([t[0] for t in times])["p99"] if times else None,
+        "tpot_p50": _percentiles([t[1] for t in times])["p50"] if times else None,
+        "acceptance": counts["accepted_drafts"] / counts["proposed_drafts"] if counts.get("proposed_drafts") else None,
+        "population": counts["population"],
+    }
+    return run, row
+
+
+def _equality(runs: list[dict], arms: list[dict], outputs: dict, settings: dict) -> None:
+    """At temperature 0, each speculative run's outputs against the target-only arm's, prompt by prompt."""
+    if settings["temperature"] != 0:
+        return
+    baseline = next((a["name"] for a in arms if a["arrangement"] == "target-only"), None)
+    if baseline is None:
+        return
+    for run in runs:
+        if run["arrangement"] != "speculative":
+            continue
+        c = run["load"]["concurrency"]
+        pairs = [(text, outputs.get((baseline, c, rep, i))) for (arm, cc, rep, i), text in outputs.items() if arm == run["configuration"] and cc == c]
+        pairs = [(a, b) for a, b in pairs if b is not None]
+        if not pairs:
+            continue
+        matched = sum(a == b for a, b in pairs)
+        run["quality"] = [{
+            "task": run["workload"]["task"],
+            "metric": "greedy output equality with target-only",
+            "score": round(matched / len(pairs), 6),
+            "baseline_score": 1.0,
+            "method": f"sdeval measure: the same {len(pairs)} salted prompts at temperature 0 sent to arm {baseline}; outputs compared text for text",
+            "equality_check": "greedy-equality",
+            "equality_matched": matched,
+            "equality_total": len(pairs),
+        }]
+
+
+def _record(configurations: list[dict], runs: list[dict], session: dict) -> dict[str, Any]:
+    from ..importers.claims import build_claim
+
+    record: dict[str, Any] = {
+        "record_version": RECORD_VERSION,
+        "offer": {
+            "vendor": session.get("vendor") or "not stated (measured by the buyer)",
+            "offer_id": session.get("offer_id") or f"measured-{session['started'][:10]}",
+            "claim_text": f"Measured with sdeval measure: {', '.join(c['id'] for c in configurations)} at concurrency "
+                          f"{', '.join(str(c) for c in session['settings']['concurrencies'])}.",
+        },
+        "configurations": configurations,
+        "runs": runs,
+        "claims": [],
+    }
+    claims = []
+    for run in runs:
+        if run["arrangement"] == "speculative" and run["counts"].get("emitted_tokens"):
+            from ..importers.common import ImportProblem
+
+            try:
+                claims.append(build_claim({**record, "claims": claims}, record_name="the measured record", run_id=run["id"], baseline_id=None, kind="output-throughput"))
+            except ImportProblem:
+                pass
+    if not claims:  # the schema wants a claim: the first run's output throughput
+        for run in runs:
+            if run["counts"].get("emitted_tokens"):
+                claims.append(build_claim({**record, "claims": claims}, record_name="the measured record", run_id=run["id"], baseline_id=None, kind="output-throughput"))
+                break
+    if not claims:
+        raise MeasureProblem("no request completed, so there is nothing to write a record about")
+    record["claims"] = claims
+    return record

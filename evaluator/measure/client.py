@@ -1,0 +1,146 @@
+"""One streamed chat completion, timed as bytes arrive, and what it proves.
+
+Peers' tools get these wrong, so each is decided here once:
+- TTFT is taken at the first chunk with non-empty content or reasoning content, never at the empty,
+  role-only first chunk;
+- end-to-end latency ends at the chunk that finishes the answer (finish_reason), not at a trailing
+  usage-only chunk; the window still runs to the response's last byte;
+- output tokens come from the server's final usage only; stream chunks are counted beside them
+  (under speculation one chunk carries several tokens), and a missing usage, or a usage below the
+  number of non-empty chunks, is a failure of the request, never a fallback;
+- an error event inside a 200 stream, a stream that ends without finishing, an HTTP error, a
+  timeout and an answer that is not an OpenAI stream are failures, never completions.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+# Outcome of a request: "completed" or the failure it counts under.
+FAILURES = ("http-error", "stream-error", "truncated", "timeout", "not-openai", "no-usage", "usage-disagrees", "connection-error")
+
+
+@dataclass
+class Result:
+    outcome: str = "completed"
+    detail: str = ""
+    sent: float = 0.0           # monotonic clock, when the request was handed to the connection
+    first_token: float | None = None
+    finished: float | None = None  # the chunk carrying finish_reason
+    last_byte: float | None = None
+    chunks: int = 0             # every data event
+    content_chunks: int = 0     # events carrying non-empty content or reasoning content
+    completion_tokens: int | None = None
+    prompt_tokens: int | None = None
+    model: str | None = None
+    finish_reason: str | None = None
+    text: str = ""
+    status: int | None = None
+    server_timings: dict[str, Any] = field(default_factory=dict)  # llama.cpp's per-response timings, kept as sent
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _content(delta: dict) -> str:
+    parts = [delta.get("content"), delta.get("reasoning_content"), delta.get("reasoning")]
+    return "".join(p for p in parts if isinstance(p, str))
+
+
+def _take_event(result: Result, data: str, arrived: float) -> bool:
+    """Read one SSE data payload; True when the stream said [DONE]."""
+    if data == "[DONE]":
+        return True
+    try:
+        obj = json.loads(data)
+    except ValueError:
+        result.outcome, result.detail = "not-openai", f"a stream event is not JSON: {data[:80]!r}"
+        return True
+    if not isinstance(obj, dict):
+        result.outcome, result.detail = "not-openai", "a stream event is not a JSON object"
+        return True
+    result.chunks += 1
+    if "error" in obj:
+        error = obj["error"]
+        message = error.get("message") if isinstance(error, dict) else error
+        result.outcome, result.detail = "stream-error", f"error event inside the 200 stream: {str(message)[:200]}"
+        return True
+    result.model = result.model or obj.get("model")
+    usage = obj.get("usage")
+    if isinstance(usage, dict):
+        result.completion_tokens = usage.get("completion_tokens")
+        result.prompt_tokens = usage.get("prompt_tokens")
+    if isinstance(obj.get("timings"), dict):
+        result.server_timings = obj["timings"]
+    for choice in obj.get("choices") or []:
+        text = _content(choice.get("delta") or {})
+        if text:
+            result.content_chunks += 1
+            result.text += text
+            if result.first_token is None:
+                result.first_token = arrived
+        if choice.get("finish_reason"):
+            result.finish_reason = choice["finish_reason"]
+            result.finished = arrived
+    return False
+
+
+def settle(result: Result) -> Result:
+    """After the stream: a completion needs a finish, an end of stream and the server's usage."""
+    if result.outcome != "completed":
+        return result
+    if result.finish_reason is None:
+        result.outcome, result.detail = "truncated", f"the stream ended after {result.chunks} chunks without finish_reason"
+    elif result.completion_tokens is None or not isinstance(result.completion_tokens, int):
+        result.outcome, result.detail = "no-usage", "the stream carried no usage (stream_options.include_usage was asked for)"
+    elif result.completion_tokens < result.content_chunks:
+        result.outcome = "usage-disagrees"
+        result.detail = f"usage says {result.completion_tokens} output tokens, but {result.content_chunks} chunks carried text"
+    return result
+
+
+async def stream_chat(client, url: str, body: dict, headers: dict[str, str], timeout_s: float) -> Result:
+    """POST one streamed chat completion; never raises for anything the server or network does."""
+    import httpx
+
+    result = Result()
+    result.sent = time.monotonic()
+    deadline = result.sent + timeout_s
+    try:
+        async with client.stream("POST", url, json=body, headers=headers, timeout=httpx.Timeout(timeout_s)) as response:
+            result.status = response.status_code
+            if response.status_code != 200:
+                raw = await response.aread()
+                result.last_byte = time.monotonic()
+                result.outcome, result.detail = "http-error", f"HTTP {response.status_code}: {raw[:200].decode('utf-8', 'replace')}"
+                return result
+            kind = response.headers.get("content-type", "")
+            if not kind.startswith("text/event-stream"):
+                await response.aread()
+                result.last_byte = time.monotonic()
+                result.outcome, result.detail = "not-openai", f"answered {kind or 'no content type'}, not an event stream"
+                return result
+            pending, done = b"", False
+            async for raw in response.aiter_raw():
+                arrived = time.monotonic()  # when the bytes arrived, before any parsing
+                result.last_byte = arrived
+                if arrived > deadline:
+                    raise httpx.ReadTimeout("overall timeout")
+                pending += raw
+                *events, pending = pending.split(b"\n\n")
+                for event in events:
+                    for line in event.split(b"\n"):
+                        if line.startswith(b"data:") and not done:
+                            done = _take_event(result, line[5:].strip().decode("utf-8", "replace"), arrived)
+    except httpx.TimeoutException:
+        result.last_byte = time.monotonic()
+        result.outcome, result.detail = "timeout", f"no complete answer within {timeout_s:g} s"
+        return result
+    except httpx.HTTPError as exc:
+        result.last_byte = time.monotonic()
+        result.outcome, result.detail = "connection-error", f"{type(exc).__name__}: {exc}"[:200]
+        return result
+    return settle(result)

@@ -1,0 +1,57 @@
+"""The servers' own counters: /metrics fetched just before and just after each window, saved in
+the capture, and read by the importers' Prometheus parsing (importers/vllm_metrics.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..importers.common import ImportProblem
+from ..importers.vllm_metrics import SERVERS, Deltas, Scrape, Server, deltas
+from .capture import MeasureProblem
+
+
+def server_of(text: str) -> Server | None:
+    """Which engine wrote a scrape, from the prefix of its speculative or generated-token counters."""
+    for server in SERVERS.values():
+        if server.generated in text or server.drafts in text:
+            return server
+    return None
+
+
+async def fetch(client, url: str, headers: dict[str, str]) -> bytes:
+    import httpx
+
+    try:
+        response = await client.get(url, headers=headers, timeout=30)
+    except httpx.HTTPError as exc:
+        raise MeasureProblem(f"--metrics {url}: unreachable ({type(exc).__name__}: {exc})"[:300]) from None
+    if response.status_code != 200:
+        raise MeasureProblem(f"--metrics {url}: HTTP {response.status_code}")
+    return response.content
+
+
+def check(path: Path, url: str, speculative: bool) -> Server:
+    """The scrape is an engine's, and carries the counters this arm's counts come from."""
+    text = path.read_bytes().decode("utf-8", "replace")
+    server = server_of(text)
+    if server is None:
+        raise MeasureProblem(
+            f"--metrics {url}: has no spec-decode or generated-token counters of vLLM (vllm:) or llama.cpp (llamacpp:); "
+            "it is not a serving engine's /metrics, or the engine was started without --metrics"
+        )
+    try:
+        scrape = Scrape(path, server)
+    except ImportProblem as exc:
+        raise MeasureProblem(f"--metrics {url}: {exc}") from None
+    if speculative and server.drafts not in scrape.seen:
+        raise MeasureProblem(f"--metrics {url}: has no {server.drafts} counter, so the speculative arm's steps cannot be counted")
+    if server.generated not in scrape.seen:
+        raise MeasureProblem(f"--metrics {url}: has no {server.generated} counter, so whose tokens it counted cannot be settled")
+    return server
+
+
+def window_deltas(before: Path, after: Path, server: Server) -> Deltas:
+    try:
+        return deltas(before, after, server)
+    except ImportProblem as exc:
+        raise MeasureProblem(str(exc)) from None

@@ -1,0 +1,236 @@
+"""An OpenAI-compatible streaming server with real speculative decoding over a toy model, for
+rehearsing `sdeval measure` and testing it against every fault peers' tools mishandle.
+
+The "target model" continues a prompt with a deterministic word sequence (a hash chain over the
+prompt, so temperature 0 gives the same text in both arms). The speculative arm drafts K words with a
+toy drafter that guesses the target's next word right with a fixed probability, verifies them against
+the target, keeps the matching prefix and adds the target's own next word: one stream chunk per
+verification step, several tokens in it. As in llama.cpp, the first token comes from the prompt pass
+(outside any verification step), and counters (llama.cpp names) move when a request finishes.
+
+Run it yourself: python -m evaluator.measure.simulator --port 8001 [--speculative]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from dataclasses import dataclass, field
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+# Every fault the harness must catch; each names a bug peers' tools have.
+FAULTS = (
+    "none",
+    "no-role-chunk",       # no empty role-only first chunk (most servers send one; the default sends it)
+    "slow-usage",          # the trailing usage-only chunk comes late (stretches a naive end-to-end latency)
+    "no-usage",            # the stream carries no usage at all
+    "wrong-usage",         # usage.completion_tokens is one short of what was streamed
+    "error-event",         # an error event inside a 200 stream, then [DONE]
+    "truncated",           # the stream stops mid-answer, without finish_reason or [DONE]
+    "stall",               # the stream stops sending and holds the connection open
+    "http-500",            # the request is refused with an HTTP error
+    "not-openai",          # /v1/models (and completions) answer an HTML page
+    "metrics-without-spec",  # /metrics has no spec-decode counters at all
+    "buffered",            # a buffering gateway: every chunk arrives at once, at the end
+)
+
+
+@dataclass
+class Counters:
+    drafts: int = 0
+    draft_tokens: int = 0
+    accepted: int = 0
+    per_position: dict[int, int] = field(default_factory=dict)
+    predicted: int = 0
+    prompt_tokens: int = 0
+    processing: int = 0
+
+
+def _word(seed: bytes, i: int) -> str:
+    digest = hashlib.blake2b(seed + i.to_bytes(4, "little"), digest_size=4).digest()
+    return "w" + format(int.from_bytes(digest, "little") % 5000, "x")
+
+
+def _draft_right(seed: bytes, i: int, accept_probability: float) -> bool:
+    digest = hashlib.blake2b(b"draft" + seed + i.to_bytes(4, "little"), digest_size=4).digest()
+    return int.from_bytes(digest, "little") / 2**32 < accept_probability
+
+
+class Simulator:
+    def __init__(self, *, speculative: bool = False, k: int = 4, accept_probability: float = 0.7, model: str = "sim-target",
+                 fault: str = "none", fault_every: int = 1, step_delay_s: float = 0.0, prefill_s: float = 0.0, stall_s: float = 30.0) -> None:
+        if fault not in FAULTS:
+            raise ValueError(f"unknown fault {fault!r}")
+        self.speculative, self.k, self.p = speculative, k, accept_probability
+        self.model, self.fault, self.fault_every = model, fault, fault_every
+        self.step_delay_s, self.prefill_s, self.stall_s = step_delay_s, prefill_s, stall_s
+        self.counters = Counters()
+        self.requests = 0
+        self.app = Starlette(routes=[
+            Route("/health", lambda r: JSONResponse({"status": "ok"})),
+            Route("/v1/models", self.models),
+            Route("/v1/chat/completions", self.chat, methods=["POST"]),
+            Route("/metrics", self.metrics),
+        ])
+
+    # ------------------------------------------------------------------ endpoints
+
+    async def models(self, request: Request) -> Response:
+        if self.fault == "not-openai":
+            return Response("<html><body>Welcome to nginx</body></html>", media_type="text/html")
+        return JSONResponse({"object": "list", "data": [{"id": self.model, "object": "model", "owned_by": "sdeval-simulator"}]})
+
+    async def metrics(self, request: Request) -> Response:
+        c = self.counters
+        if self.fault == "metrics-without-spec":
+            return PlainTextResponse("# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total 1.5\n")
+        lines = [
+            ("llamacpp:prompt_tokens_total", "counter", c.prompt_tokens),
+            ("llamacpp:tokens_predicted_total", "counter", c.predicted),
+            ("llamacpp:spec_decode_num_drafts_total", "counter", c.drafts),
+            ("llamacpp:spec_decode_num_draft_tokens_total", "counter", c.draft_tokens),
+            ("llamacpp:spec_decode_num_accepted_tokens_total", "counter", c.accepted),
+            ("llamacpp:requests_processing", "gauge", c.processing),
+            ("llamacpp:requests_deferred", "gauge", 0),
+        ]
+        text = "".join(f"# TYPE {n} {t}\n{n} {v}\n" for n, t, v in lines)
+        if c.per_position:
+            name = "llamacpp:spec_decode_num_accepted_tokens_per_pos_total"
+            text += f"# TYPE {name} counter\n" + "".join(f'{name}{{position="{p}"}} {n}\n' for p, n in sorted(c.per_position.items()))
+        return PlainTextResponse(text)
+
+    async def chat(self, request: Request) -> Response:
+        self.requests += 1
+        faulty = self.fault != "none" and self.requests % self.fault_every == 0
+        fault = self.fault if faulty else "none"
+        if fault == "not-openai":
+            return Response("<html>not an API</html>", media_type="text/html")
+        if fault == "http-500":
+            return JSONResponse({"error": {"message": "simulated overload", "type": "server_error"}}, status_code=500)
+        body = await request.json()
+        prompt = " ".join(m.get("content", "") for m in body.get("messages", []))
+        max_tokens = int(body.get("max_tokens") or 16)
+        usage_wanted = bool((body.get("stream_options") or {}).get("include_usage"))
+        steps, counts = self._generate(prompt, max_tokens)
+        return StreamingResponse(self._stream(steps, counts, len(prompt.split()), usage_wanted, fault), media_type="text/event-stream")
+
+    # ------------------------------------------------------------------ generation
+
+    def _generate(self, prompt: str, max_tokens: int) -> tuple[list[list[str]], Counters]:
+        """The words of each chunk, and what this request adds to the counters."""
+        seed = hashlib.sha256(prompt.encode()).digest()
+        c = Counters()
+        steps = [[_word(seed, 0)]]  # the prompt pass emits the first token, outside any verification step
+        n = 1
+        while n < max_tokens:
+            if not self.speculative:
+                steps.append([_word(seed, n)])
+                n += 1
+                continue
+            k = min(self.k, max_tokens - n - 1)
+            if k <= 0:  # no room for a draft: a plain decode step, outside verification too
+                steps.append([_word(seed, n)])
+                n += 1
+                continue
+            accepted = 0
+            while accepted < k and _draft_right(seed, n + accepted, self.p):
+                accepted += 1
+            c.drafts += 1
+            c.draft_tokens += k
+            c.accepted += accepted
+            for pos in range(accepted):
+                c.per_position[pos] = c.per_position.get(pos, 0) + 1
+            # the accepted drafts and the target's own token (a correction, or the bonus after a full block)
+            steps.append([_word(seed, n + j) for j in range(accepted + 1)])
+            n += accepted + 1
+        c.predicted = n
+        return steps, c
+
+    def _chunk(self, delta: dict, finish: str | None = None) -> bytes:
+        obj = {"id": "chatcmpl-sim", "object": "chat.completion.chunk", "model": self.model,
+               "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+        return b"data: " + json.dumps(obj).encode() + b"\n\n"
+
+    async def _stream(self, steps, counts: Counters, prompt_tokens: int, usage_wanted: bool, fault: str):
+        self.counters.processing += 1
+        finished = False
+        try:
+            out: list[bytes] = []
+            if fault != "no-role-chunk":  # sent at once, as servers do, before the prompt pass
+                yield self._chunk({"role": "assistant", "content": ""})
+            await asyncio.sleep(self.prefill_s)
+            for i, words in enumerate(steps):
+                if fault == "truncated" and i == len(steps) // 2:
+                    break
+                if fault == "error-event" and i == len(steps) // 2:
+                    out.append(b'data: {"error": {"message": "simulated failure in generation", "code": 500}}\n\n')
+                    break
+                if fault == "stall" and i == len(steps) // 2:
+                    for piece in out:
+                        yield piece
+                    out = []
+                    await asyncio.sleep(self.stall_s)
+                    break
+                text = (" " if i else "") + " ".join(words)
+                last = i == len(steps) - 1
+                out.append(self._chunk({"content": text}, "length" if last else None))
+                if fault != "buffered":
+                    for piece in out:
+                        yield piece
+                    out = []
+                    await asyncio.sleep(self.step_delay_s)
+            else:
+                finished = True
+            if finished and usage_wanted and fault != "no-usage":
+                reported = counts.predicted - (1 if fault == "wrong-usage" else 0)
+                usage = {"id": "chatcmpl-sim", "object": "chat.completion.chunk", "model": self.model, "choices": [],
+                         "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": reported, "total_tokens": prompt_tokens + reported}}
+                if fault == "slow-usage":
+                    for piece in out:
+                        yield piece
+                    out = []
+                    await asyncio.sleep(0.3)
+                out.append(b"data: " + json.dumps(usage).encode() + b"\n\n")
+            if finished or fault == "error-event":
+                out.append(b"data: [DONE]\n\n")
+            if out:  # one write: a buffering gateway hands on everything at once
+                yield b"".join(out)
+        finally:
+            self.counters.processing -= 1
+            if finished:  # llama.cpp counts a request's tokens when it finishes
+                self._add(counts, prompt_tokens)
+
+    def _add(self, c: Counters, prompt_tokens: int) -> None:
+        t = self.counters
+        t.drafts += c.drafts
+        t.draft_tokens += c.draft_tokens
+        t.accepted += c.accepted
+        t.predicted += c.predicted
+        t.prompt_tokens += prompt_tokens
+        for pos, n in c.per_position.items():
+            t.per_position[pos] = t.per_position.get(pos, 0) + n
+
+
+def main() -> None:
+    import argparse
+
+    import uvicorn
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, default=8001)
+    parser.add_argument("--speculative", action="store_true")
+    parser.add_argument("--k", type=int, default=4)
+    parser.add_argument("--fault", choices=FAULTS, default="none")
+    parser.add_argument("--step-delay", type=float, default=0.005, help="seconds per generation step")
+    args = parser.parse_args()
+    sim = Simulator(speculative=args.speculative, k=args.k, fault=args.fault, step_delay_s=args.step_delay)
+    uvicorn.run(sim.app, host="127.0.0.1", port=args.port, log_level="warning")
+
+
+if __name__ == "__main__":
+    main()
