@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .checks import NONE, NOT_ESTABLISHED, Check, not_evaluated
-from .trust import CertificateInfo, TrustAnchors, describe, iso_time
+from .trust import CertificateInfo, TrustAnchors, describe, iso_time, unfit_for_signing
 
 NO_ANCHOR = "no trust anchor given (--trust CERT or SDEVAL_TRUST)"
 # Sub-indications pyHanko gives when a certificate is used outside its validity period.
@@ -366,12 +366,18 @@ class _Validation:
         if self.trust is None:
             return Check("trust", None, f"{NO_ANCHOR}: who signed is not established", status=NOT_ESTABLISHED)
         if status.trusted and status.validation_path is not None:
+            unfit = self.unfit(signing_time)
+            if unfit:
+                return Check("trust", False, self.chained(status.validation_path) + f", but {unfit}")
             return Check("trust", True, self.chained(status.validation_path) + self.revocation_note(status))
         indication = getattr(status.trust_problem_indic, "name", None)
         if indication in _TIME_BOUND and signing_time is not None and self.signer_valid_at(signing_time):
             # Point-in-time validation at the trusted timestamp: valid then, so the signature was made while it was.
             earlier = self.validate(signing_time)
             if earlier.trusted and earlier.validation_path is not None:
+                unfit = self.unfit(signing_time)
+                if unfit:
+                    return Check("trust", False, self.chained(earlier.validation_path) + f", but {unfit}")
                 signer = self.known["signer"]
                 state = "has expired" if self.now > signer.not_after else "is not valid at the validation time"
                 return Check(
@@ -390,6 +396,19 @@ class _Validation:
         tail = (", and no trusted timestamp shows when it was used" if signing_time is None
                 else f", nor at the trusted timestamp {iso_time(signing_time)}")
         return Check("trust", False, _trust_reason(status, "the signer's certificate", self.trust, now=self.now, tail=tail))
+
+    def unfit(self, signing_time: dt.datetime | None) -> str | None:
+        """Why the signer's certificate could not sign this report: validity at the signing time (the
+        trusted timestamp's, else now, said so), key usage and extended key usage."""
+        try:
+            der = self.sig.signer_cert.dump()
+        except Exception:  # no readable certificate: pyHanko would not have trusted it either
+            return "the signer's certificate cannot be read"
+        if signing_time is not None:
+            when = f"at the trusted timestamp {iso_time(signing_time)}"
+        else:
+            when = f"now ({iso_time(self.now)}; no trusted timestamp shows when the report was signed)"
+        return unfit_for_signing(der, signing_time or self.now, when=when)
 
     def explain(self) -> str:
         """pyHanko's own words for why the signer's chain does not validate."""

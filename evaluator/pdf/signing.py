@@ -163,6 +163,13 @@ def load_identity(*, key: Path | None, cert: Path | None, pkcs12: Path | None, p
     from asn1crypto import x509 as asn1_x509
     from cryptography.hazmat.primitives.serialization import Encoding
 
+    from .trust import iso_time, unfit_for_signing
+
+    # Refused here, as verify would refuse the report: a report nobody can verify is not made.
+    now = dt.datetime.now(dt.timezone.utc)
+    unfit = unfit_for_signing(certificate.public_bytes(Encoding.DER), now, when=f"at {iso_time(now)}, the signing time")
+    if unfit:
+        raise SigningProblem(f"{cert or pkcs12}: cannot sign with this certificate: {unfit}")
     warning = exposure_warning(where)
     name = subject_name(asn1_x509.Certificate.load(certificate.public_bytes(Encoding.DER)))
     return Identity(private, certificate, list(extra or []), name, [warning] if warning else [])

@@ -210,3 +210,51 @@ def _read_file(path: Path, origin: str) -> list[Anchor]:
             raise TrustProblem(f"{where}: not a certificate (PEM or DER) ({origin})") from None
         anchors.append(Anchor(der, info, str(path)))
     return anchors
+
+
+# ------------------------------------------------------------------------------ fit for signing
+
+# Extended key usages under which a certificate may sign a document (RFC 5280 4.2.1.12: once the
+# extension is present it is binding, whatever its criticality). TLS-only purposes are not among them.
+DOCUMENT_SIGNING_PURPOSES = {
+    "1.3.6.1.5.5.7.3.36": "documentSigning",  # RFC 9336
+    "1.3.6.1.5.5.7.3.4": "emailProtection",  # S/MIME personal certificates, accepted by PDF readers
+    "1.2.840.113583.1.1.5": "Adobe Authentic Documents Trust",
+    "1.3.6.1.4.1.311.10.3.12": "Microsoft document signing",
+    "2.5.29.37.0": "anyExtendedKeyUsage",
+}
+_PURPOSE_NAMES = {
+    "1.3.6.1.5.5.7.3.1": "serverAuth", "1.3.6.1.5.5.7.3.2": "clientAuth", "1.3.6.1.5.5.7.3.3": "codeSigning",
+    "1.3.6.1.5.5.7.3.8": "timeStamping", "1.3.6.1.5.5.7.3.9": "OCSPSigning",
+}
+
+
+def unfit_for_signing(der: bytes, moment: dt.datetime, *, when: str) -> str | None:
+    """Why this certificate may not sign a document at `moment`, in one clause, or None.
+    `when` says where the moment comes from ("at the trusted timestamp ...", "now ...").
+
+    Checked for every signer, also one that is itself the trust anchor: pyHanko takes an anchor as
+    given, so without this an expired or TLS-only self-signed certificate would still be trusted."""
+    from cryptography import x509
+
+    cert = x509.load_der_x509_certificate(der)
+    period = f"valid {_iso(cert.not_valid_before_utc)} to {_iso(cert.not_valid_after_utc)}"
+    if moment > cert.not_valid_after_utc:
+        return f"the certificate had expired {when} ({period})"
+    if moment < cert.not_valid_before_utc:
+        return f"the certificate was not yet valid {when} ({period})"
+    try:
+        usage = cert.extensions.get_extension_for_class(x509.KeyUsage).value
+    except x509.ExtensionNotFound:
+        usage = None
+    if usage is not None and not (usage.digital_signature or usage.content_commitment):
+        return "its key usage allows neither digitalSignature nor nonRepudiation, so it may not sign documents"
+    try:
+        purposes = [p.dotted_string for p in cert.extensions.get_extension_for_class(x509.ExtendedKeyUsage).value]
+    except x509.ExtensionNotFound:
+        purposes = None
+    if purposes is not None and not any(p in DOCUMENT_SIGNING_PURPOSES for p in purposes):
+        named = ", ".join(_PURPOSE_NAMES.get(p, p) for p in purposes) or "none"
+        allowed = ", ".join(DOCUMENT_SIGNING_PURPOSES.values())
+        return f"its extended key usage ({named}) is not for signing documents (one of {allowed} is needed)"
+    return None
