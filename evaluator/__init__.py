@@ -1,6 +1,6 @@
 """sdeval: decide whether a speculative-decoding offer's claims are backed by evidence."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0.dev0"
 
 # The formats this release writes, here rather than beside the models so that `sdeval --version`
 # (and anything else that only names them) loads no model. evaluator.record and evaluator.rules

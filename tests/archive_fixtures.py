@@ -128,13 +128,13 @@ def _render(kind: str) -> bytes:
     finally:
         os.chdir(cwd)
     if kind == "older-catalog":
-        # A report as an older rule catalog (0.9) made it: its one claim was not established, on a
-        # finding today's catalog no longer makes. Verify accepts it (a different catalog may differ).
+        # A report as sdeval 0.1.0's rule catalog (1.2) made it: its one claim was not established, on a
+        # finding today's catalog no longer makes. The archive admits it (a real older catalog may differ).
         real = assessed.document
 
         def older():
             doc = real()
-            doc["tool"]["rule_catalog_version"] = "0.9"
+            doc["tool"].update(version="0.1.0", rule_catalog_version="1.2")
             claim = doc["files"][0]["claims"][0]
             claim["verdict"] = "not-established"
             claim["findings"].append({"code": "load-unstated", "severity": "error", "path": "/claims/0"})

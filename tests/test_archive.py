@@ -332,7 +332,7 @@ def test_rejudge_lists_the_reports_whose_verdicts_the_installed_catalog_changes(
     out = archive.run("rejudge")
     assert out.exit_code == 1
     assert out.stdout.splitlines() == [
-        f"report 2 (SD-201 Offer B (fictional), SD-201-B; {sha256(older)[:12]}; catalog 0.9 -> {RULE_CATALOG_VERSION}): outcome not-established -> established",
+        f"report 2 (SD-201 Offer B (fictional), SD-201-B; {sha256(older)[:12]}; catalog 1.2 -> {RULE_CATALOG_VERSION}): outcome not-established -> established",
         "  claim b-200 (examples/sd201-offer-b.json): not-established -> established [-load-unstated]",
         f"rejudged 2 reports with rule catalog {RULE_CATALOG_VERSION}: 1 would change verdicts, 0 differ only in findings, 1 unchanged",
     ]

@@ -29,3 +29,13 @@ def test_the_newest_changelog_section_names_what_this_code_reads_and_writes():
     assert f"writes {RECORD_VERSION}" in section, f"the newest section does not say it writes record {RECORD_VERSION}"
     assert f"rule catalog {RULE_CATALOG_VERSION}" in section
     assert f"assessment JSON {ASSESSMENT_SCHEMA_VERSION}" in section
+
+
+def test_every_released_section_names_the_catalog_the_release_table_gives():
+    """verify judges a report's claimed catalog by evaluator.releases.RELEASES: a release missing
+    there, or shipped with another catalog, would make its genuine reports fail reproduction."""
+    from evaluator.releases import RELEASES
+
+    text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    released = dict(re.findall(r"^## \[(\d[^\]]*)\] - \d{4}-\d\d-\d\d\n\n.*?rule catalog (\d+\.\d+)", text, flags=re.M | re.S))
+    assert released == RELEASES

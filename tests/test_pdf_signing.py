@@ -318,16 +318,62 @@ def test_a_different_assessment_under_the_same_catalog_fails(tmp_path, sdeval, i
     assert f"finding gone: {OFFER}: error load-unstated at /claims/0: forged" in out.stdout
 
 
-def test_an_older_catalog_may_differ_unless_strict(tmp_path, sdeval, ident):
+def test_an_older_released_catalog_that_differs_is_not_reproducible_and_never_verified(tmp_path, sdeval, ident):
     def older(doc):
-        doc["tool"]["rule_catalog_version"] = "0.9"
+        doc["tool"].update(version="0.1.0", rule_catalog_version="1.2")  # what sdeval 0.1.0 shipped
         _forge_finding(doc)
 
     path = _signed_with_assessment(tmp_path, ident, older)
     out = sdeval("verify", path, "--trust", ident[1])
-    assert out.exit_code == 0, out.stdout
-    assert f"  reproduction  PASS: sdeval {__version__} (rule catalog {RULE_CATALOG_VERSION}) assesses the inputs differently from sdeval {__version__} (rule catalog 0.9)" in out.stdout
-    assert "--strict makes this a failure" in out.stdout
+    assert out.exit_code == 1, out.stdout
+    assert (
+        f"  reproduction  NOT REPRODUCIBLE: sdeval {__version__} (rule catalog {RULE_CATALOG_VERSION}) assesses the inputs differently"
+        " from sdeval 0.1.0 (rule catalog 1.2), which made the report; this sdeval does not carry an older rule catalog 1.2,"
+        " so the embedded verdicts are not reproduced: verify the report with sdeval 0.1.0"
+    ) in out.stdout
+    assert "overall outcome: not-established -> established" in out.stdout
+    assert out.stdout.splitlines()[-1] == "NOT VERIFIED: intact and trusted, but its verdicts are not reproducible with this release's rule catalog"
+    assert "verified: every check passed" not in out.stdout
     strict = sdeval("verify", path, "--trust", ident[1], "--strict")
     assert strict.exit_code == 1
     assert "reproduction  FAIL" in strict.stdout and "(--strict)" in strict.stdout
+
+
+@pytest.mark.parametrize("version, catalog, reason", [
+    ("0.1.0", "1.1", "the report claims sdeval 0.1.0 with rule catalog 1.1, but sdeval 0.1.0 has rule catalog 1.2"),
+    ("0.0.9", "1.1", f"the report claims rule catalog 1.1, which no sdeval release has (released: 1.2 (sdeval 0.1.0); this sdeval {__version__}: {RULE_CATALOG_VERSION})"),
+    ("0.0.9", "0.9", f"the report claims rule catalog 0.9, which no sdeval release has (released: 1.2 (sdeval 0.1.0); this sdeval {__version__}: {RULE_CATALOG_VERSION})"),
+    (__version__, "1.2", f"the report claims sdeval {__version__} with rule catalog 1.2, but sdeval {__version__} has rule catalog {RULE_CATALOG_VERSION}"),
+])
+def test_a_catalog_no_release_shipped_fails_reproduction_whatever_the_verdicts(tmp_path, sdeval, ident, version, catalog, reason):
+    for forged in (False, True):
+        def claim(doc):
+            doc["tool"].update(version=version, rule_catalog_version=catalog)
+            if forged:
+                _forge_finding(doc)
+
+        (tmp_path / str(forged)).mkdir()
+        path = _signed_with_assessment(tmp_path / str(forged), ident, claim)
+        out = sdeval("verify", path, "--trust", ident[1])
+        assert out.exit_code == 1, out.stdout
+        assert f"  reproduction  FAIL: {reason}\n" in out.stdout
+        assert out.stdout.splitlines()[-1] == "NOT VERIFIED: reproduction failed"
+
+
+def test_a_newer_catalog_that_agrees_verifies_and_one_that_differs_is_not_reproducible(tmp_path, sdeval, ident):
+    def newer(doc):
+        doc["tool"].update(version="9.0.0", rule_catalog_version="9.0")
+
+    for name in ("same", "differs"):
+        (tmp_path / name).mkdir()
+    out = sdeval("verify", _signed_with_assessment(tmp_path / "same", ident, newer), "--trust", ident[1])
+    assert out.exit_code == 0, out.stdout
+    assert "(made with sdeval 9.0.0 (rule catalog 9.0))" in out.stdout
+
+    def newer_and_different(doc):
+        newer(doc)
+        _forge_finding(doc)
+
+    out = sdeval("verify", _signed_with_assessment(tmp_path / "differs", ident, newer_and_different), "--trust", ident[1])
+    assert out.exit_code == 1, out.stdout
+    assert "this sdeval does not carry a newer rule catalog 9.0, so the embedded verdicts are not reproduced: verify the report with a release newer than this one" in out.stdout

@@ -104,7 +104,9 @@ def _verified(outcome) -> Verified:
     if outcome.problem:
         return Verified(path, False, [], outcome.text(), outcome.problem, problem=outcome.problem)
     checks = [c.as_dict() for c in outcome.checks]
-    verified = Verified(path, outcome.passed, checks, outcome.text(), "passed" if outcome.passed else _reason(outcome))
+    # Admitted and counted as passing also when the verdicts come from another real rule catalog this
+    # release does not carry: integrity and trust hold, and `archive rejudge` shows what differs.
+    verified = Verified(path, outcome.admissible, checks, outcome.text(), "passed" if outcome.passed else _reason(outcome))
     if outcome.signer is not None:
         info = outcome.signer
         verified.signer = Signer(

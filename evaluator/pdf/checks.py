@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 
 # status words, as printed (upper case) and in JSON
 PASS, FAIL, NOT_EVALUATED, NOT_ESTABLISHED, NONE = "pass", "fail", "not-evaluated", "not-established", "none"
+# reproduction only: the report names a real rule catalog this release does not carry
+NOT_REPRODUCIBLE = "not-reproducible"
 
 
 @dataclass

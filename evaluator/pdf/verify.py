@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from ..loader import UnreadableFile, read_bytes
-from .checks import NOT_ESTABLISHED, NOT_EVALUATED, Check, not_evaluated
+from .checks import NOT_ESTABLISHED, NOT_EVALUATED, NOT_REPRODUCIBLE, Check, not_evaluated
 from .render import ASSESSMENT_NAME, MANIFEST_NAME, RECORD_ROLE, REQUIREMENTS_ROLE
 from .signature_checks import NO_ANCHOR, TimestampInfo
 from .trust import CertificateInfo, TrustAnchors, TrustProblem, iso_time
@@ -71,6 +71,12 @@ class Outcome:
         return self.problem is None and bool(self.checks) and all(c.holds for c in self.checks)
 
     @property
+    def admissible(self) -> bool:
+        """What the archive admits: everything holds, except that the verdicts may come from another
+        real rule catalog this release does not carry (they stay listed, and `rejudge` compares them)."""
+        return self.problem is None and bool(self.checks) and all(c.holds or c.word == NOT_REPRODUCIBLE for c in self.checks)
+
+    @property
     def timestamp(self) -> TimestampInfo | None:
         """The timestamp that dates the signature: its own token, else the first document timestamp."""
         return next((t for t in self.timestamps if t.kind == "signature"), self.timestamps[0] if self.timestamps else None)
@@ -102,6 +108,9 @@ class Outcome:
         failed = [c.name for c in self.checks if c.passed is False]
         unknown = [c.name for c in self.checks if c.passed is None and c.word == NOT_EVALUATED]
         unestablished = [c.name for c in self.checks if c.passed is None and c.word == NOT_ESTABLISHED]
+        elsewhere = [c.name for c in self.checks if c.passed is None and c.word == NOT_REPRODUCIBLE]
+        if not failed and not unknown and not unestablished and elsewhere:
+            return "NOT VERIFIED: intact and trusted, but its verdicts are not reproducible with this release's rule catalog"
         if not failed and not unknown and unestablished:
             return f"NOT VERIFIED: the report is intact, but the signer is not established: {NO_ANCHOR}"
         parts = []
@@ -111,6 +120,8 @@ class Outcome:
             parts.append(f"{', '.join(unknown)} not evaluated")
         if unestablished:
             parts.append(f"{', '.join(unestablished)} not established")
+        if elsewhere:
+            parts.append(f"{', '.join(elsewhere)} not reproducible with this release")
         return "NOT VERIFIED: " + "; ".join(parts)
 
     def signer_line(self) -> str:
@@ -333,10 +344,16 @@ def _reproduction_check(attached: dict[str, list[bytes]], strict: bool) -> Check
         fresh = reassess(inputs, profile[0] if profile else None).document()
     except CannotRun as exc:
         return Check("reproduction", False, f"the attached requirements profile cannot be judged again: {exc}")
+    from ..releases import CURRENT, OLDER, UNKNOWN, judge_claimed_catalog
+
     then, now_tool = embedded.get("tool", {}), fresh["tool"]
     now = f"sdeval {now_tool['version']} (rule catalog {now_tool['rule_catalog_version']})"
     before = f"sdeval {then.get('version')} (rule catalog {then.get('rule_catalog_version')})"
+    claimed = judge_claimed_catalog(then.get("version"), then.get("rule_catalog_version"))
     differences = describe_differences(without_tool(embedded), without_tool(fresh))
+    if claimed.standing == UNKNOWN:
+        # A catalog no release shipped proves nothing, whether or not today's verdicts agree.
+        return Check("reproduction", False, claimed.words, differences)
     if not differences:
         same_tool = before == now
         return Check(
@@ -347,12 +364,16 @@ def _reproduction_check(attached: dict[str, list[bytes]], strict: bool) -> Check
             + f" with {now} gives the embedded assessment"
             + ("" if same_tool else f" (made with {before})"),
         )
-    if then.get("rule_catalog_version") != now_tool["rule_catalog_version"]:
-        detail = (
-            f"{now} assesses the inputs differently from {before}, which made the report; "
-            "a newer rule catalog can legitimately differ"
-        )
-        if strict:
-            return Check("reproduction", False, detail + " (--strict)", differences)
-        return Check("reproduction", True, detail + "; --strict makes this a failure", differences)
-    return Check("reproduction", False, f"{now}, the same rule catalog, does not reproduce the embedded assessment", differences)
+    if claimed.standing == CURRENT:
+        return Check("reproduction", False, f"{now}, the same rule catalog, does not reproduce the embedded assessment", differences)
+    # Made with another real catalog that this release does not carry: the verdicts can be neither
+    # confirmed nor refuted here, only by the release that has that catalog.
+    which = "an older" if claimed.standing == OLDER else "a newer"
+    detail = (
+        f"{now} assesses the inputs differently from {before}, which made the report; this sdeval does not carry"
+        f" {which} rule catalog {then.get('rule_catalog_version')}, so the embedded verdicts are not reproduced:"
+        f" verify the report with {claimed.words}"
+    )
+    if strict:
+        return Check("reproduction", False, detail + " (--strict)", differences)
+    return Check("reproduction", None, detail, differences, status=NOT_REPRODUCIBLE)
