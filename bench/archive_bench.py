@@ -32,10 +32,9 @@ SDEVAL = [sys.executable, "-m", "evaluator"]
 
 
 def make_reports(folder: Path, count: int, records: int) -> tuple[list[Path], Path]:
-    from evaluator.assessment import assess
-    from evaluator.loader import load_file
     from evaluator.pdf.render import render_pdf
     from evaluator.pdf.signing import keygen, load_identity, sign
+    from evaluator.run import assess_paths
 
     key, cert = keygen(folder / "identity", common_name="Bench Assessor", force=False)
     identity = load_identity(key=key, cert=cert, pkcs12=None, password_file=None)
@@ -47,8 +46,7 @@ def make_reports(folder: Path, count: int, records: int) -> tuple[list[Path], Pa
         record["offer"]["offer_id"] = f"SD-201-B-{r:02d}"
         source = folder / f"offer-{r:02d}.json"
         source.write_text(json.dumps(record, indent=2))
-        loaded = [load_file(str(source))]
-        unsigned = render_pdf(loaded, [assess(item) for item in loaded], signer="Bench Assessor")
+        unsigned = render_pdf(assess_paths([str(source)], for_report=True), signer="Bench Assessor")
         for copy in range(count // records + (1 if r < count % records else 0)):
             path = folder / "reports" / f"report-{r:02d}-{copy:03d}.pdf"
             path.parent.mkdir(exist_ok=True)

@@ -160,7 +160,7 @@ TrustOpt = Annotated[
 ]
 
 
-def _assessed(files: list[str], max_size: int, requirements: Path | None = None, *, profiles_allowed: bool = False):
+def _assessed(files: list[str], max_size: int, requirements: Path | None = None, *, profiles_allowed: bool = False, for_report: bool = False):
     """The pipeline (evaluator/run.py) over the command line's files, or exit 2 in one line."""
     from .run import CannotRun, assess_paths
 
@@ -168,7 +168,8 @@ def _assessed(files: list[str], max_size: int, requirements: Path | None = None,
         raise _fail(f"--max-size {max_size}: give a number of bytes of at least 1")
     try:
         return assess_paths(
-            files, profile=None if requirements is None else str(requirements), max_size=max_size, profiles_allowed=profiles_allowed
+            files, profile=None if requirements is None else str(requirements), max_size=max_size, profiles_allowed=profiles_allowed,
+            for_report=for_report,
         )
     except CannotRun as exc:
         raise _fail(str(exc)) from None
@@ -446,7 +447,7 @@ def render(
         try:
             refuse_output(output, files + ([str(requirements)] if requirements is not None else []), force=force)
             with start_signing(key=key, cert=cert, pkcs12=pkcs12, password_file=password_file, timestamping=timestamping) as signing:
-                assessed = _assessed(files, max_size, requirements)
+                assessed = _assessed(files, max_size, requirements, for_report=True)
                 written = write_report(assessed, output, force=force, signing=signing, writer=writer)
         except ReportProblem as exc:
             raise _fail(str(exc)) from None

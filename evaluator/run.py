@@ -9,6 +9,8 @@ the run with `CannotRun`, one line for `sdeval: ...` and exit 2.
 
 from __future__ import annotations
 
+import dataclasses
+import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +41,9 @@ class Assessed:
     results: list[FileAssessment]
     profile: ProfileInput | None = None
     comparison: Comparison | None = None
+    # A report's name for an input -> the path the user typed (assess_paths(for_report=True)), so
+    # what the terminal says names the user's files while the report keeps the names alone.
+    given_as: dict[str, str] = dataclasses.field(default_factory=dict)
 
     @property
     def exit_code(self) -> int:
@@ -53,12 +58,12 @@ class Assessed:
         if self.exit_code == 0:
             return None
         if self.comparison is not None:
-            return f"exit 1: no offer meets every requirement of {self.comparison.profile_file}"
+            return f"exit 1: no offer meets every requirement of {self.given_as.get(self.comparison.profile_file, self.comparison.profile_file)}"
         failing = [r for r in self.results if r.count("error")]
         errors = sum(r.count("error") for r in failing)
         findings = f"{errors} error finding{'s' * (errors != 1)}"
         if len(self.results) == 1:
-            return f"exit 1: {failing[0].file} has {findings}"
+            return f"exit 1: {self.given_as.get(failing[0].file, failing[0].file)} has {findings}"
         return f"exit 1: {len(failing)} of {len(self.results)} files have error findings ({findings} in all)"
 
     def document(self) -> dict[str, Any]:
@@ -130,11 +135,43 @@ def _assess_one(item: LoadedFile, profiles_allowed: bool) -> FileAssessment:
 
 
 def assess_paths(
-    paths: list[str], *, profile: str | None = None, max_size: int = DEFAULT_MAX_BYTES, profiles_allowed: bool = False
+    paths: list[str], *, profile: str | None = None, max_size: int = DEFAULT_MAX_BYTES, profiles_allowed: bool = False,
+    for_report: bool = False,
 ) -> Assessed:
-    """The whole pipeline from paths as typed on the command line."""
+    """The whole pipeline from paths as typed on the command line. `for_report`: each input is
+    assessed under its file name alone (see report_names), as a signed report names it."""
     loaded = load_inputs(paths, max_size)
-    return assess_loaded(loaded, None if profile is None else read_profile(profile, max_size), profiles_allowed=profiles_allowed)
+    given = None if profile is None else read_profile(profile, max_size)
+    if for_report:
+        names = report_names([item.path for item in loaded] + ([given.path] if given else []))
+        renamed = None if given is None else ProfileInput(names[-1], given.raw)
+        try:
+            assessed = assess_loaded([dataclasses.replace(item, path=name) for item, name in zip(loaded, names)], renamed,
+                                     profiles_allowed=profiles_allowed)
+            assessed.given_as = dict(zip(names, [item.path for item in loaded] + ([given.path] if given else [])))
+            return assessed
+        except CannotRun:
+            assess_loaded(loaded, given, profiles_allowed=profiles_allowed)  # raises it again, naming the user's files
+            raise
+    return assess_loaded(loaded, given, profiles_allowed=profiles_allowed)
+
+
+def report_names(paths: list[str]) -> list[str]:
+    """What a signed report calls its inputs: the file name only, never the folders of the assessor's
+    machine (a report is kept for years and shown to others). A name given twice gets "-2", "-3"
+    before its extension, as its attachment does."""
+    taken: set[str] = set()
+    out = []
+    for path in paths:
+        base = path if path == "<stdin>" else (os.path.basename(path.rstrip("/\\")) or path)
+        name, n = base, 2
+        while name in taken:
+            stem, dot, ext = base.rpartition(".")
+            name = f"{stem}-{n}.{ext}" if dot and stem else f"{base}-{n}"
+            n += 1
+        taken.add(name)
+        out.append(name)
+    return out
 
 
 def reassess(records: list[tuple[str, bytes]], profile: ProfileInput | None = None) -> Assessed:

@@ -118,13 +118,13 @@ def _render(kind: str) -> bytes:
         files = ["sd201-offer-a.json", "sd201-offer-b.json"]
     else:
         raise AssertionError(kind)
-    # Relative names, as a user in the repository would give them: they end up in the report.
+    # Relative names, as a user in the repository would give them: the report keeps only the file names.
     names = [os.path.relpath(example(f), ROOT) for f in files]
     profile = os.path.relpath(example("requirements-sd201.yaml"), ROOT) if kind == "requirements" else None
     cwd = os.getcwd()
     os.chdir(ROOT)
     try:
-        assessed = assess_paths(names, profile=profile)
+        assessed = assess_paths(names, profile=profile, for_report=True)  # as `sdeval render` names them
     finally:
         os.chdir(cwd)
     if kind == "older-catalog":

@@ -147,11 +147,11 @@ def test_add_indexes_every_fact_an_auditor_asks_for(archive, reports):
     assert shown["signer_subject"] == "O=sdeval trial identity (self-signed),CN=Archive Assessor"
     assert shown["fingerprint_sha256"] == fingerprint(load_certificates(reports.cert)[0])
     assert shown["timestamp_time"] is None and shown["timestamp_authority"] is None
-    assert shown["claims"] == [{"file": "examples/sd201-offer-a.json", "id": "a-200", "kind": "output-throughput",
+    assert shown["claims"] == [{"file": "sd201-offer-a.json", "id": "a-200", "kind": "output-throughput",
                                 "verdict": "not-established", "codes": ["throughput-basis"]}]
     record = (ROOT / "examples" / "sd201-offer-a.json").read_bytes()
     inputs = {i["attachment"]: i for i in shown["inputs"]}
-    assert inputs["sd201-offer-a.json"] == {"attachment": "sd201-offer-a.json", "file": "examples/sd201-offer-a.json",
+    assert inputs["sd201-offer-a.json"] == {"attachment": "sd201-offer-a.json", "file": "sd201-offer-a.json",
                                             "role": "evidence record", "sha256": hashlib.sha256(record).hexdigest()}
     assert set(inputs) == {"sd201-offer-a.json", "assessment.json"}
     assert shown["admitted_by"] == __import__("pwd").getpwuid(os.getuid()).pw_name
@@ -190,7 +190,7 @@ def test_a_report_with_buyer_requirements_indexes_each_offer_and_the_requirement
     assert row["vendor"] == "SD-201 Offer A (fictional); SD-201 Offer B (fictional)"
     assert [o["outcome"] for o in row["offers"]] == ["not-established", "established"]
     profile = [i for i in archive.run("show", "1", "-f", "json").json()["inputs"] if i["role"] == "requirements profile"]
-    assert profile[0]["file"] == "examples/requirements-sd201.yaml"
+    assert profile[0]["file"] == "requirements-sd201.yaml"
     assert archive.run("list", "--vendor", "sd-201 offer b (fictional)", "-f", "json").json()["reports"][0]["id"] == 1
 
 
@@ -333,12 +333,12 @@ def test_rejudge_lists_the_reports_whose_verdicts_the_installed_catalog_changes(
     assert out.exit_code == 1
     assert out.stdout.splitlines() == [
         f"report 2 (SD-201 Offer B (fictional), SD-201-B; {sha256(older)[:12]}; catalog 1.2 -> {RULE_CATALOG_VERSION}): outcome not-established -> established",
-        "  claim b-200 (examples/sd201-offer-b.json): not-established -> established [-load-unstated]",
+        "  claim b-200 (sd201-offer-b.json): not-established -> established [-load-unstated]",
         f"rejudged 2 reports with rule catalog {RULE_CATALOG_VERSION}: 1 would change verdicts, 0 differ only in findings, 1 unchanged",
     ]
     doc = archive.run("rejudge", "-f", "json").json()
     assert doc["reports"][0]["claims"] == [{
-        "file": "examples/sd201-offer-b.json", "claim": "b-200", "before": "not-established", "after": "established",
+        "file": "sd201-offer-b.json", "claim": "b-200", "before": "not-established", "after": "established",
         "verdict_changed": True, "codes_appeared": [], "codes_disappeared": ["load-unstated"],
     }]
     # Nothing archived changed.
@@ -362,7 +362,7 @@ def test_rejudge_with_a_changed_rule_catalog_names_codes_that_appear(archive, re
     assert out.exit_code == 1
     lines = out.stdout.splitlines()
     assert lines[0].startswith("report 1 (SD-201 Offer A (fictional), SD-201-A; ")
-    assert lines[1].startswith("  claim a-200 (examples/sd201-offer-a.json): not-established -> ")
+    assert lines[1].startswith("  claim a-200 (sd201-offer-a.json): not-established -> ")
     assert "-throughput-basis" in lines[1]
     assert lines[-1].startswith(f"rejudged 2 reports with rule catalog {RULE_CATALOG_VERSION}: 1 would change verdicts")
 

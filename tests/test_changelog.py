@@ -32,9 +32,9 @@ def test_the_newest_changelog_section_names_what_this_code_reads_and_writes():
 
 
 def test_every_released_section_names_the_catalog_the_release_table_gives():
-    """verify judges a report's claimed catalog by evaluator.releases.RELEASES: a release missing
+    """verify judges a report's claimed catalog by evaluator.RELEASES: a release missing
     there, or shipped with another catalog, would make its genuine reports fail reproduction."""
-    from evaluator.releases import RELEASES
+    from evaluator import RELEASES
 
     text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
     released = dict(re.findall(r"^## \[(\d[^\]]*)\] - \d{4}-\d\d-\d\d\n\n.*?rule catalog (\d+\.\d+)", text, flags=re.M | re.S))

@@ -21,7 +21,7 @@ from evaluator.rules import RULE_CATALOG_VERSION
 
 from evaluator.assessment import assess
 from evaluator.reporters.json_report import document as as_document
-from evaluator.loader import load_file
+from evaluator.loader import load_bytes, load_file
 
 from conftest import example
 from pdf_helpers import attachments, cert_fingerprint, flip, page_texts, poppler, signed_ranges, swap_attachment
@@ -125,6 +125,46 @@ def test_accounting_and_throughput_figures_come_from_the_counts(signed):
     assert re.search(r"throughput-c64 2,226 output tokens/\s+2,226 tokens/s\s", cover)
 
 
+def test_the_speedup_table_prints_the_embedded_assessments_figures(signed, work, cli, identity):
+    """Issue 22.8: K, the paired baseline and the speedup the pages print are the embedded
+    assessment's, so a report whose JSON says otherwise fails reproduction, naming the figure."""
+    from evaluator.wording import column
+
+    data = signed.read_bytes()
+    doc = json.loads(attachments(data)["assessment.json"][0])
+    runs = {r["run"]: r for r in doc["files"][0]["runs"]}
+    speculative = [r for r in runs.values() if r["baseline_run"] is not None]
+    assert [(r["run"], r["k"], r["baseline_run"]) for r in speculative] == [
+        ("eagle3-c1", 3, "target-only-c1"), ("eagle3-c8", 3, "target-only-c8"),
+        ("eagle3-c64", 3, "target-only-c64"), ("eagle3-c256", 0, "target-only-c256")]
+    tps = column([r["emitted_tokens_per_s"] for r in speculative])
+    base = column([runs[r["baseline_run"]]["emitted_tokens_per_s"] for r in speculative])
+    speedups = column([r["speedup"] for r in speculative])
+    page = next(p for p in page_texts(signed) if "Output throughput and speedup by concurrency" in p)
+    rows = [line.split()[1:] for line in page.splitlines() if re.match(r"\s+\d+\s+\d+\s+eagle3-c", line)]
+    assert rows == [[str(r["k"]), r["run"], t, r["baseline_run"], b, f"{x}x"] for r, t, b, x in zip(speculative, tps, base, speedups)]
+    # The same report, with one speedup changed in its JSON before signing, no longer reproduces.
+    from evaluator.pdf import render as render_module
+    from evaluator.pdf.signing import load_identity, sign
+    from evaluator.run import assess_paths
+
+    assessed = assess_paths([str(OFFER)], for_report=True)
+    real = assessed.document
+
+    def altered():
+        doc = real()
+        doc["files"][0]["runs"][0]["speedup"] = 3.0
+        return doc
+
+    assessed.document = altered
+    forged = work / "forged-speedup.pdf"
+    forged.write_bytes(sign(render_module.render_pdf(assessed, signer="x"), load_identity(key=identity[0], cert=identity[1], pkcs12=None, password_file=None)))
+    out = verify(cli, forged, "--trust", identity[1])
+    assert out.exit_code == 1
+    first = doc["files"][0]["runs"][0]
+    assert f"run {first['run']} (complete-offer.yaml): speedup 3.0 -> {first['speedup']}" in out.stdout
+
+
 def test_a_note_behind_every_claim_is_said_once(signed):
     text = "\n".join(page_texts(signed))
     assert text.count("k-band-unmeasured") == 2  # named once before the claims, explained once after them
@@ -198,17 +238,38 @@ def test_inputs_and_assessment_are_attached_byte_exact(signed):
     embedded = attachments(signed.read_bytes())
     assert sorted(embedded) == ["assessment.json", "complete-offer.yaml", "sdeval-report.json"]
     assert embedded["complete-offer.yaml"] == [OFFER.read_bytes()]
-    expected = as_document([assess(load_file(str(OFFER)))], full=True)
+    expected = as_document([assess(load_bytes("complete-offer.yaml", OFFER.read_bytes()))], full=True)
     assert json.loads(embedded["assessment.json"][0]) == expected
     manifest = json.loads(embedded["sdeval-report.json"][0])
     assert manifest["inputs"] == [
-        {"attachment": "complete-offer.yaml", "file": str(OFFER), "role": "evidence record", "sha256": OFFER_SHA}
+        {"attachment": "complete-offer.yaml", "file": "complete-offer.yaml", "role": "evidence record", "sha256": OFFER_SHA}
     ]
     listed = poppler("pdfdetach", "-list", str(signed))
     assert listed.returncode == 0
     assert "3 embedded files" in listed.stdout
     for name in embedded:
         assert name in listed.stdout
+
+
+def test_a_signed_report_names_its_inputs_by_file_name_never_by_the_assessors_folders(signed, work, cli, identity):
+    """Issue 22.9: the render above was given an absolute path; two inputs of one name stay apart."""
+    folder = str(OFFER.parent)
+    data = signed.read_bytes()
+    embedded = {name: contents[0] for name, contents in attachments(data).items()}
+    for name in ("assessment.json", "sdeval-report.json"):
+        assert folder.encode() not in embedded[name], name
+    assert folder not in "\n".join(page_texts(signed))
+    twin = work / "elsewhere" / "complete-offer.yaml"
+    twin.parent.mkdir()
+    twin.write_bytes(OFFER.read_bytes())
+    target = work / "twins.pdf"
+    out = cli("render", OFFER, twin, "-o", target, "--key", identity[0], "--cert", identity[1])
+    assert out.exit_code == 0, out.stderr
+    manifest = json.loads(attachments(target.read_bytes())["sdeval-report.json"][0])
+    assert [(i["file"], i["attachment"]) for i in manifest["inputs"]] == [
+        ("complete-offer.yaml", "complete-offer.yaml"), ("complete-offer-2.yaml", "complete-offer-2.yaml")]
+    assert str(work) not in "\n".join(page_texts(target))
+    assert verify(cli, target, "--trust", identity[1]).exit_code == 0
 
 
 def test_pdfa_3a_metadata_and_producer_stay_consistent_after_signing(signed):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import xml.etree.ElementTree as ET
 
@@ -231,14 +232,20 @@ def test_profile_is_attached_byte_for_byte_and_hashed_on_the_cover(two_offers, s
     assert attached["requirements.yaml"] == [REQ.read_bytes()]
     manifest = json.loads(attached["sdeval-report.json"][0])
     assert [(i["attachment"], i["file"], i["role"]) for i in manifest["inputs"]] == [
-        ("complete-offer.yaml", "examples/complete-offer.yaml", "evidence record"),
-        ("quiet-load-offer.yaml", "examples/quiet-load-offer.yaml", "evidence record"),
-        ("requirements.yaml", "examples/requirements.yaml", "requirements profile"),
+        ("complete-offer.yaml", "complete-offer.yaml", "evidence record"),
+        ("quiet-load-offer.yaml", "quiet-load-offer.yaml", "evidence record"),
+        ("requirements.yaml", "requirements.yaml", "requirements profile"),
     ]
     sha = hashlib.sha256(REQ.read_bytes()).hexdigest()
     assert sha in page_texts(two_offers)[0]
     # The embedded assessment is exactly what `sdeval assess --requirements -f json` prints.
-    printed = sdeval("assess", rel(COMPLETE), rel(QUIET), "--requirements", rel(REQ), "-f", "json").stdout
+    # (From the folder that holds them: a report names its inputs by file name alone.)
+    cwd = os.getcwd()
+    os.chdir(REQ.parent)
+    try:
+        printed = sdeval("assess", COMPLETE.name, QUIET.name, "--requirements", REQ.name, "-f", "json").stdout
+    finally:
+        os.chdir(cwd)
     assert attached["assessment.json"] == [printed.encode()]
     assert json.loads(printed)["requirements"]["profile"]["sha256"] == sha
 
@@ -250,7 +257,7 @@ def test_verify_re_judges_the_attached_profile(two_offers, cli, identity):
     out = cli("verify", two_offers, "--trust", identity[1])
     assert out.exit_code == 0, out.stdout
     assert (
-        "reproduction  PASS: re-assessing 2 inputs against requirements examples/requirements.yaml with sdeval"
+        "reproduction  PASS: re-assessing 2 inputs against requirements requirements.yaml with sdeval"
         in out.stdout
     )
     assert "attachments   PASS: 5 files" in out.stdout
@@ -268,19 +275,19 @@ def test_a_changed_profile_fails_verify_naming_the_changed_cells(two_offers, cli
     assert "reproduction  FAIL" in out.stdout
     old_sha, new_sha = (hashlib.sha256(b).hexdigest() for b in (REQ.read_bytes(), changed))
     assert f"requirements profile sha256: {old_sha} -> {new_sha}" in out.stdout
-    assert "requirement sampling, offer examples/complete-offer.yaml: met -> not-met [sampling-mismatch]" in out.stdout
-    assert "requirement sampling, offer examples/quiet-load-offer.yaml: met -> not-met [sampling-mismatch]" in out.stdout
+    assert "requirement sampling, offer complete-offer.yaml: met -> not-met [sampling-mismatch]" in out.stdout
+    assert "requirement sampling, offer quiet-load-offer.yaml: met -> not-met [sampling-mismatch]" in out.stdout
 
 
 def test_an_edited_requirements_section_fails_reproduction(two_offers, cli, work):
     data = two_offers.read_bytes()
     doc = json.loads(attachments(data)["assessment.json"][0])
-    doc["requirements"]["matrix"]["task"]["examples/quiet-load-offer.yaml"] = {"status": "not-met", "codes": ["task-mismatch"]}
+    doc["requirements"]["matrix"]["task"]["quiet-load-offer.yaml"] = {"status": "not-met", "codes": ["task-mismatch"]}
     forged = work / "edited-section.pdf"
     forged.write_bytes(swap_attachment(data, "assessment.json", json.dumps(doc).encode()))
     out = cli("verify", forged)
     assert out.exit_code == 1
-    assert "requirement task, offer examples/quiet-load-offer.yaml: not-met [task-mismatch] -> met" in out.stdout
+    assert "requirement task, offer quiet-load-offer.yaml: not-met [task-mismatch] -> met" in out.stdout
 
 
 # ----------------------------------------------------------------------------- bad input

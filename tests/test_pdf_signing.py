@@ -377,3 +377,16 @@ def test_a_newer_catalog_that_agrees_verifies_and_one_that_differs_is_not_reprod
     out = sdeval("verify", _signed_with_assessment(tmp_path / "differs", ident, newer_and_different), "--trust", ident[1])
     assert out.exit_code == 1, out.stdout
     assert "this sdeval does not carry a newer rule catalog 9.0, so the embedded verdicts are not reproduced: verify the report with a release newer than this one" in out.stdout
+
+def test_a_report_written_in_assessment_json_1_1_still_reproduces(tmp_path, sdeval, ident):
+    """Keys a later assessment JSON added (each run's k, baseline_run, speedup in 1.2) are not
+    held against a report written before them."""
+    def as_1_1(doc):
+        doc["schema_version"] = "1.1"
+        for f in doc["files"]:
+            for run in f["runs"]:
+                for key in ("k", "baseline_run", "speedup"):
+                    del run[key]
+
+    out = sdeval("verify", _signed_with_assessment(tmp_path, ident, as_1_1), "--trust", ident[1])
+    assert out.exit_code == 0, out.stdout

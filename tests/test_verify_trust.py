@@ -154,7 +154,7 @@ def test_json_lists_every_report_with_its_checks_signer_and_timestamp(archive, w
     assert [c["status"] for c in first["checks"]] == ["pass", "none", "pass", "pass", "pass"]
     assert set(first["signer"]) >= {"subject", "fingerprint_sha256", "not_before", "not_after", "key_type", "key_size"}
     assert (first["signer"]["key_type"], first["signer"]["key_size"]) == ("RSA", 3072)
-    assert first["offers"] == [{"file": str(OFFER), "vendor": "SD-201 Offer B (fictional)", "offer_id": "SD-201-B", "outcome": "established"}]
+    assert first["offers"] == [{"file": OFFER.name, "vendor": "SD-201 Offer B (fictional)", "offer_id": "SD-201-B", "outcome": "established"}]
     draft = doc["reports"][3]
     assert draft["passed"] is False and draft["signer"] is None
     assert {c["name"]: c["status"] for c in draft["checks"]}["trust"] == "not-evaluated"

@@ -1,7 +1,8 @@
 """What the report shows, gathered from the assessment: the template only lays it out.
 
-Verdicts, findings, each run's K and baseline come from the assessed result (evaluator/run.py),
-figures from metrics; nothing here judges a claim or pairs runs again. Every value handed to the template is plain data (str, numbers,
+Verdicts and findings come from the assessed result (evaluator/run.py); each run's K, paired
+baseline and speedup from the embedded assessment JSON (so verify's reproduction covers them);
+nothing here judges a claim or pairs runs again. Every value handed to the template is plain data (str, numbers,
 lists, dicts) and is escaped there, except the SVG charts, whose labels charts.py escapes.
 """
 
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
-from ..metrics import RunMetrics, speedup
+from ..metrics import RunMetrics
 from ..wording import VERDICT_HEADING as OUTCOME_WORDS
 from ..wording import claimed, column, names_of, num
 from .charts import Series, bar_chart, line_chart
@@ -65,9 +66,11 @@ def report_context(
         "tool": document["tool"],
         "assessed_at": assessed_at,
         "signer": signer,
-        # The paths typed on the command line stay in the manifest: the pages show attachment names.
+        # Each input as the report names it (its file name alone: run.report_names).
         "embedded": [{"name": e.name, "role": e.role, "sha256": e.sha256} for e in embedded],
-        "files": [_file(r, name, assessed.rule) for r, name in zip(results, names)],
+        # The figures the pages print beside each run (K, the paired baseline, the speedup) are the
+        # embedded assessment's, so verify's reproduction check covers them.
+        "files": [_file(r, name, assessed.rule, entry) for r, name, entry in zip(results, names, document["files"])],
         "footer": _footer(results, names),
     }
 
@@ -126,7 +129,7 @@ def _shared_note(f: Finding, claim_id: str) -> bool:
     return f.severity != "error" and f.claim != claim_id
 
 
-def _file(r: FileAssessment, name: str, rule_of: RuleOf) -> dict[str, Any]:
+def _file(r: FileAssessment, name: str, rule_of: RuleOf, entry: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {
         "file": r.file,
         "name": name,
@@ -176,8 +179,9 @@ def _file(r: FileAssessment, name: str, rule_of: RuleOf) -> dict[str, Any]:
     in_claims = {f for c in r.claims for f in c.findings if not _shared_note(f, c.id)}
     out["other_findings"] = [_finding(f, rule_of, explained) for f in r.findings if f not in in_claims]
     out["accounting"] = [_accounting(run, r.metrics[run.id]) for run in rec.runs if run.id in r.metrics]
-    out["throughput"] = _throughput(rec, r)
-    out["histograms"] = _histograms(rec, r)
+    runs = {run["run"]: run for run in entry.get("runs", [])}
+    out["throughput"] = _throughput(rec, r, runs)
+    out["histograms"] = _histograms(rec, runs)
     out["configurations"] = [_configuration(cfg) for cfg in rec.configurations]
     out["intervals"] = _intervals(rec)
     out["quality"] = _quality(rec)
@@ -279,20 +283,20 @@ def _accounting(run: Run, m: RunMetrics) -> dict[str, Any]:
     }
 
 
-def _throughput(rec: EvidenceRecord, r: FileAssessment) -> dict[str, Any]:
+def _throughput(rec: EvidenceRecord, r: FileAssessment, runs: dict[str, dict[str, Any]]) -> dict[str, Any]:
     rows = []
     figures: list[tuple[float | None, float | None, float | None]] = []
     for run in rec.runs:
         if run.arrangement != "speculative":
             continue
-        m = r.metrics[run.id]
-        base = r.baseline.get(run.id)
-        bm = r.metrics[base] if base is not None else None
-        figures.append((m.emitted_tokens_per_s, bm.emitted_tokens_per_s if bm else None, speedup(m, bm) if bm else None))
+        shown = runs[run.id]
+        base = shown.get("baseline_run")
+        paired = runs.get(base) if base is not None else None
+        figures.append((shown["emitted_tokens_per_s"], paired["emitted_tokens_per_s"] if paired else None, shown.get("speedup")))
         rows.append(
             {
                 "concurrency": "not stated" if run.load.concurrency is None else num(run.load.concurrency),
-                "k": r.k.get(run.id),
+                "k": shown.get("k"),
                 "run": run.id,
                 "baseline": base if base is not None else "none",
             }
@@ -322,7 +326,7 @@ def _throughput(rec: EvidenceRecord, r: FileAssessment) -> dict[str, Any]:
     return {"rows": rows, "chart": Markup(chart) if chart else None, "unplotted": unplotted}
 
 
-def _histograms(rec: EvidenceRecord, r: FileAssessment) -> list[dict[str, Any]]:
+def _histograms(rec: EvidenceRecord, runs: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     out = []
     for run in rec.runs:
         h = run.counts.accepted_length_histogram
@@ -336,7 +340,7 @@ def _histograms(rec: EvidenceRecord, r: FileAssessment) -> list[dict[str, Any]]:
             width=200,
             height=170,
         )
-        out.append({"run": run.id, "k": r.k.get(run.id), "chart": Markup(svg), "counts": [num(x) for x in h]})
+        out.append({"run": run.id, "k": runs[run.id].get("k"), "chart": Markup(svg), "counts": [num(x) for x in h]})
     return out
 
 

@@ -43,7 +43,7 @@ def assessed_at() -> dt.datetime:
 
 def attachment_name(path: str, taken: set[str]) -> str:
     """A safe, unique file name inside the PDF for an input given as `path`."""
-    base = re.sub(r"[^A-Za-z0-9._-]", "_", os.path.basename(path)).strip("._") or "input"
+    base = re.sub(r"[^A-Za-z0-9._-]+", "_", os.path.basename(path)).strip("._") or "input"
     if base in (ASSESSMENT_NAME, MANIFEST_NAME):
         base = f"input-{base}"
     name, n = base, 2

@@ -324,7 +324,7 @@ def _role(item: dict[str, Any]) -> str:
 
 
 def _reproduction_check(attached: dict[str, list[bytes]], strict: bool) -> Check:
-    from ..reporters.differences import describe_differences, without_tool
+    from ..reporters.differences import as_of_schema, describe_differences, without_tool
     from ..run import CannotRun, ProfileInput, reassess
 
     try:
@@ -344,13 +344,11 @@ def _reproduction_check(attached: dict[str, list[bytes]], strict: bool) -> Check
         fresh = reassess(inputs, profile[0] if profile else None).document()
     except CannotRun as exc:
         return Check("reproduction", False, f"the attached requirements profile cannot be judged again: {exc}")
-    from ..releases import CURRENT, OLDER, UNKNOWN, judge_claimed_catalog
-
     then, now_tool = embedded.get("tool", {}), fresh["tool"]
     now = f"sdeval {now_tool['version']} (rule catalog {now_tool['rule_catalog_version']})"
     before = f"sdeval {then.get('version')} (rule catalog {then.get('rule_catalog_version')})"
     claimed = judge_claimed_catalog(then.get("version"), then.get("rule_catalog_version"))
-    differences = describe_differences(without_tool(embedded), without_tool(fresh))
+    differences = describe_differences(without_tool(embedded), without_tool(as_of_schema(fresh, embedded.get("schema_version"))))
     if claimed.standing == UNKNOWN:
         # A catalog no release shipped proves nothing, whether or not today's verdicts agree.
         return Check("reproduction", False, claimed.words, differences)
@@ -377,3 +375,47 @@ def _reproduction_check(attached: dict[str, list[bytes]], strict: bool) -> Check
     if strict:
         return Check("reproduction", False, detail + " (--strict)", differences)
     return Check("reproduction", None, detail, differences, status=NOT_REPRODUCIBLE)
+
+
+# ---------------------------------------------------------------------------- claimed catalogs
+# A report names the sdeval version and rule catalog that made it. Reproduction trusts that claim
+# only as far as evaluator.RELEASES does: a catalog no release shipped, or a release named with
+# another release's catalog, is a report nobody should believe.
+
+CURRENT, OLDER, NEWER, UNKNOWN = "current", "older", "newer", "unknown"
+
+
+@dataclass(frozen=True)
+class ClaimedCatalog:
+    standing: str  # CURRENT, OLDER (a release shipped it), NEWER (than this release's) or UNKNOWN
+    words: str  # why, in a clause, for UNKNOWN; the release that has it, for OLDER and NEWER
+
+
+def _version_key(version: str) -> tuple[int, ...] | None:
+    try:
+        return tuple(int(part) for part in version.split("."))
+    except (AttributeError, ValueError):
+        return None
+
+
+def judge_claimed_catalog(tool_version: object, catalog: object) -> ClaimedCatalog:
+    """What the (tool version, rule catalog) a report claims is worth to this release."""
+    from .. import RELEASES, RULE_CATALOG_VERSION, __version__
+
+    known = {**RELEASES, __version__: RULE_CATALOG_VERSION}
+    if not isinstance(catalog, str) or not catalog:
+        return ClaimedCatalog(UNKNOWN, "the report names no rule catalog")
+    if isinstance(tool_version, str) and tool_version in known and known[tool_version] != catalog:
+        return ClaimedCatalog(UNKNOWN, f"the report claims sdeval {tool_version} with rule catalog {catalog}, "
+                                       f"but sdeval {tool_version} has rule catalog {known[tool_version]}")
+    if catalog == RULE_CATALOG_VERSION:
+        return ClaimedCatalog(CURRENT, f"sdeval {__version__}")
+    shipped = [release for release, shipped_catalog in RELEASES.items() if shipped_catalog == catalog]
+    if shipped:
+        return ClaimedCatalog(OLDER, f"sdeval {shipped[-1]}")
+    ours, theirs = _version_key(RULE_CATALOG_VERSION), _version_key(catalog)
+    if ours is not None and theirs is not None and theirs > ours:
+        return ClaimedCatalog(NEWER, "a release newer than this one")
+    released = ", ".join(f"{c} (sdeval {r})" for r, c in RELEASES.items())
+    return ClaimedCatalog(UNKNOWN, f"the report claims rule catalog {catalog}, which no sdeval release has "
+                                   f"(released: {released}; this sdeval {__version__}: {RULE_CATALOG_VERSION})")

@@ -11,6 +11,32 @@ def without_tool(doc: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in doc.items() if k != "tool"}
 
 
+# Keys each assessment JSON version added (additions only), so that a report written in an older
+# version is compared with a fresh document in its own shape, not failed for what it could not hold.
+ADDED_RUN_KEYS = {"1.2": ("k", "baseline_run", "speedup")}
+
+
+def as_of_schema(fresh: dict[str, Any], version: Any) -> dict[str, Any]:
+    """The fresh document without the run keys added after `version` (the embedded document's)."""
+    later = [keys for added, keys in ADDED_RUN_KEYS.items() if not isinstance(version, str) or _key(version) < _key(added)]
+    if not later:
+        return fresh
+    dropped = {k for keys in later for k in keys}
+    doc = {**fresh, "schema_version": version}
+    doc["files"] = [
+        {**f, "runs": [{k: v for k, v in run.items() if k not in dropped} for run in f["runs"]]} if isinstance(f.get("runs"), list) else f
+        for f in fresh.get("files", [])
+    ]
+    return doc
+
+
+def _key(version: str) -> tuple:
+    try:
+        return tuple(int(p) for p in version.split("."))
+    except ValueError:
+        return (0,)
+
+
 def _finding_key(f: dict[str, Any]) -> str:
     return f"{f.get('file')}: {f.get('severity')} {f.get('code')} at {f.get('path') or '/'}: {f.get('message')}"
 
@@ -32,10 +58,29 @@ def describe_differences(embedded: dict[str, Any], fresh: dict[str, Any]) -> lis
             old = old_claims.get((f.get("file"), c.get("id")))
             if old is not None and old.get("verdict") != c.get("verdict"):
                 out.append(f"claim {c.get('id')}: {old.get('verdict')} -> {c.get('verdict')}")
+    out += _run_differences(embedded, fresh)
     out += requirements_differences(embedded.get("requirements"), fresh.get("requirements"))
     if not out:
         keys = sorted(k for k in set(embedded) | set(fresh) if embedded.get(k) != fresh.get(k))
         out.append(f"the assessment differs in: {', '.join(keys)}")
+    return out
+
+
+def _run_differences(embedded: dict[str, Any], fresh: dict[str, Any]) -> list[str]:
+    """Each run figure that changed (a figure the report prints, such as a speedup or K)."""
+    def runs(doc: dict[str, Any]) -> dict[tuple[Any, Any], dict[str, Any]]:
+        return {(f.get("file"), r.get("run")): r for f in doc.get("files", []) if isinstance(f, dict)
+                for r in f.get("runs") or [] if isinstance(r, dict)}
+
+    then, now = runs(embedded), runs(fresh)
+    out = []
+    for key, run in now.items():
+        old = then.get(key)
+        if old is None:
+            continue
+        for name in sorted(set(old) | set(run)):
+            if old.get(name) != run.get(name):
+                out.append(f"run {key[1]} ({key[0]}): {name} {old.get(name)} -> {run.get(name)}")
     return out
 
 

@@ -23,11 +23,27 @@ if TYPE_CHECKING:
     from ..fit.results import Comparison
 
 # 1.1: each file entry gained `asks`, each claim `value_high` and `bound` (additions only).
-ASSESSMENT_SCHEMA_VERSION = "1.1"
+# 1.2: each run gained `k`, `baseline_run` and `speedup` (additions; reporters/differences.as_of_schema).
+ASSESSMENT_SCHEMA_VERSION = "1.2"
 
 
 def render(results: list[FileAssessment], full: bool, comparison: Comparison | None = None) -> str:
     return json.dumps(document(results, full=full, comparison=comparison), indent=2, ensure_ascii=False) + "\n"
+
+
+def _run_entry(r: FileAssessment, run_id: str, m) -> dict[str, Any]:
+    """A run's figures, with what the PDF shows beside them (K, the paired baseline and the speedup
+    over it), so that verify's reproduction check covers every figure a signed report prints."""
+    from ..metrics import speedup
+
+    base = r.baseline.get(run_id)
+    paired = r.metrics.get(base) if base is not None else None
+    return {
+        **m.as_dict(),
+        "k": r.k.get(run_id),
+        "baseline_run": base,
+        "speedup": speedup(m, paired) if paired is not None else None,
+    }
 
 
 def document(results: list[FileAssessment], *, full: bool = True, comparison: Comparison | None = None) -> dict[str, Any]:
@@ -71,7 +87,7 @@ def document(results: list[FileAssessment], *, full: bool = True, comparison: Co
                 }
                 for c in r.claims
             ]
-            entry["runs"] = [m.as_dict() for m in r.metrics.values()]
+            entry["runs"] = [_run_entry(r, run_id, m) for run_id, m in r.metrics.items()]
         files.append(entry)
     every = [f.as_dict(r.file) for r in results for f in r.findings]
     errors = sum(r.count("error") for r in results)
