@@ -193,3 +193,79 @@ def test_the_signing_time_flip_names_the_same_reason_on_any_day(signed, work, cl
     out = cli("verify", copy, "--trust", cert)
     assert out.exit_code == 1, out.stdout
     assert NOT_INTACT in out.stdout, out.stdout
+
+
+# ------------------------------------------------------------------------- what follows the signature
+
+
+def _update(data: bytes, change) -> bytes:
+    from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
+
+    writer = IncrementalPdfFileWriter(io.BytesIO(data))
+    change(writer)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def _new_cover(writer):
+    from pyhanko.pdf_utils import generic
+
+    page = writer.root["/Pages"]["/Kids"][0].get_object()
+    page[generic.NameObject("/Contents")] = writer.add_object(generic.StreamObject({}, stream_data=b"BT (ESTABLISHED) Tj ET"))
+    writer.update_container(page)
+
+
+def _new_language(writer):
+    from pyhanko.pdf_utils import generic
+
+    writer.root[generic.NameObject("/Lang")] = generic.TextStringObject("de")
+    writer.update_root()
+
+
+@pytest.mark.parametrize("change, named", [
+    (_new_cover, "(it changes /Contents of page object "),
+    (_new_language, "(it changes /Lang of the catalog)"),
+    ("attachment", ", neither validation data nor a document timestamp)"),
+])
+def test_an_update_after_signing_is_named_without_pyhankos_full_change_analysis(signed, work, cli, monkeypatch, change, named):
+    """Issue 22.10: pyHanko's change analysis walks every object (25 times an intact report's
+    verify); an update that is neither validation data nor a document timestamp is refused before it."""
+    from pyhanko.pdf_utils.reader import HistoricalResolver
+
+    data, cert = signed
+    tampered = swap_attachment(data, OFFER.name, b"{}") if change == "attachment" else _update(data, change)
+    copy = work / "updated.pdf"
+    copy.write_bytes(tampered)
+
+    def walked(self):
+        raise AssertionError("the full change analysis ran")
+
+    monkeypatch.setattr(HistoricalResolver, "_load_reverse_xref_cache", walked)
+    out = cli("verify", copy, "--trust", cert)
+    assert out.exit_code == 1
+    line = next(x for x in out.stdout.splitlines() if x.startswith("  signature "))
+    assert line.startswith(NOT_ENTIRE + " ("), line
+    assert named in line
+    assert_every_line_is_there(out, cert)
+
+
+def test_objects_read_through_the_stream_cache_are_pyhankos_own(signed):
+    """evaluator/pdf/object_streams.py reads each object stream once: every object a tagged report
+    keeps in its object streams comes out exactly as pyHanko's own reading gives it."""
+    from pyhanko.pdf_utils.reader import PdfFileReader
+
+    from evaluator.pdf import object_streams
+
+    object_streams.install()
+    reader = PdfFileReader(io.BytesIO(signed[0]), strict=False)
+    compared = 0
+    for ref in sorted(reader.xrefs.explicit_refs_in_revision(0), key=lambda r: r.idnum):
+        location = reader.xrefs.get_historical_ref(ref, 0)
+        if isinstance(location, int) or location is None:
+            continue
+        ours = reader._get_object_from_stream(ref.idnum, location.obj_stream_id, location.ix_in_stream)
+        theirs = object_streams.pyhanko_get_object_from_stream(reader, ref.idnum, location.obj_stream_id, location.ix_in_stream)
+        assert ours == theirs, ref
+        compared += 1
+    assert compared > 100

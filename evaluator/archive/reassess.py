@@ -16,18 +16,17 @@ class CannotReassess(Exception):
 
 def assess_again(manifest: dict[str, Any], attachments: dict[str, bytes]) -> dict[str, Any]:
     """The assessment document the installed sdeval makes from a report's attached inputs,
-    exactly as `sdeval assess INPUT... [--requirements PROFILE] -f json` would print it."""
-    from ..pdf.render import RECORD_ROLE, REQUIREMENTS_ROLE
+    exactly as `sdeval assess INPUT... [--requirements PROFILE] -f json` would print it. The inputs
+    are read back by the report container (pdf/container.py), with the checks verify applies."""
+    from ..pdf.container import ContainerProblem, inputs
     from ..run import CannotRun, ProfileInput, reassess
 
     try:
-        inputs = manifest["inputs"]
-        records = [(i["file"], attachments[i["attachment"]]) for i in inputs if i.get("role", RECORD_ROLE) == RECORD_ROLE]
-        profiles = [ProfileInput(i["file"], attachments[i["attachment"]]) for i in inputs if i.get("role") == REQUIREMENTS_ROLE]
-    except (KeyError, TypeError) as exc:
-        raise CannotReassess(f"the attached inputs cannot be read back ({type(exc).__name__}: {exc})") from None
+        records, profile = inputs(manifest, attachments)
+    except ContainerProblem as exc:
+        raise CannotReassess(f"the attached inputs cannot be read back ({exc})") from None
     try:
-        return reassess(records, profiles[0] if profiles else None).document()
+        return reassess(records, ProfileInput(*profile) if profile else None).document()
     except CannotRun as exc:
         raise CannotReassess(f"the attached requirements profile cannot be judged again: {exc}") from None
 

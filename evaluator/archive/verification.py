@@ -9,7 +9,6 @@ assessment and manifest, and the attachments (`read_attachments`). The archive's
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -98,7 +97,7 @@ def verify_many(paths: list[Path], anchors: list[Path], *, strict: bool, workers
 
 
 def _verified(outcome) -> Verified:
-    from ..pdf.render import ASSESSMENT_NAME, MANIFEST_NAME
+    from ..pdf.container import ASSESSMENT_NAME, MANIFEST_NAME
 
     path = str(outcome.path)
     if outcome.problem:
@@ -145,10 +144,9 @@ def _json(raw: bytes | None) -> Any:
 
 def read_attachments(data: bytes) -> dict[str, bytes]:
     """The report's attached files by name (a name attached twice is left out: verify fails such a report)."""
-    from pypdf import PdfReader
+    from ..pdf.container import ContainerProblem, ReportContents
 
     try:
-        attached = PdfReader(io.BytesIO(data), strict=False).attachments
-        return {name: contents[0] for name, contents in attached.items() if len(contents) == 1}
-    except Exception:  # a damaged file: verify names the problem; here there is simply nothing
+        return ReportContents.read(data).files()
+    except ContainerProblem:  # a damaged file: verify names the problem; here there is simply nothing
         return {}

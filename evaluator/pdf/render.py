@@ -1,13 +1,5 @@
-"""Jinja2 -> HTML -> WeasyPrint PDF/A-3a (tagged), with every input and the assessment attached.
-
-The PDF carries these attachments (AFRelationship /Source or /Data):
-- each evidence record, byte for byte as read;
-- with --requirements, the buyer's requirements profile, byte for byte as judged;
-- assessment.json: exactly what `sdeval assess [--requirements REQ] -f json` prints (the
-  assessed result's document), the assessment the pages show;
-- sdeval-report.json: the manifest verify starts from (which attachment is which input,
-  under what name it was assessed, and when).
-"""
+"""Jinja2 -> HTML -> WeasyPrint PDF/A-3a (tagged), with every input and the assessment attached
+as container.py defines them (the records, the profile, assessment.json and the manifest)."""
 
 from __future__ import annotations
 
@@ -18,19 +10,14 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ..resources import data_dir
+from .container import ASSESSMENT_NAME, MANIFEST_NAME, RECORD_ROLE, REQUIREMENTS_ROLE, SOURCE_ROLES, attachment_name, manifest
 from .content import Embedded, report_context
 
 if TYPE_CHECKING:
     from ..run import Assessed
     from .writer import PdfWriter
 
-REPORT_FORMAT = "1.0"
-MANIFEST_NAME = "sdeval-report.json"
-ASSESSMENT_NAME = "assessment.json"
 TEMPLATE = "report.html.j2"
-RECORD_ROLE = "evidence record"
-REQUIREMENTS_ROLE = "requirements profile"
-SOURCE_ROLES = (RECORD_ROLE, REQUIREMENTS_ROLE)
 
 
 def assessed_at() -> dt.datetime:
@@ -39,20 +26,6 @@ def assessed_at() -> dt.datetime:
     if epoch and epoch.isdigit():
         return dt.datetime.fromtimestamp(int(epoch), dt.timezone.utc)
     return dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
-
-
-def attachment_name(path: str, taken: set[str]) -> str:
-    """A safe, unique file name inside the PDF for an input given as `path`."""
-    base = re.sub(r"[^A-Za-z0-9._-]+", "_", os.path.basename(path)).strip("._") or "input"
-    if base in (ASSESSMENT_NAME, MANIFEST_NAME):
-        base = f"input-{base}"
-    name, n = base, 2
-    while name in taken:
-        stem, dot, ext = base.rpartition(".")
-        name = f"{stem}-{n}.{ext}" if dot and stem else f"{base}-{n}"
-        n += 1
-    taken.add(name)
-    return name
 
 
 def dumps(doc: Any) -> bytes:
@@ -66,14 +39,8 @@ def embedded_files(assessed: Assessed, when: dt.datetime) -> list[Embedded]:
     if profile is not None:
         inputs.append(Embedded(attachment_name(profile.path, taken), REQUIREMENTS_ROLE, profile.path, profile.raw))
     assessment = Embedded(ASSESSMENT_NAME, "assessment (JSON)", ASSESSMENT_NAME, dumps(assessed.document()))
-    manifest = {
-        "report_format": REPORT_FORMAT,
-        "assessed_at": when.isoformat(),
-        "assessment": {"attachment": ASSESSMENT_NAME, "sha256": assessment.sha256},
-        # One entry per input; `role` tells verify which are records and which is the requirements profile.
-        "inputs": [{"attachment": e.name, "file": e.source, "role": e.role, "sha256": e.sha256} for e in inputs],
-    }
-    return [*inputs, assessment, Embedded(MANIFEST_NAME, "report manifest (JSON)", MANIFEST_NAME, dumps(manifest))]
+    listed = manifest(inputs, assessment.sha256, when.isoformat())
+    return [*inputs, assessment, Embedded(MANIFEST_NAME, "report manifest (JSON)", MANIFEST_NAME, dumps(listed))]
 
 
 # Break opportunities (U+200B, zero-width space) every BREAK_EVERY characters inside any run of

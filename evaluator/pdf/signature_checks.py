@@ -89,6 +89,9 @@ def check_signature(data: bytes, trust: TrustAnchors | None, *, now: dt.datetime
     """`now`: the validation time (default: the current time)."""
     from pyhanko.pdf_utils.reader import PdfFileReader
 
+    from . import object_streams
+
+    object_streams.install()  # a tampered report's change analysis stays linear in its objects
     now = now or dt.datetime.now(dt.timezone.utc)
     try:
         reader = PdfFileReader(io.BytesIO(data), strict=False)
@@ -199,16 +202,27 @@ class _Validation:
         except Exception:  # none, or damaged (which the timestamp check reports)
             return 0
 
-    def validate(self, moment: dt.datetime):
+    def validate(self, moment: dt.datetime, *, skip_diff: bool = False):
         from pyhanko.sign.validation import async_validate_pdf_signature
 
         from .aio import run
 
-        return run(lambda: async_validate_pdf_signature(self.sig, self.context(moment), ts_validation_context=self.context(self.now)))
+        return run(lambda: async_validate_pdf_signature(
+            self.sig, self.context(moment), ts_validation_context=self.context(self.now), skip_diff=skip_diff))
 
     # -------------------------------------------------------------------- the checks
 
     def run(self) -> SignatureResult:
+        changed = _later_change(self.reader, self.sig)
+        if changed is not None:
+            # Decided before pyHanko's change analysis, which walks every object of the document
+            # (seconds on a tagged report): an update that is neither validation data nor a
+            # document timestamp fails whatever that analysis would say.
+            status = self.validate(self.now, skip_diff=True)
+            when = self.known["claimed_signing_time"]
+            claimed = f"the signer claims {iso_time(when)}" if when else "no signing time claimed"
+            problems = self.integrity_problems(status, changed=changed)
+            return _broken("; ".join(problems) + f" ({claimed})", "the signature is broken", **self.known)
         status = self.validate(self.now)
         problems = self.integrity_problems(status)
         when = self.known["claimed_signing_time"]
@@ -232,9 +246,10 @@ class _Validation:
             timestamps=[s for s, _ in stamps], signing_time=signing_time, **self.known,
         )
 
-    def integrity_problems(self, status) -> list[str]:
+    def integrity_problems(self, status, *, changed: str | None = None) -> list[str]:
         """The first thing wrong, in order of precedence: one precise reason, not its consequences
-        (a changed /ByteRange also upsets the coverage and the revision analysis)."""
+        (a changed /ByteRange also upsets the coverage and the revision analysis). `changed`: what
+        a later revision changes, found before (and instead of) pyHanko's change analysis."""
         from pyhanko.sign.diff_analysis import ModificationLevel
         from pyhanko.sign.validation.status import SignatureCoverageLevel
 
@@ -244,6 +259,8 @@ class _Validation:
             return ["the signature value does not match the signer's key"]
         if _altered_certificate_copy(self.sig, status.signing_cert):
             return ["the signature carries an altered copy of the signer's certificate"]
+        if changed is not None:
+            return [f"does not cover the entire file: an incremental update was added after signing that changes the document ({changed})"]
         if status.coverage == SignatureCoverageLevel.ENTIRE_FILE:
             return []
         if status.coverage == SignatureCoverageLevel.ENTIRE_REVISION and status.modification_level == ModificationLevel.LTA_UPDATES:
@@ -506,6 +523,89 @@ def _look_alike(cert, trust: TrustAnchors | None) -> str:
             f"but is another certificate (SHA-256 {info.fingerprint_sha256}) that the anchor's key did not sign"
         )
     return ""
+
+
+def _later_change(reader, sig) -> str | None:
+    """The first object a revision after the signed one adds or changes that belongs to neither
+    validation data (the DSS and what it holds) nor a document timestamp (its signature, field,
+    widget, the form and page that list it, the catalog and metadata they update), in words; None
+    when every later object is of those kinds (pyHanko's change analysis then judges them in full)
+    or when the revisions cannot be read (the analysis reports that)."""
+    from pyhanko.pdf_utils import generic
+
+    try:
+        signed, total = sig.signed_revision, reader.xrefs.total_revisions
+        for revision in range(signed + 1, total):
+            resolver = reader.get_historical_resolver(revision)
+            root = resolver.root_ref
+            dss = _reachable(resolver, resolver.root.get_value_as_reference("/DSS", optional=True))
+            form = resolver.root.get_value_as_reference("/AcroForm", optional=True)
+            info = resolver.trailer_view.get_value_as_reference("/Info", optional=True)
+            before = reader.get_historical_resolver(revision - 1)
+            for ref in sorted(reader.xrefs.explicit_refs_in_revision(revision), key=lambda r: r.idnum):
+                if ref in (form, info) or ref in dss:
+                    continue
+                obj = resolver(ref)
+                # The catalog may gain the DSS and the form; a page, the timestamp's widget. Nothing else.
+                allowed = _CATALOG_UPDATES if ref == root else _PAGE_UPDATES if getattr(obj, "get", None) and obj.get("/Type") == "/Page" else None
+                if allowed is not None:
+                    changed = _changed_keys(before, ref, obj) - allowed
+                    if changed:
+                        what = "the catalog" if ref == root else f"page object {ref.idnum}"
+                        return f"it changes {', '.join(sorted(changed))} of {what}"
+                    continue
+                if isinstance(obj, generic.ArrayObject) or not isinstance(obj, generic.DictionaryObject):
+                    continue  # lists of fields and annotations, numbers (a /Length)
+                kind = obj.get("/Type")
+                if kind in ("/XRef", "/ObjStm", "/Sig", "/DocTimeStamp", "/Page", "/Metadata") or obj.get("/FT") == "/Sig" \
+                        or obj.get("/Subtype") == "/Widget":
+                    continue
+                what = f"{'a stream' if isinstance(obj, generic.StreamObject) else 'a dictionary'}" + (f" of type {kind}" if kind else "")
+                return f"object {ref.idnum} is {what}, neither validation data nor a document timestamp"
+    except Exception:  # unreadable revisions: leave the verdict to the full analysis
+        return None
+    return None
+
+
+_CATALOG_UPDATES = {"/DSS", "/AcroForm", "/Extensions", "/Metadata", "/Version"}
+_PAGE_UPDATES = {"/Annots"}
+
+
+def _changed_keys(before, ref, obj) -> set[str]:
+    """The keys of a dictionary whose values differ from the previous revision's (all, if it is new)."""
+    from pyhanko.pdf_utils import generic
+
+    try:
+        old = before(ref)
+    except Exception:
+        old = None
+    if not isinstance(old, generic.DictionaryObject) or not isinstance(obj, generic.DictionaryObject):
+        return set(getattr(obj, "keys", lambda: [])())
+    return {k for k in set(old) | set(obj) if old.raw_get(k) != obj.raw_get(k)} if hasattr(old, "raw_get") else \
+        {k for k in set(old) | set(obj) if old.get(k) != obj.get(k)}
+
+
+def _reachable(resolver, start) -> set:
+    """Every indirect object reachable from `start` (the DSS: certificates, OCSP responses, CRLs, VRI)."""
+    from pyhanko.pdf_utils import generic
+
+    seen: set = set()
+    todo = [start] if start is not None else []
+    while todo and len(seen) < 100_000:
+        ref = todo.pop()
+        if ref in seen:
+            continue
+        seen.add(ref)
+        stack = [resolver(ref)]
+        while stack:
+            obj = stack.pop()
+            if isinstance(obj, generic.IndirectObject):
+                todo.append(obj.reference)
+            elif isinstance(obj, generic.DictionaryObject):
+                stack.extend(obj.raw_get(k) for k in obj)
+            elif isinstance(obj, generic.ArrayObject):
+                stack.extend(obj)
+    return seen
 
 
 def _ends_cleanly(data: bytes) -> bool:

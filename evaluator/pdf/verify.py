@@ -27,7 +27,6 @@ and `verify_many.verify_many(paths, ...)` for many reports across the cores.
 from __future__ import annotations
 
 import datetime as dt
-import io
 import json
 import logging
 import re
@@ -37,7 +36,7 @@ from typing import Any
 
 from ..loader import UnreadableFile, read_bytes
 from .checks import NOT_ESTABLISHED, NOT_EVALUATED, NOT_REPRODUCIBLE, Check, not_evaluated
-from .render import ASSESSMENT_NAME, MANIFEST_NAME, RECORD_ROLE, REQUIREMENTS_ROLE
+from .container import ASSESSMENT_NAME, MANIFEST_NAME, REQUIREMENTS_ROLE, ContainerProblem, ReportContents, inputs as read_inputs, role
 from .signature_checks import NO_ANCHOR, TimestampInfo
 from .trust import CertificateInfo, TrustAnchors, TrustProblem, iso_time
 
@@ -192,53 +191,34 @@ def verify_report(path: Path, *, trust: TrustAnchors | None, strict: bool, now: 
         raise NotAReport(str(exc)) from None
     if b"%PDF-" not in data[:1024]:
         raise NotAReport(f"{path}: not a PDF (no %PDF- header)")
-    attached, problem = _attachments(data)
-    if attached is not None and (MANIFEST_NAME not in attached or ASSESSMENT_NAME not in attached):
+    # One pypdf reading serves the attachment and cover checks; pyHanko reads the signature.
+    try:
+        contents, problem = ReportContents.read(data), None
+    except ContainerProblem as exc:
+        contents, problem = None, str(exc)
+    if contents is not None and not contents.is_report:
         raise NotAReport(f"{path}: holds no sdeval assessment (no {MANIFEST_NAME} / {ASSESSMENT_NAME} attachment)")
     found = check_signature(data, trust, now=now)
     outcome = Outcome(
         path, found.checks, signer=found.signer, timestamps=found.timestamps,
         claimed_signing_time=found.claimed_signing_time, signing_time=found.signing_time, signer_salvaged=found.signer_salvaged,
     )
-    if attached is None:
+    if contents is None:
         outcome.checks.append(Check("attachments", False, f"cannot be read ({problem})"))
         outcome.checks.append(not_evaluated("reproduction", "the attachments cannot be read"))
         return outcome
-    outcome.attachments = {name: contents[0] for name, contents in attached.items() if len(contents) == 1}
-    outcome.assessment = _parsed_assessment(attached)
-    outcome.checks.append(_attachment_check(data, attached))
-    outcome.checks.append(_reproduction_check(attached, strict))
+    outcome.attachments = contents.files()
+    outcome.assessment = _parsed_assessment(contents)
+    outcome.checks.append(_attachment_check(contents))
+    outcome.checks.append(_reproduction_check(contents, strict))
     return outcome
 
 
-def _parsed_assessment(attached: dict[str, list[bytes]]) -> dict[str, Any] | None:
+def _parsed_assessment(contents: ReportContents) -> dict[str, Any] | None:
     try:
-        doc = json.loads(_single(attached, ASSESSMENT_NAME))
-    except (ValueError, KeyError):
+        return contents.assessment()
+    except ContainerProblem:
         return None
-    return doc if isinstance(doc, dict) else None
-
-
-# ---------------------------------------------------------------------------- reading
-
-
-def _attachments(data: bytes) -> tuple[dict[str, list[bytes]] | None, str | None]:
-    from pypdf import PdfReader
-
-    try:
-        reader = PdfReader(io.BytesIO(data), strict=False)
-        return {name: list(contents) for name, contents in reader.attachments.items()}, None
-    except Exception as exc:  # a damaged file: say what pypdf could not read, never crash
-        return None, f"{type(exc).__name__}: {exc}"
-
-
-def _cover_text(data: bytes) -> str:
-    from pypdf import PdfReader
-
-    try:
-        return PdfReader(io.BytesIO(data), strict=False).pages[0].extract_text() or ""
-    except Exception:
-        return ""
 
 
 def _one_line(exc: Exception) -> str:
@@ -254,30 +234,17 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _single(attached: dict[str, list[bytes]], name: str) -> bytes:
-    contents = attached[name]
-    if len(contents) != 1:
-        raise ValueError(f"{name} is attached {len(contents)} times")
-    return contents[0]
-
-
-def _read_manifest(attached: dict[str, list[bytes]]) -> dict[str, Any]:
-    manifest = json.loads(_single(attached, MANIFEST_NAME))
-    if not isinstance(manifest, dict) or not isinstance(manifest.get("inputs"), list):
-        raise ValueError(f"{MANIFEST_NAME} is not an sdeval report manifest")
-    return manifest
-
-
-def _attachment_check(data: bytes, attached: dict[str, list[bytes]]) -> Check:
+def _attachment_check(contents: ReportContents) -> Check:
     try:
-        return _compare_hashes(data, attached)
+        return _compare_hashes(contents)
     except (ValueError, KeyError, TypeError, AttributeError) as exc:  # a manifest sdeval did not write
         return Check("attachments", False, f"the manifest or assessment cannot be read ({type(exc).__name__}: {_one_line(exc)})")
 
 
-def _compare_hashes(data: bytes, attached: dict[str, list[bytes]]) -> Check:
-    manifest = _read_manifest(attached)
-    assessment = json.loads(_single(attached, ASSESSMENT_NAME))
+def _compare_hashes(contents: ReportContents) -> Check:
+    attached = contents.attached
+    manifest = contents.manifest()
+    assessment = contents.assessment()
     problems = []
     expected = {i["attachment"]: i["sha256"] for i in manifest["inputs"]}
     expected[ASSESSMENT_NAME] = manifest["assessment"]["sha256"]
@@ -297,16 +264,16 @@ def _compare_hashes(data: bytes, attached: dict[str, list[bytes]]) -> Check:
     assessed = {f.get("file"): f.get("sha256") for f in assessment.get("files", [])}
     profile = (assessment.get("requirements") or {}).get("profile") or {}
     for item in manifest["inputs"]:
-        if _role(item) == REQUIREMENTS_ROLE:
+        if role(item) == REQUIREMENTS_ROLE:
             named = profile.get("sha256") if profile.get("file") == item["file"] else None
         else:
             named = assessed.get(item["file"])
         if named != item["sha256"]:
             problems.append(f"{item['attachment']}: the embedded assessment names another SHA-256 for {item['file']}")
     # The cover prints each hash on one line; extraction may still split it, so compare without whitespace.
-    cover = re.sub(r"\s+", "", _cover_text(data))
+    cover = re.sub(r"\s+", "", contents.cover_text())
     names = [*actual, MANIFEST_NAME]
-    actual[MANIFEST_NAME] = _sha256(_single(attached, MANIFEST_NAME))
+    actual[MANIFEST_NAME] = _sha256(contents.single(MANIFEST_NAME))
     for name in names:
         if actual[name] not in cover:
             problems.append(f"{name}: SHA-256 {actual[name]} is not printed on the cover")
@@ -318,25 +285,16 @@ def _compare_hashes(data: bytes, attached: dict[str, list[bytes]]) -> Check:
 # ---------------------------------------------------------------------------- reproduction
 
 
-def _role(item: dict[str, Any]) -> str:
-    # Manifests written before requirements profiles could be attached give every input this role.
-    return item.get("role", RECORD_ROLE)
-
-
-def _reproduction_check(attached: dict[str, list[bytes]], strict: bool) -> Check:
+def _reproduction_check(contents: ReportContents, strict: bool) -> Check:
     from ..reporters.differences import as_of_schema, describe_differences, without_tool
     from ..run import CannotRun, ProfileInput, reassess
 
     try:
-        manifest = _read_manifest(attached)
-        embedded = json.loads(_single(attached, ASSESSMENT_NAME))
-        records = [i for i in manifest["inputs"] if _role(i) == RECORD_ROLE]
-        profiles = [i for i in manifest["inputs"] if _role(i) == REQUIREMENTS_ROLE]
-        if len(records) + len(profiles) != len(manifest["inputs"]) or len(profiles) > 1:
-            raise ValueError("the manifest lists inputs of unknown roles, or more than one requirements profile")
-        inputs = [(i["file"], _single(attached, i["attachment"])) for i in records]
-        profile = [ProfileInput(i["file"], _single(attached, i["attachment"])) for i in profiles]
-    except (ValueError, KeyError, TypeError) as exc:
+        manifest = contents.manifest()
+        embedded = json.loads(contents.single(ASSESSMENT_NAME))
+        inputs, given = read_inputs(manifest, contents.files())
+        profile = [ProfileInput(*given)] if given else []
+    except (ValueError, KeyError, TypeError) as exc:  # ContainerProblem is a ValueError
         return Check("reproduction", False, f"the inputs cannot be read back ({type(exc).__name__}: {_one_line(exc)})")
     if not isinstance(embedded, dict) or not isinstance(embedded.get("tool", {}), dict):
         return Check("reproduction", False, f"{ASSESSMENT_NAME} is not an sdeval assessment")
