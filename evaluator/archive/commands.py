@@ -1,4 +1,4 @@
-"""The archive's commands: init, add, list, show, extract, verify, rejudge, log.
+"""The archive's commands: init, add, list, show, extract, verify, rejudge, log, withdraw, rebuild.
 
 Each returns plain data (and messages); cli.py prints it. Every command that acts on reports
 writes one entry in the action log (verify and rejudge too, since what was checked when is what
