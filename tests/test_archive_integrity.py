@@ -277,3 +277,68 @@ def test_list_shows_each_reports_last_verification(archive, reports):
     csv_rows = archive.run("list", "-f", "csv").stdout.splitlines()
     assert csv_rows[0].endswith(",withdrawn_at,withdrawn_reason,last_verified_at,last_verification")
     assert csv_rows[2].endswith(f",,,{rows[1]['last_verification']['time']},failed")
+
+
+def test_an_archive_made_before_log_jsonl_gets_it_from_its_index_once(archive, reports):
+    description = archive.root / "archive.json"
+    doc = json.loads(description.read_text())
+    del doc["log"]
+    os.chmod(description, 0o644)
+    description.write_text(json.dumps(doc))
+    (archive.root / "log.jsonl").unlink()
+    assert archive.run("log", "--check").exit_code == 0  # nothing to compare with yet
+    assert archive.run("add", reports.signed()).exit_code == 0
+    assert json.loads(description.read_text())["log"] == "log.jsonl"
+    assert [json.loads(line)["action"] for line in (archive.root / "log.jsonl").read_text().splitlines()] == ["init", "add"]
+    assert archive.run("log", "--check").exit_code == 0
+    # From now on the file must be there: its loss is named, and nothing is written without it.
+    (archive.root / "log.jsonl").unlink()
+    check = archive.run("log", "--check")
+    assert (check.exit_code, check.stdout) == (1, f"BROKEN: {archive.root / 'log.jsonl'}: missing (the archive's copy of its log)\n")
+    refused = archive.run("withdraw", "1", "--reason", "test")
+    assert refused.exit_code == 2
+    assert refused.stderr == f"sdeval: {archive.root / 'log.jsonl'}: missing (the archive's copy of its log); nothing was written\n"
+
+
+def test_an_index_of_schema_1_is_migrated_to_2(archive, reports):
+    assert archive.run("add", reports.signed()).exit_code == 0
+    tamper(archive, "DROP TABLE withdrawals", "DROP TABLE last_verifications",
+           "UPDATE archive_meta SET value = '1' WHERE key = 'schema_version'")
+    out = archive.run("list", "-f", "json")
+    assert out.exit_code == 0, out.stderr
+    assert [(r["id"], r["withdrawn"], r["last_verification"]) for r in out.json()["reports"]] == [(1, None, None)]
+    assert archive.run("withdraw", "1", "--reason", "migrated").exit_code == 0
+    assert archive.run("verify").exit_code == 0
+
+
+def test_init_does_not_start_an_empty_archive_over_stored_reports(archive, reports):
+    assert archive.run("add", reports.signed()).exit_code == 0
+    os.chmod(archive.root / "archive.json", 0o644)
+    (archive.root / "archive.json").unlink()
+    out = archive.run("init", "--trust", reports.cert)
+    assert out.exit_code == 2
+    assert out.stderr == (f"sdeval: {archive.root}: holds stored reports (objects/) but no archive.json; restore archive.json "
+                          "from a backup and run `sdeval archive rebuild`, rather than starting an empty archive over them\n")
+
+
+def test_rebuild_names_a_lost_report_and_recovers_one_the_log_does_not_name(archive, reports, request):
+    pg = request.getfixturevalue("pg_server") if archive.db else None
+    kept, lost, unlogged = reports.signed(), reports.signed("offer-a"), reports.signed()
+    assert archive.run("add", kept, lost, unlogged).exit_code == 0
+    os.chmod(archive.root / stored(lost), 0o644)
+    (archive.root / stored(lost)).unlink()
+    # The third admission's entry is cut from log.jsonl (as if the log copy were older than the objects).
+    lines = (archive.root / "log.jsonl").read_text().splitlines(keepends=True)
+    (archive.root / "log.jsonl").write_text("".join(lines[:3]))
+    _lose_index(archive, pg)
+    out = archive.run("rebuild")
+    assert out.exit_code == 1
+    assert out.stdout.splitlines() == [
+        "rebuilt the index from log.jsonl (3 entries) and objects/: 2 reports recovered, 1 with no admission in the log, 1 problem",
+        "  report 1",
+        "  report 3: stored with no admission in the log; recovered with a new number",
+    ]
+    assert out.stderr.splitlines()[0] == f"sdeval: report 2 (log entry 3, {lost}): its stored file {stored(lost)} is missing"
+    shown = archive.run("show", "3", "-f", "json").json()
+    assert (shown["sha256"], shown["log_entry"]) == (sha256(unlogged), 4)
+    assert archive.run("log", "-f", "json").json()["entries"][-1]["action"] == "rebuild"

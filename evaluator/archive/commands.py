@@ -634,6 +634,8 @@ def withdraw(archive: Archive, ident: str, reason: str) -> str:
     reason = " ".join(reason.split())
     if not reason:
         raise ArchiveProblem("--reason: say why the report is withdrawn")
+    if not reason.isprintable():  # it is printed by list, show, verify and log for years
+        raise ArchiveProblem("--reason: control characters are not allowed")
     if archive.index.read_only or not archive.store.writable():
         raise ArchiveProblem(f"{archive.root}: the archive is read-only here; nothing can be withdrawn")
     with archive.writing() as w:
@@ -663,7 +665,7 @@ def rebuild(root: Path, db: str | None, *, workers: int | None = None) -> Rebuil
     """A new index for an archive whose index is gone, from log.jsonl (anchors, admissions with
     their numbers, times and users, withdrawals) and objects/ (each report verified again)."""
     from . import log as action_log
-    from .verification import certificate_subject, fingerprint, load_certificates, verify_many
+    from .verification import certificate_subject, load_certificates, verify_many
 
     doc = location.read_description(root)
     store = Store(root)
@@ -696,13 +698,9 @@ def rebuild(root: Path, db: str | None, *, workers: int | None = None) -> Rebuil
         anchor_rows = []
         for fpr, e in added.items():
             path = root / f"anchors/{fpr}.pem"
-            try:
-                found = [fingerprint(der) for der in load_certificates(path)]
-            except (OSError, ValueError):
-                found = []
-            if found != [fpr]:
-                raise ArchiveProblem(f"{path}: holds SHA-256 {', '.join(found) or 'no certificate'}, but its name and log entry {e.seq} "
-                                     f"record {fpr}: the trust anchor was replaced; nothing was rebuilt")
+            problem = location.anchor_problem(root, f"anchors/{fpr}.pem", fpr, f"log entry {e.seq} record")
+            if problem:
+                raise ArchiveProblem(problem)
             anchor_rows.append({"fingerprint_sha256": fpr, "subject": certificate_subject(load_certificates(path)[0]),
                                 "file": f"anchors/{fpr}.pem", "added_at": e.time, "added_by": e.user})
         # Admissions as logged, and the stored files no admission names (recovered after them).

@@ -211,25 +211,32 @@ REBUILD_HINT = "run `sdeval archive rebuild` to re-create the index from objects
 def check_anchors(archive: Archive) -> None:
     """Each trust anchor the index records is the certificate its file name and row say: a file
     swapped for another certificate under the same name must not decide what is trusted."""
-    from .verification import fingerprint, load_certificates
-
     with archive.index.reading() as conn:
         rows = archive.index.anchors(conn)
     for row in rows:
-        path = archive.root / row.file
-        if row.file != f"anchors/{row.fingerprint_sha256}.pem":
-            raise NotAnArchive(f"{path}: the index records trust anchor {row.fingerprint_sha256} under this file name, "
-                               f"which names another fingerprint")
-        try:
-            found = [fingerprint(der) for der in load_certificates(path)]
-        except OSError as exc:
-            raise NotAnArchive(f"{path}: trust anchor {row.fingerprint_sha256} cannot be read ({exc.strerror or exc})") from None
-        except ValueError:
-            found = []
-        if found != [row.fingerprint_sha256]:
-            held = ", ".join(found) if found else "no certificate"
-            raise NotAnArchive(f"{path}: holds SHA-256 {held}, but its name and the index record {row.fingerprint_sha256}: "
-                               "the trust anchor was replaced; nothing was done")
+        problem = anchor_problem(archive.root, row.file, row.fingerprint_sha256, "the index record")
+        if problem:
+            raise NotAnArchive(problem)
+
+
+def anchor_problem(root: Path, relative: str, recorded: str, by: str) -> str | None:
+    """None when anchors/<recorded>.pem holds exactly the certificate with that SHA-256; else one
+    line naming the file and both fingerprints (`by`: who recorded it, e.g. "the index record")."""
+    from .verification import fingerprint, load_certificates
+
+    path = root / relative
+    if relative != f"anchors/{recorded}.pem":
+        return f"{path}: {by} trust anchor {recorded} under this file name, which names another fingerprint; nothing was done"
+    try:
+        found = [fingerprint(der) for der in load_certificates(path)]
+    except OSError as exc:
+        return f"{path}: trust anchor {recorded} cannot be read ({exc.strerror or exc}); nothing was done"
+    except ValueError:
+        found = []
+    if found != [recorded]:
+        return (f"{path}: holds SHA-256 {', '.join(found) or 'no certificate'}, but its name and {by} {recorded}: "
+                "the trust anchor was replaced; nothing was done")
+    return None
 
 
 def _without_password(url: str) -> str:
