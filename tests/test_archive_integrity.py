@@ -342,3 +342,39 @@ def test_rebuild_names_a_lost_report_and_recovers_one_the_log_does_not_name(arch
     shown = archive.run("show", "3", "-f", "json").json()
     assert (shown["sha256"], shown["log_entry"]) == (sha256(unlogged), 4)
     assert archive.run("log", "-f", "json").json()["entries"][-1]["action"] == "rebuild"
+
+
+def test_rebuild_leaves_out_a_stored_file_that_is_not_what_its_name_says(archive, reports, request):
+    pg = request.getfixturevalue("pg_server") if archive.db else None
+    good, other = reports.signed(), reports.signed()
+    assert archive.run("add", good).exit_code == 0
+    impostor = archive.root / "objects" / "00" / ("0" * 64 + ".pdf")
+    impostor.parent.mkdir()
+    impostor.write_bytes(other.read_bytes())  # a genuine report, under a name that is not its hash
+    _lose_index(archive, pg)
+    out = archive.run("rebuild")
+    assert out.exit_code == 1
+    assert out.stdout.splitlines()[0] == "rebuilt the index from log.jsonl (2 entries) and objects/: 1 report recovered, 1 problem"
+    assert out.stderr.splitlines()[0] == f"sdeval: objects/00/{'0' * 64}.pdf: left out, its SHA-256 is {sha256(other)}, not the one its name says"
+    assert [r["id"] for r in archive.run("list", "-f", "json").json()["reports"]] == [1]
+
+
+def test_rebuild_refuses_a_swapped_anchor_and_can_run_again_once_it_is_put_back(archive, reports, request):
+    from evaluator.archive.verification import fingerprint, load_certificates
+
+    pg = request.getfixturevalue("pg_server") if archive.db else None
+    assert archive.run("add", reports.signed()).exit_code == 0
+    _lose_index(archive, pg)
+    real = fingerprint(load_certificates(reports.cert)[0])
+    anchor = archive.root / "anchors" / f"{real}.pem"
+    genuine = anchor.read_bytes()
+    os.chmod(anchor, 0o644)
+    anchor.write_bytes(reports.other_cert.read_bytes())
+    out = archive.run("rebuild")
+    assert out.exit_code == 2
+    assert out.stderr == (f"sdeval: {anchor}: holds SHA-256 {fingerprint(load_certificates(reports.other_cert)[0])}, but its name "
+                          f"and log entry 1 record {real}: the trust anchor was replaced; nothing was done\n")
+    anchor.write_bytes(genuine)
+    again = archive.run("rebuild")
+    assert again.exit_code == 0, again.stderr
+    assert archive.run("verify").exit_code == 0

@@ -670,8 +670,6 @@ def rebuild(root: Path, db: str | None, *, workers: int | None = None) -> Rebuil
     doc = location.read_description(root)
     store = Store(root)
     url = location.index_url(root, db, doc.get("index"), read_only=False)
-    if db is None and doc.get("index") == "sqlite" and (root / SQLITE_FILE).exists():
-        raise ArchiveProblem(f"{root / SQLITE_FILE}: exists; rebuild re-creates a missing index only (move this one aside first)")
     log_file = root / location.LOG_FILE
     try:
         kept = action_log.read_file(log_file)
@@ -683,10 +681,10 @@ def rebuild(root: Path, db: str | None, *, workers: int | None = None) -> Rebuil
     index = Index(url)
     try:
         with index.reading() as conn:
-            if index.version(conn) is not None:
-                raise ArchiveProblem(f"{index.shown}: already holds an archive index; rebuild re-creates a missing one only")
-        archive_id, _ = index.initialize(doc["archive_id"], kept[0].time if kept else now_text())
-        archive = Archive(root, archive_id, store, index, doc)
+            # An index with tables but no log is one an interrupted rebuild created: carry on with it.
+            if index.version(conn) is not None and index.last_entry(conn) is not None:
+                raise ArchiveProblem(f"{index.shown}: already holds an archive index; rebuild re-creates a missing one only "
+                                     "(move this one aside first)")
         lines, problems = [], []
         # Anchors: each file checked against its name, recorded as the log says it was added.
         added: dict[str, Any] = {}
@@ -714,14 +712,24 @@ def rebuild(root: Path, db: str | None, *, workers: int | None = None) -> Rebuil
                 withdrawals.append((e, d))
         unlogged = [p for p in sorted(store.objects.glob("*/*.pdf")) if p.stem not in seen]
         candidates = [(store.relative(d["sha256"]), e, d) for e, d in admissions] + [(str(p.relative_to(root)), None, None) for p in unlogged]
-        present = [(rel, e, d) for rel, e, d in candidates if (root / rel).is_file()]
+        present = []
         for rel, e, d in candidates:
-            if not (root / rel).is_file():
-                problems.append(f"report {d.get('report_id', '?')} (log entry {e.seq}, {d.get('source')}): its stored file {rel} is missing")
+            try:
+                actual = store.sha256_of(rel)
+            except StoreProblem as exc:
+                whose = f"report {d.get('report_id', '?')} (log entry {e.seq}, {d.get('source')}): its stored file {rel}" if e else rel
+                problems.append(f"{whose} is {exc}")
+                continue
+            if actual != Path(rel).stem:
+                problems.append(f"{rel}: left out, its SHA-256 is {actual}, not the one its name says")
+                continue
+            present.append((rel, e, d))
         outcomes = verify_many([root / rel for rel, _, _ in present], [root / r["file"] for r in anchor_rows], strict=False, workers=workers)
         when, user = now_text(), current_user()
         recovered, verified_rows = [], []
         rebuild_seq = (kept[-1].seq if kept else 0) + 1
+        archive_id, _ = index.initialize(doc["archive_id"], kept[0].time if kept else now_text())
+        archive = Archive(root, archive_id, store, index, doc)
         with archive.writing(copying=kept) as w:
             for row in anchor_rows:
                 index.add_anchor(w.conn, **row)
