@@ -239,6 +239,9 @@ def test_withdraw_marks_a_report_and_keeps_it(archive, reports, tmp_path):
     assert table[2].split()[-1] == "never"  # not withdrawn: the status column is empty
     entry = archive.run("log", "-f", "json").json()["entries"][-1]
     assert (entry["action"], entry["detail"]["report_id"], entry["detail"]["reason"]) == ("withdraw", 1, "admitted in error: wrong offer")
+    user = __import__("pwd").getpwuid(os.getuid()).pw_name
+    assert (f"  withdrawn: {listed[0]['withdrawn']['time']} by {user} (log entry 4): admitted in error: wrong offer"
+            in archive.run("show", "1").stdout.splitlines())
     assert archive.run("extract", "1", "-o", tmp_path / "out").exit_code == 0
     assert (tmp_path / "out" / report.name).read_bytes() == report.read_bytes()
     verified = archive.run("verify")
@@ -274,6 +277,7 @@ def test_list_shows_each_reports_last_verification(archive, reports):
     assert table[0].split()[-3:] == ["last", "verified", "status"]
     when = rows[1]["last_verification"]["time"][:19].replace("T", " ")
     assert table[2].endswith(f"{when} failed")
+    assert f"  last verified: {rows[1]['last_verification']['time']}: failed ({rows[1]['last_verification']['reason']})" in archive.run("show", "2").stdout
     csv_rows = archive.run("list", "-f", "csv").stdout.splitlines()
     assert csv_rows[0].endswith(",withdrawn_at,withdrawn_reason,last_verified_at,last_verification")
     assert csv_rows[2].endswith(f",,,{rows[1]['last_verification']['time']},failed")
