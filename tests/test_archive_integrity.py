@@ -382,3 +382,14 @@ def test_rebuild_refuses_a_swapped_anchor_and_can_run_again_once_it_is_put_back(
     again = archive.run("rebuild")
     assert again.exit_code == 0, again.stderr
     assert archive.run("verify").exit_code == 0
+
+
+def test_a_damaged_line_in_log_jsonl_is_named_and_verify_still_reports(archive, reports):
+    assert archive.run("add", reports.signed()).exit_code == 0
+    path = archive.root / "log.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text(lines[0] + "not json\n")
+    out = archive.run("verify")
+    assert out.exit_code == 1
+    assert out.stdout.splitlines() == [f"FAIL log: {path}: line 2 is not a log entry", "verified 1 report: 1 passed, 0 failed; 1 archive problem"]
+    assert out.stderr == f"sdeval: note: this verify was not logged ({path}: line 2 is not a log entry)\n"

@@ -17,7 +17,7 @@ from typing import Any
 
 from . import location
 from .index import Filters, Index, IndexProblem, codes_of
-from .log import check_chain, current_user
+from .log import LogFileProblem, check_chain, current_user
 from .location import ARCHIVE_FILE, SQLITE_FILE, Archive, NotAnArchive
 from ..wording import offer_names
 from .store import Staged, Store, StoreProblem, pause_point, write_read_only
@@ -621,7 +621,7 @@ def _log_quietly(archive: Archive, action: str, detail: dict[str, Any], verified
             w.append(time=when, user=current_user(), action=action, detail=detail)
             if verified is not None:
                 archive.index.record_verifications(w.conn, when, verified)
-    except IndexProblem as exc:
+    except (IndexProblem, LogFileProblem) as exc:
         return f"note: this {action} was not logged ({exc})"
     return None
 
