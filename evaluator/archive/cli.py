@@ -292,7 +292,9 @@ def verify(
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.text,
 ) -> None:
     """Re-verify stored reports: each file's SHA-256 against the index, then the full verification
-    (signature, trust, attachments, reproduction), across the cores. Exit 1 if any fails."""
+    (signature, trust, attachments, reproduction), across the cores, then every indexed field
+    against the report; also stored files the index lacks and the log against log.jsonl.
+    Exit 1 if any fails."""
     from .commands import verify as run_verify
 
     with _Opened(archive, db) as opened:
