@@ -235,7 +235,7 @@ def test_list_filters_and_formats(archive, reports):
     assert ids("--catalog", "0.9") == []
 
     table = archive.run("list", "--offer", "SD-201-A")
-    assert table.stdout.splitlines()[0].split() == ["id", "assessed", "vendor", "offer", "offer", "date", "outcome", "signer", "catalog", "sha256"]
+    assert table.stdout.splitlines()[0].split() == ["id", "assessed", "vendor", "offer", "offer", "date", "outcome", "signer", "catalog", "sha256", "last", "verified", "status"]
     assert table.stdout.splitlines()[-1] == "1 report"
     rows = list(csv.DictReader(io.StringIO(archive.run("list", "-f", "csv").stdout)))
     assert [r["id"] for r in rows] == ["1", "2", "3"] and rows[1]["outcome"] == "not-established"
@@ -299,7 +299,7 @@ def test_verify_names_a_changed_a_missing_and_an_unreadable_stored_file(archive,
     assert rejudged[1].endswith(f"catalog {RULE_CATALOG_VERSION} -> {RULE_CATALOG_VERSION}): {rel[2]}: missing")
     assert rejudged[-1] == f"rejudged 4 reports with rule catalog {RULE_CATALOG_VERSION}: 0 would change verdicts, 0 differ only in findings, 1 unchanged, 3 could not be re-assessed"
     doc = archive.run("verify", "1", "2", "-f", "json").json()
-    assert doc["summary"] == {"reports": 2, "passed": 1, "failed": 1}
+    assert doc["summary"] == {"reports": 2, "passed": 1, "failed": 1, "withdrawn": 0, "archive_problems": 0}
     assert [r["passed"] for r in doc["reports"]] == [True, False]
     assert [c["name"] for c in doc["reports"][0]["checks"]] == ["signature", "timestamp", "trust", "attachments", "reproduction"]
     entries = archive.run("log", "-f", "json").json()["entries"]
@@ -308,13 +308,19 @@ def test_verify_names_a_changed_a_missing_and_an_unreadable_stored_file(archive,
 
 
 def test_verify_fails_a_stored_report_whose_signer_the_archive_no_longer_trusts(archive, reports):
-    """The full verification runs again, not only the hash: a report re-signed in place is caught
-    by the hash; here the anchors file itself is swapped for a stranger's certificate."""
+    """The full verification runs again, not only the hash: with the signer's certificate gone
+    from the anchors (its file and row replaced by a stranger's), the stored report fails trust."""
+    from evaluator.archive.verification import fingerprint, load_certificates
+
     report = reports.signed()
     archive.run("add", report)
-    anchor = next((archive.root / "anchors").iterdir())
+    real = fingerprint(load_certificates(reports.cert)[0])
+    other = fingerprint(load_certificates(reports.other_cert)[0])
+    anchor = archive.root / "anchors" / f"{real}.pem"
     os.chmod(anchor, 0o644)
-    anchor.write_bytes(reports.other_cert.read_bytes())
+    anchor.rename(archive.root / "anchors" / f"{other}.pem")
+    (archive.root / "anchors" / f"{other}.pem").write_bytes(reports.other_cert.read_bytes())
+    _tamper(archive, f"UPDATE anchors SET fingerprint_sha256 = '{other}', file = 'anchors/{other}.pem'")
     out = archive.run("verify")
     assert out.exit_code == 1
     assert "trust failed: the signer's certificate does not validate against the trust anchors" in out.stdout
@@ -406,8 +412,11 @@ def test_log_check_finds_a_rehashed_edit_and_a_removed_entry(archive, reports):
         forged = row["user_name"] + "-forged"
         digest = entry_hash(2, row["time"], forged, row["action"], row["detail"], row["prev_hash"])
         conn.execute(sa.text("UPDATE action_log SET user_name = :u, hash = :h WHERE seq = 2"), {"u": forged, "h": digest})
+    kept = json.loads((archive.root / "log.jsonl").read_text().splitlines()[1])["hash"]
+    # The rehashed entry also differs from the folder's copy of the log (log.jsonl).
+    differs = f"BROKEN: entry 2 differs: the index has hash {digest}, log.jsonl has {kept}"
     out = archive.run("log", "--check")
-    assert out.stdout == "BROKEN: entry 3 does not follow entry 2: entry 2 was edited or replaced\n"
+    assert out.stdout.splitlines() == ["BROKEN: entry 3 does not follow entry 2: entry 2 was edited or replaced", differs]
 
     _tamper(archive, "DELETE FROM action_log WHERE seq = 4")
     out = archive.run("log", "--check")
@@ -415,6 +424,7 @@ def test_log_check_finds_a_rehashed_edit_and_a_removed_entry(archive, reports):
     assert out.stdout.splitlines() == [
         "BROKEN: entry 3 does not follow entry 2: entry 2 was edited or replaced",
         "BROKEN: entry 4 is missing: removed from the log",
+        differs,
     ]
     # The newest entries removed: the chain left still holds, but an admitted report names its entry.
     _tamper(archive, "DELETE FROM action_log WHERE seq >= 3")
@@ -429,12 +439,12 @@ def test_an_index_written_by_a_newer_sdeval_is_refused(archive):
     _tamper(archive, "UPDATE archive_meta SET value = '99' WHERE key = 'schema_version'")
     out = archive.run("list")
     assert out.exit_code == 2
-    assert out.stderr.endswith(": index schema version 99 was written by a newer sdeval (this one knows 1)\n")
+    assert out.stderr.endswith(": index schema version 99 was written by a newer sdeval (this one knows 2)\n")
 
 
 def test_an_older_index_is_migrated_step_by_step_when_opened(archive, reports, monkeypatch):
-    """The migration machinery, with a made-up version 2 that adds a column: an index at version 1
-    is brought to 2 by the next command, its reports kept."""
+    """The migration machinery, with a made-up version 3 that adds a column: an index at version 2
+    is brought to 3 by the next command, its reports kept."""
     from evaluator.archive import index
 
     archive.run("add", reports.signed())
@@ -442,13 +452,13 @@ def test_an_older_index_is_migrated_step_by_step_when_opened(archive, reports, m
     def to_v2(conn):
         conn.execute(sa.text("ALTER TABLE reports ADD COLUMN retention_until VARCHAR(40)"))
 
-    monkeypatch.setattr(index, "SCHEMA_VERSION", 2)
-    monkeypatch.setitem(index.MIGRATIONS, 2, to_v2)
+    monkeypatch.setattr(index, "SCHEMA_VERSION", 3)
+    monkeypatch.setitem(index.MIGRATIONS, 3, to_v2)
     out = archive.run("list", "-f", "json")
     assert out.exit_code == 0, out.stderr
     assert [r["id"] for r in out.json()["reports"]] == [1]
     with archive.engine().connect() as conn:
-        assert conn.execute(sa.text("SELECT value FROM archive_meta WHERE key = 'schema_version'")).scalar() == "2"
+        assert conn.execute(sa.text("SELECT value FROM archive_meta WHERE key = 'schema_version'")).scalar() == "3"
         assert conn.execute(sa.text("SELECT retention_until FROM reports")).all() == [(None,)]
 
 

@@ -2,16 +2,18 @@
 
 An archive is a folder:
   archive.json            what this folder is (format version, archive id, where its index is)
+  log.jsonl               the action log's second copy, one entry a line (see log.py)
   anchors/FPR.pem         the trust anchors, one certificate per file, named by SHA-256 fingerprint
   objects/ab/SHA256.pdf   admitted reports, content-addressed, read-only, never overwritten
   tmp/                    reports being added (part files) and per-report locks
   index.sqlite            the index, unless it lives in PostgreSQL (`--db URL`)
 
 Modules, one concern each:
-  location.py      which folder and index a command works on (options, environment, archive.json)
+  location.py      which folder and index a command works on (options, environment, archive.json),
+                   the anchor check, and Archive.writing(): every write, under the folder's lock
   store.py         the content-addressed files, their locks, and recovery after a killed add
   index.py         the SQLAlchemy Core tables, schema version and migrations, queries
-  log.py           the hash-chained action log: entry hashes and the chain check
+  log.py           the hash-chained action log: entry hashes, the chain check, log.jsonl
   verification.py  the ONE place that calls sdeval's report verification
   reassess.py      the ONE place that re-assesses archived inputs with the installed rule catalog
   commands.py      the commands themselves; cli.py wires them into `sdeval archive ...`

@@ -87,9 +87,16 @@ def _problems():
     from .commands import ArchiveProblem
     from .index import IndexProblem
     from .location import NotAnArchive
+    from .log import LogFileProblem
     from .store import StoreProblem
 
-    return (ArchiveProblem, IndexProblem, NotAnArchive, StoreProblem)
+    return (ArchiveProblem, IndexProblem, LogFileProblem, NotAnArchive, StoreProblem)
+
+
+def _echo_head(head: tuple[int, str] | None) -> None:
+    """After a command that wrote: the log's head, for the auditor to keep outside the archive."""
+    if head is not None:
+        typer.echo(f"sdeval: log head: entry {head[0]}, hash {head[1]}", err=True)
 
 
 def _dump(doc) -> None:
@@ -115,6 +122,7 @@ def init(
         raise _fail(str(exc)) from None
     for line in result.messages:
         typer.echo(line if result.exit_code == 0 else f"sdeval: {line}", err=result.exit_code != 0)
+    _echo_head(result.head)
     raise typer.Exit(result.exit_code)
 
 
@@ -138,6 +146,7 @@ def add(
         typer.echo(f"sdeval: {note}", err=True)
     for r in results:
         typer.echo(r.message)
+    _echo_head(opened.head)
     admitted = sum(r.status == "admitted" for r in results)
     duplicates = sum(r.status == "duplicate" for r in results)
     refused = sum(r.status == "refused" for r in results)
@@ -146,7 +155,15 @@ def add(
 
 
 LIST_COLUMNS = ["id", "sha256", "vendor", "offer_id", "offer_date", "outcome", "requirements_outcome", "signer",
-                "fingerprint_sha256", "catalog", "sdeval_version", "assessed_at", "admitted_at", "admitted_by", "timestamp_time", "source_name"]
+                "fingerprint_sha256", "catalog", "sdeval_version", "assessed_at", "admitted_at", "admitted_by", "timestamp_time", "source_name",
+                "withdrawn_at", "withdrawn_reason", "last_verified_at", "last_verification"]
+
+
+def _flat(row: dict) -> dict:
+    """A list row with its withdrawal and last verification as plain columns (CSV)."""
+    w, v = row.get("withdrawn") or {}, row.get("last_verification") or {}
+    return {**row, "withdrawn_at": w.get("time"), "withdrawn_reason": w.get("reason"),
+            "last_verified_at": v.get("time"), "last_verification": v.get("result")}
 
 
 @app.command("list")
@@ -181,7 +198,7 @@ def list_(
         out = io.StringIO()
         writer = csv.DictWriter(out, fieldnames=LIST_COLUMNS, extrasaction="ignore", lineterminator="\n")
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows(_flat(r) for r in rows)
         sys.stdout.write(out.getvalue())
     else:
         sys.stdout.write(_list_text(rows))
@@ -190,10 +207,13 @@ def list_(
 def _list_text(rows: list[dict]) -> str:
     if not rows:
         return "no report matches\n"
-    table = [["id", "assessed", "vendor", "offer", "offer date", "outcome", "signer", "catalog", "sha256"]]
+    table = [["id", "assessed", "vendor", "offer", "offer date", "outcome", "signer", "catalog", "sha256", "last verified", "status"]]
     for r in rows:
+        v = r.get("last_verification")
+        checked = f"{v['time'][:19].replace('T', ' ')} {v['result']}" if v else "never"
+        status = f"withdrawn {r['withdrawn']['time'][:10]}" if r.get("withdrawn") else ""
         table.append([str(r["id"]), (r["assessed_at"] or "")[:10], r["vendor"] or "", r["offer_id"] or "", r["offer_date"] or "",
-                      r["outcome"] or "", r["signer"] or "", r["catalog"] or "", r["sha256"][:12]])
+                      r["outcome"] or "", r["signer"] or "", r["catalog"] or "", r["sha256"][:12], checked, status])
     widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in table]
     return "\n".join(lines) + f"\n{len(rows)} report{'s' * (len(rows) != 1)}\n"
@@ -229,6 +249,12 @@ def show(
             if c["file"] == o["file"]:
                 codes = f" [{', '.join(c['codes'])}]" if c["codes"] else ""
                 lines.append(f"    claim {c['id']} ({c['kind']}): {c['verdict']}{codes}")
+    if doc.get("withdrawn"):
+        w = doc["withdrawn"]
+        lines.append(f"  withdrawn: {w['time']} by {w['by']} (log entry {w['log_entry']}): {w['reason']}")
+    if doc.get("last_verification"):
+        v = doc["last_verification"]
+        lines.append(f"  last verified: {v['time']}: {v['result']}" + (f" ({v['reason']})" if v["result"] != "passed" else ""))
     for i in doc["inputs"]:
         lines.append(f"  attached {i['attachment']} ({i['role']}: {i['file']}) SHA-256 {i['sha256']}")
     for c in doc["checks_at_admission"]:
@@ -266,25 +292,37 @@ def verify(
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.text,
 ) -> None:
     """Re-verify stored reports: each file's SHA-256 against the index, then the full verification
-    (signature, trust, attachments, reproduction), across the cores. Exit 1 if any fails."""
+    (signature, trust, attachments, reproduction), across the cores, then every indexed field
+    against the report; also stored files the index lacks and the log against log.jsonl.
+    Exit 1 if any fails."""
     from .commands import verify as run_verify
 
     with _Opened(archive, db) as opened:
         try:
-            results, note = run_verify(opened, ids or [], strict=strict, workers=workers)
+            results, problems, note = run_verify(opened, ids or [], strict=strict, workers=workers)
         except _problems() as exc:
             raise _fail(str(exc)) from None
+    from .commands import verify_summary
+
     failed = [r for r in results if not r.passed]
-    summary = {"reports": len(results), "passed": len(results) - len(failed), "failed": len(failed)}
+    summary = {"reports": len(results), "passed": len(results) - len(failed), "failed": len(failed),
+               "withdrawn": sum(r.withdrawn is not None for r in results), "archive_problems": len(problems)}
     if note:
         typer.echo(f"sdeval: {note}", err=True)
+    _echo_head(opened.head)
     if fmt is Format.json:
-        _dump({"reports": [r.as_dict() for r in results], "summary": summary})
+        _dump({"reports": [r.as_dict() for r in results], "archive_problems": problems, "summary": summary})
     else:
-        for r in failed:
-            typer.echo(f"FAIL report {r.id} ({r.stored_as}): {r.reason}")
-        typer.echo(f"verified {summary['reports']} report{'s' * (summary['reports'] != 1)}: {summary['passed']} passed, {summary['failed']} failed")
-    raise typer.Exit(EXIT_FINDINGS if failed else EXIT_OK)
+        for r in results:
+            withdrawn = f" (withdrawn {r.withdrawn['time'][:10]}: {r.withdrawn['reason']})" if r.withdrawn else ""
+            if not r.passed:
+                typer.echo(f"FAIL report {r.id} ({r.stored_as}){withdrawn}: {r.reason}")
+            elif r.withdrawn:
+                typer.echo(f"report {r.id} ({r.stored_as}){withdrawn}: passed")
+        for p in problems:
+            typer.echo(f"FAIL {p}")
+        typer.echo(verify_summary(results, problems))
+    raise typer.Exit(EXIT_FINDINGS if failed or problems else EXIT_OK)
 
 
 @app.command()
@@ -307,6 +345,7 @@ def rejudge(
             raise _fail(str(exc)) from None
     if note:
         typer.echo(f"sdeval: {note}", err=True)
+    _echo_head(opened.head)
     if fmt is Format.json:
         _dump({"reports": [r.as_dict() for r in results], "summary": summary})
     else:
@@ -342,6 +381,7 @@ def log_(
         except _problems() as exc:
             raise _fail(str(exc)) from None
     head = entries[-1].hash if entries else None
+    # The echo below is the index's head; `problems` already says where log.jsonl differs.
     if fmt is Format.json:
         doc = {"entries": [e.as_dict() for e in entries]}
         if check:
@@ -357,3 +397,45 @@ def log_(
         else:
             typer.echo(f"log intact: {len(entries)} entries, each chained to the one before; head hash {head}")
     raise typer.Exit(EXIT_FINDINGS if check and problems else EXIT_OK)
+
+
+@app.command()
+def withdraw(
+    ident: Annotated[str, typer.Argument(metavar="ID", help="Report number or SHA-256 prefix.")],
+    reason: Annotated[str, typer.Option("--reason", metavar="TEXT", help="Why the report is withdrawn (kept in the index and the log).")],
+    archive: ArchiveOpt = None,
+    db: DbOpt = None,
+) -> None:
+    """Mark a report as withdrawn (admitted in error, superseded): it is never deleted; list, show,
+    extract and verify still show it, marked withdrawn."""
+    from .commands import withdraw as run_withdraw
+
+    with _Opened(archive, db) as opened:
+        try:
+            message = run_withdraw(opened, ident, reason)
+        except _problems() as exc:
+            raise _fail(str(exc)) from None
+    typer.echo(message)
+    _echo_head(opened.head)
+
+
+@app.command()
+def rebuild(
+    archive: ArchiveOpt = None,
+    db: DbOpt = None,
+    workers: WorkersOpt = None,
+) -> None:
+    """Re-create a lost index from log.jsonl and objects/, verifying each stored report; say what was
+    recovered and what not. Exit 1 if a logged report is missing or does not verify."""
+    from .commands import rebuild as run_rebuild
+
+    if archive is None:
+        raise _fail("give the archive folder: --archive DIR (or set SDEVAL_ARCHIVE)")
+    try:
+        result = run_rebuild(archive, db, workers=workers)
+    except _problems() as exc:
+        raise _fail(str(exc)) from None
+    for line in result.lines:
+        typer.echo(line, err=line.startswith("sdeval: "))
+    _echo_head(result.head)
+    raise typer.Exit(result.exit_code)

@@ -1,4 +1,4 @@
-"""The archive's commands: init, add, list, show, extract, verify, rejudge, log.
+"""The archive's commands: init, add, list, show, extract, verify, rejudge, log, withdraw, rebuild.
 
 Each returns plain data (and messages); cli.py prints it. Every command that acts on reports
 writes one entry in the action log (verify and rejudge too, since what was checked when is what
@@ -17,7 +17,7 @@ from typing import Any
 
 from . import location
 from .index import Filters, Index, IndexProblem, codes_of
-from .log import check_chain, current_user
+from .log import LogFileProblem, check_chain, current_user
 from .location import ARCHIVE_FILE, SQLITE_FILE, Archive, NotAnArchive
 from ..wording import offer_names
 from .store import Staged, Store, StoreProblem, pause_point, write_read_only
@@ -63,6 +63,7 @@ class InitResult:
     messages: list[str]
     changed: bool
     exit_code: int = 0
+    head: tuple[int, str] | None = None
 
 
 def init(root: Path, db: str | None, trust: list[Path], *, add_trust: bool) -> InitResult:
@@ -82,14 +83,19 @@ def init(root: Path, db: str | None, trust: list[Path], *, add_trust: bool) -> I
     if (root / ARCHIVE_FILE).exists():
         archive = location.open_archive(root, db)
         try:
-            return _init_existing(archive, wanted, add_trust)
+            result = _init_existing(archive, wanted, add_trust)
+            result.head = archive.head
+            return result
         finally:
             archive.close()
     if not trust:
         raise ArchiveProblem("give the archive's trust anchors: --trust CERT.pem (signers' and time-stamping authorities' roots)")
     if root.exists() and not root.is_dir():
         raise ArchiveProblem(f"{root}: exists and is not a folder")
-    ours = {"anchors", "objects", "tmp", SQLITE_FILE, f"{SQLITE_FILE}-wal", f"{SQLITE_FILE}-shm", f"{SQLITE_FILE}-journal"}
+    if root.is_dir() and any((root / "objects").glob("*/*.pdf")):
+        raise ArchiveProblem(f"{root}: holds stored reports (objects/) but no {ARCHIVE_FILE}; restore {ARCHIVE_FILE} from a backup "
+                             "and run `sdeval archive rebuild`, rather than starting an empty archive over them")
+    ours = {"anchors", "objects", "tmp", location.LOG_FILE, SQLITE_FILE, f"{SQLITE_FILE}-wal", f"{SQLITE_FILE}-shm", f"{SQLITE_FILE}-journal"}
     if root.exists() and any(p.name not in ours for p in root.iterdir()):
         raise ArchiveProblem(f"{root}: exists and holds other files; give a new or empty folder")
     if not root.parent.is_dir():
@@ -116,7 +122,8 @@ def init(root: Path, db: str | None, trust: list[Path], *, add_trust: bool) -> I
     finally:
         index.close()
     where = "SQLite index in the folder" if db is None else f"index in {index.shown}"
-    return InitResult([f"created archive {root} ({where}) with {len(added)} trust anchor{'s' * (len(added) != 1)}", *added], True)
+    return InitResult([f"created archive {root} ({where}) with {len(added)} trust anchor{'s' * (len(added) != 1)}", *added], True,
+                      head=archive.head)
 
 
 def _init_existing(archive: Archive, wanted: dict[str, tuple[Path, bytes]], add_trust: bool) -> InitResult:
@@ -151,13 +158,13 @@ def _add_anchors(archive: Archive, wanted: dict[str, tuple[Path, bytes]], when: 
         subject = certificate_subject(der)
         rows.append({"fingerprint_sha256": fpr, "subject": subject, "file": relative, "added_at": when, "added_by": user})
         lines.append(f"  anchor {subject} (SHA-256 {fpr}) from {path}")
-    with archive.index.writing() as conn:
-        have = {row.fingerprint_sha256 for row in archive.index.anchors(conn)}
+    with archive.writing() as w:
+        have = {row.fingerprint_sha256 for row in archive.index.anchors(w.conn)}
         for row in rows:
             if row["fingerprint_sha256"] not in have:
-                archive.index.add_anchor(conn, **row)
-        archive.index.append_log(
-            conn, time=when, user=user, action=action,
+                archive.index.add_anchor(w.conn, **row)
+        w.append(
+            time=when, user=user, action=action,
             detail={**extra, "anchors": [r["fingerprint_sha256"] for r in rows], "summary": f"{len(rows)} trust anchor(s) recorded"},
         )
     return lines
@@ -240,18 +247,18 @@ def _already(archive: Archive, sha256: str) -> int | None:
 
 
 def _duplicate(archive: Archive, source: str, report_id: int, sha256: str, user: str) -> Added:
-    with archive.index.writing() as conn:
-        archive.index.append_log(
-            conn, time=now_text(), user=user, action="add",
+    with archive.writing() as w:
+        w.append(
+            time=now_text(), user=user, action="add",
             detail={"source": source, "sha256": sha256, "duplicate_of": report_id, "summary": f"duplicate of report {report_id}: {source}"},
         )
     return Added(source, "duplicate", f"{source}: already archived as report {report_id} (SHA-256 {sha256}); stored once", report_id, sha256)
 
 
 def _refuse(archive: Archive, source: str, sha256: str | None, reason: str, user: str) -> Added:
-    with archive.index.writing() as conn:
-        archive.index.append_log(
-            conn, time=now_text(), user=user, action="refuse",
+    with archive.writing() as w:
+        w.append(
+            time=now_text(), user=user, action="refuse",
             detail={"source": source, "sha256": sha256, "reason": reason, "summary": f"refused {source}: {reason}"},
         )
     return Added(source, "refused", f"refused {source}: {reason}", None, sha256)
@@ -278,13 +285,15 @@ def _admit(archive: Archive, item: Staged, verified, user: str) -> Added:
             "source_name": item.source.name, "admitted_at": when, "admitted_by": user,
         }
         try:
-            with archive.index.writing() as conn:
+            with archive.writing() as w:
                 summary = f"admitted {source}: " + _offer_words(facts["offers"]) + f" ({row['outcome']})"
-                seq = archive.index.append_log(
-                    conn, time=when, user=user, action="add",
-                    detail={"source": source, "sha256": item.sha256, "summary": summary},
-                )
-                report_id = archive.index.insert_report(conn, {**row, "log_seq": seq}, facts["offers"], facts["claims"], facts["inputs"])
+                last = archive.index.last_entry(w.conn)
+                seq = (last.seq if last else 0) + 1
+                report_id = archive.index.insert_report(w.conn, {**row, "log_seq": seq}, facts["offers"], facts["claims"], facts["inputs"])
+                # The report's number is in its entry, so `archive rebuild` gives it back the same one.
+                logged = w.append(time=when, user=user, action="add",
+                                  detail={"source": source, "sha256": item.sha256, "report_id": report_id, "summary": summary})
+                assert logged == seq
         except BaseException:
             # The row did not land, so neither does the file: unless the index cannot say (a
             # connection lost at commit), when the lock file left behind lets the next add decide.
@@ -372,6 +381,9 @@ def report_summary(row: Any, detail: dict[str, list[Any]]) -> dict[str, Any]:
         "admitted_by": row.admitted_by,
         "timestamp_time": row.timestamp_time,
         "source_name": row.source_name,
+        "withdrawn": withdrawal_of(detail),
+        "last_verification": ({"time": detail["verified"][0].time, "result": detail["verified"][0].result,
+                               "reason": detail["verified"][0].reason} if detail["verified"] else None),
         "offers": [{"file": o.file, "vendor": o.vendor, "offer_id": o.offer_id, "offer_date": o.offer_date, "outcome": o.outcome} for o in offers],
     }
 
@@ -472,10 +484,12 @@ class Checked:
     reason: str  # one line: what is wrong with it ("passed" when nothing is)
     problem: str | None = None  # the stored file is missing, changed or unreadable, or not a report
     checks: list[dict[str, Any]] = field(default_factory=list)
+    withdrawn: dict[str, Any] | None = None  # {time, by, reason} when the report was withdrawn
 
     def as_dict(self) -> dict[str, Any]:
         return {"id": self.id, "sha256": self.sha256, "stored_as": self.stored_as, "passed": self.passed,
-                "problem": self.problem, "reason": None if self.passed else self.reason, "checks": self.checks}
+                "problem": self.problem, "reason": None if self.passed else self.reason, "checks": self.checks,
+                "withdrawn": self.withdrawn}
 
 
 def selected(archive: Archive, idents: list[str]) -> list[Any]:
@@ -486,13 +500,17 @@ def selected(archive: Archive, idents: list[str]) -> list[Any]:
     return list({r.id: r for r in rows}.values())
 
 
-def verify(archive: Archive, idents: list[str], *, strict: bool, workers: int | None = None) -> tuple[list[Checked], str | None]:
-    """Each stored file's hash against the index, then the full verification, across the cores;
-    (results, a note when the run could not be logged)."""
+def verify(archive: Archive, idents: list[str], *, strict: bool, workers: int | None = None) -> tuple[list[Checked], list[str], str | None]:
+    """Each stored file's hash against the index, then the full verification across the cores,
+    then every indexed fact against the verified report; with no ids also the stored files the
+    index lacks, and always the log against log.jsonl. (results, archive-wide problems, a note
+    when the run could not be logged)."""
     from .verification import verify_many
 
     rows = selected(archive, idents)
     anchors = anchor_paths(archive)
+    with archive.index.reading() as conn:
+        details = archive.index.details(conn, [r.id for r in rows])
     results: dict[int, Checked] = {}
     intact = []
     for row in rows:
@@ -508,24 +526,257 @@ def verify(archive: Archive, idents: list[str], *, strict: bool, workers: int | 
         intact.append(row)
     outcomes = verify_many([archive.store.path_of(r.stored_as) for r in intact], anchors, strict=strict, workers=workers)
     for row, outcome in zip(intact, outcomes):
-        results[row.id] = Checked(row.id, row.sha256, row.stored_as, outcome.passed, outcome.reason, outcome.problem, outcome.checks)
+        passed, reason = outcome.passed, outcome.reason
+        if passed:
+            differences = index_differences(row, details[row.id], outcome)
+            if differences:
+                passed, reason = False, "the index differs from the report: " + "; ".join(differences)
+        results[row.id] = Checked(row.id, row.sha256, row.stored_as, passed, reason, outcome.problem, outcome.checks)
     ordered = [results[r.id] for r in rows]
+    for c in ordered:
+        c.withdrawn = withdrawal_of(details[c.id])
+    problems = [f"log: {p}" for p in log_problems(archive)]
+    if not idents:
+        problems += [f"{relative}: stored, but the index has no report for it (its row was removed, or an older index restored)"
+                     for relative in unindexed(archive, [r.stored_as for r in rows])]
     failed = [c.id for c in ordered if not c.passed]
-    summary = f"verified {len(ordered)} report{'s' * (len(ordered) != 1)}: {len(ordered) - len(failed)} passed, {len(failed)} failed"
-    note = _log_quietly(archive, "verify", {"reports": len(ordered), "failed": failed, "strict": strict, "summary": summary})
-    return ordered, note
+    summary = verify_summary(ordered, problems)
+    note = _log_quietly(archive, "verify", {"reports": len(ordered), "failed": failed, "strict": strict, "problems": problems, "summary": summary},
+                        verified=[(c.id, c.passed, c.reason) for c in ordered])
+    return ordered, problems, note
 
 
-def _log_quietly(archive: Archive, action: str, detail: dict[str, Any]) -> str | None:
-    """Log a read-only command; on an archive this user cannot write, say so instead."""
+def verify_summary(checked: list[Checked], problems: list[str]) -> str:
+    failed = sum(not c.passed for c in checked)
+    withdrawn = sum(c.withdrawn is not None for c in checked)
+    return (f"verified {len(checked)} report{'s' * (len(checked) != 1)}: {len(checked) - failed} passed, {failed} failed"
+            + (f" ({withdrawn} withdrawn)" if withdrawn else "")
+            + (f"; {len(problems)} archive problem{'s' * (len(problems) != 1)}" if problems else ""))
+
+
+def withdrawal_of(detail: dict[str, list[Any]]) -> dict[str, Any] | None:
+    w = detail["withdrawn"][0] if detail["withdrawn"] else None
+    return {"time": w.time, "by": w.user_name, "reason": w.reason, "log_entry": w.log_seq} if w else None
+
+
+# The report-level columns the index fills from a verified report (commands.indexed_facts).
+REPORT_FIELDS = ("assessed_at", "outcome", "requirements_outcome", "catalog", "sdeval_version", "signer", "signer_subject",
+                 "fingerprint_sha256", "timestamp_time", "timestamp_authority", "timestamp_authority_fingerprint")
+
+
+def index_differences(row: Any, detail: dict[str, list[Any]], verified) -> list[str]:
+    """Every indexed fact that is not what the verified report says, naming the field and both values."""
+    try:
+        facts = indexed_facts(verified)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        return [f"its assessment cannot be indexed ({type(exc).__name__}: {exc})"]
+    out = []
+
+    def differ(name: str, indexed: Any, reported: Any) -> None:
+        if indexed != reported:
+            out.append(f"{name}: the index says {json.dumps(indexed, ensure_ascii=False)}, the report {json.dumps(reported, ensure_ascii=False)}")
+
+    for key in REPORT_FIELDS:
+        differ(key, getattr(row, key), facts["report"][key])
+    differ("number of offers", len(detail["offers"]), len(facts["offers"]))
+    for o_row, o in zip(detail["offers"], facts["offers"]):
+        for key in ("file", "vendor", "offer_id", "offer_date", "outcome"):
+            differ(f"offer {o['position'] + 1} {key}", getattr(o_row, key), o[key])
+    differ("number of claims", len(detail["claims"]), len(facts["claims"]))
+    for c_row, c in zip(detail["claims"], facts["claims"]):
+        name = f"offer {c['position'] + 1} claim {c['claim_id']}"
+        differ(f"{name} position", [c_row.position, c_row.seq], [c["position"], c["seq"]])
+        for key in ("claim_id", "kind", "verdict"):
+            differ(f"{name} {key}", getattr(c_row, key), c[key])
+        differ(f"{name} codes", codes_of(c_row), json.loads(c["codes"]))
+    indexed_inputs = {i.attachment: i for i in detail["inputs"]}
+    reported_inputs = {i["attachment"]: i for i in facts["inputs"]}
+    differ("attachments", sorted(indexed_inputs), sorted(reported_inputs))
+    for name in sorted(set(indexed_inputs) & set(reported_inputs)):
+        for key in ("file", "role", "sha256"):
+            differ(f"attachment {name} {key}", getattr(indexed_inputs[name], key), reported_inputs[name][key])
+    return out
+
+
+def unindexed(archive: Archive, indexed: list[str]) -> list[str]:
+    """objects/ files no report row names."""
+    known = set(indexed)
+    try:
+        stored = sorted(str(p.relative_to(archive.root)) for p in archive.store.objects.glob("*/*.pdf"))
+    except OSError:
+        return []
+    return [relative for relative in stored if relative not in known]
+
+
+def _log_quietly(archive: Archive, action: str, detail: dict[str, Any], verified: list[tuple[int, bool, str]] | None = None) -> str | None:
+    """Log a read-only command (and, for verify, each report's result as its last verification);
+    on an archive this user cannot write, say so instead."""
     if archive.index.read_only:
         return f"note: the archive's index is read-only here, so this {action} was not logged"
+    if not archive.store.writable():
+        return f"note: the archive folder is read-only here, so this {action} was not logged"
     try:
-        with archive.index.writing() as conn:
-            archive.index.append_log(conn, time=now_text(), user=current_user(), action=action, detail=detail)
-    except IndexProblem as exc:
+        with archive.writing() as w:
+            when = now_text()
+            w.append(time=when, user=current_user(), action=action, detail=detail)
+            if verified is not None:
+                archive.index.record_verifications(w.conn, when, verified)
+    except (IndexProblem, LogFileProblem) as exc:
         return f"note: this {action} was not logged ({exc})"
     return None
+
+
+# ---------------------------------------------------------------------------- withdraw
+
+
+def withdraw(archive: Archive, ident: str, reason: str) -> str:
+    """Mark a report withdrawn in the index and the log; its file and row stay."""
+    reason = " ".join(reason.split())
+    if not reason:
+        raise ArchiveProblem("--reason: say why the report is withdrawn")
+    if not reason.isprintable():  # it is printed by list, show, verify and log for years
+        raise ArchiveProblem("--reason: control characters are not allowed")
+    if archive.index.read_only or not archive.store.writable():
+        raise ArchiveProblem(f"{archive.root}: the archive is read-only here; nothing can be withdrawn")
+    with archive.writing() as w:
+        row = _resolve(archive, w.conn, ident)
+        earlier = archive.index.withdrawal(w.conn, row.id)
+        if earlier is not None:
+            raise ArchiveProblem(f"report {row.id}: already withdrawn on {earlier.time} by {earlier.user_name} ({earlier.reason})")
+        when, user = now_text(), current_user()
+        summary = f"withdrew report {row.id}: {reason}"
+        seq = w.append(time=when, user=user, action="withdraw",
+                       detail={"report_id": row.id, "sha256": row.sha256, "reason": reason, "summary": summary})
+        archive.index.withdraw(w.conn, row.id, time=when, user=user, reason=reason, log_seq=seq)
+    return f"report {row.id} withdrawn (log entry {seq}): {reason}; it stays stored, listed and verifiable"
+
+
+# ---------------------------------------------------------------------------- rebuild
+
+
+@dataclass
+class Rebuilt:
+    lines: list[str]
+    exit_code: int
+    head: tuple[int, str] | None
+
+
+def rebuild(root: Path, db: str | None, *, workers: int | None = None) -> Rebuilt:
+    """A new index for an archive whose index is gone, from log.jsonl (anchors, admissions with
+    their numbers, times and users, withdrawals) and objects/ (each report verified again)."""
+    from . import log as action_log
+    from .verification import certificate_subject, load_certificates, verify_many
+
+    doc = location.read_description(root)
+    store = Store(root)
+    url = location.index_url(root, db, doc.get("index"), read_only=False)
+    log_file = root / location.LOG_FILE
+    try:
+        kept = action_log.read_file(log_file)
+    except action_log.LogFileProblem as exc:
+        raise ArchiveProblem(f"{exc}; the index cannot be rebuilt without it") from None
+    broken = check_chain(kept)
+    if broken:
+        raise ArchiveProblem(f"{log_file}: {broken[0]}; the index cannot be rebuilt from it")
+    index = Index(url)
+    try:
+        with index.reading() as conn:
+            # An index with tables but no log is one an interrupted rebuild created: carry on with it.
+            if index.version(conn) is not None and index.last_entry(conn) is not None:
+                raise ArchiveProblem(f"{index.shown}: already holds an archive index; rebuild re-creates a missing one only "
+                                     "(move this one aside first)")
+        lines, problems = [], []
+        # Anchors: each file checked against its name, recorded as the log says it was added.
+        added: dict[str, Any] = {}
+        for e in kept:
+            d = json.loads(e.detail)
+            if e.action in ("init", "trust"):
+                for fpr in d.get("anchors") or []:
+                    added.setdefault(fpr, e)
+        anchor_rows = []
+        for fpr, e in added.items():
+            path = root / f"anchors/{fpr}.pem"
+            problem = location.anchor_problem(root, f"anchors/{fpr}.pem", fpr, f"log entry {e.seq} record")
+            if problem:
+                raise ArchiveProblem(problem)
+            anchor_rows.append({"fingerprint_sha256": fpr, "subject": certificate_subject(load_certificates(path)[0]),
+                                "file": f"anchors/{fpr}.pem", "added_at": e.time, "added_by": e.user})
+        # Admissions as logged, and the stored files no admission names (recovered after them).
+        admissions, withdrawals, seen = [], [], set()
+        for e in kept:
+            d = json.loads(e.detail)
+            if e.action == "add" and d.get("sha256") and "duplicate_of" not in d and d["sha256"] not in seen:
+                seen.add(d["sha256"])
+                admissions.append((e, d))
+            elif e.action == "withdraw":
+                withdrawals.append((e, d))
+        unlogged = [p for p in sorted(store.objects.glob("*/*.pdf")) if p.stem not in seen]
+        candidates = [(store.relative(d["sha256"]), e, d) for e, d in admissions] + [(str(p.relative_to(root)), None, None) for p in unlogged]
+        present = []
+        for rel, e, d in candidates:
+            try:
+                actual = store.sha256_of(rel)
+            except StoreProblem as exc:
+                whose = f"report {d.get('report_id', '?')} (log entry {e.seq}, {d.get('source')}): its stored file {rel}" if e else rel
+                problems.append(f"{whose} is {exc}")
+                continue
+            if actual != Path(rel).stem:
+                problems.append(f"{rel}: left out, its SHA-256 is {actual}, not the one its name says")
+                continue
+            present.append((rel, e, d))
+        outcomes = verify_many([root / rel for rel, _, _ in present], [root / r["file"] for r in anchor_rows], strict=False, workers=workers)
+        when, user = now_text(), current_user()
+        recovered, verified_rows = [], []
+        rebuild_seq = (kept[-1].seq if kept else 0) + 1
+        archive_id, _ = index.initialize(doc["archive_id"], kept[0].time if kept else now_text())
+        archive = Archive(root, archive_id, store, index, doc)
+        with archive.writing(copying=kept) as w:
+            for row in anchor_rows:
+                index.add_anchor(w.conn, **row)
+            next_id = max([int(d["report_id"]) for _, d in admissions if isinstance(d.get("report_id"), int)] + [0]) + 1
+            numbered = []
+            for (rel, e, d), outcome in zip(present, outcomes):
+                if not outcome.passed:
+                    problems.append(f"{rel}: left out, it does not verify ({outcome.reason})")
+                    continue
+                report_id = d.get("report_id") if d and isinstance(d.get("report_id"), int) else None
+                numbered.append((report_id, rel, e, d, outcome))
+            for report_id, rel, e, d, outcome in numbered:
+                if report_id is None:
+                    report_id, next_id = next_id, next_id + 1
+                facts = indexed_facts(outcome)
+                data_size = (root / rel).stat().st_size
+                sha = Path(rel).stem
+                row = {**facts["report"], "id": report_id, "sha256": sha, "size": data_size, "stored_as": rel,
+                       "source_name": os.path.basename(str(d["source"])) if d else Path(rel).name,
+                       "admitted_at": e.time if e else when, "admitted_by": e.user if e else user,
+                       "log_seq": e.seq if e else rebuild_seq}  # recovered without one: the rebuild's entry
+                index.insert_report(w.conn, row, facts["offers"], facts["claims"], facts["inputs"])
+                recovered.append((report_id, e is None))
+                verified_rows.append((report_id, True, "passed"))
+            index.set_next_id(w.conn)
+            ids = {r for r, _ in recovered}
+            withdrawn = 0
+            for e, d in withdrawals:
+                if d.get("report_id") in ids:
+                    index.withdraw(w.conn, d["report_id"], time=e.time, user=e.user, reason=str(d.get("reason")), log_seq=e.seq)
+                    withdrawn += 1
+            summary = (f"rebuilt the index from {location.LOG_FILE} ({len(kept)} entries) and objects/: "
+                       f"{len(recovered)} report{'s' * (len(recovered) != 1)} recovered"
+                       + (f", {withdrawn} of them withdrawn" if withdrawn else "")
+                       + (f", {sum(u for _, u in recovered)} with no admission in the log" if any(u for _, u in recovered) else "")
+                       + (f", {len(problems)} problem{'s' * (len(problems) != 1)}" if problems else ""))
+            seq = w.append(time=when, user=user, action="rebuild",
+                           detail={"recovered": sorted(ids), "problems": problems, "summary": summary})
+            assert seq == rebuild_seq
+            index.record_verifications(w.conn, when, verified_rows)
+        lines.append(summary)
+        for report_id, unlogged_one in sorted(recovered):
+            lines.append(f"  report {report_id}" + (": stored with no admission in the log; recovered with a new number" if unlogged_one else ""))
+        lines += [f"sdeval: {p}" for p in problems]
+        return Rebuilt(lines, 1 if problems else 0, archive.head)
+    finally:
+        index.close()
 
 
 # ---------------------------------------------------------------------------- rejudge
@@ -623,11 +874,30 @@ def _rejudge_one(job: tuple, catalog: str) -> Rejudged:
 
 
 def log_entries(archive: Archive) -> tuple[list[Any], list[str]]:
-    """The log in order, and every break in its chain."""
+    """The log in order, and every break in its chain or difference from log.jsonl."""
     with archive.index.reading() as conn:
         entries = archive.index.log_entries(conn)
+    return entries, log_problems(archive, entries)
+
+
+def log_problems(archive: Archive, entries: list[Any] | None = None) -> list[str]:
+    """Every break in the index's log chain, in log.jsonl's, and every difference between the two."""
+    from . import log as action_log
+
+    with archive.index.reading() as conn:
+        if entries is None:
+            entries = archive.index.log_entries(conn)
         admitted = archive.index.admission_entries(conn)
-    return entries, check_chain(entries, admitted)
+    problems = check_chain(entries, admitted)
+    try:
+        kept = action_log.read_file(archive.log_file)
+    except action_log.LogFileProblem as exc:
+        if "log" not in archive.description and not archive.log_file.exists():
+            return problems  # an archive from before log.jsonl: the next command that writes makes it
+        return problems + [str(exc)]
+    name = location.LOG_FILE
+    problems += [f"{name}: {p}" for p in check_chain(kept)]
+    return problems + action_log.compare(entries, kept, name)
 
 
 def open_existing(root: Path | None, db: str | None) -> Archive:

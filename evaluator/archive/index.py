@@ -22,7 +22,7 @@ import sqlalchemy as sa
 
 from . import log as action_log
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 # Any 64-bit number of our own: the PostgreSQL advisory lock all archive writers take.
 _PG_WRITE_LOCK = 0x5DE7A1A2C417E
 
@@ -112,16 +112,37 @@ log = sa.Table(
     sa.Column("hash", sa.String(64), nullable=False),
 )
 
+# Version 2: a report withdrawn (never deleted), and each report's last verification.
+withdrawals = sa.Table(
+    "withdrawals", metadata,
+    sa.Column("report_id", sa.Integer, sa.ForeignKey("reports.id"), primary_key=True),
+    sa.Column("time", sa.String(40), nullable=False),
+    sa.Column("user_name", sa.Text, nullable=False),
+    sa.Column("reason", sa.Text, nullable=False),
+    sa.Column("log_seq", sa.Integer, nullable=False),
+)
+verifications = sa.Table(
+    "last_verifications", metadata,
+    sa.Column("report_id", sa.Integer, sa.ForeignKey("reports.id"), primary_key=True),
+    sa.Column("time", sa.String(40), nullable=False),
+    sa.Column("result", sa.String(16), nullable=False),  # passed | failed
+    sa.Column("reason", sa.Text, nullable=False),
+)
+V1_TABLES = [meta, anchors, reports, offers, claims, inputs, log]
+
 
 def _create_v1(conn: sa.Connection) -> None:
-    # Version 1 is the first release: its tables are today's. When version 2 changes a table,
-    # this function must keep creating version 1's shape (copy the definitions here), and the
-    # step to 2 alters it, so an index of any age reaches the current schema the same way.
-    metadata.create_all(conn)
+    # Version 1's tables are unchanged since; a later version that changes one must copy its
+    # version-1 definition here, so an index of any age reaches the current schema the same way.
+    metadata.create_all(conn, tables=V1_TABLES)
+
+
+def _create_v2(conn: sa.Connection) -> None:
+    metadata.create_all(conn, tables=[withdrawals, verifications])
 
 
 # version -> the step that brings an index from version - 1 to it
-MIGRATIONS = {1: _create_v1}
+MIGRATIONS = {1: _create_v1, 2: _create_v2}
 
 
 # ---------------------------------------------------------------------------- connecting
@@ -256,13 +277,13 @@ class Index:
                 return archive_id, True
             return self.meta_value(conn, "archive_id") or "", False
 
-    def open_checked(self, archive_id: str) -> None:
+    def open_checked(self, archive_id: str, *, missing_hint: str = "run `sdeval archive init`") -> None:
         """The index exists, belongs to this archive folder and has the current schema (migrated if older)."""
         with self.reading() as conn:
             found = self.version(conn)
             owner = self.meta_value(conn, "archive_id") if found is not None else None
         if found is None:
-            raise IndexProblem(f"{self.shown}: holds no sdeval archive index; run `sdeval archive init`")
+            raise IndexProblem(f"{self.shown}: holds no sdeval archive index; {missing_hint}")
         if found > SCHEMA_VERSION:
             raise IndexProblem(f"{self.shown}: index schema version {found} was written by a newer sdeval (this one knows {SCHEMA_VERSION})")
         if owner != archive_id:
@@ -285,14 +306,24 @@ class Index:
 
     # -- log
 
-    def append_log(self, conn: sa.Connection, *, time: str, user: str, action: str, detail: dict[str, Any]) -> int:
-        """Append one entry inside a `writing()` transaction (whose lock keeps the chain linear)."""
-        last = conn.execute(sa.select(log.c.seq, log.c.hash).order_by(log.c.seq.desc()).limit(1)).first()
+    def append_entry(self, conn: sa.Connection, *, time: str, user: str, action: str, detail: dict[str, Any]) -> action_log.Entry:
+        """Append one entry inside a `writing()` transaction (whose lock keeps the chain linear).
+        Commands call it through location.Archive.writing(), which also keeps log.jsonl."""
+        last = self.last_entry(conn)
         seq, prev = (last.seq + 1, last.hash) if last else (1, action_log.GENESIS)
         text = action_log.canonical(detail)
         digest = action_log.entry_hash(seq, time, user, action, text, prev)
         conn.execute(sa.insert(log).values(seq=seq, time=time, user_name=user, action=action, detail=text, prev_hash=prev, hash=digest))
-        return seq
+        return action_log.Entry(seq, time, user, action, text, prev, digest)
+
+    def last_entry(self, conn: sa.Connection) -> Any:
+        return conn.execute(sa.select(log.c.seq, log.c.hash).order_by(log.c.seq.desc()).limit(1)).first()
+
+    def copy_log(self, conn: sa.Connection, entries: list[action_log.Entry]) -> None:
+        """The log as kept in log.jsonl, entry for entry (archive rebuild)."""
+        if entries:
+            conn.execute(sa.insert(log), [{"seq": e.seq, "time": e.time, "user_name": e.user, "action": e.action, "detail": e.detail,
+                                           "prev_hash": e.prev_hash, "hash": e.hash} for e in entries])
 
     def log_entries(self, conn: sa.Connection) -> list[action_log.Entry]:
         rows = conn.execute(sa.select(log).order_by(log.c.seq)).all()
@@ -338,6 +369,26 @@ class Index:
             raise IndexProblem(f"{ident}: more than one report's SHA-256 starts so; give more digits")
         return rows[0]
 
+    def withdraw(self, conn: sa.Connection, report_id: int, *, time: str, user: str, reason: str, log_seq: int) -> None:
+        conn.execute(sa.insert(withdrawals).values(report_id=report_id, time=time, user_name=user, reason=reason, log_seq=log_seq))
+
+    def withdrawal(self, conn: sa.Connection, report_id: int) -> Any:
+        return conn.execute(sa.select(withdrawals).where(withdrawals.c.report_id == report_id)).first()
+
+    def record_verifications(self, conn: sa.Connection, time: str, results: list[tuple[int, bool, str]]) -> None:
+        """Each report's latest verification replaces its previous one."""
+        ids = [r[0] for r in results]
+        for start in range(0, len(ids), 500):
+            conn.execute(sa.delete(verifications).where(verifications.c.report_id.in_(ids[start : start + 500])))
+        if results:
+            conn.execute(sa.insert(verifications), [{"report_id": i, "time": time, "result": "passed" if ok else "failed", "reason": why}
+                                                    for i, ok, why in results])
+
+    def set_next_id(self, conn: sa.Connection) -> None:
+        """After rows inserted with their own ids (rebuild), PostgreSQL's id sequence must move past them."""
+        if self.backend == "postgresql":
+            conn.execute(sa.text("SELECT setval(pg_get_serial_sequence('reports', 'id'), COALESCE((SELECT MAX(id) FROM reports), 0) + 1, false)"))
+
     def all_reports(self, conn: sa.Connection) -> list[Any]:
         return conn.execute(sa.select(reports).order_by(reports.c.id)).all()
 
@@ -364,13 +415,16 @@ class Index:
 
     def details(self, conn: sa.Connection, report_ids: list[int]) -> dict[int, dict[str, list[Any]]]:
         """Each report's offers, claims and inputs."""
-        out: dict[int, dict[str, list[Any]]] = {i: {"offers": [], "claims": [], "inputs": []} for i in report_ids}
+        out: dict[int, dict[str, list[Any]]] = {i: {"offers": [], "claims": [], "inputs": [], "withdrawn": [], "verified": []}
+                                                for i in report_ids}
         if not report_ids:
             return out
         for name, table, order in (
             ("offers", offers, (offers.c.report_id, offers.c.position)),
             ("claims", claims, (claims.c.report_id, claims.c.position, claims.c.seq)),
             ("inputs", inputs, (inputs.c.report_id, inputs.c.attachment)),
+            ("withdrawn", withdrawals, (withdrawals.c.report_id,)),
+            ("verified", verifications, (verifications.c.report_id,)),
         ):
             # Chunked: a long IN list is slower than a few shorter ones on both databases.
             for start in range(0, len(report_ids), 500):

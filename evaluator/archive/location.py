@@ -5,19 +5,31 @@
 never paired with another archive's index by mistake) and, for PostgreSQL, the index URL without
 its password, so later commands find it without `--db` (the password then comes from libpq's
 usual places: ~/.pgpass, PGPASSWORD, or the URL given again).
+
+`log.jsonl` in the folder is the second copy of the action log (see log.py): every write goes
+through `Archive.writing()`, which holds a flock on the folder, checks that the index's log and
+the file end at the same entry, and appends the new entries to the file before the index commits
+(cut back if the commit fails), so the two part only by tampering or a kill inside that step.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
-from dataclasses import dataclass
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from . import log as action_log
 from .index import Index, IndexProblem, printable_url, sqlite_url
 from .store import Store
 
 ARCHIVE_FILE = "archive.json"
 SQLITE_FILE = "index.sqlite"
+LOG_FILE = "log.jsonl"
 FORMAT = "sdeval-archive"
 FORMAT_VERSION = 1
 
@@ -26,19 +38,122 @@ class NotAnArchive(Exception):
     """The folder is not an sdeval archive (one line)."""
 
 
+class LogWriter:
+    """The log entries one `Archive.writing()` transaction appends (to the index now, to log.jsonl
+    just before the commit)."""
+
+    def __init__(self, archive: "Archive", conn) -> None:
+        self.archive, self.conn = archive, conn
+        self.entries: list[action_log.Entry] = []
+
+    def append(self, *, time: str, user: str, action: str, detail: dict[str, Any]) -> int:
+        entry = self.archive.index.append_entry(self.conn, time=time, user=user, action=action, detail=detail)
+        self.entries.append(entry)
+        return entry.seq
+
+
 @dataclass
 class Archive:
     root: Path
     archive_id: str
     store: Store
     index: Index
+    description: dict[str, Any] = field(default_factory=dict)
+    head: tuple[int, str] | None = None  # the log's last entry after this command's last write
+
+    @property
+    def log_file(self) -> Path:
+        return self.root / LOG_FILE
 
     def close(self) -> None:
         self.index.close()
 
+    @contextmanager
+    def writing(self, *, copying: list[action_log.Entry] | None = None) -> Iterator[LogWriter]:
+        """One index transaction under the folder's flock, its log entries also appended to
+        log.jsonl; refused (nothing written) when the index's log and log.jsonl already differ.
+        `copying`: log.jsonl's entries, first copied into a new index's empty log (rebuild)."""
+        lock = os.open(self.root, os.O_RDONLY)
+        appended_at = None
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            with self.index.writing() as conn:
+                writer = LogWriter(self, conn)
+                if copying is not None:
+                    if self.index.last_entry(conn) is not None:
+                        raise IndexProblem(f"{self.index.shown}: its log is not empty; nothing was rebuilt")
+                    self.index.copy_log(conn, copying)
+                kept_size = self._log_in_step(conn)
+                yield writer
+                if writer.entries:
+                    appended_at = kept_size
+                    self._append_lines(writer.entries, kept_size)
+            # committed
+            if writer.entries:
+                self.head = (writer.entries[-1].seq, writer.entries[-1].hash)
+        except BaseException:
+            if appended_at is not None:
+                self._cut_back(appended_at)  # the index did not commit: neither does the file
+            raise
+        finally:
+            os.close(lock)
+
+    def _log_in_step(self, conn) -> int:
+        """log.jsonl's size up to its last whole line, once it is known to end where the index's log does."""
+        last = self.index.last_entry(conn)
+        try:
+            data = self.log_file.read_bytes()
+        except FileNotFoundError:
+            if last is None or "log" not in self.description:
+                # A new archive, or one made before log.jsonl existed: the file starts as the index's log.
+                self._export(conn)
+                return self.log_file.stat().st_size
+            raise IndexProblem(f"{self.log_file}: missing (the archive's copy of its log); nothing was written") from None
+        kept = data.rfind(b"\n") + 1
+        tail = action_log.read_file(self.log_file)
+        mine = (tail[-1].seq, tail[-1].hash) if tail else None
+        theirs = (last.seq, last.hash) if last else None
+        if mine != theirs:
+            raise IndexProblem(
+                f"{self.log_file} ends at {_entry_words(mine)}, the index's log at {_entry_words(theirs)}; "
+                "nothing was written (see `sdeval archive log --check`)")
+        return kept
+
+    def _export(self, conn) -> None:
+        from .store import write_replacing
+
+        lines = b"".join(action_log.line_of(e) for e in self.index.log_entries(conn))
+        write_replacing(self.log_file, lines, mode=0o644)
+        if self.description and "log" not in self.description:  # from now on the file must be there
+            self.description = {**self.description, "log": LOG_FILE}
+            write_replacing(self.root / ARCHIVE_FILE, (json.dumps(self.description, indent=2) + "\n").encode(), mode=0o444)
+
+    def _append_lines(self, entries: list[action_log.Entry], kept_size: int) -> None:
+        fd = os.open(self.log_file, os.O_WRONLY)
+        try:
+            os.ftruncate(fd, kept_size)  # drop a line a killed command left unfinished
+            os.lseek(fd, kept_size, os.SEEK_SET)
+            data = memoryview(b"".join(action_log.line_of(e) for e in entries))
+            while data:
+                data = data[os.write(fd, data):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def _cut_back(self, size: int) -> None:
+        try:
+            os.truncate(self.log_file, size)
+        except OSError:
+            pass
+
+
+def _entry_words(head: tuple[int, str] | None) -> str:
+    return f"entry {head[0]} (hash {head[1]})" if head else "no entry"
+
 
 def describe(root: Path, archive_id: str, db: str | None) -> bytes:
-    doc = {"format": FORMAT, "format_version": FORMAT_VERSION, "archive_id": archive_id, "index": _without_password(db) if db else "sqlite"}
+    doc = {"format": FORMAT, "format_version": FORMAT_VERSION, "archive_id": archive_id,
+           "index": _without_password(db) if db else "sqlite", "log": LOG_FILE}
     return (json.dumps(doc, indent=2) + "\n").encode()
 
 
@@ -76,13 +191,52 @@ def open_archive(root: Path, db: str | None) -> Archive:
     url = index_url(root, db, doc.get("index"), read_only=read_only)
     if db and doc.get("index") == "sqlite":
         raise NotAnArchive(f"{root}: its index is the SQLite file inside it; --db {printable_url(db)} is another index")
+    if not db and doc.get("index") == "sqlite" and not (root / SQLITE_FILE).exists():
+        # Opening it would leave an empty index behind, and the reports would seem gone.
+        raise NotAnArchive(f"{root / SQLITE_FILE}: missing; {REBUILD_HINT}")
     index = Index(url, read_only=read_only and url.startswith("sqlite"))
     try:
-        index.open_checked(doc["archive_id"])
-    except IndexProblem:
+        index.open_checked(doc["archive_id"], missing_hint=REBUILD_HINT)
+        archive = Archive(root, doc["archive_id"], store, index, doc)
+        check_anchors(archive)
+    except (IndexProblem, NotAnArchive):
         index.close()
         raise
-    return Archive(root, doc["archive_id"], store, index)
+    return archive
+
+
+REBUILD_HINT = "run `sdeval archive rebuild` to re-create the index from objects/ and log.jsonl"
+
+
+def check_anchors(archive: Archive) -> None:
+    """Each trust anchor the index records is the certificate its file name and row say: a file
+    swapped for another certificate under the same name must not decide what is trusted."""
+    with archive.index.reading() as conn:
+        rows = archive.index.anchors(conn)
+    for row in rows:
+        problem = anchor_problem(archive.root, row.file, row.fingerprint_sha256, "the index record")
+        if problem:
+            raise NotAnArchive(problem)
+
+
+def anchor_problem(root: Path, relative: str, recorded: str, by: str) -> str | None:
+    """None when anchors/<recorded>.pem holds exactly the certificate with that SHA-256; else one
+    line naming the file and both fingerprints (`by`: who recorded it, e.g. "the index record")."""
+    from .verification import fingerprint, load_certificates
+
+    path = root / relative
+    if relative != f"anchors/{recorded}.pem":
+        return f"{path}: {by} trust anchor {recorded} under this file name, which names another fingerprint; nothing was done"
+    try:
+        found = [fingerprint(der) for der in load_certificates(path)]
+    except OSError as exc:
+        return f"{path}: trust anchor {recorded} cannot be read ({exc.strerror or exc}); nothing was done"
+    except ValueError:
+        found = []
+    if found != [recorded]:
+        return (f"{path}: holds SHA-256 {', '.join(found) or 'no certificate'}, but its name and {by} {recorded}: "
+                "the trust anchor was replaced; nothing was done")
+    return None
 
 
 def _without_password(url: str) -> str:

@@ -289,3 +289,16 @@ def write_read_only(path: Path, data: bytes) -> None:
     os.link(tmp, path)  # fails if the target exists: nothing is ever replaced
     os.unlink(tmp)
     _fsync_folder(path.parent)
+
+
+def write_replacing(path: Path, data: bytes, *, mode: int) -> None:
+    """Replace a file the archive owns (log.jsonl made from the index, archive.json gaining a key)
+    atomically: a new file, fsynced, renamed over the old one."""
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    with open(tmp, "xb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.chmod(tmp, mode)
+    os.replace(tmp, path)
+    _fsync_folder(path.parent)
