@@ -557,7 +557,7 @@ def _later_change(reader, sig) -> str | None:
                 if isinstance(obj, generic.ArrayObject) or not isinstance(obj, generic.DictionaryObject):
                     continue  # lists of fields and annotations, numbers (a /Length)
                 kind = obj.get("/Type")
-                if kind in ("/XRef", "/ObjStm", "/Sig", "/DocTimeStamp", "/Page", "/Metadata") or obj.get("/FT") == "/Sig" \
+                if kind in ("/XRef", "/ObjStm", "/Sig", "/DocTimeStamp", "/Metadata") or obj.get("/FT") == "/Sig" \
                         or obj.get("/Subtype") == "/Widget":
                     continue
                 what = f"{'a stream' if isinstance(obj, generic.StreamObject) else 'a dictionary'}" + (f" of type {kind}" if kind else "")
@@ -581,8 +581,11 @@ def _changed_keys(before, ref, obj) -> set[str]:
         old = None
     if not isinstance(old, generic.DictionaryObject) or not isinstance(obj, generic.DictionaryObject):
         return set(getattr(obj, "keys", lambda: [])())
-    return {k for k in set(old) | set(obj) if old.raw_get(k) != obj.raw_get(k)} if hasattr(old, "raw_get") else \
-        {k for k in set(old) | set(obj) if old.get(k) != obj.get(k)}
+    # raw_get: an indirect value compares by its reference, so a key pointing elsewhere counts as changed.
+    def raw(d, k):
+        return d.raw_get(k) if k in d else None
+
+    return {k for k in set(old) | set(obj) if raw(old, k) != raw(obj, k)}
 
 
 def _reachable(resolver, start) -> set:
