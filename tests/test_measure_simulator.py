@@ -156,7 +156,8 @@ def test_a_buffering_gateway_is_named(tmp_path, capsys):
 
 @pytest.mark.parametrize(
     ("fault", "words"),
-    [("not-openai", "did not answer an OpenAI model list"), ("metrics-without-spec", "has no spec-decode or generated-token counters")],
+    [("not-openai", "did not answer an OpenAI model list"), ("metrics-without-spec", "has no spec-decode or generated-token counters"),
+     ("sglang-gauges", "SGLang's /metrics has only acceptance gauges, no spec-decode counters")],
 )
 def test_a_wrong_endpoint_is_one_line_exit_2_and_nothing_written(tmp_path, capsys, fault, words):
     sim = Simulator(speculative=True, fault=fault)
@@ -215,3 +216,33 @@ def test_append_adds_an_arm_measured_after_a_restart(tmp_path, capsys):
     assert code == 0, err
     assert [r["id"] for r in record["runs"]] == ["speculative-c1", "speculative-c3", "target-only-c1", "target-only-c3"]
     assert record["runs"][0]["quality"][0]["equality_total"] == 12
+
+
+def test_an_api_key_comes_from_the_named_variable_and_is_written_nowhere(tmp_path, capsys, monkeypatch):
+    key = "sk-test-9f8e7d6c5b4a"
+    spec, base = Simulator(speculative=True, api_key=key), Simulator(api_key=key)
+    with serve(spec) as spec_url, serve(base) as base_url:
+        arms = ["--arm", f"speculative={spec_url}", "--api-key-env", "VENDOR_KEY", "--arm", f"target-only={base_url}", "--api-key-env", "VENDOR_KEY"]
+        monkeypatch.delenv("VENDOR_KEY", raising=False)
+        assert measure([*arms, *SMALL, "-o", str(tmp_path / "unset.json")]) == 2
+        assert capsys.readouterr().err == "sdeval: --api-key-env VENDOR_KEY: the variable is not set\n"
+        assert not (tmp_path / "unset.json").exists()
+        monkeypatch.setenv("VENDOR_KEY", key)
+        assert measure([*arms, *SMALL, "-o", str(tmp_path / "rec.json")]) == 0, capsys.readouterr().err
+    assert set(spec.authorizations) == set(base.authorizations) == {f"Bearer {key}"}
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert written and not [p for p in written if key.encode() in p.read_bytes()]
+    record = json.loads((tmp_path / "rec.json").read_text())
+    assert "VENDOR_KEY" in json.dumps(record)  # the variable's name is evidence of how it was run; its value is not
+
+
+def test_random_prompts_are_opt_in_said_so_and_named_in_the_record(tmp_path, capsys, two_arms):
+    spec, spec_url, base, base_url = two_arms
+    code, record, out, err = _measure(tmp_path, capsys, [("speculative", spec_url, True), ("target-only", base_url, True)], "--random-prompts", "5")
+    assert code == 0, err
+    assert "sdeval: warning: random-token prompts overstate speculative gains (SPEED-Bench); the record names them" in err
+    datasets = {r["workload"]["dataset"] for r in record["runs"]}
+    assert len(datasets) == 1 and datasets.pop().startswith("random tokens (5 prompts of 64 words, --random-prompts) (sha256 ")
+    code, _, _, err = _measure(tmp_path, capsys, [("speculative", spec_url, True), ("target-only", base_url, True)],
+                               "--random-prompts", "5", "--prompts", str(tmp_path / "p.jsonl"), name="both.json")
+    assert (code, err) == (2, "sdeval: give --prompts FILE or --random-prompts N, not both\n")

@@ -34,6 +34,13 @@ def check(path: Path, url: str, speculative: bool) -> Server:
     """The scrape is an engine's, and carries the counters this arm's counts come from."""
     text = path.read_bytes().decode("utf-8", "replace")
     server = server_of(text)
+    if server is None and "sglang:" in text:
+        # SGLang exports acceptance as gauges (sglang:spec_accept_length, sglang:spec_accept_rate),
+        # which cannot be differenced over a window into S, P and A.
+        raise MeasureProblem(
+            f"--metrics {url}: SGLang's /metrics has only acceptance gauges, no spec-decode counters, so the window's "
+            "S, P and A cannot be taken from it (measure this arm without --metrics)"
+        )
     if server is None:
         raise MeasureProblem(
             f"--metrics {url}: has no spec-decode or generated-token counters of vLLM (vllm:) or llama.cpp (llamacpp:); "

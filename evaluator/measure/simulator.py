@@ -36,6 +36,7 @@ FAULTS = (
     "http-500",            # the request is refused with an HTTP error
     "not-openai",          # /v1/models (and completions) answer an HTML page
     "metrics-without-spec",  # /metrics has no spec-decode counters at all
+    "sglang-gauges",  # /metrics as SGLang writes it: acceptance gauges, no counters
     "buffered",            # a buffering gateway: every chunk arrives at once, at the end
 )
 
@@ -63,7 +64,8 @@ def _draft_right(seed: bytes, i: int, accept_probability: float) -> bool:
 
 class Simulator:
     def __init__(self, *, speculative: bool = False, k: int = 4, accept_probability: float = 0.7, model: str = "sim-target",
-                 fault: str = "none", fault_every: int = 1, step_delay_s: float = 0.0, prefill_s: float = 0.0, stall_s: float = 30.0) -> None:
+                 fault: str = "none", fault_every: int = 1, step_delay_s: float = 0.0, prefill_s: float = 0.0, stall_s: float = 30.0,
+                 api_key: str | None = None) -> None:
         if fault not in FAULTS:
             raise ValueError(f"unknown fault {fault!r}")
         self.speculative, self.k, self.p = speculative, k, accept_probability
@@ -71,6 +73,8 @@ class Simulator:
         self.step_delay_s, self.prefill_s, self.stall_s = step_delay_s, prefill_s, stall_s
         self.counters = Counters()
         self.requests = 0
+        self.api_key = api_key  # when set, /v1/ answers 401 without "Authorization: Bearer KEY"
+        self.authorizations: list[str | None] = []  # what each /v1/ request presented
         self.app = Starlette(routes=[
             Route("/health", lambda r: JSONResponse({"status": "ok"})),
             Route("/v1/models", self.models),
@@ -80,7 +84,16 @@ class Simulator:
 
     # ------------------------------------------------------------------ endpoints
 
+    def _refused(self, request: Request) -> Response | None:
+        given = request.headers.get("authorization")
+        self.authorizations.append(given)
+        if self.api_key is not None and given != f"Bearer {self.api_key}":
+            return JSONResponse({"error": {"message": "invalid API key", "type": "authentication_error"}}, status_code=401)
+        return None
+
     async def models(self, request: Request) -> Response:
+        if (refused := self._refused(request)) is not None:
+            return refused
         if self.fault == "not-openai":
             return Response("<html><body>Welcome to nginx</body></html>", media_type="text/html")
         return JSONResponse({"object": "list", "data": [{"id": self.model, "object": "model", "owned_by": "sdeval-simulator"}]})
@@ -89,6 +102,9 @@ class Simulator:
         c = self.counters
         if self.fault == "metrics-without-spec":
             return PlainTextResponse("# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total 1.5\n")
+        if self.fault == "sglang-gauges":
+            return PlainTextResponse('# TYPE sglang:spec_accept_length gauge\nsglang:spec_accept_length{model_name="m"} 2.9\n'
+                                     '# TYPE sglang:spec_accept_rate gauge\nsglang:spec_accept_rate{model_name="m"} 0.63\n')
         lines = [
             ("llamacpp:prompt_tokens_total", "counter", c.prompt_tokens),
             ("llamacpp:tokens_predicted_total", "counter", c.predicted),
@@ -105,6 +121,8 @@ class Simulator:
         return PlainTextResponse(text)
 
     async def chat(self, request: Request) -> Response:
+        if (refused := self._refused(request)) is not None:
+            return refused
         self.requests += 1
         faulty = self.fault != "none" and self.requests % self.fault_every == 0
         fault = self.fault if faulty else "none"
