@@ -690,3 +690,63 @@ def test_every_recognised_format_can_be_imported():
     from evaluator.importers import _SIGNATURES, FORMATS
 
     assert {fmt for fmt, _ in _SIGNATURES} <= set(FORMATS)
+
+
+# ------------------------------------------------------------------------------------- LLMPerf
+# The shape token_benchmark_ray.py writes (ray-project/llmperf 004d3afb, metrics_summary); the real
+# leaderboard files are imported in tests/test_importers_real.py.
+
+
+def _llmperf_summary(**changes):
+    summary = {
+        "version": "2023-08-31", "name": "m_550_150_summary", "model": "m", "mean_input_tokens": 550, "mean_output_tokens": 150,
+        "num_concurrent_requests": 8, "results_ttft_s_quantiles_p50": 0.25, "results_ttft_s_quantiles_p90": 0.5,
+        "results_ttft_s_quantiles_p95": 0.6, "results_ttft_s_quantiles_p99": 0.75, "results_ttft_s_mean": 0.3,
+        "results_number_input_tokens_mean": 550.0, "results_number_output_tokens_mean": 150.5,
+        "results_num_requests_started": 12, "results_error_rate": 0.1666, "results_number_errors": 2,
+        "results_error_code_frequency": "{500.0: 2}", "results_mean_output_throughput_token_per_s": 50.166666666666664,
+        "results_num_completed_requests": 10, "results_num_completed_requests_per_min": 20.0,
+    }
+    return {**summary, **changes}
+
+
+def test_llmperf_summary_of_the_documented_shape(sdeval, tmp_path):
+    path = tmp_path / "m_550_150_summary.json"
+    path.write_text(json.dumps(_llmperf_summary()))
+    out = sdeval("import", "llmperf", path, "--arrangement", "target-only")
+    assert out.exit_code == 0, out.stderr
+    run = out.json()["runs"][0]
+    assert run["interval"]["duration_s"] == 30.0  # 10 completed at 20 a minute
+    assert run["counts"] == {"emitted_tokens": 1505, "population": "benchmark-requests"}
+    assert run["load"] == {"concurrency": 8, "loop": "closed"}
+    assert run["latency"]["ttft_ms"] == {"mean": 300.0, "p50": 250.0, "p90": 500.0, "p95": 600.0, "p99": 750.0}
+    assert "2 of 12 requests started failed (error codes {500.0: 2})" in run["notes"]
+
+
+def test_llmperf_summary_whose_mean_gives_no_whole_token_count_leaves_e_missing(sdeval, tmp_path):
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(_llmperf_summary(results_number_output_tokens_mean=150.33)))
+    run = sdeval("import", "llmperf", path, "--arrangement", "target-only").json()["runs"][0]
+    assert "emitted_tokens" not in run["counts"]
+
+
+def test_llmperf_is_sniffed_and_a_wrong_file_is_refused_in_one_line(sdeval, tmp_path):
+    from evaluator.importers import sniff
+
+    summary, listed = tmp_path / "summary.json", tmp_path / "individual.json"
+    summary.write_text(json.dumps(_llmperf_summary()))
+    listed.write_text(json.dumps([{"error_code": None, "ttft_s": 0.2, "end_to_end_latency_s": 1.0, "inter_token_latency_s": 0.01,
+                                   "number_input_tokens": 10, "number_output_tokens": 80, "number_total_tokens": 90}]))
+    assert sniff(summary) == sniff(listed) == "llmperf"
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"hello": 1}))
+    out = sdeval("import", "llmperf", other, "--arrangement", "target-only")
+    assert out.exit_code == 2
+    assert out.stderr == (f"sdeval: {other}: neither an LLMPerf summary (results_num_completed_requests) nor its per-request list "
+                          "(objects with end_to_end_latency_s), so it is not llmperf output\n")
+    out = sdeval("import", "vllm-bench", summary, "--arrangement", "target-only")
+    assert out.exit_code == 2 and "it looks like llmperf output" in out.stderr
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps([{"error_code": None, "end_to_end_latency_s": 1.0, "number_output_tokens": 1.5}]))
+    out = sdeval("import", "llmperf", bad, "--arrangement", "target-only")
+    assert (out.exit_code, out.stderr) == (2, f"sdeval: {bad}: [0].number_output_tokens: not a whole number of tokens\n")

@@ -38,6 +38,11 @@ COVERED = {
     "guidellm/guidellm-v0.3-benchmarks-stripped.yaml",
     "guidellm/korat-gpt-oss-20b-benchmarks.json",
     "guidellm/korat-qwen3-4b-sanity-benchmarks.json",
+    "llmperf/ray-leaderboard-anyscale-70b-summary.json",
+    "llmperf/ray-leaderboard-bedrock-13b-individual-responses.json",
+    "llmperf/ray-leaderboard-lepton-13b-individual-responses.json",
+    "llmperf/ray-leaderboard-lepton-13b-summary.json",
+    "llmperf/ray-leaderboard-replicate-70b-summary.json",
     "sglang-bench/datacrunch-deepseek-dp-mla-2024-12.jsonl",
     "sglang-bench/datacrunch-llama33-70b-online-2024-12.jsonl",
     "sglang-bench/tonyli-agg-n100-in128-out128-c32.jsonl",
@@ -60,9 +65,9 @@ def imported(sdeval, fmt: str, *names: str, arrangement: str = "target-only") ->
     return result.json()["runs"]
 
 
-# LLMPerf files arrived in ../shared with issue 28, whose importer is not on main yet: named here
-# so that any other new file still fails this test, and removed when the llmperf importer lands.
-AWAITING_IMPORTER = {"llmperf", "aiperf/akamaslabs-aiperf-0.11.0-qwen3-4b-c384.json", "aiperf/akamaslabs-aiperf-0.11.0-qwen3-4b-c16.json"}
+# AIPerf 0.11 files arrived in ../shared with issue 28, whose phases layout is not read yet: named
+# here so that any other new file still fails this test, and removed when that importer lands.
+AWAITING_IMPORTER = {"aiperf/akamaslabs-aiperf-0.11.0-qwen3-4b-c384.json", "aiperf/akamaslabs-aiperf-0.11.0-qwen3-4b-c16.json"}
 
 
 def test_every_real_output_is_covered():
@@ -421,3 +426,56 @@ def test_a_real_scrape_given_to_a_json_importer_is_named_a_scrape(sdeval, fmt):
         f"sdeval: {path}: is neither JSON nor YAML, so it is not {fmt} output; it looks like a vllm-metrics scrape "
         "(try `sdeval import vllm-metrics BEFORE AFTER` with the scrapes taken before and after the run)\n"
     )
+
+
+# ------------------------------------------------------------------------------------- LLMPerf
+
+
+def test_llmperf_summary_takes_its_interval_from_the_completion_rate_and_says_so(sdeval):
+    run, = imported(sdeval, "llmperf", "llmperf/ray-leaderboard-anyscale-70b-summary.json")
+    assert run["workload"] == {"num_requests": 150, "input_tokens_mean": 550.0, "output_tokens_mean": 146.94666666666666}
+    assert run["load"] == {"concurrency": 5, "loop": "closed"}
+    # 150 completed at 84.73327721639254 a minute: 106.2156... s; 146.9466... tokens x 150 = 22,042.
+    assert run["interval"] == {**CLIENT_WALL_CLOCK, "duration_s": 150 * 60 / 84.73327721639254}
+    assert run["counts"] == {"emitted_tokens": 22042, "population": "benchmark-requests"}
+    assert abs(22042 / run["interval"]["duration_s"] - 207.52121071152493) < 1e-9  # the file's own throughput
+    assert run["latency"]["ttft_ms"] == {"mean": 248.90269464666667, "p50": 212.82956000001718, "p90": 321.2247440000169,
+                                         "p95": 362.0083771999928, "p99": 474.5305190600024}
+    assert run["latency"]["e2e_ms"]["p99"] == 3705.7007264000186
+    assert run["source"]["tool_version"] == "2023-08-31"
+    assert "the interval is results_num_completed_requests x 60 / results_num_completed_requests_per_min" in run["notes"]
+    assert "re-tokenising" in run["notes"]
+
+
+def test_llmperf_summary_with_rate_limited_requests_counts_only_the_completed(sdeval):
+    run, = imported(sdeval, "llmperf", "llmperf/ray-leaderboard-lepton-13b-summary.json")
+    assert run["workload"]["num_requests"] == 20
+    assert run["counts"]["emitted_tokens"] == 3020
+    assert run["interval"]["duration_s"] == 20 * 60 / 23.560301595745855
+    assert "130 of 150 requests started failed (error codes {429.0: 130}) and are not in the counts or latencies." in run["notes"]
+
+
+def test_llmperf_summary_of_fewer_requests_than_asked(sdeval):
+    run, = imported(sdeval, "llmperf", "llmperf/ray-leaderboard-replicate-70b-summary.json")
+    assert run["workload"]["num_requests"] == 145
+    assert run["counts"]["emitted_tokens"] == 17755  # 122.44827586206897 x 145
+    assert run["latency"]["ttft_ms"]["p50"] == 1187.9947680000669
+
+
+def test_llmperf_per_request_list_agrees_with_its_summary(sdeval):
+    listed, = imported(sdeval, "llmperf", "llmperf/ray-leaderboard-lepton-13b-individual-responses.json")
+    summary, = imported(sdeval, "llmperf", "llmperf/ray-leaderboard-lepton-13b-summary.json")
+    assert listed["workload"] == summary["workload"]
+    assert listed["counts"] == summary["counts"]
+    for metric in ("ttft_ms", "itl_ms", "e2e_ms"):
+        for stat, value in summary["latency"][metric].items():
+            assert abs(listed["latency"][metric][stat] - value) < 1e-6, (metric, stat)
+    assert "interval" not in listed and "load" not in listed
+    assert "130 of 150 requests failed (130 with 429)" in listed["notes"]
+
+
+def test_llmperf_per_request_list_leaves_out_requests_with_an_error_code(sdeval):
+    run, = imported(sdeval, "llmperf", "llmperf/ray-leaderboard-bedrock-13b-individual-responses.json")
+    assert run["workload"]["num_requests"] == 53
+    assert run["counts"]["emitted_tokens"] == 7833
+    assert "97 of 150 requests failed (97 with -100)" in run["notes"]

@@ -55,6 +55,7 @@ FORMATS: dict[str, Callable[[list[Path], bool], list[Imported]]] = {
     "aiperf": _per_file("aiperf"),
     "sglang-bench": _per_file("sglang_bench"),
     "trtllm-bench": _per_file("trtllm_bench"),
+    "llmperf": _per_file("llmperf"),
 }
 
 # Key order of a run in the record, so imported runs read like hand-written ones.
@@ -69,6 +70,9 @@ _SIGNATURES: list[tuple[str, tuple[str, ...]]] = [
     ("vllm-metrics", (r"(?m)^vllm:[a-z_:]+(\{| )",)),
     ("llamacpp-metrics", (r"(?m)^llamacpp:[a-z_:]+(\{| )",)),
     ("aiperf", (r'"aiperf_version"',)),
+    # ray-project/llmperf: its summary's flat results_* keys, or its per-request list.
+    ("llmperf", (r'"results_num_completed_requests"\s*:',)),
+    ("llmperf", (r'^\s*\[', r'"end_to_end_latency_s"\s*:', r'"number_output_tokens"\s*:')),
     ("aiperf", (r'"unit"\s*:', r'"avg"\s*:', r'"request_throughput"')),
     ("aiperf", (r'"records"\s*:\s*\{', r'"unit"\s*:', r'"avg"\s*:')),
     ("guidellm", (r'"benchmarks"\s*:\s*\[',)),
