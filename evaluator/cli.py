@@ -22,6 +22,7 @@ from . import __version__
 from .archive.lazy import lazy_typer
 from .loader import DEFAULT_MAX_BYTES
 from .reporters import FORMATS as REPORT_FORMATS
+from .safe_text import shown
 
 EXIT_OK, EXIT_FINDINGS, EXIT_CANNOT_RUN = 0, 1, 2
 
@@ -117,15 +118,21 @@ class CannotRun(Exception):
 def _fail(message: str) -> typer.Exit:
     """Exit 2; each line of `message` (one per problem) prefixed `sdeval: `."""
     for line in message.splitlines() or [""]:
-        typer.echo(f"sdeval: {line}", err=True)
+        typer.echo(f"sdeval: {shown(line)}", err=True)
     return typer.Exit(EXIT_CANNOT_RUN)
+
+
+def _out(text: str) -> None:
+    """Standard output of a text format: reporters escape each input string in its place, and
+    this keeps any they missed from reaching the terminal raw (JSON, CSV and YAML pass as data)."""
+    sys.stdout.write(shown(text, lines=True))
 
 
 def _finish(assessed) -> typer.Exit:
     """The command's exit status; a non-zero one is explained on standard error in one line."""
     reason = assessed.exit_reason()
     if reason is not None:
-        typer.echo(f"sdeval: {reason}", err=True)
+        typer.echo(f"sdeval: {shown(reason)}", err=True)
     return typer.Exit(assessed.exit_code)
 
 
@@ -191,7 +198,11 @@ def validate(files: FilesArg, fmt: FindingsFormatOpt = FindingsFormat.text, max_
     from .reporters import REPORTER_BY_NAME
 
     assessed = _assessed(files, max_size, profiles_allowed=True)
-    sys.stdout.write(REPORTER_BY_NAME[fmt.value](assessed.results, False, None))
+    text = REPORTER_BY_NAME[fmt.value](assessed.results, False, None)
+    if fmt.value == "text":
+        _out(text)
+    else:
+        sys.stdout.write(text)
     raise typer.Exit(assessed.exit_code)
 
 
@@ -219,7 +230,10 @@ def assess(
     if output is not None:
         json_text = text if fmt.value == "json" else REPORTER_BY_NAME["json"](assessed.results, True, assessed.comparison)
         _write(output, json_text.encode(), force)
-    sys.stdout.write(text)
+    if fmt.value == "text":
+        _out(text)
+    else:
+        sys.stdout.write(text)
     raise _finish(assessed)
 
 
@@ -358,7 +372,7 @@ def import_(
     except ImportProblem as exc:
         raise _fail(str(exc)) from None
     for message in messages:
-        typer.echo(f"sdeval: {message}", err=True)
+        typer.echo(f"sdeval: {shown(message)}", err=True)
     sys.stdout.write(text)
 
 
@@ -398,7 +412,7 @@ def claim(
     except ImportProblem as exc:
         raise _fail(str(exc)) from None
     for message in messages:
-        typer.echo(f"sdeval: {message}", err=True)
+        typer.echo(f"sdeval: {shown(message)}", err=True)
     sys.stdout.write(text_out)
 
 
@@ -451,7 +465,7 @@ def render(
         except ReportProblem as exc:
             raise _fail(str(exc)) from None
     for warning in written.warnings:
-        typer.echo(f"sdeval: {warning}", err=True)
+        typer.echo(f"sdeval: {shown(warning)}", err=True)
     state = f"signed by {written.signer}" if written.signer else "UNSIGNED DRAFT"
     if written.signer and tsa:
         state += ", timestamped, with long-term validation data" if ltv else ", timestamped"
@@ -510,7 +524,7 @@ def verify(
     if fmt is Format.json:
         typer.echo(json.dumps(many.as_json(outcomes), indent=2, ensure_ascii=False))
     else:
-        sys.stdout.write(outcomes[0].text() if single else many.summary_text(outcomes))
+        _out(outcomes[0].text() if single else many.summary_text(outcomes))
     raise typer.Exit(many.exit_code(outcomes))
 
 
@@ -575,7 +589,7 @@ def main() -> None:
     except Exception as exc:  # a bug in sdeval, reported in one line, never a traceback
         if _interrupted:
             sys.exit(EXIT_INTERRUPTED)
-        typer.echo(f"sdeval: internal error: {type(exc).__name__}: {exc}", err=True)
+        typer.echo(f"sdeval: internal error: {shown(type(exc).__name__)}: {shown(exc)}", err=True)
         sys.exit(EXIT_CANNOT_RUN)
     finally:
         if previous is signal.default_int_handler:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from .record import RECORD_VERSION, SCHEMA_ID, EvidenceRecord
+from .safe_text import CONTROL_PATTERN, CONTROL_PATTERN_LINES, control_problem
 
 if TYPE_CHECKING:
     from .loader import LoadedFile
@@ -93,7 +94,10 @@ def schema_message(error: dict) -> str:
         return f"unknown field {json.dumps(str(error['loc'][-1]))} (misspelt, or in the wrong place)"
     if kind == "value_error":
         return str(ctx.get("error", error["msg"].removeprefix("Value error, ")))
-    if kind == "string_pattern_mismatch":
+    if kind == "string_pattern_mismatch" and ctx.get("pattern") in (CONTROL_PATTERN, CONTROL_PATTERN_LINES):
+        # Say which character and where: the field's text may be 20,000 characters long.
+        said = control_problem(str(error.get("input")), lines=ctx["pattern"] == CONTROL_PATTERN_LINES) or "holds a control character"
+    elif kind == "string_pattern_mismatch":
         said = PATTERN_WORDS.get(ctx.get("pattern", ""), "does not have the form this field needs")
     elif kind in TYPE_WORDS:
         said = f"must be {TYPE_WORDS[kind]}"

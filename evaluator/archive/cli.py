@@ -17,6 +17,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from ..safe_text import shown
+
 app = typer.Typer(
     name="archive",
     help="The auditor's archive of signed reports.",
@@ -59,7 +61,7 @@ class OutcomeChoice(str, Enum):
 
 
 def _fail(message: str) -> typer.Exit:
-    typer.echo(f"sdeval: {message}", err=True)
+    typer.echo(f"sdeval: {shown(message)}", err=True)
     return typer.Exit(EXIT_CANNOT_RUN)
 
 
@@ -137,7 +139,7 @@ def add(
     for note in notes:
         typer.echo(f"sdeval: {note}", err=True)
     for r in results:
-        typer.echo(r.message)
+        typer.echo(shown(r.message))
     admitted = sum(r.status == "admitted" for r in results)
     duplicates = sum(r.status == "duplicate" for r in results)
     refused = sum(r.status == "refused" for r in results)
@@ -194,6 +196,7 @@ def _list_text(rows: list[dict]) -> str:
     for r in rows:
         table.append([str(r["id"]), (r["assessed_at"] or "")[:10], r["vendor"] or "", r["offer_id"] or "", r["offer_date"] or "",
                       r["outcome"] or "", r["signer"] or "", r["catalog"] or "", r["sha256"][:12]])
+    table = [[shown(cell) for cell in row] for row in table]  # vendor strings: escaped, then measured
     widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in table]
     return "\n".join(lines) + f"\n{len(rows)} report{'s' * (len(rows) != 1)}\n"
@@ -233,7 +236,7 @@ def show(
         lines.append(f"  attached {i['attachment']} ({i['role']}: {i['file']}) SHA-256 {i['sha256']}")
     for c in doc["checks_at_admission"]:
         lines.append(f"  at admission, {c['name']}: {c['status']}: {c['reason']}")
-    typer.echo("\n".join(lines))
+    typer.echo("\n".join(shown(line) for line in lines))
 
 
 @app.command()
@@ -282,7 +285,7 @@ def verify(
         _dump({"reports": [r.as_dict() for r in results], "summary": summary})
     else:
         for r in failed:
-            typer.echo(f"FAIL report {r.id} ({r.stored_as}): {r.reason}")
+            typer.echo(shown(f"FAIL report {r.id} ({r.stored_as}): {r.reason}"))
         typer.echo(f"verified {summary['reports']} report{'s' * (summary['reports'] != 1)}: {summary['passed']} passed, {summary['failed']} failed")
     raise typer.Exit(EXIT_FINDINGS if failed else EXIT_OK)
 
@@ -313,15 +316,15 @@ def rejudge(
         for r in results:
             head = f"report {r.id} ({r.vendor}, {r.offer_id}; {r.sha256[:12]}; catalog {r.catalog_before} -> {r.catalog_after})"
             if r.problem:
-                typer.echo(f"{head}: {r.problem}")
+                typer.echo(shown(f"{head}: {r.problem}"))
                 continue
             if r.outcome_before != r.outcome_after:
                 head += f": outcome {r.outcome_before} -> {r.outcome_after}"
-            typer.echo(head)
+            typer.echo(shown(head))
             if r.requirements_before != r.requirements_after:
                 typer.echo(f"  buyer requirements: {r.requirements_before} -> {r.requirements_after}")
             for c in r.claims:
-                typer.echo(f"  {c.text()}")
+                typer.echo(shown(f"  {c.text()}"))
         typer.echo(summary)
     raise typer.Exit(EXIT_FINDINGS if any(r.verdicts_change or r.problem for r in results) else EXIT_OK)
 
@@ -350,10 +353,10 @@ def log_(
     else:
         if not check:
             for e in entries:
-                typer.echo(e.text())
+                typer.echo(shown(e.text()))
         elif problems:
             for p in problems:
-                typer.echo(f"BROKEN: {p}")
+                typer.echo(shown(f"BROKEN: {p}"))
         else:
             typer.echo(f"log intact: {len(entries)} entries, each chained to the one before; head hash {head}")
     raise typer.Exit(EXIT_FINDINGS if check and problems else EXIT_OK)

@@ -16,7 +16,8 @@ from markupsafe import Markup
 
 from ..metrics import RunMetrics, speedup
 from ..wording import VERDICT_HEADING as OUTCOME_WORDS
-from ..wording import claimed, column, names_of, num
+from ..safe_text import isolated, xml_safe
+from ..wording import claimed, column, num, offer_names
 from .charts import Series, bar_chart, line_chart
 
 if TYPE_CHECKING:
@@ -48,7 +49,11 @@ def report_context(
     assessed: Assessed, document: dict[str, Any], embedded: list[Embedded], *, assessed_at: str, signer: str | None
 ) -> dict[str, Any]:
     results = assessed.results
-    names = names_of(results)
+    # Vendor and offer id each in its own bidi isolate: the footer and the title join them.
+    names = offer_names(
+        (r.file, isolated(r.record.offer.vendor), isolated(r.record.offer.offer_id)) if r.record is not None else (r.file, None, None)
+        for r in results
+    )
     fit = None
     if assessed.comparison is not None:
         from .fit_content import fit_context
@@ -69,6 +74,8 @@ def report_context(
         "embedded": [{"name": e.name, "role": e.role, "sha256": e.sha256} for e in embedded],
         "files": [_file(r, name, assessed.rule) for r, name in zip(results, names)],
         "footer": _footer(results, names),
+        # The document title becomes XMP metadata, XML that cannot hold most control characters.
+        "title": xml_safe(_footer(results, names)),
     }
 
 
