@@ -363,12 +363,15 @@ def import_(
     from .importers import ImportProblem
     from .importers.command import execute
 
+    from .working import working_on
+
     try:
-        text, messages = execute(
-            fmt, files, run_id=run_id, configuration=configuration, arrangement=arrangement.value if arrangement else None,
-            into=into, output=output, force=force, in_place=in_place, skip_bad_lines=skip_bad_lines,
-            metrics=list(metrics) if metrics else None, goodput=goodput,
-        )
+        with working_on(", ".join(files)):
+            text, messages = execute(
+                fmt, files, run_id=run_id, configuration=configuration, arrangement=arrangement.value if arrangement else None,
+                into=into, output=output, force=force, in_place=in_place, skip_bad_lines=skip_bad_lines,
+                metrics=list(metrics) if metrics else None, goodput=goodput,
+            )
     except ImportProblem as exc:
         raise _fail(str(exc)) from None
     for message in messages:
@@ -404,11 +407,14 @@ def claim(
     from .importers import ImportProblem
     from .importers.claims import execute
 
+    from .working import working_on
+
     try:
-        text_out, messages = execute(
-            record, run_id=run, baseline_id=baseline, kind=kind.value, latency_metric=latency_metric,
-            percentile=percentile, task=task, claim_id=claim_id, text=text, output=output, in_place=in_place, force=force,
-        )
+        with working_on(record):
+            text_out, messages = execute(
+                record, run_id=run, baseline_id=baseline, kind=kind.value, latency_metric=latency_metric,
+                percentile=percentile, task=task, claim_id=claim_id, text=text, output=output, in_place=in_place, force=force,
+            )
     except ImportProblem as exc:
         raise _fail(str(exc)) from None
     for message in messages:
@@ -444,6 +450,7 @@ def render(
     # Started first: where it can, the writer imports WeasyPrint in its own process meanwhile.
     with PdfWriter() as writer:
         from .pdf.report import ReportProblem, refuse_output, signing_options, start_signing, timestamping_options, write_report
+        from .working import working_on
 
         problem = signing_options(key, cert, pkcs12) or timestamping_options(tsa, ltv, key is not None or pkcs12 is not None)
         if problem is None and trust and not ltv:
@@ -461,7 +468,8 @@ def render(
             refuse_output(output, files + ([str(requirements)] if requirements is not None else []), force=force)
             with start_signing(key=key, cert=cert, pkcs12=pkcs12, password_file=password_file, timestamping=timestamping) as signing:
                 assessed = _assessed(files, max_size, requirements)
-                written = write_report(assessed, output, force=force, signing=signing, writer=writer)
+                with working_on(output):
+                    written = write_report(assessed, output, force=force, signing=signing, writer=writer)
         except ReportProblem as exc:
             raise _fail(str(exc)) from None
     for warning in written.warnings:
@@ -516,7 +524,10 @@ def verify(
         raise _fail(str(exc)) from None
     single = len(reports) == 1 and not reports[0].is_dir()
     if single:
-        outcomes = [many.verify_one(paths[0], trust=anchors, strict=strict)]
+        from .working import working_on
+
+        with working_on(paths[0]):
+            outcomes = [many.verify_one(paths[0], trust=anchors, strict=strict)]
         if outcomes[0].problem and fmt is Format.text:
             raise _fail(outcomes[0].problem)
     else:
@@ -589,7 +600,11 @@ def main() -> None:
     except Exception as exc:  # a bug in sdeval, reported in one line, never a traceback
         if _interrupted:
             sys.exit(EXIT_INTERRUPTED)
-        typer.echo(f"sdeval: internal error: {shown(type(exc).__name__)}: {shown(exc)}", err=True)
+        from .working import worked_on
+
+        where = worked_on(exc)
+        about = f" while working on {shown(where)}" if where else ""
+        typer.echo(f"sdeval: internal error{about}: {shown(type(exc).__name__)}: {shown(exc)}", err=True)
         sys.exit(EXIT_CANNOT_RUN)
     finally:
         if previous is signal.default_int_handler:

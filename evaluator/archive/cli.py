@@ -18,6 +18,7 @@ from typing import Annotated, Optional
 import typer
 
 from ..safe_text import shown
+from ..working import ATTRIBUTE
 
 app = typer.Typer(
     name="archive",
@@ -80,8 +81,13 @@ class _Opened:
             raise _fail(str(exc)) from None
         return self.archive
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, exc_type, exc, tb) -> None:
         self.archive.close()
+        if isinstance(exc, Exception) and not getattr(exc, ATTRIBUTE, None):
+            try:
+                setattr(exc, ATTRIBUTE, f"the archive {self.root}")  # an internal error names the archive
+            except AttributeError:
+                pass
 
 
 def _problems():
