@@ -24,9 +24,9 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from .safe_text import CONTROL_PATTERN, CONTROL_PATTERN_LINES, identity_problem
+from .safe_text import CONTROL_PATTERN, CONTROL_PATTERN_LINES, IDENTITY_PATTERN
 
 from . import RECORD_VERSION  # noqa: E402,F401  (defined with the package version; see evaluator/__init__.py)
 # Every version this tool reads; a 1.0 record is a valid 1.1 record, a 1.1 record a valid 1.2 one.
@@ -66,15 +66,10 @@ LinesText = Annotated[str, Field(max_length=2000, pattern=CONTROL_PATTERN_LINES)
 LongText = Annotated[str, Field(max_length=20000, pattern=CONTROL_PATTERN_LINES)]
 
 
-def _identity(value: str) -> str:
-    if (problem := identity_problem(value)) is not None:
-        raise ValueError(problem)
-    return value
-
-
-# A name a reader tells offers and models apart by (vendor, offer id, models): Text, with no bidi
-# control left open and no invisible character (the published schema cannot say this in a pattern).
-IdentityText = Annotated[str, Field(max_length=2000, pattern=CONTROL_PATTERN), AfterValidator(_identity)]
+# A name a reader tells offers and models apart by (vendor, offer id, models): Text without bidi
+# controls (they reorder the text printed after it) or invisible characters (two names that look
+# alike would differ).
+IdentityText = Annotated[str, Field(max_length=2000, pattern=IDENTITY_PATTERN)]
 
 
 class _Model(BaseModel):

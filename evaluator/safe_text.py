@@ -12,23 +12,37 @@ from __future__ import annotations
 import re
 import unicodedata
 
-# Bidi embeddings, overrides and isolates: each opens a span that a PDF, a browser or a terminal
-# applies to whatever follows, up to its terminator (PDF, U+202C; PDI, U+2069).
-_OPENERS = {"\u202a": "\u202c", "\u202b": "\u202c", "\u202d": "\u202c", "\u202e": "\u202c",
-            "\u2066": "\u2069", "\u2067": "\u2069", "\u2068": "\u2069"}
-_CLOSERS = {"\u202c", "\u2069"}
-
-# Unicode's Default_Ignorable_Code_Point outside general category Cf (which the checks below take
-# whole): Hangul fillers, the combining grapheme joiner, Khmer inherent vowels, variation
-# selectors, and the ranges Unicode reserves for future ignorables (DerivedCoreProperties.txt).
-_IGNORABLE_RANGES = (
-    (0x034F, 0x034F), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x180F), (0x2065, 0x2065),
-    (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0xE0000, 0xE0FFF),
+# What draws as nothing, or only steers the text around it: general category Cf (format
+# characters: bidi controls, zero-width characters, the BOM, the soft hyphen, tags) and the rest
+# of Unicode's Default_Ignorable_Code_Point (Hangul fillers, the combining grapheme joiner, Khmer
+# inherent vowels, variation selectors, the reserved ranges), plus the line and paragraph
+# separators. Written out (Unicode 14, tests/test_hostile_strings.py checks it against
+# unicodedata) so the published schema can carry the same list as a pattern.
+INVISIBLE_RANGES = (
+    (0x00AD, 0x00AD), (0x034F, 0x034F), (0x0600, 0x0605), (0x061C, 0x061C), (0x06DD, 0x06DD), (0x070F, 0x070F),
+    (0x0890, 0x0891), (0x08E2, 0x08E2), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x180F), (0x200B, 0x200F),
+    (0x2028, 0x202E), (0x2060, 0x206F), (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0),
+    (0xFFF0, 0xFFFB), (0x110BD, 0x110BD), (0x110CD, 0x110CD), (0x13430, 0x13438), (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF),
 )
+BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+
+
+def _class(ranges) -> str:
+    # BMP as \uXXXX; beyond it the characters themselves (ECMA-262 and JSON Schema readers have no
+    # portable escape for them, and every reader of the schema takes them literally).
+    def one(code: int) -> str:
+        return f"\\u{code:04x}" if code < 0x10000 else chr(code)
+
+    return "".join(one(a) if a == b else f"{one(a)}-{one(b)}" for a, b in ranges)
+
 
 # C0 (bar tab and, in multi-line fields, newline), DEL and C1: the published schema says the same.
 CONTROL_PATTERN = r"^[^\x00-\x08\x0a-\x1f\x7f-\x9f]*$"
 CONTROL_PATTERN_LINES = r"^[^\x00-\x08\x0b-\x1f\x7f-\x9f]*$"
+# A name (vendor, offer id, model): no control character, no bidi control, nothing invisible.
+IDENTITY_PATTERN = r"^[^\x00-\x08\x0a-\x1f\x7f-\x9f" + _class(INVISIBLE_RANGES) + "]*$"
+_INVISIBLE = re.compile("[" + _class(INVISIBLE_RANGES) + "]")
 
 
 def is_control(ch: str) -> bool:
@@ -36,11 +50,8 @@ def is_control(ch: str) -> bool:
 
 
 def is_invisible(ch: str) -> bool:
-    """Default-ignorable or a format character: drawn as nothing (or only steering other text)."""
-    if unicodedata.category(ch) == "Cf" or ch in "\u2028\u2029":
-        return True
-    code = ord(ch)
-    return any(low <= code <= high for low, high in _IGNORABLE_RANGES)
+    """Drawn as nothing, or only steering other text (INVISIBLE_RANGES)."""
+    return _INVISIBLE.match(ch) is not None
 
 
 def _escape(ch: str) -> str:
@@ -79,31 +90,18 @@ def xml_safe(text: str) -> str:
     return re.sub(r"[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]|[\x7f-\x9f]", lambda m: _escape(m.group(0)), text)
 
 
-def unpaired_bidi(text: str) -> int | None:
-    """Index of the first bidi embedding, override or isolate left open (or a terminator that
-    closes nothing), or None when every one is paired within `text`."""
-    stack: list[tuple[str, int]] = []
-    for i, ch in enumerate(text):
-        if ch in _OPENERS:
-            stack.append((_OPENERS[ch], i))
-        elif ch in _CLOSERS:
-            if not stack or stack[-1][0] != ch:
-                return i
-            stack.pop()
-    return stack[0][1] if stack else None
-
-
 def identity_problem(text: str) -> str | None:
-    """Why `text` cannot name a vendor, an offer or a model: a bidi control left open reorders
-    the text after it; an invisible character makes two names that look alike differ."""
-    at = unpaired_bidi(text)
-    if at is not None:
-        return f"holds an unpaired bidi control {_name(text[at])} at character {at + 1}; close it or remove it"
+    """Why `text` cannot name a vendor, an offer or a model, or None: a bidi control reorders the
+    text printed after it (a name needs none: right-to-left letters carry their own direction);
+    an invisible character makes two names that look alike differ."""
     for i, ch in enumerate(text):
-        if is_invisible(ch) and ch not in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069":
+        if ch in BIDI_CONTROLS:
+            return (f"holds the bidi control {_name(ch)} at character {i + 1}; a name takes none, "
+                    "since it would reorder the text printed after it (right-to-left letters need no control)")
+        if is_invisible(ch):
             return (f"holds the invisible character {_name(ch)} at character {i + 1} "
                     f"(shown: {shown(text)[:120]}); a name must look like what it is")
-    return None
+    return None  # (control characters: control_problem)
 
 
 def control_problem(text: str, *, lines: bool) -> str | None:

@@ -24,7 +24,7 @@ CONTROLS = [chr(c) for c in (*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0)) if c 
 EVERY_CONTROL = "".join(CONTROLS)
 # What an identity field refuses beyond that, and what every output escapes.
 INVISIBLE = ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad", "\u034f", "\ufe0f", "\u180e"]
-UNPAIRED_BIDI = ["\u202a", "\u202b", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u202c", "\u2069"]
+BIDI_CONTROLS = ["\u202a", "\u202b", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u202c", "\u2069"]
 
 
 def _assert_clean(text: str, where: str) -> None:
@@ -102,8 +102,8 @@ def test_older_records_still_read(sdeval):
 
 
 @pytest.mark.parametrize("field", ["vendor", "offer_id", "target-model", "drafter"])
-@pytest.mark.parametrize("ch", UNPAIRED_BIDI, ids=[f"U+{ord(c):04X}" for c in UNPAIRED_BIDI])
-def test_unpaired_bidi_controls_are_refused_in_identity_fields(sdeval, tmp_path, field, ch):
+@pytest.mark.parametrize("ch", BIDI_CONTROLS, ids=[f"U+{ord(c):04X}" for c in BIDI_CONTROLS])
+def test_bidi_controls_are_refused_in_identity_fields(sdeval, tmp_path, field, ch):
     record = copy.deepcopy(B)
     value = f"Acme {ch}Corp"
     if field in ("vendor", "offer_id"):
@@ -116,12 +116,29 @@ def test_unpaired_bidi_controls_are_refused_in_identity_fields(sdeval, tmp_path,
         record["configurations"][0]["proposer"]["model"] = value
         at = "/configurations/0/proposer/model"
     found = _findings(sdeval, _write(tmp_path, "bidi.json", record))
-    assert found[at] == f"holds an unpaired bidi control U+{ord(ch):04X} ({unicodedata.name(ch)}) at character 6; close it or remove it"
+    # Paired or not: the published schema's pattern cannot count pairs, and a name needs no control.
+    assert found[at] == (
+        f"holds the bidi control U+{ord(ch):04X} ({unicodedata.name(ch)}) at character 6; a name takes none, "
+        "since it would reorder the text printed after it (right-to-left letters need no control)"
+    )
 
 
-def test_paired_bidi_and_right_to_left_names_stay_valid(sdeval, tmp_path):
-    record = _record(vendor="\u05d4\u05e6\u05e2\u05ea \u202eevil\u202c \u2067\u0639\u0631\u0636\u2069", claim_text="free text \u202eleft open")
+def test_right_to_left_names_and_bidi_controls_in_free_text_stay_valid(sdeval, tmp_path):
+    record = _record(vendor="\u05d4\u05e6\u05e2\u05ea \u0639\u0631\u0636 Corp", claim_text="free text \u202eleft open")
+    record["runs"][0]["notes"] = "\u2067\u0639\u0631\u0636\u2069 and \u200b"
     assert sdeval("validate", _write(tmp_path, "rtl.json", record)).exit_code == 0
+
+
+def test_the_invisible_list_is_unicode_s():
+    """INVISIBLE_RANGES (written out for the schema's pattern) is general category Cf and the
+    other default-ignorable code points, as this Python's Unicode database has them."""
+    from evaluator.safe_text import INVISIBLE_RANGES
+
+    listed = {c for low, high in INVISIBLE_RANGES for c in range(low, high + 1)}
+    cf = {c for c in range(0x110000) if unicodedata.category(chr(c)) == "Cf"}
+    assert cf <= listed
+    assert {0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x3164, 0xFFA0, 0x2028, 0x2029} | set(range(0xFE00, 0xFE10)) <= listed
+    assert all(unicodedata.category(chr(c)) in ("Cf", "Mn", "Lo", "Cn", "Zl", "Zp") for c in listed)
 
 
 @pytest.mark.parametrize("ch", INVISIBLE, ids=[f"U+{ord(c):04X}" for c in INVISIBLE])
@@ -184,12 +201,12 @@ def test_validate_and_assess_print_no_raw_control_character(sdeval, tmp_path, ho
         _assert_clean(result.stderr, command)
         # The unknown field's pointer is escaped like its message: one line, every character shown.
         assert "/offer/x\\x00\\x01\\x02\\x03\\x04\\x05\\x06\\x07\\x08\\x0a\\x0b" in result.stdout
-    valid = _write(tmp_path, "v" + hostile_name, _record(vendor="\u05d4 \u202eevil\u202c", claim_text="3x\nfaster\tnow"))
+    valid = _write(tmp_path, "v" + hostile_name, _record(vendor="\u05d4 evil", claim_text="3x\n\u202efaster\tnow"))
     result = sdeval("assess", valid)
     _assert_clean(result.stdout + result.stderr, "assess of a valid record")
     assert result.exit_code == 0, result.stdout
-    assert "  offer: \u05d4 \\u202eevil\\u202c, " in result.stdout
-    assert "  vendor's claim: 3x\\x0afaster\tnow\n" in result.stdout  # a newline in it could fake a line of ours
+    assert "  offer: \u05d4 evil, " in result.stdout
+    assert "  vendor's claim: 3x\\x0a\\u202efaster\tnow\n" in result.stdout  # a newline in it could fake a line of ours
 
 
 def test_claim_prints_no_raw_control_character(sdeval, tmp_path):
@@ -219,7 +236,7 @@ def hostile_reports(tmp_path_factory, reports, hostile_name):  # noqa: F811 (fix
     folder = tmp_path_factory.mktemp("hostile-reports")
     src = folder / "inputs"
     src.mkdir()
-    record = _write(src, hostile_name, _record(vendor="\u05d4\u05e6 \u202eevil\u202c Corp", offer_id="\u2067AO-1\u2069"))
+    record = _write(src, hostile_name, _record(vendor="\u05d4\u05e6 Corp", offer_id="AO-1", claim_text="\u202eevil\u202c left \u2067open"))
     reports_dir = folder / "reports"
     reports_dir.mkdir()
     cwd = os.getcwd()
@@ -240,7 +257,7 @@ def test_verify_folder_prints_no_raw_control_character(sdeval, hostile_reports, 
     folder, _ = hostile_reports
     result = sdeval("verify", "--trust", reports.cert, "--jobs", "1", folder)
     _assert_clean(result.stdout + result.stderr, "verify FOLDER")
-    assert "\u05d4\u05e6 \\u202eevil\\u202c Corp" in result.stdout
+    assert "\u05d4\u05e6 Corp" in result.stdout
     assert result.stdout.count("\n") == 4  # a header, two reports, the total: no line faked
 
 
@@ -256,7 +273,7 @@ def test_archive_list_show_log_print_no_raw_control_character(sdeval, tmp_path, 
         assert result.exit_code == 0, (command, result.stderr)
         _assert_clean(result.stdout + result.stderr, f"archive {command[0]}")
     listed = sdeval(*archive_args("list", root, None)).stdout
-    assert "\\u202eevil\\u202c" in listed and "\\u2067AO-1\\u2069" in listed
+    assert "\u05d4\u05e6 Corp" in listed
     shown = sdeval(*archive_args("show", root, None, "1")).stdout
     assert "source name: signed\\x01\\x02" in shown
 
