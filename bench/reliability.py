@@ -25,6 +25,8 @@ ROOT = Path(__file__).resolve().parent.parent
 KINDS = {
     "hostile input files (parse, limits, encodings, YAML, devices, stdin)": [
         "test_loader.py", "test_hostile_input.py", "test_fuzz_regressions.py"],
+    "hostile strings (control, bidi and invisible characters, XMP, scrapes, deep nesting, corrupted index)": [
+        "test_hostile_strings.py"],
     "hostile rendering (markup, url(), file://, long words, RTL, many runs)": [
         "test_render_hostility.py", "test_pdf_security.py"],
     "generated and mutated records (Hypothesis)": ["test_properties.py"],

@@ -22,6 +22,7 @@ from . import __version__
 from .archive.lazy import lazy_typer
 from .loader import DEFAULT_MAX_BYTES
 from .reporters import FORMATS as REPORT_FORMATS
+from .safe_text import shown
 
 EXIT_OK, EXIT_FINDINGS, EXIT_CANNOT_RUN = 0, 1, 2
 
@@ -117,15 +118,21 @@ class CannotRun(Exception):
 def _fail(message: str) -> typer.Exit:
     """Exit 2; each line of `message` (one per problem) prefixed `sdeval: `."""
     for line in message.splitlines() or [""]:
-        typer.echo(f"sdeval: {line}", err=True)
+        typer.echo(f"sdeval: {shown(line)}", err=True)
     return typer.Exit(EXIT_CANNOT_RUN)
+
+
+def _out(text: str) -> None:
+    """Standard output of a text format: reporters escape each input string in its place, and
+    this keeps any they missed from reaching the terminal raw (JSON, CSV and YAML pass as data)."""
+    sys.stdout.write(shown(text, lines=True))
 
 
 def _finish(assessed) -> typer.Exit:
     """The command's exit status; a non-zero one is explained on standard error in one line."""
     reason = assessed.exit_reason()
     if reason is not None:
-        typer.echo(f"sdeval: {reason}", err=True)
+        typer.echo(f"sdeval: {shown(reason)}", err=True)
     return typer.Exit(assessed.exit_code)
 
 
@@ -192,7 +199,11 @@ def validate(files: FilesArg, fmt: FindingsFormatOpt = FindingsFormat.text, max_
     from .reporters import REPORTER_BY_NAME
 
     assessed = _assessed(files, max_size, profiles_allowed=True)
-    sys.stdout.write(REPORTER_BY_NAME[fmt.value](assessed.results, False, None))
+    text = REPORTER_BY_NAME[fmt.value](assessed.results, False, None)
+    if fmt.value == "text":
+        _out(text)
+    else:
+        sys.stdout.write(text)
     raise typer.Exit(assessed.exit_code)
 
 
@@ -220,7 +231,10 @@ def assess(
     if output is not None:
         json_text = text if fmt.value == "json" else REPORTER_BY_NAME["json"](assessed.results, True, assessed.comparison)
         _write(output, json_text.encode(), force)
-    sys.stdout.write(text)
+    if fmt.value == "text":
+        _out(text)
+    else:
+        sys.stdout.write(text)
     raise _finish(assessed)
 
 
@@ -350,16 +364,19 @@ def import_(
     from .importers import ImportProblem
     from .importers.command import execute
 
+    from .working import working_on
+
     try:
-        text, messages = execute(
-            fmt, files, run_id=run_id, configuration=configuration, arrangement=arrangement.value if arrangement else None,
-            into=into, output=output, force=force, in_place=in_place, skip_bad_lines=skip_bad_lines,
-            metrics=list(metrics) if metrics else None, goodput=goodput,
-        )
+        with working_on(", ".join(files)):
+            text, messages = execute(
+                fmt, files, run_id=run_id, configuration=configuration, arrangement=arrangement.value if arrangement else None,
+                into=into, output=output, force=force, in_place=in_place, skip_bad_lines=skip_bad_lines,
+                metrics=list(metrics) if metrics else None, goodput=goodput,
+            )
     except ImportProblem as exc:
         raise _fail(str(exc)) from None
     for message in messages:
-        typer.echo(f"sdeval: {message}", err=True)
+        typer.echo(f"sdeval: {shown(message)}", err=True)
     sys.stdout.write(text)
 
 
@@ -391,15 +408,18 @@ def claim(
     from .importers import ImportProblem
     from .importers.claims import execute
 
+    from .working import working_on
+
     try:
-        text_out, messages = execute(
-            record, run_id=run, baseline_id=baseline, kind=kind.value, latency_metric=latency_metric,
-            percentile=percentile, task=task, claim_id=claim_id, text=text, output=output, in_place=in_place, force=force,
-        )
+        with working_on(record):
+            text_out, messages = execute(
+                record, run_id=run, baseline_id=baseline, kind=kind.value, latency_metric=latency_metric,
+                percentile=percentile, task=task, claim_id=claim_id, text=text, output=output, in_place=in_place, force=force,
+            )
     except ImportProblem as exc:
         raise _fail(str(exc)) from None
     for message in messages:
-        typer.echo(f"sdeval: {message}", err=True)
+        typer.echo(f"sdeval: {shown(message)}", err=True)
     sys.stdout.write(text_out)
 
 
@@ -431,6 +451,7 @@ def render(
     # Started first: where it can, the writer imports WeasyPrint in its own process meanwhile.
     with PdfWriter() as writer:
         from .pdf.report import ReportProblem, refuse_output, signing_options, start_signing, timestamping_options, write_report
+        from .working import working_on
 
         problem = signing_options(key, cert, pkcs12) or timestamping_options(tsa, ltv, key is not None or pkcs12 is not None)
         if problem is None and trust and not ltv:
@@ -448,11 +469,12 @@ def render(
             refuse_output(output, files + ([str(requirements)] if requirements is not None else []), force=force)
             with start_signing(key=key, cert=cert, pkcs12=pkcs12, password_file=password_file, timestamping=timestamping) as signing:
                 assessed = _assessed(files, max_size, requirements, for_report=True)
-                written = write_report(assessed, output, force=force, signing=signing, writer=writer)
+                with working_on(output):
+                    written = write_report(assessed, output, force=force, signing=signing, writer=writer)
         except ReportProblem as exc:
             raise _fail(str(exc)) from None
     for warning in written.warnings:
-        typer.echo(f"sdeval: {warning}", err=True)
+        typer.echo(f"sdeval: {shown(warning)}", err=True)
     state = f"signed by {written.signer}" if written.signer else "UNSIGNED DRAFT"
     if written.signer and tsa:
         state += ", timestamped, with long-term validation data" if ltv else ", timestamped"
@@ -503,7 +525,10 @@ def verify(
         raise _fail(str(exc)) from None
     single = len(reports) == 1 and not reports[0].is_dir()
     if single:
-        outcomes = [many.verify_one(paths[0], trust=anchors, strict=strict)]
+        from .working import working_on
+
+        with working_on(paths[0]):
+            outcomes = [many.verify_one(paths[0], trust=anchors, strict=strict)]
         if outcomes[0].problem and fmt is Format.text:
             raise _fail(outcomes[0].problem)
     else:
@@ -511,7 +536,7 @@ def verify(
     if fmt is Format.json:
         typer.echo(json.dumps(many.as_json(outcomes), indent=2, ensure_ascii=False))
     else:
-        sys.stdout.write(outcomes[0].text() if single else many.summary_text(outcomes))
+        _out(outcomes[0].text() if single else many.summary_text(outcomes))
     raise typer.Exit(many.exit_code(outcomes))
 
 
@@ -576,7 +601,11 @@ def main() -> None:
     except Exception as exc:  # a bug in sdeval, reported in one line, never a traceback
         if _interrupted:
             sys.exit(EXIT_INTERRUPTED)
-        typer.echo(f"sdeval: internal error: {type(exc).__name__}: {exc}", err=True)
+        from .working import worked_on
+
+        where = worked_on(exc)
+        about = f" while working on {shown(where)}" if where else ""
+        typer.echo(f"sdeval: internal error{about}: {shown(type(exc).__name__)}: {shown(exc)}", err=True)
         sys.exit(EXIT_CANNOT_RUN)
     finally:
         if previous is signal.default_int_handler:

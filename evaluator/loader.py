@@ -133,7 +133,8 @@ def load_bytes(path: str, raw: bytes) -> LoadedFile:
             loaded.data, loaded._positions, loaded._written = _parse_yaml(text)
         else:
             loaded.data = _parse_json(text)
-        _check_depth(loaded.data)
+            if _too_deep(loaded.data):
+                raise _depth_problem(text)
         if not isinstance(loaded.data, dict):
             raise ParseProblem(f"the top level is {_json_type(loaded.data)}, not an object")
     except ParseProblem as problem:
@@ -167,16 +168,40 @@ def _json_type(value: Any) -> str:
     )
 
 
-def _check_depth(data: Any) -> None:
+def _too_deep(data: Any) -> bool:
     stack = [(data, 1)]
     while stack:
         value, depth = stack.pop()
         if depth > MAX_DEPTH:
-            raise ParseProblem(f"nested deeper than {MAX_DEPTH} levels")
+            return True
         if isinstance(value, dict):
             stack.extend((v, depth + 1) for v in value.values())
         elif isinstance(value, list):
             stack.extend((v, depth + 1) for v in value)
+    return False
+
+
+_JSON_NESTING = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def _depth_problem(text: str) -> ParseProblem:
+    """Where a JSON text first opens level MAX_DEPTH + 1 (looked for only once it is too deep)."""
+    depth, deepest = 0, None
+    for match in _JSON_NESTING.finditer(text):
+        token = match.group(0)
+        if token in "[{":
+            depth += 1
+            if depth == MAX_DEPTH and deepest is None:
+                deepest = match.start()  # a value inside this one is level MAX_DEPTH + 1
+            if depth > MAX_DEPTH:
+                deepest = match.start()
+                break
+        elif token in "]}":
+            depth -= 1
+    if deepest is None:
+        return ParseProblem(f"nested deeper than {MAX_DEPTH} levels")
+    line = text.count("\n", 0, deepest) + 1
+    return ParseProblem(f"nested deeper than {MAX_DEPTH} levels", line, deepest - (text.rfind("\n", 0, deepest) + 1) + 1)
 
 
 # ------------------------------------------------------------------------------ JSON
@@ -222,8 +247,8 @@ def _parse_json(text: str) -> Any:
         raise ParseProblem(f"duplicate key {json.dumps(key)}", line, col) from None
     except ValueError as exc:
         raise ParseProblem(str(exc)) from None
-    except RecursionError:
-        raise ParseProblem(f"nested deeper than {MAX_DEPTH} levels") from None
+    except RecursionError:  # the decoder's own guard, at the interpreter's recursion limit
+        raise _depth_problem(text) from None
 
 
 def _locate_key(text: str, key: str) -> tuple[int | None, int | None]:
@@ -300,6 +325,20 @@ class _JsonYamlLoader(yaml.SafeLoader):
     """
 
 
+def _compose_node_within_depth(self, parent, index):
+    """PyYAML's scanner and parser keep their nesting on lists; its composer recurses, once per
+    level. Refuse level MAX_DEPTH + 1 before composing it, where the file opens it."""
+    self.depth = getattr(self, "depth", 0) + 1
+    try:
+        if self.depth > MAX_DEPTH:
+            mark = self.peek_event().start_mark
+            raise ParseProblem(f"nested deeper than {MAX_DEPTH} levels", mark.line + 1, mark.column + 1)
+        return yaml.composer.Composer.compose_node(self, parent, index)
+    finally:
+        self.depth -= 1
+
+
+_JsonYamlLoader.compose_node = _compose_node_within_depth
 _JsonYamlLoader.yaml_implicit_resolvers = {}
 for _tag, _pattern, _first in (
     ("tag:yaml.org,2002:bool", r"^(?:true|True|TRUE|false|False|FALSE)$", list("tTfF")),

@@ -26,6 +26,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
+from .safe_text import CONTROL_PATTERN, CONTROL_PATTERN_LINES, IDENTITY_PATTERN
+
 from . import RECORD_VERSION  # noqa: E402,F401  (defined with the package version; see evaluator/__init__.py)
 # Every version this tool reads; a 1.0 record is a valid 1.1 record, a 1.1 record a valid 1.2 one.
 READ_VERSIONS = ("1.0", "1.1", "1.2")
@@ -57,8 +59,17 @@ Ident = Annotated[
     str,
     Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$"),
 ]
-Text = Annotated[str, Field(max_length=2000)]
-LongText = Annotated[str, Field(max_length=20000)]
+# No control characters (C0 but tab, DEL, C1): they would reach a terminal, a PDF or XMP metadata
+# and steer it. Multi-line fields also take newline; none takes CR, which rewrites a line.
+Text = Annotated[str, Field(max_length=2000, pattern=CONTROL_PATTERN)]
+LinesText = Annotated[str, Field(max_length=2000, pattern=CONTROL_PATTERN_LINES)]
+LongText = Annotated[str, Field(max_length=20000, pattern=CONTROL_PATTERN_LINES)]
+
+
+# A name a reader tells offers and models apart by (vendor, offer id, models): Text without bidi
+# controls (they reorder the text printed after it) or invisible characters (two names that look
+# alike would differ).
+IdentityText = Annotated[str, Field(max_length=2000, pattern=IDENTITY_PATTERN)]
 
 
 class _Model(BaseModel):
@@ -71,8 +82,8 @@ class _Model(BaseModel):
 
 
 class Offer(_Model):
-    vendor: Text = Field(description="Company making the offer, as named on its documents.")
-    offer_id: Text = Field(description="The vendor's reference for this offer (quote or proposal number).")
+    vendor: IdentityText = Field(description="Company making the offer, as named on its documents.")
+    offer_id: IdentityText = Field(description="The vendor's reference for this offer (quote or proposal number).")
     date: str | None = Field(
         default=None,
         pattern=r"^\d{4}-\d{2}-\d{2}$",
@@ -117,7 +128,7 @@ MODEL_FREE_METHODS = ("ngram", "suffix", "lookahead", "jacobi", "none")
 
 
 class TargetModel(_Model):
-    model: Text | None = Field(default=None, description="The large model whose output the user receives (for example 'meta-llama/Llama-3.1-70B-Instruct').")
+    model: IdentityText | None = Field(default=None, description="The large model whose output the user receives (for example 'meta-llama/Llama-3.1-70B-Instruct').")
     revision: Text | None = Field(default=None, description="Exact revision of the target model weights (commit hash or release tag). A different revision is a different comparison.")
     tokenizer: Text | None = Field(default=None, description="Tokenizer used to count tokens; token counts from different tokenizers are not comparable.")
     tokenizer_revision: Text | None = Field(default=None, description="Exact revision of the tokenizer.")
@@ -141,7 +152,7 @@ class Proposer(_Model):
     method: ProposerMethod = Field(description="How candidate tokens are proposed: a separate draft model, EAGLE heads, Medusa or Hydra heads, a recurrent drafter (ReDrafter), an MLP or LSTM speculator, n-gram or suffix matching, lookahead (Jacobi iteration with an n-gram pool) or plain Jacobi decoding, multi-token-prediction (MTP) heads, combined (one proposer with another as fallback: name the fallback in fallback_method), another family (other, named in method_name), or none for target-only decoding.")
     method_name: Text | None = Field(default=None, description="The method as the vendor names it (for example 'P-EAGLE', 'EAGLE 3.1', 'DSpark'). Required when method is other.")
     fallback_method: ProposerMethod | None = Field(default=None, description="For a combined proposer: the method used when the main one proposes nothing (for example a trained speculator with suffix decoding as fallback).")
-    model: Text | None = Field(default=None, description="Identity of the drafter (model name or heads checkpoint). Not needed for n-gram, suffix or none.")
+    model: IdentityText | None = Field(default=None, description="Identity of the drafter (model name or heads checkpoint). Not needed for n-gram, suffix or none.")
     revision: Text | None = Field(default=None, description="Exact revision of the drafter.")
     k: DraftLength | None = Field(default=None, description="Draft tokens proposed per verification step (num_speculative_tokens), when fixed. Lookahead and Jacobi decoding have no single K: state their window and n-gram settings in the runtime flags instead.")
     k_schedule: list[KBand] | None = Field(default=None, max_length=64, description="K by concurrency band, when the draft length changes with load (vLLM dynamic speculative decoding). Give this or k.")
@@ -170,8 +181,8 @@ class Sampling(_Model):
 class Runtime(_Model):
     name: Text | None = Field(default=None, description="Serving software (for example vLLM, SGLang, TensorRT-LLM).")
     version: Text | None = Field(default=None, description="Exact version of the serving software.")
-    flags: Text | None = Field(default=None, description="Command line or configuration used to start the server, verbatim.")
-    environment: Text | None = Field(default=None, description="Environment variables the server or benchmark ran with, verbatim (for example SGLANG_SIMULATE_ACC_LEN=-1). Some settings, including forced acceptance, are made only here.")
+    flags: LinesText | None = Field(default=None, description="Command line or configuration used to start the server, verbatim.")
+    environment: LinesText | None = Field(default=None, description="Environment variables the server or benchmark ran with, verbatim (for example SGLANG_SIMULATE_ACC_LEN=-1). Some settings, including forced acceptance, are made only here.")
 
 
 class Hardware(_Model):

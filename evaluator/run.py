@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from .assessment import FileAssessment, Finding, assess, exit_code
 from .loader import DEFAULT_MAX_BYTES, LoadedFile, UnreadableFile, load_bytes, load_file
+from .working import working_on
 
 if TYPE_CHECKING:
     from .fit.results import Comparison
@@ -92,7 +93,8 @@ def load_inputs(paths: list[str], max_size: int = DEFAULT_MAX_BYTES) -> list[Loa
     loaded = []
     for path in paths:
         try:
-            loaded.append(load_file(path, max_size))
+            with working_on(path):
+                loaded.append(load_file(path, max_size))
         except UnreadableFile as exc:
             raise CannotRun(str(exc)) from None
     return loaded
@@ -113,8 +115,14 @@ def read_profile(path: str, max_size: int = DEFAULT_MAX_BYTES) -> ProfileInput:
 def assess_loaded(loaded: list[LoadedFile], profile: ProfileInput | None = None, *, profiles_allowed: bool = False) -> Assessed:
     """Every file assessed; with `profiles_allowed` (validate), a requirements profile among them is
     checked as a profile, otherwise it stops the run: it belongs after --requirements."""
-    results = [_assess_one(item, profiles_allowed) for item in loaded]
-    return Assessed(loaded, results, profile, None if profile is None else judge(results, profile))
+    results = []
+    for item in loaded:
+        with working_on(item.path):
+            results.append(_assess_one(item, profiles_allowed))
+    if profile is None:
+        return Assessed(loaded, results, profile, None)
+    with working_on(profile.path):
+        return Assessed(loaded, results, profile, judge(results, profile))
 
 
 def _assess_one(item: LoadedFile, profiles_allowed: bool) -> FileAssessment:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from .record import RECORD_VERSION, SCHEMA_ID, EvidenceRecord
+from .safe_text import CONTROL_PATTERN, CONTROL_PATTERN_LINES, IDENTITY_PATTERN, control_problem, identity_problem
 
 if TYPE_CHECKING:
     from .loader import LoadedFile
@@ -73,6 +74,9 @@ PATTERN_WORDS = {
     r"^\d{4}-\d{2}-\d{2}$": "must be a date written YYYY-MM-DD",
     r"^[A-Za-z0-9][A-Za-z0-9._-]*$": "must be an id: letters, digits, '.', '_' and '-', starting with a letter or digit",
     r"^[0-9a-f]{64}$": "must be a SHA-256: 64 digits 0-9 and a-f",
+    CONTROL_PATTERN: "must hold no control character (tab is allowed)",
+    CONTROL_PATTERN_LINES: "must hold no control character (tab and newline are allowed)",
+    IDENTITY_PATTERN: "must hold no control character, bidi control or invisible character: a name must look like what it is",
 }
 TYPE_WORDS = {
     "string_type": "text", "int_type": "a whole number", "float_type": "a number", "bool_type": "true or false",
@@ -93,7 +97,13 @@ def schema_message(error: dict) -> str:
         return f"unknown field {json.dumps(str(error['loc'][-1]))} (misspelt, or in the wrong place)"
     if kind == "value_error":
         return str(ctx.get("error", error["msg"].removeprefix("Value error, ")))
-    if kind == "string_pattern_mismatch":
+    pattern = ctx.get("pattern")
+    if kind == "string_pattern_mismatch" and pattern == IDENTITY_PATTERN and (problem := identity_problem(str(error.get("input")))):
+        return problem
+    if kind == "string_pattern_mismatch" and pattern in (CONTROL_PATTERN, CONTROL_PATTERN_LINES, IDENTITY_PATTERN):
+        # Say which character and where: the field's text may be 20,000 characters long.
+        said = control_problem(str(error.get("input")), lines=ctx["pattern"] == CONTROL_PATTERN_LINES) or "holds a control character"
+    elif kind == "string_pattern_mismatch":
         said = PATTERN_WORDS.get(ctx.get("pattern", ""), "does not have the form this field needs")
     elif kind in TYPE_WORDS:
         said = f"must be {TYPE_WORDS[kind]}"

@@ -18,6 +18,11 @@ BASE = json.loads((ROOT / "examples" / "sd201-offer-b.json").read_text())
 RTL = "\u05d4\u05e6\u05e2\u05ea \u05de\u05d7\u05d9\u05e8 \u0639\u0631\u0636 \u0627\u0644\u0633\u0639\u0631 \u202eevil\u202c"
 COMBINING = "Z\u0351\u036b\u0343\u036a\u0302\u036b\u033d\u034f\u0334\u0319\u0324\u031e\u0349\u035a\u032f\u031e\u0320\u034da\u0300\u0301\u0302\u0303\u0304\u0305\u0306\u0307lgo\u200d\u200b"
 
+RTL_LETTERS = RTL.replace("\u202eevil\u202c", "evil")
+# The same stacks without the combining grapheme joiner and zero-width joiners identity fields refuse
+# (and without the marks the joiner kept apart, which would otherwise be reordered canonically).
+VISIBLE_COMBINING = "Z\u0351\u036b\u0343\u036a\u0302\u036b\u033da\u0300\u0301\u0302\u0303\u0304\u0305\u0306\u0307lgo"
+
 
 def word(length: int, seed: str = "W") -> str:
     """One unbroken word: no space, hyphen or other break opportunity."""
@@ -27,13 +32,15 @@ def word(length: int, seed: str = "W") -> str:
 def markup(base: str) -> dict[str, str]:
     """Strings that would fetch, embed or restyle something if they reached the page as markup."""
     return {
-        "vendor": f'<img src="file:///etc/passwd"><b>{RTL}</b>',
+        # Identity fields take right-to-left letters, not the bidi controls free text may hold.
+        "vendor": f'<img src="file:///etc/passwd"><b>{RTL_LETTERS}</b>',
         "claim_text": (
             f'</style><style>@import url({base}/import.css); body {{ background: url({base}/bg.png) }}</style>'
             f'<link rel="stylesheet" href="{base}/link.css"><object data="file:///etc/hostname"></object>'
             f'<iframe src="{base}/frame.html"></iframe><script src="{base}/x.js"></script>'
         ),
-        "offer_id": f'"; }} @font-face {{ src: url({base}/font.woff) }} {COMBINING}',
+        # An identity field: combining marks yes, invisible characters no (they are refused there).
+        "offer_id": f'"; }} @font-face {{ src: url({base}/font.woff) }} {VISIBLE_COMBINING}',
         "contact": f'<a href="file:///root/.ssh/id_rsa">mail</a> <video poster="{base}/poster.png"></video>',
     }
 

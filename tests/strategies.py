@@ -9,7 +9,9 @@ required, arrays, strings with pattern or length, bounded numbers.
 from __future__ import annotations
 
 import copy
+import functools
 import json
+import re
 from pathlib import Path
 
 from hypothesis import strategies as st
@@ -20,18 +22,19 @@ EXAMPLES = ROOT / "examples"
 
 # Keep generated records small enough to check hundreds per second.
 MAX_ITEMS = 3
-# Text that has broken other tools: markup, RTL, combining marks, NUL, very long words.
-NASTY_TEXT = st.sampled_from(
-    [
-        '<img src="file:///etc/passwd">',
-        "url(file:///etc/passwd)",
-        "\u202eright-to-left\u202c",
-        "e\u0301\u0301\u0301",
-        "\x00nul",
-        "A" * 1500,
-        "{{ 7*7 }}",
-    ]
+# Text that has broken other tools: markup, RTL, bidi controls, combining marks, NUL, tabs, very long words.
+NASTY_STRINGS = (
+    '<img src="file:///etc/passwd">',
+    "url(file:///etc/passwd)",
+    "\u202eright-to-left\u202c",
+    "e\u0301\u0301\u0301",
+    "\x00nul",
+    "A" * 1500,
+    "{{ 7*7 }}",
+    "tab\tinside",
+    "\u05d4\u05e6\u05e2\u05ea \u0639\u0631\u0636",
 )
+NASTY_TEXT = st.sampled_from(NASTY_STRINGS)
 
 
 def _resolve(node: dict) -> dict:
@@ -40,7 +43,18 @@ def _resolve(node: dict) -> dict:
     return node
 
 
+_BUILT: dict[int, st.SearchStrategy] = {}
+
+
 def from_schema(node: dict = SCHEMA) -> st.SearchStrategy:
+    """The strategy for a schema node, built once per node: records are drawn field by field,
+    and building (and validating) a strategy per draw made generation minutes long."""
+    if id(node) not in _BUILT:
+        _BUILT[id(node)] = _from_schema(node)
+    return _BUILT[id(node)]
+
+
+def _from_schema(node: dict) -> st.SearchStrategy:
     node = _resolve(node)
     if "const" in node:
         return st.just(node["const"])
@@ -57,8 +71,13 @@ def from_schema(node: dict = SCHEMA) -> st.SearchStrategy:
         return st.lists(from_schema(node["items"]), min_size=low, max_size=high)
     if kind == "string":
         if "pattern" in node:
-            pattern = st.from_regex(node["pattern"], fullmatch=True)
-            return pattern.filter(lambda s: node.get("minLength", 0) <= len(s) <= node.get("maxLength", 10**9))
+            regex = re.compile(node["pattern"])
+            pattern = _text_field(node["pattern"], node.get("maxLength", 40)) if node["pattern"].startswith("^[^") else (
+                st.from_regex(node["pattern"], fullmatch=True))
+            # Text fields have patterns too (no control characters): the nasty texts they allow still come up.
+            fits = lambda s: node.get("minLength", 0) <= len(s) <= node.get("maxLength", 10**9)  # noqa: E731
+            nasty = [t for t in NASTY_STRINGS if regex.fullmatch(t) and fits(t)]
+            return st.one_of(pattern.filter(fits), st.sampled_from(nasty)) if nasty else pattern.filter(fits)
         text = st.text(min_size=node.get("minLength", 0), max_size=min(node.get("maxLength", 40), 40))
         return st.one_of(text, NASTY_TEXT.filter(lambda s: len(s) <= node.get("maxLength", 10**9)))
     if kind == "integer":
@@ -76,6 +95,17 @@ def from_schema(node: dict = SCHEMA) -> st.SearchStrategy:
     if kind == "null":
         return st.none()
     raise NotImplementedError(f"schema keyword set not covered: {sorted(node)}")
+
+
+@functools.lru_cache(maxsize=None)
+def _text_field(pattern: str, max_length: int) -> st.SearchStrategy:
+    """A text field (no control characters; a name also no invisible ones): text of printable
+    characters, tabs and newlines that the pattern takes. Built once per pattern: an alphabet
+    that excludes categories is costly to build, and records are drawn field by field."""
+    regex = re.compile(pattern)
+    refused = ("Cc", "Cs") if regex.fullmatch("\u200b") else ("Cc", "Cs", "Cf")
+    alphabet = st.characters(blacklist_categories=refused) | st.sampled_from([c for c in "\t\n" if regex.fullmatch(c)])
+    return st.text(alphabet, max_size=min(max_length, 40)).filter(regex.fullmatch)
 
 
 def _object(node: dict) -> st.SearchStrategy:

@@ -435,3 +435,17 @@ def test_a_misspelt_field_gets_the_clis_did_you_mean(page, sdeval, tmp_path):
     cli = {(f["path"], f["message"]) for f in sdeval("validate", "-f", "json", path).json()["findings"] if f["code"] == "schema"}
     assert schema == cli == {("/runs/0/arangement",
                               'unknown field "arangement": did you mean "arrangement"? (arrangement is required, and missing)')}
+
+
+def test_strings_from_the_record_sit_in_their_own_bidi_isolate(page, tmp_path):
+    """An override left open in a loaded record's string ends at that string (FSI ... PDI, as in
+    the PDF), so it cannot reorder the page's own words after it; plain text is left as it is."""
+    record = offer_b()
+    record["offer"]["\u05d4x\u202e"] = "\u202eevil"
+    record["offer"]["plain"] = "text"
+    path = tmp_path / "rtl.json"
+    path.write_text(json.dumps(record), encoding="utf-8")
+    load(page, path)
+    shown = page.locator(".extras code").all_text_contents()
+    assert '\u2068\u05d4x\u202e\u2069: \u2068"\u202eevil"\u2069' in shown
+    assert 'plain: "text"' in shown

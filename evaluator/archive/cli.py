@@ -17,6 +17,9 @@ from typing import Annotated, Optional
 
 import typer
 
+from ..safe_text import shown
+from ..working import ATTRIBUTE
+
 app = typer.Typer(
     name="archive",
     help="The auditor's archive of signed reports.",
@@ -59,7 +62,7 @@ class OutcomeChoice(str, Enum):
 
 
 def _fail(message: str) -> typer.Exit:
-    typer.echo(f"sdeval: {message}", err=True)
+    typer.echo(f"sdeval: {shown(message)}", err=True)
     return typer.Exit(EXIT_CANNOT_RUN)
 
 
@@ -78,8 +81,13 @@ class _Opened:
             raise _fail(str(exc)) from None
         return self.archive
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, exc_type, exc, tb) -> None:
         self.archive.close()
+        if isinstance(exc, Exception) and not getattr(exc, ATTRIBUTE, None):
+            try:
+                setattr(exc, ATTRIBUTE, f"the archive {self.root}")  # an internal error names the archive
+            except AttributeError:
+                pass
 
 
 def _problems():
@@ -145,7 +153,7 @@ def add(
     for note in notes:
         typer.echo(f"sdeval: {note}", err=True)
     for r in results:
-        typer.echo(r.message)
+        typer.echo(shown(r.message))
     _echo_head(opened.head)
     admitted = sum(r.status == "admitted" for r in results)
     duplicates = sum(r.status == "duplicate" for r in results)
@@ -214,6 +222,7 @@ def _list_text(rows: list[dict]) -> str:
         status = f"withdrawn {r['withdrawn']['time'][:10]}" if r.get("withdrawn") else ""
         table.append([str(r["id"]), (r["assessed_at"] or "")[:10], r["vendor"] or "", r["offer_id"] or "", r["offer_date"] or "",
                       r["outcome"] or "", r["signer"] or "", r["catalog"] or "", r["sha256"][:12], checked, status])
+    table = [[shown(cell) for cell in row] for row in table]  # vendor strings: escaped, then measured
     widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in table]
     return "\n".join(lines) + f"\n{len(rows)} report{'s' * (len(rows) != 1)}\n"
@@ -259,7 +268,7 @@ def show(
         lines.append(f"  attached {i['attachment']} ({i['role']}: {i['file']}) SHA-256 {i['sha256']}")
     for c in doc["checks_at_admission"]:
         lines.append(f"  at admission, {c['name']}: {c['status']}: {c['reason']}")
-    typer.echo("\n".join(lines))
+    typer.echo("\n".join(shown(line) for line in lines))
 
 
 @app.command()
@@ -316,11 +325,11 @@ def verify(
         for r in results:
             withdrawn = f" (withdrawn {r.withdrawn['time'][:10]}: {r.withdrawn['reason']})" if r.withdrawn else ""
             if not r.passed:
-                typer.echo(f"FAIL report {r.id} ({r.stored_as}){withdrawn}: {r.reason}")
+                typer.echo(shown(f"FAIL report {r.id} ({r.stored_as}){withdrawn}: {r.reason}"))
             elif r.withdrawn:
-                typer.echo(f"report {r.id} ({r.stored_as}){withdrawn}: passed")
+                typer.echo(shown(f"report {r.id} ({r.stored_as}){withdrawn}: passed"))
         for p in problems:
-            typer.echo(f"FAIL {p}")
+            typer.echo(shown(f"FAIL {p}"))
         typer.echo(verify_summary(results, problems))
     raise typer.Exit(EXIT_FINDINGS if failed or problems else EXIT_OK)
 
@@ -352,15 +361,15 @@ def rejudge(
         for r in results:
             head = f"report {r.id} ({r.vendor}, {r.offer_id}; {r.sha256[:12]}; catalog {r.catalog_before} -> {r.catalog_after})"
             if r.problem:
-                typer.echo(f"{head}: {r.problem}")
+                typer.echo(shown(f"{head}: {r.problem}"))
                 continue
             if r.outcome_before != r.outcome_after:
                 head += f": outcome {r.outcome_before} -> {r.outcome_after}"
-            typer.echo(head)
+            typer.echo(shown(head))
             if r.requirements_before != r.requirements_after:
                 typer.echo(f"  buyer requirements: {r.requirements_before} -> {r.requirements_after}")
             for c in r.claims:
-                typer.echo(f"  {c.text()}")
+                typer.echo(shown(f"  {c.text()}"))
         typer.echo(summary)
     raise typer.Exit(EXIT_FINDINGS if any(r.verdicts_change or r.problem for r in results) else EXIT_OK)
 
@@ -390,10 +399,10 @@ def log_(
     else:
         if not check:
             for e in entries:
-                typer.echo(e.text())
+                typer.echo(shown(e.text()))
         elif problems:
             for p in problems:
-                typer.echo(f"BROKEN: {p}")
+                typer.echo(shown(f"BROKEN: {p}"))
         else:
             typer.echo(f"log intact: {len(entries)} entries, each chained to the one before; head hash {head}")
     raise typer.Exit(EXIT_FINDINGS if check and problems else EXIT_OK)

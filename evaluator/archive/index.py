@@ -242,6 +242,8 @@ class Index:
                     yield conn
         except sa.exc.OperationalError as exc:
             raise IndexProblem(f"{self.shown}: cannot read the index ({_one_line(exc)})") from None
+        except sa.exc.DatabaseError as exc:
+            raise self._corrupted(exc) from None
 
     @contextmanager
     def writing(self) -> Iterator[sa.Connection]:
@@ -257,6 +259,16 @@ class Index:
                     yield conn
         except sa.exc.OperationalError as exc:
             raise IndexProblem(f"{self.shown}: cannot write the index ({_one_line(exc)})") from None
+        except sa.exc.DatabaseError as exc:
+            raise self._corrupted(exc) from None
+
+    def _corrupted(self, exc: sa.exc.DatabaseError) -> Exception:
+        """A file that is not (or no longer) a database: say which, and how to get the index back.
+        A constraint the code relies on (IntegrityError) is not corruption and passes on."""
+        if isinstance(exc, sa.exc.IntegrityError):
+            return exc
+        where = self.engine.url.database if self.backend == "sqlite" else self.shown  # the file, for SQLite
+        return IndexProblem(f"{where}: the archive index is corrupted ({_one_line(exc)}); run `sdeval archive rebuild` to rebuild it")
 
     # -- schema
 

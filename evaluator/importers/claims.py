@@ -157,7 +157,14 @@ def build_claim(
     fields.update(id=claim_id, text=text or _text(kind, value, run, fields["baseline"], latency_metric, percentile), value=value, unit=_UNIT[kind])
     if response_time and text is None:
         fields["text"] = fields["text"].replace("output throughput", f"faster {percentile} {_latency_words(latency_metric)}")
-    claim = Claim.model_validate(fields)
+    try:
+        claim = Claim.model_validate(fields)
+    except ValidationError as exc:  # what the command line gave (--text, --id), in the schema's words
+        from ..schema import schema_message
+
+        first = exc.errors(include_url=False)[0]
+        option = {"text": "--text", "id": "--id", "task": "--task"}.get(str(first["loc"][0]), str(first["loc"][0]))
+        raise ImportProblem(f"{option}: {schema_message(first)}") from None
     return claim.model_dump(mode="json", exclude_none=True, exclude_defaults=True)
 
 

@@ -87,7 +87,8 @@ class Scrape:
 
         self.path, self.server = path, server
         try:
-            raw = path.read_bytes()
+            with open(path, "rb") as fh:  # at most one byte past the limit is ever read
+                raw = fh.read(MAX_SCRAPE_BYTES + 1)
         except OSError as exc:
             raise ImportProblem(f"{path}: cannot read ({exc.strerror})") from None
         if len(raw) > MAX_SCRAPE_BYTES:
@@ -100,10 +101,20 @@ class Scrape:
         self.totals: dict[str, float] = defaultdict(float)
         self.per_position: dict[int, float] = defaultdict(float)
         self.seen: set[str] = set()
+        # Each series (name and label set) once: the value a counter had, to compare per series.
+        self.series: dict[tuple[str, frozenset], float] = {}
         wanted = set(server.wanted())
         try:
             for family in text_string_to_metric_families(text):
                 for sample in family.samples:
+                    key = (sample.name, frozenset(sample.labels.items()))
+                    if key in self.series:
+                        first, second = _lines_of(text, key)
+                        raise ImportProblem(
+                            f"{path}: lines {first} and {second}: the series {series_name(key)} appears twice in one scrape; "
+                            "summing both would count it twice"
+                        )
+                    self.series[key] = sample.value
                     if sample.name in wanted:  # *_created and every other family are passed over
                         self._take(sample.name, sample.labels, sample.value)
         except ValueError as exc:
@@ -134,6 +145,34 @@ def _guess(path: Path, server: Server) -> str:
     from . import describe_guess
 
     return describe_guess(path, server.format)
+
+
+def series_name(key: tuple[str, frozenset]) -> str:
+    """A series as the Prometheus text format writes it: name{label="value",...}."""
+    import json
+
+    name, labels = key
+    inside = ",".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in sorted(labels))
+    return f"{name}{{{inside}}}" if inside else name
+
+
+def _lines_of(text: str, key: tuple[str, frozenset]) -> tuple[int | None, int | None]:
+    """The first two lines holding a sample of series `key` (only when it is repeated)."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    found: list[int] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.startswith("#") or not line.strip():
+            continue
+        try:
+            samples = [s for family in text_string_to_metric_families(line + "\n") for s in family.samples]
+        except ValueError:
+            continue
+        if any((s.name, frozenset(s.labels.items())) == key for s in samples):
+            found.append(number)
+            if len(found) == 2:
+                break
+    return (found + [None, None])[0], (found + [None, None])[1]
 
 
 def _bad_line(text: str) -> int | None:
@@ -169,8 +208,28 @@ class Deltas:
     after: Scrape
 
 
+def _check_counters(before: Scrape, after: Scrape, server: Server) -> None:
+    """Each counter series may only rise: one that fell (an engine restarted inside the window)
+    would be masked in the sum by another engine's rise."""
+    order = {name: i for i, name in enumerate(n for n in server.wanted() if n not in server.in_flight)}
+    # In the server's order (steps first), each name's series sorted by label: the same series on every run.
+    for key, earlier in sorted(((k, v) for k, v in before.series.items() if k[0] in order), key=lambda kv: (order[kv[0][0]], sorted(kv[0][1]))):
+        later = after.series.get(key)
+        if later is None:
+            raise ImportProblem(
+                f"{after.path}: the counter {series_name(key)} was {earlier:g} in {before.path} and is missing here; "
+                "its engine restarted or stopped between the scrapes, so the window cannot be counted"
+            )
+        if later < earlier:
+            raise ImportProblem(
+                f"{after.path}: the counter {series_name(key)} went down from {earlier:g} (in {before.path}) to {later:g}; "
+                "an engine restarted between the scrapes, or the files are in the wrong order (before first)"
+            )
+
+
 def deltas(before_path: Path, after_path: Path, server: Server = VLLM) -> Deltas:
     before, after = Scrape(before_path, server), Scrape(after_path, server)
+    _check_counters(before, after, server)
     counts: dict[str, Any] = {}
     for name, field in ((server.drafts, "verification_steps"), (server.draft_tokens, "proposed_drafts"), (server.accepted, "accepted_drafts"), (server.generated, "emitted_tokens")):
         if name in after.seen:

@@ -17,7 +17,8 @@ from markupsafe import Markup
 
 from ..metrics import RunMetrics
 from ..wording import VERDICT_HEADING as OUTCOME_WORDS
-from ..wording import claimed, column, names_of, num
+from ..safe_text import isolated, xml_safe
+from ..wording import claimed, column, num, offer_names
 from .charts import Series, bar_chart, line_chart
 
 if TYPE_CHECKING:
@@ -49,7 +50,11 @@ def report_context(
     assessed: Assessed, document: dict[str, Any], embedded: list[Embedded], *, assessed_at: str, signer: str | None
 ) -> dict[str, Any]:
     results = assessed.results
-    names = names_of(results)
+    # Vendor and offer id each in its own bidi isolate: the footer and the title join them.
+    names = offer_names(
+        (r.file, isolated(r.record.offer.vendor), isolated(r.record.offer.offer_id)) if r.record is not None else (r.file, None, None)
+        for r in results
+    )
     fit = None
     if assessed.comparison is not None:
         from .fit_content import fit_context
@@ -72,6 +77,8 @@ def report_context(
         # embedded assessment's, so verify's reproduction check covers them.
         "files": [_file(r, name, assessed.rule, entry) for r, name, entry in zip(results, names, document["files"])],
         "footer": _footer(results, names),
+        # The document title becomes XMP metadata, XML that cannot hold most control characters.
+        "title": xml_safe(_footer(results, names)),
     }
 
 

@@ -59,9 +59,12 @@ def _chunked(match: re.Match) -> str:
 
 
 def breakable(value: Any) -> Any:
-    """What a template prints: plain strings get break opportunities; markup (charts) and numbers pass."""
+    """What a template prints: plain strings get break opportunities and, when they could reorder
+    the page's text, their own bidi isolate; markup (charts) and numbers pass."""
     if isinstance(value, str) and not hasattr(value, "__html__"):
-        return _UNBROKEN.sub(_chunked, value)
+        from ..safe_text import isolated
+
+        return isolated(_UNBROKEN.sub(_chunked, value))
     return value
 
 

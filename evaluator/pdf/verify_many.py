@@ -157,5 +157,8 @@ def exit_code(outcomes: list[Outcome]) -> int:
 
 
 def _clean(value: str) -> str:
-    # A vendor's name could hold a tab or a line break; the row must stay one line of 8 fields.
-    return " ".join(value.split())
+    # A vendor's name could hold a tab or a line break; the row must stay one line of 8 fields,
+    # and a control character in it must not reach the terminal.
+    from ..safe_text import shown
+
+    return shown(" ".join(value.split()))

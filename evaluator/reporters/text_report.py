@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from ..assessment import FileAssessment, Finding
 from ..rules import REGISTRY
+from ..safe_text import shown
 from ..wording import VERDICT_TEXT, column, num
 
 if TYPE_CHECKING:
@@ -19,23 +20,23 @@ if TYPE_CHECKING:
 
 
 def _where(r: FileAssessment, f: Finding) -> str:
-    place = r.file
+    place = shown(r.file)
     if f.line is not None:
         place += f":{f.line}:{f.column}"
-    return f"{place}: {f.pointer or '/'}"
+    return f"{place}: {shown(f.pointer or '/')}"
 
 
 def finding_line(r: FileAssessment, f: Finding) -> str:
-    claim = f" [claim {f.claim}]" if f.claim else ""
-    return f"{_where(r, f)}: {f.severity} {f.code}: {f.message}{claim}"
+    claim = f" [claim {shown(f.claim)}]" if f.claim else ""
+    return f"{_where(r, f)}: {f.severity} {f.code}: {shown(f.message)}{claim}"
 
 
 def summary_line(r: FileAssessment) -> str:
     verdict = VERDICT_TEXT[r.outcome]
     e, w, i = r.count("error"), r.count("warning"), r.count("info")
     if r.kind == "requirements-profile":
-        return f"{r.file}: {verdict} ({e} error{'s' * (e != 1)})"
-    return f"{r.file}: {verdict} ({e} error{'s' * (e != 1)}, {w} warning{'s' * (w != 1)}, {i} info)"
+        return f"{shown(r.file)}: {verdict} ({e} error{'s' * (e != 1)})"
+    return f"{shown(r.file)}: {verdict} ({e} error{'s' * (e != 1)}, {w} warning{'s' * (w != 1)}, {i} info)"
 
 
 def render(results: list[FileAssessment], full: bool, comparison: Comparison | None = None) -> str:
@@ -80,28 +81,28 @@ def _assessment(r: FileAssessment) -> list[str]:
         out += asks_block(r)
         return out
     offer = r.record.offer
-    out.append(f"  offer: {offer.vendor}, {offer.offer_id}, {offer.date or 'date not stated'}")
-    out.append(f"  vendor's claim: {offer.claim_text}")
+    out.append(f"  offer: {shown(offer.vendor)}, {shown(offer.offer_id)}, {offer.date or 'date not stated'}")
+    out.append(f"  vendor's claim: {shown(offer.claim_text)}")  # one line: a newline in it could fake one of ours
     explained: set[str] = set()
     for c in r.claims:
         out.append("")
         verdict = VERDICT_TEXT[c.verdict]
-        out.append(f"  claim {c.id} ({c.kind}): \"{c.text}\": {verdict}")
+        out.append(f"  claim {c.id} ({c.kind}): \"{shown(c.text)}\": {verdict}")
         figures = [x for x in (_figure(c.computed), _figure(c.output)) if x]
         if figures:
             out.append("    computed: " + "; ".join(dict.fromkeys(figures)))
         for f in c.findings:
             if f.severity == "info" and f.claim != c.id:
                 continue  # shared notes are listed once, below
-            out.append(f"    {f.severity} {f.code} at {_at(f)}: {f.message}")
+            out.append(f"    {f.severity} {f.code} at {_at(f)}: {shown(f.message)}")
             if f.severity == "error" and (why := _why(f, explained)):
                 out += textwrap.wrap(f"why it matters: {why}", 100, initial_indent="      ", subsequent_indent="        ")
-    shown = {id(f) for c in r.claims for f in c.findings if f.severity != "info" or f.claim == c.id}
-    unclaimed = [f for f in r.findings if id(f) not in shown]
+    listed = {id(f) for c in r.claims for f in c.findings if f.severity != "info" or f.claim == c.id}
+    unclaimed = [f for f in r.findings if id(f) not in listed]
     if unclaimed:
         out.append("")
         out.append("  other findings:")
-        out += [f"    {f.severity} {f.code} at {_at(f)}: {f.message}" for f in unclaimed]
+        out += [f"    {f.severity} {f.code} at {_at(f)}: {shown(f.message)}" for f in unclaimed]
     out.append("")
     out += _accounting(r)
     out.append("")
@@ -116,13 +117,13 @@ def asks_block(r: FileAssessment) -> list[str]:
     out = ["  What to ask the vendor:"]
     for n, a in enumerate(r.asks, 1):
         about = f" (claim{'s' * (len(a.claims) != 1)} {', '.join(a.claims)}; {a.code})" if a.claims else f" ({a.code})"
-        out.append(f"    {n}. {a.text}{about}")
+        out.append(f"    {n}. {shown(a.text)}{about}")
     out.append("")
     return out
 
 
 def _at(f: Finding) -> str:
-    return f"{f.pointer or '/'}" + (f" (line {f.line})" if f.line is not None else "")
+    return shown(f.pointer or "/") + (f" (line {f.line})" if f.line is not None else "")
 
 
 def _accounting(r: FileAssessment) -> list[str]:
@@ -140,7 +141,7 @@ def _accounting(r: FileAssessment) -> list[str]:
             low, high = column([m.spread.minimum, m.spread.maximum])
             spread = f"{m.spread.repetitions} reps, {low}-{high}"
         duration = "-" if m.duration_s is None else f"{m.duration_s:g}"  # as the record states it
-        rows.append((m.run, *(c[k] for c in columns[:5]), duration, *(c[k] for c in columns[5:]), spread))
+        rows.append((shown(m.run), *(c[k] for c in columns[:5]), duration, *(c[k] for c in columns[5:]), spread))
     widths = [max(len(row[k]) for row in rows) for k in range(len(header))]
     lines = ["  accounting per run (E/T is the output throughput; A/P and 1+A/S are diagnostics):"]
     for row in rows:

@@ -249,11 +249,20 @@
     return list ? listItems(list).map(idOf).filter(Boolean) : [];
   }
 
+  // A string from the record inside its own bidi isolate (FSI ... PDI, the plain-text <bdi>, as
+  // the PDF has it) when it holds right-to-left letters or bidi controls: an override left open in
+  // a vendor's string cannot reorder the page's own words after it.
+  const REORDERING = /[\p{Bidi_C}\p{sc=Hebr}\p{sc=Arab}\p{sc=Syrc}\p{sc=Thaa}\p{sc=Nkoo}\p{sc=Samr}\p{sc=Mand}\p{sc=Adlm}\p{sc=Rohg}\p{sc=Yezi}]/u;
+  function isolated(text) {
+    text = String(text);
+    return REORDERING.test(text) ? "\u2068" + text + "\u2069" : text;
+  }
+
   function ensureOption(select, value) {
     if (Array.prototype.some.call(select.options, function (o) { return o.value === value; })) return;
     const option = document.createElement("option");
     option.value = value;
-    option.textContent = value + " (not in the record)";
+    option.textContent = isolated(value) + " (not in the record)";
     select.appendChild(option);
   }
 
@@ -267,7 +276,8 @@
       while (select.options.length > 1) select.remove(1);
       ids[select.dataset.ref].forEach(function (id) {
         const option = document.createElement("option");
-        option.value = option.textContent = id;
+        option.value = id;
+        option.textContent = isolated(id);
         select.appendChild(option);
       });
       if (current) ensureOption(select, current);
@@ -316,7 +326,7 @@
           const label = el.dataset.itemLabel;
           children.forEach(function (item, i) {
             const id = idOf(item);
-            item.querySelector(".item-title").textContent = label + " " + (i + 1) + (id ? ": " + id : "");
+            item.querySelector(".item-title").textContent = label + " " + (i + 1) + (id ? ": " + isolated(id) : "");
             item.querySelectorAll(":scope > .item-actions button").forEach(function (b) {
               b.setAttribute("aria-label", b.textContent.replace(/\s+\d+.*$/, "") + " " + (i + 1) + (id ? " (" + id + ")" : ""));
             });
@@ -622,7 +632,7 @@
       line.dataset.code = f.code;
       line.innerHTML = '<span class="code"></span> <span class="msg"></span>';
       line.querySelector(".code").textContent = f.code;
-      line.querySelector(".msg").textContent = f.message;
+      line.querySelector(".msg").textContent = isolated(f.message);
       if (box) { box.appendChild(line); box.hidden = false; }
       if (target.matches("input,select,textarea,fieldset")) target.setAttribute("aria-invalid", "true");
       const item = document.createElement("li");
@@ -631,7 +641,7 @@
       const go = document.createElement("a");
       go.className = "link";
       go.href = "#" + (target.id || "record");
-      go.textContent = fieldName(target) + ": " + f.message;
+      go.textContent = fieldName(target) + ": " + isolated(f.message);
       go.title = f.path || "/";
       go.addEventListener("click", function (ev) { ev.preventDefault(); reveal(target); });
       const code = document.createElement("span");
@@ -668,10 +678,10 @@
       keys.forEach(function (k) {
         const row = document.createElement("div");
         const code = document.createElement("code");
-        code.textContent = k + ": " + extras[k];
+        code.textContent = isolated(k) + ": " + isolated(extras[k]);
         const remove = document.createElement("button");
         remove.type = "button";
-        remove.textContent = "Remove field " + k;
+        remove.textContent = "Remove field " + isolated(k);
         remove.addEventListener("click", function () {
           const now = extrasOf(el);
           delete now[k];
