@@ -224,7 +224,11 @@ async def _run(arms, prompts, settings, capture, session, continuing, done, conf
     from .loop import identify, measure_arm
     from .scrape import check, fetch
 
-    limits = httpx.Limits(max_connections=max(settings.concurrencies) + 8, max_keepalive_connections=max(settings.concurrencies) + 8)
+    # Idle connections are dropped after 2 s, before a server's own keep-alive timeout (5 s in
+    # llama.cpp's) can close one just as a request goes out on it.
+    limits = httpx.Limits(
+        max_connections=max(settings.concurrencies) + 8, max_keepalive_connections=max(settings.concurrencies) + 8, keepalive_expiry=2.0
+    )
     async with httpx.AsyncClient(limits=limits, trust_env=False) as client:
         # Everything checked before anything is written: endpoints, model lists, metrics.
         identities = {}

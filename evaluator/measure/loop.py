@@ -13,6 +13,7 @@ from typing import Any
 from .capture import Capture, MeasureProblem
 from .client import stream_chat
 from .prompts import Prompt, salt_for, salted
+from .scrape import get
 from .scrape import check, fetch
 
 
@@ -64,14 +65,14 @@ async def identify(client, arm: Arm) -> dict[str, Any]:
 
     url = f"{arm.base}/v1/models"
     try:
-        response = await client.get(url, headers=arm.headers, timeout=30)
+        response = await get(client, url, arm.headers, 30)
     except httpx.HTTPError as exc:
         raise MeasureProblem(f"--arm {arm.name}={arm.url}: unreachable ({type(exc).__name__}: {exc})"[:300]) from None
     if response.status_code != 200:
         raise MeasureProblem(f"{url}: HTTP {response.status_code}; is this an OpenAI-compatible base URL?")
     info: dict[str, Any] = {"models": _openai_models(response.content, url)}
     try:
-        props = await client.get(f"{arm.base}/props", headers=arm.headers, timeout=10)
+        props = await get(client, f"{arm.base}/props", arm.headers, 10)
         if props.status_code == 200 and isinstance(props.json(), dict):
             p = props.json()
             info["server_states"] = {k: p[k] for k in ("build_info", "model_path") if isinstance(p.get(k), str)}

@@ -18,11 +18,23 @@ def server_of(text: str) -> Server | None:
     return None
 
 
+async def get(client, url: str, headers: dict[str, str], timeout: float):
+    """A GET, sent once more on a fresh connection when the server closed a kept-alive one as the
+    request went out (llama.cpp's HTTP server drops idle connections after 5 s); a GET changes nothing
+    on the server, so sending it again is safe. A second failure is the server's."""
+    import httpx
+
+    try:
+        return await client.get(url, headers=headers, timeout=timeout)
+    except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError):
+        return await client.get(url, headers=headers, timeout=timeout)
+
+
 async def fetch(client, url: str, headers: dict[str, str]) -> bytes:
     import httpx
 
     try:
-        response = await client.get(url, headers=headers, timeout=30)
+        response = await get(client, url, headers, 30)
     except httpx.HTTPError as exc:
         raise MeasureProblem(f"--metrics {url}: unreachable ({type(exc).__name__}: {exc})"[:300]) from None
     if response.status_code != 200:
