@@ -32,9 +32,9 @@ SDEVAL = [sys.executable, "-m", "evaluator"]
 
 
 def make_reports(folder: Path, count: int, records: int) -> tuple[list[Path], Path]:
-    from evaluator.pdf.render import render_pdf
-    from evaluator.pdf.signing import keygen, load_identity, sign
-    from evaluator.run import assess_paths
+    from evaluator.report.render import render_pdf
+    from evaluator.report.signing import keygen, load_identity, sign
+    from evaluator.pipeline import assess_paths
 
     key, cert = keygen(folder / "identity", common_name="Bench Assessor", force=False)
     identity = load_identity(key=key, cert=cert, pkcs12=None, password_file=None)

@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from evaluator.form.blank import blank_form  # noqa: E402
 from evaluator.form.page import render_form  # noqa: E402
-from evaluator.resources import data_dir  # noqa: E402
+from evaluator._infra.resources import data_dir  # noqa: E402
 
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]

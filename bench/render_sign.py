@@ -7,7 +7,7 @@ Prints medians over N fresh processes (imports included, as a user pays them) fo
 and, from N fresh processes that time each phase in-process, the share of a signed render
 spent in WeasyPrint (its import, layout and PDF writing) and in pyHanko (import and signing).
 The phases run one after another here; the command itself overlaps them in three processes
-(evaluator/pdf/writer.py PdfWriter, evaluator/pdf/signing.py Signing).
+(evaluator/report/writer.py PdfWriter, evaluator/report/signing.py Signing).
 
 Usage: .venv/bin/python bench/render_sign.py [N]      (target: render+sign median under 3 s)
 """
@@ -31,13 +31,13 @@ SDEVAL = [sys.executable, "-m", "evaluator"]
 PHASES = r"""
 import json, sys, time
 t0 = time.perf_counter()
-from evaluator.run import assess_paths
+from evaluator.pipeline import assess_paths
 t1 = time.perf_counter()
 import weasyprint
 t2 = time.perf_counter()
 import pyhanko.sign.signers, pyhanko.pdf_utils.incremental_writer
-from evaluator.pdf.render import render_pdf, render_html, embedded_files, assessed_at
-from evaluator.pdf.signing import load_identity, sign
+from evaluator.report.render import render_pdf, render_html, embedded_files, assessed_at
+from evaluator.report.signing import load_identity, sign
 from pathlib import Path
 t3 = time.perf_counter()
 assessed = assess_paths([sys.argv[1]])
@@ -110,7 +110,7 @@ def main() -> None:
     weasy = medians["weasyprint import"] + medians["weasyprint layout+write"]
     hanko = medians["pyhanko import"] + medians["pyhanko sign"]
     print(f"  share in WeasyPrint: {weasy / medians['total']:.0%}; in pyHanko: {hanko / medians['total']:.0%}")
-    # `render --key` runs three processes (evaluator/pdf/writer.py, signing.py): this one loads,
+    # `render --key` runs three processes (evaluator/report/writer.py, signing.py): this one loads,
     # assesses and makes the HTML while a forked writer imports WeasyPrint and a forked signer reads
     # the key and imports pyHanko; then the writer lays out and writes, and the signer signs.
     ours = medians["sdeval imports"] + medians["assess"] + medians["jinja html"]

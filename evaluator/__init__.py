@@ -3,7 +3,7 @@
 __version__ = "0.2.0.dev0"
 
 # The formats this release writes, here rather than beside the models so that `sdeval --version`
-# (and anything else that only names them) loads no model. evaluator.record and evaluator.rules
+# (and anything else that only names them) loads no model. evaluator.engine.record and evaluator.rules
 # re-export them; bump them there, in this file.
 RECORD_VERSION = "1.1"
 # Bumped whenever a rule is added, removed, or changes what it fires on: an archived

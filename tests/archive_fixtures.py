@@ -28,7 +28,7 @@ class Reports:
     document id with every signature, so each copy is a distinct file that passes verify."""
 
     def __init__(self, folder: Path) -> None:
-        from evaluator.pdf.signing import keygen
+        from evaluator.report.signing import keygen
 
         self.folder = folder
         self.key, self.cert = keygen(folder / "assessor", common_name="Archive Assessor", force=False)
@@ -42,7 +42,7 @@ class Reports:
         return self._unsigned[kind]
 
     def signed(self, kind: str = "offer-b", *, stranger: bool = False, name: str | None = None) -> Path:
-        from evaluator.pdf.signing import load_identity, sign
+        from evaluator.report.signing import load_identity, sign
 
         key, cert = (self.other_key, self.other_cert) if stranger else (self.key, self.cert)
         identity = load_identity(key=key, cert=cert, pkcs12=None, password_file=None)
@@ -68,8 +68,8 @@ class Reports:
         from pyhanko.sign.signers import PdfSignatureMetadata, PdfSigner
         from pyhanko.sign.timestamps.dummy_client import DummyTimeStamper
 
-        from evaluator.pdf.aio import run
-        from evaluator.pdf.signing import FIELD_NAME, load_identity
+        from evaluator._infra.aio import run
+        from evaluator.report.signing import FIELD_NAME, load_identity
 
         key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
         name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Test Time-Stamping Authority")])
@@ -105,8 +105,8 @@ class Reports:
 
 
 def _render(kind: str) -> bytes:
-    from evaluator.pdf import render as render_module
-    from evaluator.run import assess_paths
+    from evaluator.report import render as render_module
+    from evaluator.pipeline import assess_paths
 
     if kind == "offer-b":
         files = ["sd201-offer-b.json"]

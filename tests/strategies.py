@@ -124,7 +124,7 @@ def _object(node: dict) -> st.SearchStrategy:
 
 
 def example_records() -> list[dict]:
-    from evaluator.loader import load_file
+    from evaluator.engine.loader import load_file
 
     return [load_file(str(p)).data for p in sorted(EXAMPLES.glob("*")) if p.suffix in (".json", ".yaml")
             and "record_version" in (load_file(str(p)).data or {})]

@@ -483,4 +483,4 @@ def test_validate_imports_nothing_of_the_archive():
         "print('LOADED', sorted(m for m in sys.modules if m.startswith(('evaluator.archive', 'sqlalchemy', 'psycopg'))))"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
-    assert "LOADED ['evaluator.archive', 'evaluator.archive.lazy']" in result.stdout, result.stdout + result.stderr
+    assert "LOADED ['evaluator.archive', 'evaluator.cli.lazy']" in result.stdout, result.stdout + result.stderr

@@ -21,8 +21,8 @@ def test_the_licence_is_apache_2_and_pyproject_says_so():
 
 
 def test_the_newest_changelog_section_names_what_this_code_reads_and_writes():
-    from evaluator.record import RECORD_VERSION
-    from evaluator.reporters.json_report import ASSESSMENT_SCHEMA_VERSION
+    from evaluator.engine.record import RECORD_VERSION
+    from evaluator.present.json_document import ASSESSMENT_SCHEMA_VERSION
     from evaluator.rules import RULE_CATALOG_VERSION
 
     section = newest_section()

@@ -118,7 +118,7 @@ def test_gitlab_code_quality_issues_are_stable_and_complete(sdeval):
 
 
 def test_every_reporter_format_is_offered_by_validate_and_assess(sdeval):
-    from evaluator.reporters import FORMATS
+    from evaluator.present import FORMATS
 
     for command in ("validate", "assess"):
         help_text = sdeval(command, "--help").stdout

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from conftest import example
-from evaluator.metrics import exact
+from evaluator.engine.metrics import exact
 
 
 @pytest.fixture

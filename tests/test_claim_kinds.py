@@ -13,10 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import ROOT, example
-from evaluator.figures import CLAIM_FORMULAS, UNDEFINED, formula
-from evaluator.metrics import Bounds, output_rate_bounds
-from evaluator.record import Claim
-from evaluator.run import reassess
+from evaluator.engine.claim_figures import CLAIM_FORMULAS, UNDEFINED, formula
+from evaluator.engine.metrics import Bounds, output_rate_bounds
+from evaluator.engine.record import Claim
+from evaluator.pipeline import reassess
 
 KINDS = Claim.model_fields["kind"].annotation.__args__
 COUNTED = Claim.model_fields["counted"].annotation.__args__[0].__args__

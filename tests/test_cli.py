@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from conftest import ROOT, example
-from evaluator.record import RECORD_VERSION
+from evaluator.engine.record import RECORD_VERSION
 from evaluator.rules import REGISTRY
 
 
@@ -204,7 +204,7 @@ def _main_with(monkeypatch, command):
     """`main()` run in this process with `command` in place of the app: (exit code, stderr)."""
     import io
 
-    from evaluator import cli
+    from evaluator.cli import commands as cli
 
     stderr = io.StringIO()
     monkeypatch.setattr(cli, "app", command)
@@ -253,7 +253,7 @@ def test_validate_imports_nothing_only_rendering_needs():
 def test_version_and_help_load_no_model_and_no_rule(argv):
     """Naming the versions or printing help needs neither the record models nor the catalog. (A
     command's own help loads pydantic all the same: typer's parameter adapters import it.)"""
-    watched = ("evaluator.record", "evaluator.rules") + (("pydantic",) if argv[0].startswith("--") else ())
+    watched = ("evaluator.engine.record", "evaluator.rules") + (("pydantic",) if argv[0].startswith("--") else ())
     code = (
         f"import sys; from evaluator.cli import main; sys.argv=['sdeval', *{argv!r}];\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"

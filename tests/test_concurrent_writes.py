@@ -16,7 +16,7 @@ WRITERS = 20
 
 
 def _write_once(target: str, barrier, results) -> None:
-    from evaluator.output import OutputRefused, write_atomic
+    from evaluator._infra.atomic import OutputRefused, write_atomic
 
     barrier.wait()
     try:
@@ -102,7 +102,7 @@ def test_no_add_recovers_away_another_adds_staged_copy(tmp_path, round_):
 def test_without_hard_links_the_name_is_still_claimed_exclusively(tmp_path, monkeypatch):
     import errno
 
-    from evaluator.output import OutputRefused, write_atomic
+    from evaluator._infra.atomic import OutputRefused, write_atomic
 
     def no_links(src, dst, **kwargs):  # as on FAT or some network shares
         raise OSError(errno.EPERM, "Operation not permitted")

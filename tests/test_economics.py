@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 
 from conftest import changed_profile, example
-from evaluator.fit.economics import hourly_cost, per_user, stretches
-from evaluator.fit.profile import Price
-from evaluator.loader import load_file
-from evaluator.record import Run
-from evaluator.reporters.differences import requirements_differences
-from evaluator.wording import num
+from evaluator.buyer.economics import hourly_cost, per_user, stretches
+from evaluator.buyer.profile import Price
+from evaluator.engine.loader import load_file
+from evaluator.engine.record import Run
+from evaluator.present.differences import requirements_differences
+from evaluator.engine.wording import num
 
 COMPLETE, QUIET = str(example("complete-offer.yaml")), str(example("quiet-load-offer.yaml"))
 SD201_A, SD201_B = str(example("sd201-offer-a.json")), str(example("sd201-offer-b.json"))
@@ -72,7 +72,7 @@ def write_offer(tmp_path: Path, file: str, change) -> str:
 def shipped():
     from typer.testing import CliRunner
 
-    from evaluator.cli import app
+    from evaluator.cli.commands import app
 
     runner = CliRunner()
     json_out = runner.invoke(app, ["assess", COMPLETE, QUIET, "-r", COST, "-f", "json"], catch_exceptions=False)
@@ -374,10 +374,10 @@ def test_frontier_stretches_cross_exactly_and_never_beyond_both_ranges():
 
 
 def test_frontier_chart_draws_each_configuration_and_the_buyer_limit():
-    from evaluator.assessment import assess
-    from evaluator.fit.judge import compare
-    from evaluator.fit.profile import load_requirements
-    from evaluator.pdf.fit_content import fit_context
+    from evaluator.rules.assess import assess
+    from evaluator.buyer.judge import compare
+    from evaluator.buyer.profile import load_requirements
+    from evaluator.present.buyer_pages import fit_context
     from evaluator.rules import lookup
 
     c = compare(load_requirements(COST)[0], [assess(load_file(COMPLETE))], "req.yaml")

@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from conftest import example
-from evaluator.wording import num
+from evaluator.engine.wording import num
 
 pytestmark = pytest.mark.browser
 

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from evaluator.form.fields import build
-from evaluator.resources import schema_path
+from evaluator._infra.resources import schema_path
 
 
 def _embedded(html: str, element_id: str):
@@ -46,7 +46,7 @@ def test_the_page_needs_nothing_from_the_network(page_html):
 
 
 def test_the_ajv_license_ships_beside_the_vendored_bundle():
-    from evaluator.resources import data_dir
+    from evaluator._infra.resources import data_dir
 
     vendor = data_dir("templates") / "form" / "vendor"
     assert "ajv 8.17.1" in (vendor / "ajv2020.min.js").read_text(encoding="utf-8")[:200]

@@ -9,10 +9,10 @@ import json
 
 import pytest
 
-from evaluator.assessment import assess
-from evaluator.reporters.json_report import document as as_document
-from evaluator.loader import load_bytes
-from evaluator.reporters import REPORTER_BY_NAME
+from evaluator.rules.assess import assess
+from evaluator.present.json_document import document as as_document
+from evaluator.engine.loader import load_bytes
+from evaluator.present import REPORTER_BY_NAME
 
 MINIMAL = {
     "record_version": "1.0",
@@ -68,7 +68,7 @@ def test_a_count_written_as_a_whole_float_is_read_as_the_published_schema_reads_
     check-jsonschema passed the record (hypothesis, a mutation of accepted_per_position)."""
     import jsonschema
 
-    from evaluator.resources import schema_path
+    from evaluator._infra.resources import schema_path
 
     raw = _with(["runs", 0, "counts", "accepted_per_position"], value)
     published = jsonschema.Draft202012Validator(json.loads(schema_path().read_text()))

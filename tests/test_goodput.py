@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, example
-from evaluator.fit.goodput import goodput, request_limits
-from evaluator.fit.profile import RequirementsProfile
-from evaluator.loader import load_file
-from evaluator.record import Run
+from evaluator.buyer.goodput import goodput, request_limits
+from evaluator.buyer.profile import RequirementsProfile
+from evaluator.engine.loader import load_file
+from evaluator.engine.record import Run
 from test_importers_vendor import bench_result
 
 COMPLETE, COST = str(example("complete-offer.yaml")), str(example("requirements-cost.yaml"))
@@ -177,7 +177,7 @@ def detailed_result(tmp_path: Path, **extra) -> Path:
 def imported(result, *options) -> tuple[dict, str]:
     from typer.testing import CliRunner
 
-    from evaluator.cli import app
+    from evaluator.cli.commands import app
 
     out = CliRunner().invoke(app, ["import", "vllm-bench", str(result), "--arrangement", "target-only", *options])
     assert out.exit_code == 0, out.stderr

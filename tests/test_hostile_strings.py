@@ -132,7 +132,7 @@ def test_right_to_left_names_and_bidi_controls_in_free_text_stay_valid(sdeval, t
 def test_the_invisible_list_is_unicode_s():
     """INVISIBLE_RANGES (written out for the schema's pattern) is general category Cf and the
     other default-ignorable code points, as this Python's Unicode database has them."""
-    from evaluator.safe_text import INVISIBLE_RANGES
+    from evaluator._infra.safe_text import INVISIBLE_RANGES
 
     listed = {c for low, high in INVISIBLE_RANGES for c in range(low, high + 1)}
     cf = {c for c in range(0x110000) if unicodedata.category(chr(c)) == "Cf"}
@@ -166,8 +166,8 @@ def test_every_input_string_in_the_pdf_sits_in_its_own_bidi_isolate(tmp_path):
     layout, Pango and FriBidi, applies it to text and to the footer's string-set alike.)"""
     import datetime as dt
 
-    from evaluator.pdf.render import embedded_files, render_html
-    from evaluator.run import assess_paths
+    from evaluator.report.render import embedded_files, render_html
+    from evaluator.pipeline import assess_paths
 
     hebrew = "\u05d4\u05e6\u05e2\u05ea"
     record = _record(vendor=f"{hebrew} Corp", offer_id="AO-1", claim_text="up to 3x \u202eevil left open")
@@ -229,9 +229,9 @@ def hostile_reports(tmp_path_factory, reports, hostile_name):  # noqa: F811 (fix
     whose vendor and offer hold right-to-left text and a paired override."""
     import datetime as dt
 
-    from evaluator.pdf import render as render_module
-    from evaluator.pdf.signing import load_identity, sign
-    from evaluator.run import assess_paths
+    from evaluator.report import render as render_module
+    from evaluator.report.signing import load_identity, sign
+    from evaluator.pipeline import assess_paths
 
     folder = tmp_path_factory.mktemp("hostile-reports")
     src = folder / "inputs"
@@ -384,7 +384,7 @@ def test_deep_nesting_is_one_parse_finding_with_file_line_and_limit(sdeval, tmp_
 
 
 def test_nesting_at_the_limit_is_read(tmp_path):
-    from evaluator.loader import load_bytes
+    from evaluator.engine.loader import load_bytes
 
     assert load_bytes("ok.json", ('{"a": ' + "[" * 62 + "1" + "]" * 62 + "}").encode()).problem is None
     assert load_bytes("ok.yaml", ("a: " + "[" * 62 + "1" + "]" * 62).encode()).problem is None
@@ -409,7 +409,8 @@ def test_a_corrupted_archive_index_names_its_file_and_the_way_back(sdeval, tmp_p
 def test_an_internal_error_names_the_file_it_was_working_on(monkeypatch, tmp_path):
     import io
 
-    from evaluator import cli, run
+    from evaluator.cli import commands as cli
+    from evaluator import pipeline as run
 
     def broken(item):
         raise RuntimeError("unforeseen\nsecond line")
@@ -426,7 +427,7 @@ def test_an_internal_error_names_the_file_it_was_working_on(monkeypatch, tmp_pat
 
 
 def test_the_escaping_function_is_the_one_every_output_uses():
-    from evaluator.safe_text import shown
+    from evaluator._infra.safe_text import shown
 
     assert shown("Acme\x1b[1A\x07 \u202eCorp\u200b\tok") == "Acme\\x1b[1A\\x07 \\u202eCorp\\u200b\tok"
     assert shown("a\nb") == "a\\x0ab" and shown("a\nb", lines=True) == "a\nb"

@@ -692,7 +692,8 @@ def test_trtllm_bench_import_then_validate_names_what_the_report_cannot_give(sde
 
 def test_every_recognised_format_can_be_imported():
     # describe_guess always suggests `sdeval import FORMAT`, so a sniffed format must be importable.
-    from evaluator.importers import _SIGNATURES, FORMATS
+    from evaluator.importers import FORMATS
+    from evaluator.importers.sniff import _SIGNATURES
 
     assert {fmt for fmt, _ in _SIGNATURES} <= set(FORMATS)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import example
-from evaluator.fit.across_loads import break_even
+from evaluator.buyer.across_loads import break_even
 
 
 def test_complete_offer_speedups_and_interpolated_break_even(sdeval):
@@ -55,11 +55,11 @@ def test_break_even_never_extrapolates(points, status, at):
 
 
 def test_chart_data_has_every_offer_and_its_baseline(sdeval):
-    from evaluator.assessment import assess
-    from evaluator.fit.judge import compare
-    from evaluator.pdf.fit_content import chart_data
-    from evaluator.loader import load_file
-    from evaluator.fit.profile import load_requirements
+    from evaluator.rules.assess import assess
+    from evaluator.buyer.judge import compare
+    from evaluator.present.buyer_pages import chart_data
+    from evaluator.engine.loader import load_file
+    from evaluator.buyer.profile import load_requirements
 
     results = [assess(load_file(str(example(n)))) for n in ("complete-offer.yaml", "quiet-load-offer.yaml")]
     comparison = compare(load_requirements(str(example("requirements.yaml")))[0], results)

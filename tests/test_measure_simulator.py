@@ -11,7 +11,7 @@ pytest.importorskip("httpx")
 pytest.importorskip("uvicorn")
 
 from evaluator.measure.cli import main as measure  # noqa: E402
-from evaluator.metrics import exact  # noqa: E402
+from evaluator.engine.metrics import exact  # noqa: E402
 from evaluator.measure.simulator import Simulator  # noqa: E402
 from measure_servers import serve  # noqa: E402
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from conftest import example
-from evaluator.assessment import assess
-from evaluator.loader import load_file
-from evaluator.metrics import agrees_at_stated_precision, within_relative
+from evaluator.rules.assess import assess
+from evaluator.engine.loader import load_file
+from evaluator.engine.metrics import agrees_at_stated_precision, within_relative
 
 
 def metrics_of(name):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from evaluator.pdf.charts import Series, bar_chart, line_chart, nice_ticks
+from evaluator.present.charts import Series, bar_chart, line_chart, nice_ticks
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -143,12 +143,12 @@ def test_break_even_per_offer_and_one_chart_of_every_offer_and_baseline(two_offe
 
 
 def test_chart_draws_each_line_in_its_own_grey_print_style():
-    from evaluator.assessment import assess
-    from evaluator.fit.judge import compare
-    from evaluator.pdf.fit_content import chart_data
-    from evaluator.loader import load_file
-    from evaluator.pdf.fit_content import fit_context
-    from evaluator.fit.profile import load_requirements
+    from evaluator.rules.assess import assess
+    from evaluator.buyer.judge import compare
+    from evaluator.present.buyer_pages import chart_data
+    from evaluator.engine.loader import load_file
+    from evaluator.present.buyer_pages import fit_context
+    from evaluator.buyer.profile import load_requirements
     from evaluator.rules import lookup
 
     results = [assess(load_file(str(p))) for p in (COMPLETE, QUIET, SD201_A, SD201_B)]
@@ -311,7 +311,7 @@ def test_an_unusable_profile_stops_render_with_one_line_and_writes_nothing(cli, 
 def test_the_profile_can_come_from_standard_input(work, monkeypatch_module):
     from typer.testing import CliRunner
 
-    from evaluator.cli import app
+    from evaluator.cli.commands import app
 
     target = work / "stdin.pdf"
     out = CliRunner().invoke(app, ["render", rel(SD201_A), rel(SD201_B), "-r", "-", "-o", str(target)], input=REQ_SD201.read_bytes())

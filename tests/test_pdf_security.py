@@ -41,8 +41,8 @@ def test_hostile_vendor_strings_show_literally_and_fetch_nothing(tmp_path, sdeva
 
 
 def test_the_fetcher_allows_only_files_inside_the_templates(tmp_path):
-    from evaluator.pdf.fetcher import AllowListFetcher
-    from evaluator.resources import data_dir
+    from evaluator.report.fetcher import AllowListFetcher
+    from evaluator._infra.resources import data_dir
 
     templates = data_dir("templates")
     fetcher = AllowListFetcher(templates)
@@ -70,8 +70,8 @@ def test_the_fetcher_stops_markup_that_escaped_escaping(tmp_path, server):
     """Even raw markup in a template could not copy a local file in or call out."""
     from weasyprint import HTML
 
-    from evaluator.pdf.fetcher import AllowListFetcher
-    from evaluator.resources import data_dir
+    from evaluator.report.fetcher import AllowListFetcher
+    from evaluator._infra.resources import data_dir
 
     base, seen = server
     secret = tmp_path / "secret.txt"

@@ -21,7 +21,7 @@ OFFER = example("sd201-offer-b.json")  # small: renders fast
 
 @pytest.fixture(scope="module")
 def ident(tmp_path_factory):
-    from evaluator.pdf.signing import keygen
+    from evaluator.report.signing import keygen
 
     directory = tmp_path_factory.mktemp("ident")
     return keygen(directory, common_name="Test Assessor", force=False)
@@ -71,7 +71,7 @@ def test_signing_beside_the_rendering_or_after_it_gives_the_same_errors_and_repo
     pages are laid out; elsewhere all of it happens here. A user sees no difference."""
     import multiprocessing
 
-    from evaluator import forking
+    from evaluator._infra import forking
 
     monkeypatch.setattr(forking, "fork_is_safe", lambda: forked)
     target = tmp_path / "r.pdf"
@@ -85,8 +85,8 @@ def test_signing_beside_the_rendering_or_after_it_gives_the_same_errors_and_repo
 
 
 def test_a_signing_process_that_dies_leaves_no_report(tmp_path, sdeval, ident, monkeypatch):
-    from evaluator import forking
-    from evaluator.pdf import signing
+    from evaluator._infra import forking
+    from evaluator.report import signing
 
     monkeypatch.setattr(forking, "fork_is_safe", lambda: True)
     monkeypatch.setattr(signing, "_sign_in_child", lambda connection, options: os._exit(3))
@@ -101,7 +101,7 @@ def test_the_pdf_written_in_its_own_process_is_byte_for_byte_the_one_written_her
     assessed; with the time fixed, that PDF and one written in this process are the same bytes."""
     import multiprocessing
 
-    from evaluator import forking
+    from evaluator._infra import forking
 
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1795966195")
     written = {}
@@ -115,8 +115,8 @@ def test_the_pdf_written_in_its_own_process_is_byte_for_byte_the_one_written_her
 
 
 def test_a_writing_process_that_dies_leaves_no_report(tmp_path, sdeval, monkeypatch):
-    from evaluator import forking
-    from evaluator.pdf import writer
+    from evaluator._infra import forking
+    from evaluator.report import writer
 
     monkeypatch.setattr(forking, "fork_is_safe", lambda: True)
     monkeypatch.setattr(writer, "_write_in_child", lambda connection: os._exit(9))
@@ -280,19 +280,12 @@ def test_two_inputs_with_the_same_name_are_both_attached(tmp_path, sdeval):
 
 def _signed_with_assessment(tmp_path, ident, change):
     """A correctly signed report whose embedded assessment was altered before signing."""
-    from evaluator.pdf import render as render_module
-    from evaluator.pdf.signing import load_identity, sign
-    from evaluator.run import assess_paths
+    from evaluator.report import render as render_module
+    from evaluator.report.signing import load_identity, sign
+    from evaluator.pipeline import assess_paths
 
     assessed = assess_paths([str(OFFER)])
-    real = assessed.document
-
-    def altered():
-        doc = real()
-        change(doc)
-        return doc
-
-    assessed.document = altered
+    change(assessed.document)
     pdf = render_module.render_pdf(assessed, signer="Test Assessor")
     identity = load_identity(key=ident[0], cert=ident[1], pkcs12=None, password_file=None)
     path = tmp_path / "altered.pdf"

@@ -251,11 +251,11 @@ def test_an_update_after_signing_is_named_without_pyhankos_full_change_analysis(
 
 
 def test_objects_read_through_the_stream_cache_are_pyhankos_own(signed):
-    """evaluator/pdf/object_streams.py reads each object stream once: every object a tagged report
+    """evaluator/verify/object_streams.py reads each object stream once: every object a tagged report
     keeps in its object streams comes out exactly as pyHanko's own reading gives it."""
     from pyhanko.pdf_utils.reader import PdfFileReader
 
-    from evaluator.pdf import object_streams
+    from evaluator.verify import object_streams
 
     object_streams.install()
     reader = PdfFileReader(io.BytesIO(signed[0]), strict=False)

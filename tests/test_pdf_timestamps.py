@@ -218,9 +218,9 @@ def test_pyhankos_cli_agrees_on_bt_and_lta(bt_report, lta_report, trial, pki, wo
 
 def test_after_the_signers_certificate_expires_only_a_timestamped_report_still_verifies(tsa, work):
     """A signer whose certificate expires two days from now; verified as of thirty days from now."""
-    from evaluator.pdf.signing import Timestamping, load_identity, sign
-    from evaluator.pdf.trust import TrustAnchors
-    from evaluator.pdf.verify import verify_report
+    from evaluator.report.signing import Timestamping, load_identity, sign
+    from evaluator.report.trust import TrustAnchors
+    from evaluator.verify.one import verify_report
 
     short = tsa.pki.issue_signer("Short Lived", not_after=NOW + dt.timedelta(days=2))
     (work / "short-key.pem").write_bytes(short.key_pem())
@@ -229,7 +229,7 @@ def test_after_the_signers_certificate_expires_only_a_timestamped_report_still_v
     draft = work / "draft.pdf"
     from typer.testing import CliRunner
 
-    from evaluator.cli import app
+    from evaluator.cli.commands import app
 
     assert CliRunner().invoke(app, ["render", str(OFFER), "-o", str(draft)]).exit_code == 0
     roots = tuple(c.cert.public_bytes(Encoding.DER) for c in (tsa.pki.root, tsa.pki.tsa_root))
@@ -269,14 +269,14 @@ def test_a_later_document_timestamp_carries_timestamps_whose_authority_expired(t
     from pyhanko.sign.timestamps import HTTPTimeStamper
     from pyhanko_certvalidator import ValidationContext
 
-    from evaluator.pdf.signing import Timestamping, load_identity, sign
-    from evaluator.pdf.trust import TrustAnchors
-    from evaluator.pdf.verify import verify_report
+    from evaluator.report.signing import Timestamping, load_identity, sign
+    from evaluator.report.trust import TrustAnchors
+    from evaluator.verify.one import verify_report
 
     identity = load_identity(key=pki["signer_key"], cert=pki["signer_cert"], pkcs12=None, password_file=None)
     from typer.testing import CliRunner
 
-    from evaluator.cli import app
+    from evaluator.cli.commands import app
 
     draft = work / "chain-draft.pdf"
     assert CliRunner().invoke(app, ["render", str(OFFER), "-o", str(draft)]).exit_code == 0

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evaluator.assessment import assess
-from evaluator.reporters.json_report import document as as_document
-from evaluator.loader import load_bytes
-from evaluator.reporters import REPORTER_BY_NAME
+from evaluator.rules.assess import assess
+from evaluator.present.json_document import document as as_document
+from evaluator.engine.loader import load_bytes
+from evaluator.present import REPORTER_BY_NAME
 from strategies import SCHEMA, example_records, from_schema, mutated_records
 
 pytestmark = pytest.mark.property
@@ -103,8 +103,8 @@ RENDER_SETTINGS = settings(max_examples=6, deadline=None, suppress_health_check=
 @RENDER_SETTINGS
 @given(st.one_of(from_schema(), mutated_records().map(lambda m: m[0])))
 def test_generated_and_mutated_records_always_render_a_pdf(record):
-    from evaluator.pdf.render import render_pdf
-    from evaluator.run import reassess
+    from evaluator.report.render import render_pdf
+    from evaluator.pipeline import reassess
 
     pdf = render_pdf(reassess([("generated.json", json.dumps(record).encode())]), signer=None)
     assert pdf.startswith(b"%PDF-1.7") and pdf.rstrip().endswith(b"%%EOF")

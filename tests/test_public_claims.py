@@ -16,7 +16,7 @@ import jsonschema
 import pytest
 
 from conftest import EXAMPLES, ROOT
-from evaluator.loader import load_file
+from evaluator.engine.loader import load_file
 
 PUBLIC = EXAMPLES / "public-claims"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluator.run import assess_paths
+from evaluator.pipeline import assess_paths
 
 PUBLISHED = Path(__file__).parent / "data" / "published"
 

@@ -23,7 +23,7 @@ def rendered(tmp_path_factory, server):
     """Each hostile record rendered once through the CLI, with the loopback trap listening."""
     from typer.testing import CliRunner
 
-    from evaluator.cli import app
+    from evaluator.cli.commands import app
 
     base, seen = server
     work = tmp_path_factory.mktemp("hostile")

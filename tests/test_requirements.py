@@ -15,12 +15,12 @@ import yaml
 
 from conftest import EXAMPLES, changed_profile, example
 from evaluator.form.blank import blank_requirements
-from evaluator.loader import load_file
-from evaluator.fit.profile import RequirementsProfile
-from evaluator.resources import schema_path
+from evaluator.engine.loader import load_file
+from evaluator.buyer.profile import RequirementsProfile
+from evaluator._infra.resources import schema_path
 from evaluator.rules import REGISTRY
 from evaluator.rules.requirements import FIT_CODES
-from evaluator.schema import SCHEMAS, schema_text
+from evaluator.form.schemas import SCHEMAS, schema_text
 
 SD201_A, SD201_B = str(example("sd201-offer-a.json")), str(example("sd201-offer-b.json"))
 COMPLETE, QUIET = str(example("complete-offer.yaml")), str(example("quiet-load-offer.yaml"))

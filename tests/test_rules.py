@@ -12,11 +12,11 @@ import pytest
 import yaml
 
 from conftest import EXAMPLES
-from evaluator.assessment import assess
-from evaluator.loader import load_bytes, load_file
+from evaluator.rules.assess import assess
+from evaluator.engine.loader import load_bytes, load_file
 from evaluator.rules import REGISTRY
 from evaluator.rules.requirements import FIT_CODES
-from evaluator.run import ProfileInput, reassess
+from evaluator.pipeline import ProfileInput, reassess
 
 CASES = yaml.safe_load((Path(__file__).parent / "rule_cases.yaml").read_text())
 FIT_CASES = yaml.safe_load((Path(__file__).parent / "fit_cases.yaml").read_text())

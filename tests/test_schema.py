@@ -8,9 +8,9 @@ import jsonschema
 import pytest
 
 from conftest import EXAMPLES, ROOT
-from evaluator.loader import load_file
-from evaluator.record import RECORD_VERSION, EvidenceRecord
-from evaluator.schema import record_schema, schema_text
+from evaluator.engine.loader import load_file
+from evaluator.engine.record import RECORD_VERSION, EvidenceRecord
+from evaluator.form.schemas import record_schema, schema_text
 
 COMMITTED = ROOT / "schemas" / "evidence-record.schema.json"
 

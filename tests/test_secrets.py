@@ -26,7 +26,7 @@ def secrets(tmp_path_factory):
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.serialization import load_pem_private_key, pkcs12
 
-    from evaluator.pdf.signing import keygen
+    from evaluator.report.signing import keygen
 
     work = tmp_path_factory.mktemp("secrets")
     key_path, cert_path = keygen(work / "id", common_name="Secret Keeper", force=False)
@@ -108,7 +108,7 @@ def _chain(exc: BaseException | None) -> str:
 
 
 def test_wrong_password_and_wrong_key_errors_name_the_file_and_carry_no_secret(secrets, sdeval, caplog):
-    from evaluator.pdf.signing import SigningProblem, load_identity
+    from evaluator.report.signing import SigningProblem, load_identity
 
     caplog.set_level(logging.DEBUG)
     attempts = [

@@ -72,7 +72,7 @@ SELF_SIGNED = {
 def made(work):
     """Each case's certificate and key on disk and a report it signed (signed directly, past the
     refusal `render --key` now makes, as an older sdeval or another tool could have)."""
-    from evaluator.pdf.signing import Identity, sign
+    from evaluator.report.signing import Identity, sign
 
     unsigned = _render("offer-b")
     out = {}

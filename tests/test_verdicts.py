@@ -10,8 +10,8 @@ import jsonpatch
 import pytest
 
 from conftest import EXAMPLES, example
-from evaluator.assessment import assess
-from evaluator.loader import load_bytes, load_file
+from evaluator.rules.assess import assess
+from evaluator.engine.loader import load_bytes, load_file
 from evaluator.rules import REGISTRY
 from evaluator.rules.registry import Rule, register
 
@@ -333,7 +333,7 @@ ADDED_FIELDS = [
 def test_every_added_field_is_explained_in_the_blank_form(sdeval):
     import re
 
-    from evaluator import record
+    from evaluator.engine import record
 
     words = " ".join(line.strip().lstrip("#-").strip() for line in sdeval("init").stdout.splitlines() if line.strip().startswith("#"))
     words = re.sub(r"\s+", " ", words)

@@ -63,7 +63,7 @@ def test_a_look_alike_never_verifies(reports, work, cli, monkeypatch):
 
 
 def test_anchors_from_files_of_several_certificates_folders_and_the_environment(work, reports, cli):
-    from evaluator.pdf.trust import TrustAnchors
+    from evaluator.report.trust import TrustAnchors
 
     genuine, forger = work / "genuine" / "cert.pem", work / "forger" / "cert.pem"
     bundle = work / "bundle.pem"
@@ -177,9 +177,9 @@ def test_a_file_that_is_not_a_report_is_a_failing_line_and_exit_2(archive, work,
 def test_verify_many_in_forked_processes_gives_the_same_outcomes_in_order(archive, work, monkeypatch):
     import multiprocessing
 
-    from evaluator import forking
-    from evaluator.pdf.trust import TrustAnchors
-    from evaluator.pdf.verify_many import report_paths, verify_many
+    from evaluator._infra import forking
+    from evaluator.report.trust import TrustAnchors
+    from evaluator.verify.many import report_paths, verify_many
 
     anchors = TrustAnchors.from_paths([work / "genuine" / "cert.pem"])
     paths = report_paths([archive])

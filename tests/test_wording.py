@@ -1,11 +1,11 @@
-"""How figures and offers are shown to people (evaluator/wording.py): one set of rules for the
+"""How figures and offers are shown to people (evaluator/engine/wording.py): one set of rules for the
 terminal, the PDF and the browser form (whose JavaScript port test_form_browser.py compares)."""
 
 from __future__ import annotations
 
 import pytest
 
-from evaluator.wording import as_written, claimed, column, distinct, num, offer_names
+from evaluator.engine.wording import as_written, claimed, column, distinct, num, offer_names
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,7 @@ from . import location
 from .index import Filters, Index, IndexProblem, codes_of
 from .log import LogFileProblem, check_chain, current_user
 from .location import ARCHIVE_FILE, SQLITE_FILE, Archive, NotAnArchive
-from ..wording import offer_names
+from ..engine.wording import offer_names
 from .store import Staged, Store, StoreProblem, pause_point, write_read_only
 
 MAX_REPORT_BYTES = 200 * 1024 * 1024  # as `sdeval verify` accepts
@@ -427,7 +427,7 @@ def _resolve(archive: Archive, conn, ident: str) -> Any:
 
 def extract(archive: Archive, ident: str, out_dir: Path, *, force: bool) -> list[Path]:
     """The stored report (under the name it was added with) and its attachments, into out_dir."""
-    from ..output import OutputRefused, write_atomic
+    from .._infra.atomic import OutputRefused, write_atomic
     from .verification import read_attachments
 
     with archive.index.reading() as conn:
@@ -818,7 +818,7 @@ def rejudge(archive: Archive, idents: list[str], *, workers: int | None = None) 
     from functools import partial
 
     from ..rules import RULE_CATALOG_VERSION
-    from .parallel import map_across_cores
+    from .._infra.forking import map_across_cores
 
     rows = selected(archive, idents)
     with archive.index.reading() as conn:
@@ -843,6 +843,7 @@ def rejudge(archive: Archive, idents: list[str], *, workers: int | None = None) 
 def _rejudge_one(job: tuple, catalog: str) -> Rejudged:
     import hashlib
 
+    from ..report.container import MANIFEST_NAME
     from .reassess import CannotReassess, assess_again, claim_changes, requirements_outcome
     from .verification import read_attachments
 
@@ -858,7 +859,7 @@ def _rejudge_one(job: tuple, catalog: str) -> Rejudged:
         return result
     attached = read_attachments(data)
     try:
-        manifest = json.loads(attached["sdeval-report.json"])
+        manifest = json.loads(attached[MANIFEST_NAME])
         before = json.loads(attached[manifest["assessment"]["attachment"]])
         after = assess_again(manifest, attached)
     except (KeyError, ValueError, TypeError, CannotReassess) as exc:

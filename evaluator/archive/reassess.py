@@ -1,7 +1,7 @@
 """`archive rejudge`: what the installed rule catalog says about the archived inputs, claim by claim.
 
 `assess_again` is the ONE place the archive runs sdeval's assessment, through the pipeline
-(evaluator/run.py) that `sdeval assess` and verify's reproduction check use.
+(evaluator/pipeline.py) that `sdeval assess` and verify's reproduction check use.
 """
 
 from __future__ import annotations
@@ -18,15 +18,15 @@ def assess_again(manifest: dict[str, Any], attachments: dict[str, bytes]) -> dic
     """The assessment document the installed sdeval makes from a report's attached inputs,
     exactly as `sdeval assess INPUT... [--requirements PROFILE] -f json` would print it. The inputs
     are read back by the report container (pdf/container.py), with the checks verify applies."""
-    from ..pdf.container import ContainerProblem, inputs
-    from ..run import CannotRun, ProfileInput, reassess
+    from ..report.container import ContainerProblem, inputs
+    from ..pipeline import CannotRun, ProfileInput, reassess
 
     try:
         records, profile = inputs(manifest, attachments)
     except ContainerProblem as exc:
         raise CannotReassess(f"the attached inputs cannot be read back ({exc})") from None
     try:
-        return reassess(records, ProfileInput(*profile) if profile else None).document()
+        return reassess(records, ProfileInput(*profile) if profile else None).document
     except CannotRun as exc:
         raise CannotReassess(f"the attached requirements profile cannot be judged again: {exc}") from None
 

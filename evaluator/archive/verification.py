@@ -1,4 +1,4 @@
-"""The archive's ONE door to report verification (evaluator/pdf/verify.py and verify_many.py).
+"""The archive's ONE door to report verification (evaluator/verify/one.py and verify_many.py).
 
 Everything the archive needs from a signed report comes through `verify_one` / `verify_many`:
 the named checks, who signed and when (a trusted timestamp when there is one), the embedded
@@ -64,7 +64,7 @@ def fingerprint(der: bytes) -> str:
 
 def load_certificates(path: Path) -> list[bytes]:
     """Every certificate (DER) in a PEM file (one or more) or a DER file; ValueError if none."""
-    from ..pdf.trust import TrustAnchors, TrustProblem
+    from ..report.trust import TrustAnchors, TrustProblem
 
     try:
         return [anchor.der for anchor in TrustAnchors.from_paths([path]).anchors]
@@ -73,13 +73,13 @@ def load_certificates(path: Path) -> list[bytes]:
 
 
 def certificate_subject(der: bytes) -> str:
-    from ..pdf.trust import describe
+    from ..report.trust import describe
 
     return describe(der).subject
 
 
 def _anchors(paths: list[Path]):
-    from ..pdf.trust import TrustAnchors
+    from ..report.trust import TrustAnchors
 
     return TrustAnchors.from_paths(paths, origin="the archive's anchors") if paths else None
 
@@ -90,14 +90,14 @@ def verify_one(path: Path, anchors: list[Path], *, strict: bool) -> Verified:
 
 def verify_many(paths: list[Path], anchors: list[Path], *, strict: bool, workers: int | None = None) -> list[Verified]:
     """Every report verified, in order, across the cores (verify_many forks only where it is safe)."""
-    from ..pdf import verify_many as many
+    from ..verify import many
 
     outcomes = many.verify_many(paths, trust=_anchors(anchors), strict=strict, workers=workers)
     return [_verified(outcome) for outcome in outcomes]
 
 
 def _verified(outcome) -> Verified:
-    from ..pdf.container import ASSESSMENT_NAME, MANIFEST_NAME
+    from ..report.container import ASSESSMENT_NAME, MANIFEST_NAME
 
     path = str(outcome.path)
     if outcome.problem:
@@ -144,7 +144,7 @@ def _json(raw: bytes | None) -> Any:
 
 def read_attachments(data: bytes) -> dict[str, bytes]:
     """The report's attached files by name (a name attached twice is left out: verify fails such a report)."""
-    from ..pdf.container import ContainerProblem, ReportContents
+    from ..report.container import ContainerProblem, ReportContents
 
     try:
         return ReportContents.read(data).files()

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .common import Imported, ImportProblem
+from .sniff import describe_guess, sniff
 
 __all__ = ["FORMATS", "ImportProblem", "ImportResult", "describe_guess", "import_runs", "sniff"]
 
@@ -62,55 +63,6 @@ FORMATS: dict[str, Callable[[list[Path], bool], list[Imported]]] = {
 RUN_KEY_ORDER = ("id", "arrangement", "configuration", "workload", "load", "interval", "counts", "latency", "goodput", "reported", "simulated_acceptance", "source", "notes", "request_latencies")
 
 
-# ----------------------------------------------------------------------------- sniffing
-
-_SNIFF_BYTES = 256 * 1024
-# (format, patterns that must all occur in the file's first bytes), most specific first.
-_SIGNATURES: list[tuple[str, tuple[str, ...]]] = [
-    ("vllm-metrics", (r"(?m)^vllm:[a-z_:]+(\{| )",)),
-    ("llamacpp-metrics", (r"(?m)^llamacpp:[a-z_:]+(\{| )",)),
-    ("aiperf", (r'"aiperf_version"',)),
-    # ray-project/llmperf: its summary's flat results_* keys, or its per-request list.
-    ("llmperf", (r'"results_num_completed_requests"\s*:',)),
-    ("llmperf", (r'^\s*\[', r'"end_to_end_latency_s"\s*:', r'"number_output_tokens"\s*:')),
-    ("aiperf", (r'"unit"\s*:', r'"avg"\s*:', r'"request_throughput"')),
-    ("aiperf", (r'"records"\s*:\s*\{', r'"unit"\s*:', r'"avg"\s*:')),
-    ("guidellm", (r'"benchmarks"\s*:\s*\[',)),
-    ("guidellm", (r"(?m)^benchmarks:\s*$", r"(?m)^\s*-?\s*type_:\s*generative_benchmark")),  # benchmarks.yaml
-    ("sglang-bench", (r'"accept_length"\s*:', r'"backend"\s*:')),
-    # Keys only SGLang's bench_serving writes, back to its 2024 versions (vLLM's spells e2el).
-    ("sglang-bench", (r'"total_output_tokens_retokenized"\s*:|"(mean|median|p99)_e2e_latency_ms"\s*:',)),
-    ("trtllm-bench", (r'"decoding_stats"\s*:|"request_info"\s*:', r'"performance"\s*:')),
-    ("vllm-bench", (r'"duration"\s*:', r'"completed"\s*:', r'"total_output_tokens"\s*:')),
-    # SGLang's responses before the OpenAI shape they share with vLLM's: its meta_info or sglext.
-    ("sglang-responses", (r'"meta_info"\s*:\s*\{',)),
-    ("sglang-responses", (r'"sglext"\s*:\s*\{',)),
-    ("vllm-responses", (r'"choices"\s*:',)),
-    ("vllm-responses", (r'"speculative_decoding"\s*:',)),
-]
-
-
-def sniff(path: Path) -> str | None:
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(_SNIFF_BYTES).decode("utf-8", errors="replace")
-    except OSError:
-        return None
-    for fmt, patterns in _SIGNATURES:
-        if all(re.search(p, head) for p in patterns):
-            return fmt
-    return None
-
-
-def describe_guess(path: Path, not_this: str) -> str:
-    guess = sniff(path)
-    if guess is None or guess == not_this:
-        return ""
-    if guess in ("vllm-metrics", "llamacpp-metrics"):
-        return f"; it looks like a {guess} scrape (try `sdeval import {guess} BEFORE AFTER` with the scrapes taken before and after the run)"
-    return f"; it looks like {guess} output (try `sdeval import {guess} {path.name}`)"
-
-
 # ------------------------------------------------------------------------------ naming
 
 
@@ -138,7 +90,7 @@ def import_runs(
 ) -> ImportResult:
     from pydantic import ValidationError
 
-    from ..record import Run
+    from ..engine.record import Run
 
     if fmt not in FORMATS:
         raise ImportProblem(f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")

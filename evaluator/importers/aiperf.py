@@ -165,7 +165,7 @@ def import_file(path: Path) -> list[Imported]:
     data, sha = read_json_document(path, FORMAT)
     found = metric_blocks(data)
     if found is None:
-        from . import describe_guess
+        from .sniff import describe_guess
 
         raise ImportProblem(
             f"{path}: holds no AIPerf metric blocks ({{\"unit\", \"avg\", ...}} at the top level or under records), "

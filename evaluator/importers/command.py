@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..output import OutputRefused, write_atomic
+from .._infra.atomic import OutputRefused, write_atomic
 from . import ImportProblem, import_runs
 
 # Without --into a run still needs a configuration id; this one says where it came from.

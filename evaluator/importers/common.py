@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..loader import UnreadableFile, read_bytes
+from ..engine.loader import UnreadableFile, read_bytes
 
 # Whole-document formats (JSON files) are read in one piece, up to this size.
 MAX_DOCUMENT_BYTES = 512 * 1024 * 1024
@@ -61,8 +61,8 @@ def read_json_document(path: Path, fmt: str, arrays: bool = False) -> tuple[Any,
     With `arrays`, a JSON array at the top level is read too. A file that does not parse but
     looks like another format's output (a Prometheus scrape, say) is named as that format
     instead of getting the parser's complaint."""
-    from ..loader import load_bytes
-    from . import describe_guess
+    from ..engine.loader import load_bytes
+    from .sniff import describe_guess
 
     try:
         raw = read_bytes(str(path), MAX_DOCUMENT_BYTES)
@@ -94,7 +94,7 @@ def json_entries(path: Path, fmt: str, arrays: str | None = None) -> tuple[list[
         if arrays and isinstance(data, list) and data and all(isinstance(item, dict) for item in data):
             return [(f"[{i}]", item) for i, item in enumerate(data)], sha
         if not isinstance(data, dict):
-            from . import describe_guess
+            from .sniff import describe_guess
 
             what = "an array" if isinstance(data, list) else "not a JSON object"
             expected = f"an object, or an array of objects ({arrays})" if arrays else "an object"

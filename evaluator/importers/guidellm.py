@@ -199,7 +199,7 @@ def run_fields(bench: dict, where: str) -> dict[str, Any]:
 def import_file(path: Path) -> list[Imported]:
     data, sha = read_json_document(path, FORMAT)
     if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
-        from . import describe_guess
+        from .sniff import describe_guess
 
         raise ImportProblem(f"{path}: has no benchmarks list, so it is not {FORMAT} output{describe_guess(path, FORMAT)}")
     meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}

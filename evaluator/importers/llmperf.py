@@ -163,7 +163,7 @@ def import_file(path: Path) -> list[Imported]:
         return [_summary(path, data, sha)]
     if isinstance(data, list) and data and all(isinstance(x, dict) and "end_to_end_latency_s" in x for x in data):
         return [_individual(path, data, sha)]
-    from . import describe_guess
+    from .sniff import describe_guess
 
     raise ImportProblem(
         f"{path}: neither an LLMPerf summary (results_num_completed_requests) nor its per-request list "

@@ -57,7 +57,7 @@ def run_fields(d: dict, path: Path, entry: str | None) -> tuple[dict[str, Any], 
     where = f"{path}{': ' + entry if entry else ''}"
     missing = [k for k in CORE_KEYS if k not in d]
     if missing or not is_sglang_result(d):
-        from . import describe_guess
+        from .sniff import describe_guess
 
         lacks = ", ".join(missing) if missing else "every key only SGLang's bench_serving writes (" + ", ".join(SGLANG_KEYS) + ")"
         raise ImportProblem(f"{where}: lacks {lacks}, so it is not {FORMAT} output{describe_guess(path, FORMAT)}")

@@ -145,7 +145,7 @@ def read(path: Path) -> tuple[list[Request], int]:
                     continue
                 choices = obj.get("choices")
                 if not isinstance(choices, list):
-                    from . import describe_guess
+                    from .sniff import describe_guess
 
                     raise ImportProblem(f"{where}: neither a native SGLang response (meta_info) nor an OpenAI-style one (choices), so it is not {FORMAT} output{describe_guess(path, FORMAT)}")
                 streamed_part = not choices or str(obj.get("object", "")).endswith(".chunk")

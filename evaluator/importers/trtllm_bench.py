@@ -42,7 +42,7 @@ INTERVAL = {
 
 
 def _guess(path: Path) -> str:
-    from . import describe_guess
+    from .sniff import describe_guess
 
     return describe_guess(path, FORMAT)
 

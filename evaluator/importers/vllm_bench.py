@@ -38,18 +38,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .common import (
-    CLIENT_WALL_CLOCK,
-    Imported,
-    ImportProblem,
-    count,
-    drop_none,
-    import_entries,
-    number,
-    percent_to_fraction,
-    serving_latency,
-    serving_load,
-)
+from .common import CLIENT_WALL_CLOCK, Imported, ImportProblem, count, drop_none, import_entries, number, percent_to_fraction, serving_latency, serving_load
 from .sglang_bench import SGLANG_KEYS
 
 FORMAT = "vllm-bench"
@@ -57,7 +46,7 @@ CORE_KEYS = ("duration", "completed", "total_output_tokens")
 
 
 def _guess(path: Path) -> str:
-    from . import describe_guess
+    from .sniff import describe_guess
 
     return describe_guess(path, FORMAT)
 

@@ -142,7 +142,7 @@ class Scrape:
 
 
 def _guess(path: Path, server: Server) -> str:
-    from . import describe_guess
+    from .sniff import describe_guess
 
     return describe_guess(path, server.format)
 

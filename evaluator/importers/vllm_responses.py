@@ -158,7 +158,7 @@ def _ranges(path: Path, size: int, parts: int) -> list[tuple[int, int]]:
 
 def _processes_for(size: int) -> int:
     """One process per core for a large file, when forking is safe."""
-    from ..forking import fork_is_safe
+    from .._infra.forking import fork_is_safe
 
     if size < PARALLEL_MIN_BYTES or not fork_is_safe():
         return 1
@@ -183,7 +183,7 @@ def read(path: Path, skip_bad_lines: bool = False, processes: int | None = None)
     except OSError as exc:
         raise ImportProblem(f"{path}: cannot read ({exc.strerror})") from None
     ranges = _ranges(path, size, processes or _processes_for(size))
-    from ..forking import Forked, ProcessEnded, context
+    from .._infra.forking import Forked, ProcessEnded, context
 
     hashing, children, counters = None, [], [0]  # counters: bytes summed per range, for the progress bar
     if len(ranges) > 1:
@@ -367,7 +367,7 @@ def _refuse_if_not_a_response(path: Path, line: bytes) -> None:
 def _refuse_other_format(path: Path, why: str = "is not a JSON response", always: bool = False) -> None:
     """Line 1 of another tool's file: say which. A response file whose first line is merely
     malformed goes on to the bad-line handling."""
-    from . import describe_guess
+    from .sniff import describe_guess
 
     guess = describe_guess(path, FORMAT)
     if guess or always:

@@ -254,7 +254,7 @@ def _equality(runs: list[dict], arms: list[dict], outputs: dict, settings: dict)
 
 
 def _record(configurations: list[dict], runs: list[dict], session: dict) -> dict[str, Any]:
-    from ..importers.claims import build_claim
+    from ..authoring.claims import build_claim
 
     record: dict[str, Any] = {
         "record_version": RECORD_VERSION,

@@ -111,7 +111,7 @@ def _arms_of(args) -> list[Arm]:
 
 
 def _configuration_file(path: Path) -> dict:
-    from ..loader import UnreadableFile, load_file
+    from ..engine.loader import UnreadableFile, load_file
 
     try:
         loaded = load_file(str(path))
@@ -138,7 +138,7 @@ def main(argv: list[str]) -> int:
 
 
 def _measure(args, argv: list[str]) -> int:
-    from ..output import OutputRefused, refuse_output, write_atomic
+    from .._infra.atomic import OutputRefused, refuse_output, write_atomic
     from .build import build
     from .progress import Progress, summary
     from .prompts import load_prompts, random_prompts

@@ -69,7 +69,7 @@ def load_prompts(path: Path | None) -> tuple[list[Prompt], str, str]:
     if path is None:
         text = resources.files("evaluator.measure").joinpath("data/prompts.jsonl").read_text(encoding="utf-8")
         return _read(text, "the default prompt set"), DEFAULT_SET, hashlib.sha256(text.encode()).hexdigest()
-    from ..loader import UnreadableFile, read_bytes
+    from ..engine.loader import UnreadableFile, read_bytes
 
     try:
         raw = read_bytes(str(path), MAX_PROMPTS_BYTES)

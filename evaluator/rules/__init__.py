@@ -12,7 +12,7 @@ __all__ = ["RULE_CATALOG_VERSION", "REGISTRY", "Rule", "Violation", "catalog_doc
 def catalog_document(selected: list[Rule] | None = None) -> dict:
     """The catalog as `sdeval rules --format json` prints it and the browser form embeds it: the
     rules, and how each claim kind is recomputed by what it counts (figures.CLAIM_FORMULAS)."""
-    from ..figures import CLAIM_FORMULAS
+    from ..engine.claim_figures import CLAIM_FORMULAS
 
     return {
         "rule_catalog_version": RULE_CATALOG_VERSION,

@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-from ..context import Context
-from ..figures import claimed_text, comparison_fields
-from ..record import Claim, Run
-from ..wording import and_join, num
+from ..engine.context import Context
+from ..engine.claim_figures import claimed_text
+from ..engine.baselines import comparison_fields
+from ..engine.record import Claim, Run
+from ..engine.wording import and_join, num
 from .registry import Violation, message, rule
 
 

@@ -6,11 +6,11 @@ from collections.abc import Iterator
 
 from fractions import Fraction
 
-from ..figures import CLAIM_FORMULAS, UNDEFINED, Figure, basis_undefined, claimed_figure, claimed_range, claimed_text, claimed_value, output_figure
-from ..metrics import Bounds, exact
-from ..context import Context
-from ..record import Claim
-from ..wording import LATENCY_WORDS, and_join, num, seconds
+from ..engine.claim_figures import CLAIM_FORMULAS, UNDEFINED, Figure, basis_undefined, claimed_figure, claimed_range, claimed_text, claimed_value, output_figure
+from ..engine.metrics import Bounds, exact
+from ..engine.context import Context
+from ..engine.record import Claim
+from ..engine.wording import LATENCY_WORDS, and_join, num, seconds
 from .registry import Violation, rule
 
 # Vendors round headline figures ("200 tokens/s", "3x"); a claim within 2 % of what the

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from fractions import Fraction
 
-from ..metrics import TOOL_TIMING_RESOLUTION_S, Bounds, exact, output_rate_bounds
-from ..record import Run
-from ..context import Context, speculating
-from ..wording import distinct, num
+from ..engine.metrics import TOOL_TIMING_RESOLUTION_S, Bounds, exact, output_rate_bounds
+from ..engine.record import Run
+from ..engine.context import Context, speculating
+from ..engine.wording import distinct, num
 from .registry import Violation, message, rule
 
 CODE = "counts-inconsistent"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..record import MODEL_FREE_METHODS, Configuration, EvidenceRecord
-from ..context import Context
-from ..wording import and_join
+from ..engine.record import MODEL_FREE_METHODS, Configuration, EvidenceRecord
+from ..engine.context import Context
+from ..engine.wording import and_join
 from .registry import Violation, rule
 
 # Each identity field as the ask words it.

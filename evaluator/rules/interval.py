@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..context import Context, speculating
-from ..figures import claimed_text
-from ..record import Interval
-from ..wording import and_join
+from ..engine.context import Context, speculating
+from ..engine.claim_figures import claimed_text
+from ..engine.record import Interval
+from ..engine.wording import and_join
 from .registry import Violation, rule
 
 REQUIRED_STAGES = {

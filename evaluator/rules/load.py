@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..context import Context
-from ..figures import claimed_text
-from ..wording import num
+from ..engine.context import Context
+from ..engine.claim_figures import claimed_text
+from ..engine.wording import num
 from .registry import Violation, message, rule
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ..context import Context
-from ..record import Configuration, SimulatedAcceptance
-from ..wording import and_join, num
+from ..engine.context import Context
+from ..engine.record import Configuration, SimulatedAcceptance
+from ..engine.wording import and_join, num
 from .registry import Violation, rule
 
 # A setting's name, then = or : (quoted or not), then its value.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..context import Context
+from ..engine.context import Context
 from .registry import Rule, Violation, register, rule
 
 PARSE = register(

@@ -1,0 +1,1 @@
+"""Writing evidence: `sdeval claim` computes a claim from the runs' counts (claims)."""

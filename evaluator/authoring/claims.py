@@ -1,0 +1,218 @@
+"""`sdeval claim`: a claim written from the runs' own counts, so a vendor never types a figure.
+
+The value is what the rules recompute for the claim (figures.claimed_figure), rounded the way a
+person writes it (3 significant figures; whole tokens/s from 100 up), which stays well inside
+claim-mismatch's tolerance. Load, scope and task are taken from the run. Anything that would
+make the claim fail its own rules is refused in one line before anything is written: a run
+without the counts the figure needs or without a stated load, and a baseline not measured on
+equal terms (the fields baseline-mismatch compares).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from ..importers.common import ImportProblem
+
+KINDS = ("output-throughput", "speedup", "latency", "acceptance-rate", "acceptance-length")
+# What each kind counts, as the record says it (claim.counted).
+_COUNTED = {
+    "output-throughput": "emitted-output",
+    "speedup": "emitted-output",
+    "latency": "response-time",
+    "acceptance-rate": "acceptance-rate",
+    "acceptance-length": "acceptance-length",
+}
+_UNIT = {"output-throughput": "tokens/s", "speedup": "x", "latency": "ms", "acceptance-rate": "fraction", "acceptance-length": "tokens/step"}
+
+
+def as_written(value: float, kind: str) -> float:
+    """The figure as a person writes it: whole tokens/s from 100 up, else 3 significant figures."""
+    if kind == "output-throughput" and value >= 100:
+        return float(round(value))
+    if value == 0:
+        return 0.0
+    digits = 3 - 1 - math.floor(math.log10(abs(value)))
+    return round(value, digits)
+
+
+def _shown(value: float, kind: str) -> str:
+    """The value in the claim's text, with the trailing zeros it was rounded to (1.90x, not 1.9x)."""
+    if kind == "output-throughput" and value >= 100:
+        return f"{value:,.0f}"
+    digits = max(0, 3 - 1 - math.floor(math.log10(abs(value)))) if value else 0
+    return f"{value:.{digits}f}"
+
+
+def _load_words(run) -> str:
+    if run.load.concurrency is not None:
+        c = run.load.concurrency
+        return f"{c} concurrent request{'s' * (c != 1)}"
+    return f"{run.load.request_rate:g} requests/s"
+
+
+def _text(kind: str, value: float, run, baseline_id: str | None, metric: str | None, percentile: str | None) -> str:
+    from ..engine.wording import LATENCY_WORDS
+
+    shown = _shown(value, kind)
+    where = f"at {_load_words(run)}" + (f" ({run.workload.task})" if run.workload.task else "")
+    if kind == "speedup":
+        return f"{shown}x output throughput against {baseline_id} {where}"
+    if kind == "output-throughput":
+        return f"{shown} output tokens/s {where}"
+    if kind == "latency":
+        return f"{percentile} {LATENCY_WORDS[metric]} {shown} ms {where}"
+    if kind == "acceptance-rate":
+        return f"draft acceptance rate {shown} {where}"
+    return f"mean acceptance length {shown} tokens per step {where}"
+
+
+def build_claim(
+    data: dict[str, Any],
+    *,
+    record_name: str,
+    run_id: str,
+    baseline_id: str | None,
+    kind: str,
+    latency_metric: str | None = None,
+    percentile: str | None = None,
+    task: str | None = None,
+    claim_id: str | None = None,
+    text: str | None = None,
+) -> dict[str, Any]:
+    """The claim, as the record's `claims` entry, computed from the record `data`; ImportProblem
+    (one line, naming the record) for anything that would not be established by its own counts."""
+    from pydantic import ValidationError
+
+    from ..engine.context import Context
+    from ..engine.claim_figures import claimed_figure
+    from ..engine.baselines import comparison_fields
+    from ..engine.record import Claim, EvidenceRecord
+
+    if kind not in KINDS:
+        raise ImportProblem(f"--kind {kind!r}: one of {', '.join(KINDS)}")
+    if kind == "speedup" and baseline_id is None:
+        raise ImportProblem("a speedup needs --baseline RUN, the run it is compared with")
+    # A speedup of response time (baseline latency / run latency) when a latency is named.
+    response_time = kind == "speedup" and (latency_metric is not None or percentile is not None)
+    if (kind == "latency" or response_time) and (latency_metric is None or percentile is None):
+        what = "a latency claim" if kind == "latency" else "a response-time speedup"
+        raise ImportProblem(f"{what} needs --latency-metric (ttft, tpot, itl, e2e) and --percentile (mean, p50, p90, p95, p99)")
+    # The record as it stands may lack claims (a vendor's first one): check it with a placeholder.
+    probe = {**data, "claims": [*(data.get("claims") or []), {"id": "probe", "text": "probe", "kind": "lossless", "run": run_id}]}
+    try:
+        record = EvidenceRecord.model_validate(probe)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        where = "/".join(str(x) for x in first["loc"])
+        raise ImportProblem(f"{record_name}: not a valid evidence record at {where}: {first['msg']} (`sdeval validate` lists every problem)") from None
+    ctx = Context(record)
+    run = ctx.run(run_id)
+    if run is None:
+        raise ImportProblem(f"{record_name}: has no run {run_id!r} (it has: {', '.join(r.id for r in record.runs)})")
+    base = None
+    if baseline_id is not None:
+        base = ctx.run(baseline_id)
+        if base is None:
+            raise ImportProblem(f"{record_name}: has no run {baseline_id!r} to use as the baseline")
+        if base is run:
+            raise ImportProblem(f"run {run_id} cannot be its own baseline")
+        ours, theirs = comparison_fields(ctx, run), comparison_fields(ctx, base)
+        differing = [n for n in ours if n in theirs and ours[n] != theirs[n]]
+        if differing:
+            raise ImportProblem(
+                f"baseline {base.id} is not measured on equal terms with run {run.id}: "
+                + "; ".join(f"{n} {_value(ours[n])} vs {_value(theirs[n])}" for n in differing)
+            )
+    if run.load.concurrency is None and run.load.request_rate is None:
+        raise ImportProblem(f"run {run.id} states no concurrency or request rate; a claim holds only at the load it was measured at")
+    if task is not None and (run.workload.task or "").strip().lower() != task.strip().lower():
+        raise ImportProblem(f'run {run.id} measured {json.dumps(run.workload.task) if run.workload.task else "no stated task"}, not "{task}"')
+    fields: dict[str, Any] = {
+        "id": "pending",
+        "text": "pending",
+        "kind": kind,
+        "counted": "response-time" if response_time else _COUNTED[kind],
+        "run": run.id,
+        "baseline": base.id if base is not None else None,
+        "concurrency": run.load.concurrency,
+        "request_rate": run.load.request_rate if run.load.concurrency is None else None,
+        "scope": run.interval.scope,
+        "task": run.workload.task,
+        "latency_metric": latency_metric if kind == "latency" or response_time else None,
+        "percentile": percentile if kind == "latency" or response_time else None,
+    }
+    figure = claimed_figure(ctx, Claim.model_validate(fields))
+    if figure is None or figure.value is None:
+        needs = ", ".join(field if who in (None, run.id) else f"{who}: {field}" for who, field in figure.needs) if figure is not None and figure.needs else "the figure's counts"
+        raise ImportProblem(f"{figure.name if figure else kind} cannot be computed: {needs.replace('baseline', 'a baseline')} missing (run {run.id}{f', baseline {base.id}' if base else ''})")
+    value = as_written(figure.value, kind)
+    taken = {c.id for c in record.claims}
+    if claim_id is None:
+        claim_id = _free_id(f"{kind}-{run.id}"[:60], taken)
+    elif claim_id in taken:
+        raise ImportProblem(f"{record_name}: already has a claim {claim_id!r}; choose another with --id")
+    fields.update(id=claim_id, text=text or _text(kind, value, run, fields["baseline"], latency_metric, percentile), value=value, unit=_UNIT[kind])
+    if response_time and text is None:
+        fields["text"] = fields["text"].replace("output throughput", f"faster {percentile} {_latency_words(latency_metric)}")
+    try:
+        claim = Claim.model_validate(fields)
+    except ValidationError as exc:  # what the command line gave (--text, --id), in the schema's words
+        from ..engine.schema_wording import schema_message
+
+        first = exc.errors(include_url=False)[0]
+        option = {"text": "--text", "id": "--id", "task": "--task"}.get(str(first["loc"][0]), str(first["loc"][0]))
+        raise ImportProblem(f"{option}: {schema_message(first)}") from None
+    return claim.model_dump(mode="json", exclude_none=True, exclude_defaults=True)
+
+
+def _latency_words(metric: str) -> str:
+    from ..engine.wording import LATENCY_WORDS
+
+    return LATENCY_WORDS[metric]
+
+
+def _value(v: Any) -> str:
+    if isinstance(v, (set, frozenset)):
+        v = sorted(v)
+    return "not stated" if v is None else json.dumps(v)
+
+
+def _free_id(base: str, taken: set[str]) -> str:
+    name, n = base, 2
+    while name in taken:
+        name = f"{base}-{n}"
+        n += 1
+    return name
+
+
+def execute(
+    record_path: str,
+    *,
+    run_id: str,
+    baseline_id: str | None,
+    kind: str,
+    latency_metric: str | None,
+    percentile: str | None,
+    task: str | None,
+    claim_id: str | None,
+    text: str | None,
+    output: Path | None,
+    in_place: bool,
+    force: bool,
+) -> tuple[str, list[str]]:
+    """Returns (what to print on standard output, messages for standard error)."""
+    from ..importers.merge import read_record, write_merged
+
+    record = read_record(record_path)
+    claim = build_claim(
+        record.data, record_name=record_path, run_id=run_id, baseline_id=baseline_id, kind=kind,
+        latency_metric=latency_metric, percentile=percentile, task=task, claim_id=claim_id, text=text,
+    )
+    if output is None and not in_place:
+        return json.dumps({"claims": [claim]}, indent=2, ensure_ascii=False) + "\n", []
+    target, warnings = write_merged(record, [claim], output, in_place=in_place, force=force, key="claims")
+    return "", [*warnings, f"added claim {claim['id']} ({claim['text']}) to {target}"]

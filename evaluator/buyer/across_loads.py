@@ -1,0 +1,148 @@
+"""Figures across loads, per offer: speedup against the baseline at every measured
+concurrency, and the break-even concurrency where speculation stops paying.
+
+Only measured points are reported. Between two measured concurrencies the break-even
+is interpolated linearly in concurrency and marked as interpolated; outside the
+measured range nothing is inferred ("not reached in the measured range").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+
+from ..engine.context import Context
+from ..engine.baselines import baseline_for
+from ..engine.metrics import RunMetrics, speedup
+from ..engine.record import Run
+from ..engine.wording import num
+
+
+@dataclass(frozen=True)
+class LoadPoint:
+    concurrency: int
+    run: str
+    tokens_per_s: float | None  # E / T of the offered arrangement
+    baseline_run: str | None
+    baseline_tokens_per_s: float | None
+    speedup: float | None
+    established: bool  # the offer's evidence, and this run's own, are established
+
+    def as_dict(self) -> dict:
+        return {
+            "concurrency": self.concurrency,
+            "run": self.run,
+            "tokens_per_s": self.tokens_per_s,
+            "baseline_run": self.baseline_run,
+            "baseline_tokens_per_s": self.baseline_tokens_per_s,
+            "speedup": self.speedup,
+            "established": self.established,
+        }
+
+
+@dataclass(frozen=True)
+class BreakEven:
+    # measured: a measured point has speedup exactly 1; interpolated: between two measured points;
+    # not-reached: speedup stays above 1 over the measured range; below-range: below 1 already at
+    # the lowest measured concurrency; unknown: fewer than one point with a speedup.
+    status: str
+    concurrency: float | None
+    between: tuple[int, int] | None
+    text: str
+
+    def as_dict(self) -> dict:
+        return {
+            "status": self.status,
+            "concurrency": self.concurrency,
+            "interpolated": self.status == "interpolated",
+            "between": list(self.between) if self.between else None,
+            "text": self.text,
+        }
+
+
+@dataclass(frozen=True)
+class Series:
+    """One offered configuration across the concurrencies it was measured at."""
+
+    configuration: str
+    points: tuple[LoadPoint, ...]
+    break_even: BreakEven
+
+    def as_dict(self) -> dict:
+        return {
+            "configuration": self.configuration,
+            "points": [p.as_dict() for p in self.points],
+            "break_even": self.break_even.as_dict(),
+        }
+
+
+def break_even(points: list[tuple[int, float]]) -> BreakEven:
+    """First concurrency at which the speedup falls to 1, from (concurrency, speedup) points."""
+    pts = sorted(points)
+    if not pts:
+        return BreakEven("unknown", None, None, "no speedup or break-even: no baseline run on equal terms at any measured concurrency")
+    low, high = pts[0][0], pts[-1][0]
+    if pts[0][1] < 1:
+        return BreakEven(
+            "below-range", None, None,
+            f"slower than the baseline already at the lowest measured concurrency ({low}); "
+            "break-even not reached in the measured range",
+        )
+    for (c1, s1), (c2, s2) in zip(pts, pts[1:]):
+        if s1 == 1:
+            return BreakEven("measured", float(c1), None, f"break-even measured at concurrency {c1}")
+        if s1 > 1 > s2:
+            # Linear in concurrency between the two measured points, on exact fractions.
+            at = Fraction(c1) + (Fraction(s1) - 1) / (Fraction(s1) - Fraction(s2)) * (c2 - c1)
+            return BreakEven(
+                "interpolated", float(at), (c1, c2),
+                f"break-even at concurrency {num(float(at), decimals=1)} (interpolated between measured {c1} and {c2})",
+            )
+    if pts[-1][1] == 1:
+        return BreakEven("measured", float(high), None, f"break-even measured at concurrency {high}")
+    return BreakEven(
+        "not-reached", None, None,
+        f"not reached in the measured range (concurrency {low} to {high}; speedup above 1 throughout)",
+    )
+
+
+def offered_runs(ctx: Context) -> list[Run]:
+    """The arrangement on offer: speculative runs, or all runs of a plain target-only offer."""
+    speculative = [r for r in ctx.record.runs if r.arrangement == "speculative"]
+    return speculative or list(ctx.record.runs)
+
+
+def series_for_offer(
+    ctx: Context,
+    established: Callable[[Run], bool],
+    baseline_of: Callable[[Run], tuple[str, RunMetrics] | None] | None = None,
+) -> list[Series]:
+    """Per offered configuration, every run with a stated concurrency, in concurrency order.
+
+    `established(run)` says whether a run's evidence counts; `baseline_of(run)` returns the
+    baseline run's id and metrics, and defaults to the offer's own (figures.baseline_for).
+    """
+    by_config: dict[str, list[LoadPoint]] = {}
+    for run in offered_runs(ctx):
+        if run.load.concurrency is None:
+            continue
+        m = ctx.metrics[run.id]
+        if baseline_of is None:
+            own = baseline_for(ctx, run) if run.arrangement == "speculative" else None
+            base = (own.id, ctx.metrics[own.id]) if own is not None else None
+        else:
+            base = baseline_of(run)
+        base_id, bm = base if base is not None else (None, None)
+        by_config.setdefault(run.configuration, []).append(
+            LoadPoint(
+                run.load.concurrency, run.id, m.emitted_tokens_per_s, base_id,
+                bm.emitted_tokens_per_s if bm else None, speedup(m, bm) if bm else None, established(run),
+            )
+        )
+    out = []
+    for config, points in by_config.items():
+        points.sort(key=lambda p: p.concurrency)
+        measured = [(p.concurrency, p.speedup) for p in points if p.speedup is not None]
+        out.append(Series(config, tuple(points), break_even(measured)))
+    return out

@@ -1,0 +1,437 @@
+"""Read a record file (JSON or YAML) into plain JSON data, or say exactly why not.
+
+A file that cannot be read as a record is a `parse` finding, not a crash. Both
+readers refuse what another JSON parser would read differently: duplicate keys,
+NaN/Infinity (and 1e999, which overflows to Infinity), and, for YAML, anything
+beyond plain JSON data (tags that construct objects, YAML 1.1 booleans such as
+`no`, sexagesimal numbers such as `1:30`, timestamps).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .._infra.reading import DEFAULT_MAX_BYTES, UnreadableFile, read_bytes, read_stdin  # noqa: F401  (the loader's own errors)
+
+MAX_DEPTH = 64
+
+
+class ParseProblem(Exception):
+    def __init__(self, message: str, line: int | None = None, column: int | None = None):
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.column = column
+
+    def where(self) -> str:
+        if self.line is None:
+            return ""
+        return f"line {self.line}, column {self.column}: "
+
+
+def pointer(path: tuple[str | int, ...]) -> str:
+    """RFC 6901 JSON Pointer for a path of keys and indexes (how positions and findings are keyed)."""
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
+
+
+@dataclass
+class LoadedFile:
+    path: str
+    raw: bytes
+    sha256: str
+    data: Any = None
+    problem: ParseProblem | None = None
+    # JSON Pointer -> (line, column) of each value, and -> the text of each number as written.
+    # YAML fills both while it builds the data; for JSON they are read from the text the first
+    # time a finding or a report asks (most valid records never need them).
+    _positions: dict[str, tuple[int, int]] | None = field(default=None, repr=False)
+    _written: dict[str, str] | None = field(default=None, repr=False)
+
+    def _scan(self) -> None:
+        self._positions, self._written = {}, {}
+        if self.problem is None and self.data is not None:
+            self._positions, self._written = _json_positions(self.raw.decode("utf-8"))
+
+    @property
+    def positions(self) -> dict[str, tuple[int, int]]:
+        if self._positions is None:
+            self._scan()
+        return self._positions  # type: ignore[return-value]
+
+    def position(self, at: str) -> tuple[int | None, int | None]:
+        """Line and column of the value at `at`, or of its nearest enclosing value that is in the
+        file (a missing field is reported where its object is)."""
+        positions = self.positions
+        while True:
+            if at in positions:
+                return positions[at]
+            if not at:
+                return None, None
+            at = at[: at.rfind("/")]
+
+    def written(self, at: str) -> str | None:
+        """The number at `at` exactly as its author wrote it ("1.90", "2226"), or None."""
+        if self._written is None:
+            self._scan()
+        return self._written.get(at)  # type: ignore[union-attr]
+
+
+def load_file(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> LoadedFile:
+    """`-` reads standard input, reported as <stdin>."""
+    if path == "-":
+        return load_bytes("<stdin>", read_stdin(max_bytes))
+    raw = read_bytes(path, max_bytes)
+    return load_bytes(path, raw)
+
+
+def load_bytes(path: str, raw: bytes) -> LoadedFile:
+    loaded = LoadedFile(path=path, raw=raw, sha256=hashlib.sha256(raw).hexdigest())
+    try:
+        if raw.startswith(b"\xef\xbb\xbf"):
+            raise ParseProblem("starts with a UTF-8 byte-order mark; save the file as UTF-8 without BOM", 1, 1)
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = raw[: exc.start].count(b"\n") + 1
+            col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+            raise ParseProblem(f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})", line, col) from None
+        if _is_yaml(path, text):
+            loaded.data, loaded._positions, loaded._written = _parse_yaml(text)
+        else:
+            loaded.data = _parse_json(text)
+            if _too_deep(loaded.data):
+                raise _depth_problem(text)
+        if not isinstance(loaded.data, dict):
+            raise ParseProblem(f"the top level is {_json_type(loaded.data)}, not an object")
+    except ParseProblem as problem:
+        loaded.data = None
+        loaded.problem = problem
+    return loaded
+
+
+def _is_yaml(path: str, text: str) -> bool:
+    """By extension; a file without one (or standard input) is JSON when it starts like JSON."""
+    suffix = Path(path).suffix.lower()
+    if suffix in (".yaml", ".yml"):
+        return True
+    if suffix == ".json":
+        return False
+    return not text.lstrip().startswith(("{", "["))
+
+
+def _json_type(value: Any) -> str:
+    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(
+        type(value), "a number"
+    )
+
+
+def _too_deep(data: Any) -> bool:
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return True
+        if isinstance(value, dict):
+            stack.extend((v, depth + 1) for v in value.values())
+        elif isinstance(value, list):
+            stack.extend((v, depth + 1) for v in value)
+    return False
+
+
+_JSON_NESTING = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def _depth_problem(text: str) -> ParseProblem:
+    """Where a JSON text first opens level MAX_DEPTH + 1 (looked for only once it is too deep)."""
+    depth, deepest = 0, None
+    for match in _JSON_NESTING.finditer(text):
+        token = match.group(0)
+        if token in "[{":
+            depth += 1
+            if depth == MAX_DEPTH and deepest is None:
+                deepest = match.start()  # a value inside this one is level MAX_DEPTH + 1
+            if depth > MAX_DEPTH:
+                deepest = match.start()
+                break
+        elif token in "]}":
+            depth -= 1
+    if deepest is None:
+        return ParseProblem(f"nested deeper than {MAX_DEPTH} levels")
+    line = text.count("\n", 0, deepest) + 1
+    return ParseProblem(f"nested deeper than {MAX_DEPTH} levels", line, deepest - (text.rfind("\n", 0, deepest) + 1) + 1)
+
+
+# ------------------------------------------------------------------------------ JSON
+
+
+class _DuplicateKey(Exception):
+    pass
+
+
+def _pairs_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
+def _refuse_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a number in JSON")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"{text} is too large for a number")
+    return value
+
+
+def _parse_json(text: str) -> Any:
+    try:
+        return json.loads(
+            text,
+            object_pairs_hook=_pairs_without_duplicates,
+            parse_constant=_refuse_constant,
+            parse_float=_finite_float,
+        )
+    except json.JSONDecodeError as exc:
+        raise ParseProblem(f"not valid JSON: {exc.msg}", exc.lineno, exc.colno) from None
+    except _DuplicateKey as exc:
+        key = exc.args[0]
+        line, col = _locate_key(text, key)
+        raise ParseProblem(f"duplicate key {json.dumps(key)}", line, col) from None
+    except ValueError as exc:
+        raise ParseProblem(str(exc)) from None
+    except RecursionError:  # the decoder's own guard, at the interpreter's recursion limit
+        raise _depth_problem(text) from None
+
+
+def _locate_key(text: str, key: str) -> tuple[int | None, int | None]:
+    """Position of the second occurrence of a key, good enough to point a person at it."""
+    needle = json.dumps(key)
+    first = text.find(needle)
+    second = text.find(needle, first + 1) if first >= 0 else -1
+    at = second if second >= 0 else first
+    if at < 0:
+        return None, None
+    line = text.count("\n", 0, at) + 1
+    return line, at - (text.rfind("\n", 0, at) + 1) + 1
+
+
+# The text of a JSON document that json.loads accepted, as tokens: whitespace is all that lies between.
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null')
+
+
+def _json_positions(text: str) -> tuple[dict[str, tuple[int, int]], dict[str, str]]:
+    """Line and column of every value of a valid JSON text, and every number's text, by JSON Pointer.
+    The standard decoder keeps no positions, so the text is walked once more, token by token."""
+    positions: dict[str, tuple[int, int]] = {}
+    written: dict[str, str] = {}
+    # One frame per open container: [pointer, is_object, next key or index, expecting a key].
+    stack: list[list[Any]] = []
+    line, line_start, last = 1, 0, 0
+    for match in _JSON_TOKEN.finditer(text):
+        token, at = match.group(0), match.start()
+        newlines = text.count("\n", last, at)
+        if newlines:
+            line += newlines
+            line_start = text.rfind("\n", last, at) + 1
+        last = at
+        if token in ",:":
+            if token == "," and stack:
+                frame = stack[-1]
+                if frame[1]:
+                    frame[3] = True
+                else:
+                    frame[2] += 1
+            continue
+        if token in "}]":
+            stack.pop()
+            continue
+        frame = stack[-1] if stack else None
+        if frame is not None and frame[1] and frame[3]:
+            frame[2] = json.loads(token)  # a key
+            frame[3] = False
+            continue
+        if frame is None:
+            here = ""
+        else:
+            step = str(frame[2])
+            here = frame[0] + "/" + step.replace("~", "~0").replace("/", "~1")
+        positions[here] = (line, at - line_start + 1)
+        if token == "{":
+            stack.append([here, True, None, True])
+        elif token == "[":
+            stack.append([here, False, 0, False])
+        elif token[0] in "-0123456789":
+            written[here] = token
+    return positions, written
+
+
+# ------------------------------------------------------------------------------ YAML
+
+
+class _JsonYamlLoader(yaml.SafeLoader):
+    """SafeLoader restricted to JSON data with YAML 1.2 core scalars.
+
+    PyYAML's SafeLoader follows YAML 1.1: `no` is False, `1:30` is 90, `2024-01-01`
+    is a date. Evidence copied from a vendor's slide must mean what it says, so
+    only true/false, null, decimal integers and decimal floats are resolved.
+    """
+
+
+def _compose_node_within_depth(self, parent, index):
+    """PyYAML's scanner and parser keep their nesting on lists; its composer recurses, once per
+    level. Refuse level MAX_DEPTH + 1 before composing it, where the file opens it."""
+    self.depth = getattr(self, "depth", 0) + 1
+    try:
+        if self.depth > MAX_DEPTH:
+            mark = self.peek_event().start_mark
+            raise ParseProblem(f"nested deeper than {MAX_DEPTH} levels", mark.line + 1, mark.column + 1)
+        return yaml.composer.Composer.compose_node(self, parent, index)
+    finally:
+        self.depth -= 1
+
+
+_JsonYamlLoader.compose_node = _compose_node_within_depth
+_JsonYamlLoader.yaml_implicit_resolvers = {}
+for _tag, _pattern, _first in (
+    ("tag:yaml.org,2002:bool", r"^(?:true|True|TRUE|false|False|FALSE)$", list("tTfF")),
+    ("tag:yaml.org,2002:null", r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""]),
+    ("tag:yaml.org,2002:int", r"^[-+]?[0-9]+$", list("-+0123456789")),
+    (
+        "tag:yaml.org,2002:float",
+        r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$",
+        list("-+.0123456789"),
+    ),
+    ("tag:yaml.org,2002:float", r"^(?:[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$", list("-+.")),
+):
+    _JsonYamlLoader.add_implicit_resolver(_tag, re.compile(_pattern), _first)
+
+_ALLOWED_TAGS = {
+    "tag:yaml.org,2002:str",
+    "tag:yaml.org,2002:int",
+    "tag:yaml.org,2002:float",
+    "tag:yaml.org,2002:bool",
+    "tag:yaml.org,2002:null",
+    "tag:yaml.org,2002:map",
+    "tag:yaml.org,2002:seq",
+}
+MAX_YAML_NODES = 200_000
+
+
+def _parse_yaml(text: str) -> tuple[Any, dict[str, tuple[int, int]], dict[str, str]]:
+    loader = None
+    try:
+        loader = _JsonYamlLoader(text)
+        node = loader.get_single_node()
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        raise ParseProblem(
+            f"not valid YAML: {exc.problem or exc.context}",
+            mark.line + 1 if mark else None,
+            mark.column + 1 if mark else None,
+        ) from None
+    except yaml.reader.ReaderError as exc:
+        line = text.count("\n", 0, exc.position) + 1
+        column = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
+        raise ParseProblem(f"not valid YAML: character U+{exc.character:04X} is not allowed", line, column) from None
+    except yaml.YAMLError as exc:
+        raise ParseProblem(f"not valid YAML: {exc}") from None
+    finally:
+        if loader is not None:
+            loader.dispose()
+    if node is None:
+        raise ParseProblem("the file is empty")
+    positions: dict[str, tuple[int, int]] = {}
+    written: dict[str, str] = {}
+    budget = [MAX_YAML_NODES]
+    return _yaml_node_to_data(node, "", positions, budget, set(), written), positions, written
+
+
+def _yaml_node_to_data(
+    node: yaml.Node, pointer: str, positions: dict, budget: list[int], active: set[int], written: dict | None = None
+) -> Any:
+    """Build plain data from the node tree ourselves, so every value has a position,
+    every tag is checked, and aliases cannot expand into a memory bomb."""
+    where = (node.start_mark.line + 1, node.start_mark.column + 1)
+    positions[pointer] = where
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise ParseProblem(f"more than {MAX_YAML_NODES} values (aliases count each time they are used)", *where)
+    if node.tag not in _ALLOWED_TAGS:
+        raise ParseProblem(f"YAML tag {node.tag} is not allowed; a record holds plain data only", *where)
+    if id(node) in active:
+        raise ParseProblem("recursive YAML alias", *where)
+    if isinstance(node, yaml.MappingNode):
+        active.add(id(node))
+        out: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge" or (key_node.value == "<<" and key_node.style is None):
+                # YAML 1.1 readers merge here, others read a key named "<<": refuse the ambiguity.
+                raise ParseProblem("YAML merge keys (<<) are not allowed", key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+            key = _yaml_node_to_data(key_node, pointer + "/~key", {}, budget, active)
+            if not isinstance(key, str):
+                raise ParseProblem(
+                    f"mapping key {json.dumps(key)} is not a string", key_node.start_mark.line + 1, key_node.start_mark.column + 1
+                )
+            if key in out:
+                raise ParseProblem(
+                    f"duplicate key {json.dumps(key)}", key_node.start_mark.line + 1, key_node.start_mark.column + 1
+                )
+            child = pointer + "/" + key.replace("~", "~0").replace("/", "~1")
+            out[key] = _yaml_node_to_data(value_node, child, positions, budget, active, written)
+        active.discard(id(node))
+        return out
+    if isinstance(node, yaml.SequenceNode):
+        active.add(id(node))
+        items = [_yaml_node_to_data(v, f"{pointer}/{i}", positions, budget, active, written) for i, v in enumerate(node.value)]
+        active.discard(id(node))
+        return items
+    value = _JsonYamlLoader.construct_scalar_value(node)
+    if written is not None and isinstance(value, (int, float)) and not isinstance(value, bool):
+        written[pointer] = node.value
+    return value
+
+
+def _construct_scalar_value(node: yaml.ScalarNode) -> Any:
+    text = node.value
+    where = (node.start_mark.line + 1, node.start_mark.column + 1)
+    tag = node.tag
+    if tag == "tag:yaml.org,2002:str":
+        return text
+    if tag == "tag:yaml.org,2002:null":
+        return None
+    if tag == "tag:yaml.org,2002:bool":
+        if text.lower() not in ("true", "false"):
+            raise ParseProblem(f"{json.dumps(text)} is not true or false", *where)
+        return text.lower() == "true"
+    if tag == "tag:yaml.org,2002:int":
+        try:
+            return int(text, 10)
+        except ValueError:
+            raise ParseProblem(f"{json.dumps(text)} is not a decimal integer", *where) from None
+    if tag == "tag:yaml.org,2002:float":
+        if text.lstrip("+-").lower() in (".inf", ".nan"):
+            raise ParseProblem(f"{text} is not a finite number", *where)
+        try:
+            value = float(text)
+        except ValueError:
+            raise ParseProblem(f"{json.dumps(text)} is not a decimal number", *where) from None
+        if not math.isfinite(value):
+            raise ParseProblem(f"{text} is not a finite number", *where)
+        return value
+    raise ParseProblem(f"YAML tag {tag} is not allowed", *where)
+
+
+_JsonYamlLoader.construct_scalar_value = staticmethod(_construct_scalar_value)

@@ -1,0 +1,204 @@
+"""The pipeline, once: input files -> loaded -> assessed -> [judged against a buyer's profile]
+-> an `Assessed` result with its JSON document and its exit code.
+
+`sdeval validate`, `assess` and `render`, verify's reproduction check and the archive all run
+the pipeline through this module; the reporters and the PDF package receive the result and
+only present it. A file that cannot be read at all (missing, too large, a bad profile) stops
+the run with `CannotRun`, one line for `sdeval: ...` and exit 2.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .rules.results import FileAssessment, Finding, exit_code
+from .rules.assess import assess
+from .engine.loader import DEFAULT_MAX_BYTES, LoadedFile, UnreadableFile, load_bytes, load_file
+from ._infra.working import working_on
+
+if TYPE_CHECKING:
+    from .buyer.results import Comparison
+    from .rules import Rule
+
+
+class CannotRun(Exception):
+    """The run cannot go on (exit 2); the message names the file and, where known, the place."""
+
+
+@dataclass(frozen=True)
+class ProfileInput:
+    """A buyer's requirements profile: the name it was given as and the exact bytes judged
+    (a PDF report embeds these bytes, and verify judges them again)."""
+
+    path: str
+    raw: bytes
+
+
+@dataclass
+class Assessed:
+    loaded: list[LoadedFile]
+    results: list[FileAssessment]
+    profile: ProfileInput | None = None
+    comparison: Comparison | None = None
+    # A report's name for an input -> the path the user typed (assess_paths(for_report=True)), so
+    # what the terminal says names the user's files while the report keeps the names alone.
+    given_as: dict[str, str] = dataclasses.field(default_factory=dict)
+
+    @property
+    def exit_code(self) -> int:
+        """With a profile, the buyer's question: 0 when some offer meets every requirement.
+        Without, 0 when no file has an error finding (parse and schema included)."""
+        if self.comparison is not None:
+            return 0 if self.comparison.meets_all else 1
+        return exit_code(self.results)
+
+    def exit_reason(self) -> str | None:
+        """Why the exit status is not 0, in one line (None when it is 0)."""
+        if self.exit_code == 0:
+            return None
+        if self.comparison is not None:
+            return f"exit 1: no offer meets every requirement of {self.given_as.get(self.comparison.profile_file, self.comparison.profile_file)}"
+        failing = [r for r in self.results if r.count("error")]
+        errors = sum(r.count("error") for r in failing)
+        findings = f"{errors} error finding{'s' * (errors != 1)}"
+        if len(self.results) == 1:
+            return f"exit 1: {self.given_as.get(failing[0].file, failing[0].file)} has {findings}"
+        return f"exit 1: {len(failing)} of {len(self.results)} files have error findings ({findings} in all)"
+
+    @functools.cached_property
+    def document(self) -> dict[str, Any]:
+        """Exactly what `sdeval assess [--requirements PROFILE] -f json` prints: built here once, the
+        first time a report, a reproduction or the archive needs it, and read by all of them."""
+        from .present.json_document import document
+
+        return document(self.results, full=True, comparison=self.comparison)
+
+    @staticmethod
+    def rule(code: str) -> Rule | None:
+        """The catalog entry behind a code (title, rationale, reference), for reporters that explain findings."""
+        from .rules import lookup
+
+        return lookup(code)
+
+
+def preload() -> None:
+    """Import everything the pipeline may need, profile judging included: a caller that forks
+    workers (verifying many reports) pays for the imports once, before forking."""
+    from .buyer import judge, profile  # noqa: F401
+    from .present import json_document as json_report  # noqa: F401
+
+
+def load_inputs(paths: list[str], max_size: int = DEFAULT_MAX_BYTES) -> list[LoadedFile]:
+    """Every record file read and parsed (a parse problem is a finding, not a stop); `-` is standard input."""
+    loaded = []
+    for path in paths:
+        try:
+            with working_on(path):
+                loaded.append(load_file(path, max_size))
+        except UnreadableFile as exc:
+            raise CannotRun(str(exc)) from None
+    return loaded
+
+
+def read_profile(path: str, max_size: int = DEFAULT_MAX_BYTES) -> ProfileInput:
+    """Read a requirements profile once, so the bytes judged are the bytes a report embeds."""
+    from .engine.loader import read_bytes, read_stdin
+
+    try:
+        if path == "-":
+            return ProfileInput("<stdin>", read_stdin(max_size))
+        return ProfileInput(path, read_bytes(path, max_size))
+    except UnreadableFile as exc:
+        raise CannotRun(str(exc)) from None
+
+
+def assess_loaded(loaded: list[LoadedFile], profile: ProfileInput | None = None, *, profiles_allowed: bool = False) -> Assessed:
+    """Every file assessed; with `profiles_allowed` (validate), a requirements profile among them is
+    checked as a profile, otherwise it stops the run: it belongs after --requirements."""
+    results = []
+    for item in loaded:
+        with working_on(item.path):
+            results.append(_assess_one(item, profiles_allowed))
+    if profile is None:
+        return Assessed(loaded, results, profile, None)
+    with working_on(profile.path):
+        return Assessed(loaded, results, profile, judge(results, profile))
+
+
+def _assess_one(item: LoadedFile, profiles_allowed: bool) -> FileAssessment:
+    from .buyer.profile import looks_like_profile
+
+    if not looks_like_profile(item.data):
+        return assess(item)
+    if not profiles_allowed:
+        raise CannotRun(
+            f"{item.path}: is a requirements profile, not an evidence record: give it with --requirements "
+            f"(`sdeval validate {item.path}` checks it on its own)"
+        )
+    from .buyer.profile import profile_problems
+
+    _, problems = profile_problems(item)
+    findings = [Finding("schema", "error", p.path, p.message, line=p.line, column=p.column) for p in problems]
+    return FileAssessment(file=item.path, sha256=item.sha256, findings=findings, kind="requirements-profile")
+
+
+def assess_paths(
+    paths: list[str], *, profile: str | None = None, max_size: int = DEFAULT_MAX_BYTES, profiles_allowed: bool = False,
+    for_report: bool = False,
+) -> Assessed:
+    """The whole pipeline from paths as typed on the command line. `for_report`: each input is
+    assessed under its file name alone (see report_names), as a signed report names it."""
+    loaded = load_inputs(paths, max_size)
+    given = None if profile is None else read_profile(profile, max_size)
+    if for_report:
+        names = report_names([item.path for item in loaded] + ([given.path] if given else []))
+        renamed = None if given is None else ProfileInput(names[-1], given.raw)
+        try:
+            assessed = assess_loaded([dataclasses.replace(item, path=name) for item, name in zip(loaded, names)], renamed,
+                                     profiles_allowed=profiles_allowed)
+            assessed.given_as = dict(zip(names, [item.path for item in loaded] + ([given.path] if given else [])))
+            return assessed
+        except CannotRun:
+            assess_loaded(loaded, given, profiles_allowed=profiles_allowed)  # raises it again, naming the user's files
+            raise
+    return assess_loaded(loaded, given, profiles_allowed=profiles_allowed)
+
+
+def report_names(paths: list[str]) -> list[str]:
+    """What a signed report calls its inputs: the file name only, never the folders of the assessor's
+    machine (a report is kept for years and shown to others). A name given twice gets "-2", "-3"
+    before its extension, as its attachment does."""
+    taken: set[str] = set()
+    out = []
+    for path in paths:
+        base = path if path == "<stdin>" else (os.path.basename(path.rstrip("/\\")) or path)
+        name, n = base, 2
+        while name in taken:
+            stem, dot, ext = base.rpartition(".")
+            name = f"{stem}-{n}.{ext}" if dot and stem else f"{base}-{n}"
+            n += 1
+        taken.add(name)
+        out.append(name)
+    return out
+
+
+def reassess(records: list[tuple[str, bytes]], profile: ProfileInput | None = None) -> Assessed:
+    """The pipeline over bytes kept elsewhere (a report's attachments, an archive), each under the
+    name it was first assessed by, so the result compares with the one made then."""
+    return assess_loaded([load_bytes(name, raw) for name, raw in records], profile)
+
+
+def judge(results: list[FileAssessment], profile: ProfileInput) -> Comparison:
+    """Every offer judged against the profile; a profile that cannot be used is CannotRun."""
+    from .buyer.judge import BaselineNotGiven, compare
+    from .buyer.profile import RequirementsError, load_requirements_bytes
+
+    try:
+        model, sha256 = load_requirements_bytes(profile.path, profile.raw)
+        return compare(model, results, profile.path, sha256)
+    except (RequirementsError, BaselineNotGiven) as exc:
+        raise CannotRun(str(exc)) from None

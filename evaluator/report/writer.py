@@ -1,0 +1,81 @@
+"""HTML to PDF/A-3a bytes with WeasyPrint, the inputs attached.
+
+PDF/A-3a rather than PDF/UA-1: level A of PDF/A-3 is a tagged PDF (structure tree, reading order,
+/Lang from <html lang>, /Alt for each figure from its SVG <title>, Unicode text), so a screen reader
+can read the report, and PDF/A-3 is the part that allows the embedded files an auditor verifies.
+WeasyPrint's pdf/ua-1 variant would drop the PDF/A identification and its sRGB output intent. The
+pyHanko signature is an incremental update over these bytes and is unaffected by the tagging.
+
+`PdfWriter` does it in a forked process when forking is safe. `sdeval render` starts that process
+before it loads and assesses the inputs, so WeasyPrint's import (about 0.7 s) overlaps that work.
+Elsewhere the writing happens in this process. This module imports nothing of sdeval's record
+or rules, so the forked writer never pays for them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from dataclasses import dataclass
+
+from .._infra import forking
+
+
+PDF_VARIANT = "pdf/a-3a"
+
+
+@dataclass(frozen=True)
+class Attachment:
+    """A file to attach, as plain values (it crosses to the writing process)."""
+
+    name: str
+    description: str
+    relationship: str  # "Source" for the inputs, "Data" for what sdeval derived from them
+    data: bytes
+
+
+def write_pdf(html: str, attachments: list[Attachment], when: dt.datetime) -> bytes:
+    from weasyprint import HTML
+    from weasyprint import Attachment as WeasyAttachment
+
+    from .._infra.resources import data_dir
+    from .fetcher import AllowListFetcher
+
+    templates = data_dir("templates")
+    files = [
+        WeasyAttachment(string=a.data, name=a.name, description=a.description, relationship=a.relationship, created=when, modified=when)
+        for a in attachments
+    ]
+    # WeasyPrint logs refused URLs and font fallbacks at WARNING; keep them off the user's terminal.
+    logger = logging.getLogger("weasyprint")
+    previous = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        return HTML(string=html, base_url=f"{templates}/", url_fetcher=AllowListFetcher(templates)).write_pdf(
+            pdf_variant=PDF_VARIANT, attachments=files
+        )
+    finally:
+        logger.setLevel(previous)
+
+
+class PdfWriter(forking.ForkedOrHere):
+    """`write_pdf` in a forked process that imports WeasyPrint as soon as it starts (in this
+    process where forking is unsafe). Use as a context manager; the process never outlives it."""
+
+    def __init__(self) -> None:
+        self._forked = forking.Forked(_write_in_child, role="PDF writing") if forking.fork_is_safe() else None
+
+    def write(self, html: str, attachments: list[Attachment], when: dt.datetime) -> bytes:
+        if self._forked is None:
+            return write_pdf(html, attachments, when)
+        self._forked.send((html, attachments, when))
+        return self._forked.receive()
+
+
+def _write_in_child(connection) -> bytes:
+    import weasyprint  # noqa: F401  (the import this process exists to get out of the way early)
+
+    from .fetcher import AllowListFetcher  # noqa: F401
+
+    html, attachments, when = connection.recv()
+    return write_pdf(html, attachments, when)

@@ -1,0 +1,3 @@
+"""`sdeval verify`: one report (one), a folder of them (many), the signature and timestamp checks
+(signature), the check results (checks), and object streams read once (object_streams). Reads
+the report through report/container.py and reproduces its verdicts through the pipeline."""

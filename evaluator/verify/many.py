@@ -1,0 +1,164 @@
+"""`sdeval verify REPORT_OR_FOLDER...`: many archived reports in one process, across the cores.
+
+pyHanko, pypdf and sdeval's rules are imported once, here, and the reports are then shared among
+forked processes (one per core), each verifying every n-th report; the results come back in the
+order given. Where forking is not safe (other threads running, or no fork on this platform) they
+are verified one after another in this process, with the same results.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from .one import NotAReport, Outcome, TrustAnchors, not_a_report, verify_report
+
+JSON_SCHEMA_VERSION = "1.0"
+COLUMNS = ("file", "vendor", "offer", "outcome", "signer", "fingerprint", "timestamp", "result")
+
+
+class NoReports(Exception):
+    """A folder given holds no *.pdf file (exit 2)."""
+
+
+def report_paths(arguments: Iterable[str | os.PathLike]) -> list[Path]:
+    """Files as given; folders searched (recursively) for *.pdf, in name order."""
+    out: list[Path] = []
+    for raw in arguments:
+        path = Path(raw)
+        if path.is_dir():
+            found = sorted(p for p in path.rglob("*") if p.suffix.lower() == ".pdf" and p.is_file())
+            if not found:
+                raise NoReports(f"{path}: no *.pdf file in the folder")
+            out += found
+        else:
+            out.append(path)
+    return out
+
+
+def verify_one(path: Path, *, trust: TrustAnchors | None, strict: bool, now: dt.datetime | None = None) -> Outcome:
+    """verify_report, with a file that is not a report turned into a failing outcome."""
+    try:
+        return verify_report(path, trust=trust, strict=strict, now=now)
+    except NotAReport as exc:
+        return not_a_report(path, str(exc))
+
+
+def warm_up() -> None:
+    """Import what verifying needs before forking, so each process does not pay for it again."""
+    import pypdf  # noqa: F401
+    import pyhanko.sign.diff_analysis  # noqa: F401
+    import pyhanko.sign.validation  # noqa: F401
+    import pyhanko_certvalidator  # noqa: F401
+
+    from ..pipeline import preload
+
+    from . import signature as signature_checks  # noqa: F401
+
+    preload()
+
+
+def cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def verify_many(
+    paths: Iterable[str | os.PathLike], *, trust: TrustAnchors | None, strict: bool, workers: int | None = None,
+    now: dt.datetime | None = None,
+) -> list[Outcome]:
+    """One Outcome per path, in the order given (a non-report is a failing Outcome with `problem` set)."""
+    from .._infra import forking
+
+    paths = [Path(p) for p in paths]
+    workers = max(1, min(workers or cores(), len(paths)))
+    warm_up()
+    if workers == 1 or not forking.fork_is_safe():
+        return [verify_one(p, trust=trust, strict=strict, now=now) for p in paths]
+    # This process takes the first share itself; each forked one takes every n-th report after it.
+    shares = [paths[i::workers] for i in range(workers)]
+    children = [forking.Forked(_verify_share, share, trust, strict, now, role="verifying") for share in shares[1:]]
+    try:
+        results = [[verify_one(p, trust=trust, strict=strict, now=now) for p in shares[0]]]
+        results += [child.receive() for child in children]
+    finally:
+        for child in children:
+            child.stop()
+    ordered: list[Outcome] = [None] * len(paths)  # type: ignore[list-item]
+    for share_index, outcomes in enumerate(results):
+        for k, outcome in enumerate(outcomes):
+            ordered[share_index + k * workers] = outcome
+    return ordered
+
+
+def _verify_share(connection, share: list[Path], trust: TrustAnchors | None, strict: bool, now) -> list[Outcome]:
+    return [verify_one(p, trust=trust, strict=strict, now=now) for p in share]
+
+
+# ---------------------------------------------------------------------------- output
+
+
+def summary_row(outcome: Outcome) -> list[str]:
+    offers = outcome.offers()
+    joined = lambda key: "; ".join(str(o[key]) for o in offers if o.get(key)) or "-"  # noqa: E731
+    signer = outcome.signer
+    stamp = outcome.timestamp
+    return [
+        str(outcome.path),
+        joined("vendor"),
+        joined("offer_id"),
+        outcome.outcome or "-",
+        (signer.common_name or signer.subject) if signer else "-",
+        signer.fingerprint_sha256 if signer else "-",
+        f"{stamp.time.astimezone(dt.timezone.utc).isoformat().replace('+00:00', 'Z')} {stamp.kind}" if stamp else "none",
+        outcome.first_reason(),
+    ]
+
+
+def summary_text(outcomes: list[Outcome]) -> str:
+    """A header, one tab-separated line per report, and the total."""
+    lines = ["\t".join(COLUMNS)]
+    lines += ["\t".join(_clean(v) for v in summary_row(o)) for o in outcomes]
+    lines.append(total_line(outcomes))
+    return "\n".join(lines) + "\n"
+
+
+def total_line(outcomes: list[Outcome]) -> str:
+    verified = sum(o.passed for o in outcomes)
+    not_reports = sum(o.problem is not None for o in outcomes)
+    failed = len(outcomes) - verified - not_reports
+    text = f"{len(outcomes)} report{'s' * (len(outcomes) != 1)}: {verified} verified, {failed} not verified"
+    return text + (f", {not_reports} not a report" if not_reports else "")
+
+
+def as_json(outcomes: list[Outcome]) -> dict[str, Any]:
+    return {
+        "schema_version": JSON_SCHEMA_VERSION,
+        "reports": [o.as_dict() for o in outcomes],
+        "summary": {
+            "reports": len(outcomes),
+            "verified": sum(o.passed for o in outcomes),
+            "not_verified": sum(not o.passed and o.problem is None for o in outcomes),
+            "not_a_report": sum(o.problem is not None for o in outcomes),
+        },
+    }
+
+
+def exit_code(outcomes: list[Outcome]) -> int:
+    """0 every report verifies; 1 a check fails or trust is not established; 2 a file is not a report."""
+    if any(o.problem is not None for o in outcomes):
+        return 2
+    return 0 if all(o.passed for o in outcomes) else 1
+
+
+def _clean(value: str) -> str:
+    # A vendor's name could hold a tab or a line break; the row must stay one line of 8 fields,
+    # and a control character in it must not reach the terminal.
+    from .._infra.safe_text import shown
+
+    return shown(" ".join(value.split()))
