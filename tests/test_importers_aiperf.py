@@ -184,3 +184,109 @@ def test_a_command_line_with_control_characters_is_not_kept(sdeval, tmp_path):
     data["run_info"]["cli_command"] = "aiperf profile \x1b[31m--model m"
     [run] = runs_of(sdeval("import", "aiperf", write(tmp_path, data), "--arrangement", "target-only"))
     assert run["notes"].endswith("(revision main); its command line holds control characters and is not kept.")
+
+
+# ---------------------------------------------------------------------------------------- sweeps
+
+
+def cell(block: dict, newest: bool = True) -> dict:
+    """_json_metric_to_stats of one run's block: mean = avg, no spread (the newest also keeps percentiles, count and sum)."""
+    avg = block["avg"]
+    out = {"mean": avg, "std": 0.0, "min": block.get("min", avg), "max": block.get("max", avg), "cv": 0.0, "ci_low": avg, "ci_high": avg, "unit": block["unit"]}
+    if newest:
+        out["avg"] = avg
+        out.update({k: v for k, v in block.items() if k in ("p1", "p5", "p10", "p25", "p50", "p75", "p90", "p95", "p99", "count", "sum")})
+    return out
+
+
+def sweep(points: list[tuple[dict, dict]], newest: bool = True, **top) -> dict:
+    """profile_export_aiperf_sweep.json of single-trial points: (parameters, that point's profile_export_aiperf.json)."""
+    per = [{"parameters": params, "metrics": {k: cell(v, newest) for k, v in run.items() if isinstance(v, dict) and "unit" in v}} for params, run in points]
+    values = [p["concurrency"] for p, _ in points]
+    return {
+        "aggregation_type": "sweep", "num_profile_runs": len(points), "num_successful_runs": len(points), "failed_runs": [],
+        "metadata": {"sweep_parameters": [{"name": "concurrency", "values": values}], "num_combinations": len(points)},
+        "per_combination_metrics": per,
+        "best_configurations": {"best_throughput": {"parameters": points[-1][0], "metric": 1.0, "unit": "requests/sec"}},
+        "pareto_optimal": [p for p, _ in points],
+        **top,
+    }
+
+
+SPEC = {
+    "spec_decode_steps": block("steps", 40.0, count=90, sum=3600.0),
+    "spec_decode_draft_tokens": block("tokens", 120.0, count=90, sum=10800.0),
+    "spec_decode_accepted_draft_tokens": block("tokens", 70.0, count=90, sum=6300.0),
+    "total_spec_decode_steps": block("steps", 3600.0),
+    "total_draft_tokens": block("tokens", 10800.0),
+    "total_accepted_draft_tokens": block("tokens", 6300.0),
+    "spec_decode_overall_draft_acceptance_rate": block("%", 6300 / 10800 * 100),
+    "spec_decode_token_weighted_acceptance_length": block("ratio", 1 + 6300 / 3600),
+}
+
+
+def test_a_sweep_gives_one_run_per_point_with_its_load(sdeval, tmp_path):
+    one = export([PROFILING], requests=100, duration=80.0, tokens=20000)
+    eight = export([PROFILING], requests=400, duration=60.0, tokens=80000, spec=SPEC)
+    path = write(tmp_path, sweep([({"concurrency": 1}, one), ({"concurrency": 8}, eight)]), "profile_export_aiperf_sweep.json")
+    runs = runs_of(sdeval("import", "aiperf", path, "--arrangement", "speculative", "--run-id", "sweep"))
+    assert [(r["id"], r["source"]["entry"], r["load"]) for r in runs] == [
+        ("sweep-1", "per_combination_metrics[0]", {"concurrency": 1, "loop": "closed"}),
+        ("sweep-2", "per_combination_metrics[1]", {"concurrency": 8, "loop": "closed"}),
+    ]
+    assert [(r["counts"].get("emitted_tokens"), r["interval"]["duration_s"], r["workload"]["num_requests"]) for r in runs] == [(20000, 80.0, 100), (80000, 60.0, 400)]
+    assert runs[1]["counts"] == {
+        "verification_steps": 3600, "proposed_drafts": 10800, "accepted_drafts": 6300, "emitted_tokens": 80000, "population": "benchmark-requests",
+        "requests_with_metrics": 90, "requests_without_metrics": 310, "missing_metrics_as": "excluded",
+    }
+    assert runs[1]["reported"] == {"acceptance_rate": 6300 / 10800, "mean_acceptance_length": 2.75, "output_tokens_per_s": 80000 / 60.0}
+    assert runs[0]["latency"]["ttft_ms"] == {"mean": 40.0, "p50": 38.0, "p90": 55.0, "p99": 80.0}
+    assert runs[0]["notes"].startswith("Point 0 of an AIPerf sweep aggregate (concurrency=1), run once; the sweep file records no input_config")
+
+
+def test_an_older_sweep_point_keeps_only_means(sdeval, tmp_path):
+    one = export([PROFILING], requests=100, duration=80.0, tokens=20000)
+    path = write(tmp_path, sweep([({"phases.profiling.concurrency": 4, "concurrency": 4}, one)], newest=False), "profile_export_aiperf_sweep.json")
+    [run] = runs_of(sdeval("import", "aiperf", path, "--arrangement", "target-only"))
+    assert run["latency"]["ttft_ms"] == {"mean": 40.0}  # the percentiles were not carried into the sweep file then
+    assert run["load"] == {"concurrency": 4, "loop": "closed"}
+    assert run["counts"]["emitted_tokens"] == 20000
+
+
+def test_a_rate_sweep_is_an_open_loop_and_other_parameters_are_named(sdeval, tmp_path):
+    one = export([PROFILING])
+    path = write(tmp_path, sweep([({"concurrency": 2, "request_rate": 5.0, "isl": 1024}, one)]), "profile_export_aiperf_sweep.json")
+    [run] = runs_of(sdeval("import", "aiperf", path, "--arrangement", "target-only"))
+    assert run["load"] == {"concurrency": 2, "request_rate": 5.0, "loop": "open"}
+    assert "Swept parameters other than the load: isl=1024." in run["notes"]
+
+
+def test_a_sweep_of_several_trials_a_point_is_refused(sdeval, tmp_path):
+    one = export([PROFILING])
+    data = sweep([({"concurrency": 1}, one)])
+    data["metadata"]["num_trials_per_value"] = 3
+    path = write(tmp_path, data, "profile_export_aiperf_sweep.json")
+    result = sdeval("import", "aiperf", path, "--arrangement", "target-only")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"sdeval: {path}: an AIPerf sweep aggregate whose points are means over 3 trials (AIPerf's confidence aggregation), "
+        "not one run's counts; import each trial's own profile_export_aiperf.json instead, one run each\n"
+    )
+
+
+def test_flattened_confidence_keys_are_refused_without_a_trial_count(sdeval, tmp_path):
+    data = {"aggregation_type": "sweep", "metadata": {"sweep_parameters": [{"name": "concurrency", "values": [1]}]},
+            "per_combination_metrics": [{"parameters": {"concurrency": 1},
+                                         "metrics": {"request_throughput_avg": {"mean": 2.0, "std": 0.1, "unit": "requests/sec"}}}]}
+    path = write(tmp_path, data, "profile_export_aiperf_sweep.json")
+    result = sdeval("import", "aiperf", path, "--arrangement", "target-only")
+    assert result.exit_code == 2
+    assert "means over several trials" in result.stderr
+
+
+def test_the_sweep_file_is_sniffed_as_aiperf(tmp_path):
+    from evaluator.importers import sniff
+
+    for newest in (True, False):
+        path = write(tmp_path, sweep([({"concurrency": 1}, export([PROFILING]))], newest=newest), "profile_export_aiperf_sweep.json")
+        assert sniff(path) == "aiperf"

@@ -70,6 +70,7 @@ _SIGNATURES: list[tuple[str, tuple[str, ...]]] = [
     ("vllm-metrics", (r"(?m)^vllm:[a-z_:]+(\{| )",)),
     ("llamacpp-metrics", (r"(?m)^llamacpp:[a-z_:]+(\{| )",)),
     ("aiperf", (r'"aiperf_version"',)),
+    ("aiperf", (r'"per_combination_metrics"\s*:',)),  # profile_export_aiperf_sweep.json
     # ray-project/llmperf: its summary's flat results_* keys, or its per-request list.
     ("llmperf", (r'"results_num_completed_requests"\s*:',)),
     ("llmperf", (r'^\s*\[', r'"end_to_end_latency_s"\s*:', r'"number_output_tokens"\s*:')),

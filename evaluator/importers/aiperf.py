@@ -38,6 +38,8 @@ from . import provenance
 from .common import CLIENT_WALL_CLOCK, Imported, ImportProblem, count, drop_none, histogram, number, percent_to_fraction, percentiles, read_json_document, source
 
 FORMAT = "aiperf"
+# The statistics a metric block may hold (JsonMetricResult, export_models.py at 896729cf).
+_BLOCK_KEYS = ("unit", "avg", "p1", "p5", "p10", "p25", "p50", "p75", "p90", "p95", "p99", "min", "max", "std", "count", "sum")
 # Exact factors, so 52,000,000 ns is 52 ms and not 52.00000000000001.
 TO_SECONDS = {"s": Fraction(1), "sec": Fraction(1), "secs": Fraction(1), "seconds": Fraction(1), "ms": Fraction(1, 10**3), "us": Fraction(1, 10**6), "ns": Fraction(1, 10**9)}
 TO_MS = {unit: factor * 1000 for unit, factor in TO_SECONDS.items()}
@@ -295,6 +297,8 @@ def _speculative_counts(path: Path, data: dict, m: _Metrics, requests: int | Non
 
 def import_file(path: Path) -> list[Imported]:
     data, sha = read_json_document(path, FORMAT)
+    if isinstance(data, dict) and isinstance(data.get("per_combination_metrics"), list):
+        return _sweep(path, data, sha)
     found = metric_blocks(data)
     if found is None:
         from . import describe_guess
@@ -304,6 +308,13 @@ def import_file(path: Path) -> list[Imported]:
             f"so it is not {FORMAT} output{describe_guess(path, FORMAT)}"
         )
     blocks, layout = found
+    load, load_notes = _load(data)
+    fields, speculative = _run(path, data, blocks, layout, load, load_notes)
+    return [Imported(fields=fields, source=source(FORMAT, path, sha, data.get("aiperf_version")), speculative=speculative)]
+
+
+def _run(path: Path, data: dict, blocks: dict[str, dict], layout: str, load: dict, load_notes: list[str], where: str = "") -> tuple[dict, bool]:
+    """A run's fields from its metric blocks; `data` is the export around them (config, histogram, run info)."""
     m = _Metrics(blocks)
     notes: list[str] = []
     requests = m.total("request_count")
@@ -315,7 +326,7 @@ def import_file(path: Path) -> list[Imported]:
     emitted, reasoning, emitted_from = m.emitted()
     duration = m.seconds("benchmark_duration")
     if emitted is None and duration is None and not any(m.block(t) for t in ("time_to_first_token", "inter_token_latency", "request_latency", "time_to_last_token")):
-        raise ImportProblem(f"{path}: an AIPerf export ({layout}) without any metric sdeval reads: no token totals, benchmark duration or latencies")
+        raise ImportProblem(f"{path}: {where}an AIPerf export ({layout}) without any metric sdeval reads: no token totals, benchmark duration or latencies")
     spec_counts, spec_notes = _speculative_counts(path, data, m, requests)
     counts = {**spec_counts, "emitted_tokens": emitted, "reasoning_tokens": reasoning, "population": "benchmark-requests"}
     speculative = any(spec_counts[k] is not None for k in ("verification_steps", "proposed_drafts", "accepted_drafts"))
@@ -335,7 +346,6 @@ def import_file(path: Path) -> list[Imported]:
     if data.get("was_cancelled") is True:
         notes.append("AIPerf marked the run as cancelled.")
     notes.extend(spec_notes)
-    load, load_notes = _load(data)
     notes.extend(load_notes)
     goodput, goodput_notes = _goodput(path, data, m)
     notes.extend(goodput_notes)
@@ -362,4 +372,81 @@ def import_file(path: Path) -> list[Imported]:
         },
         "notes": " ".join(n for n in notes if n) or None,
     }
-    return [Imported(fields=drop_none(fields), source=source(FORMAT, path, sha, data.get("aiperf_version")), speculative=speculative)]
+    return drop_none(fields), speculative
+
+
+# ------------------------------------------------------------------ profile_export_aiperf_sweep.json
+
+# Read from ai-dynamo/aiperf: the exporter (src/aiperf/exporters/aggregate/aggregate_sweep_json_exporter.py
+# at c1cfd86b) writes {"aggregation_type": "sweep", "num_profile_runs", "num_successful_runs",
+# "failed_runs", "metadata": {"sweep_parameters": [{"name", "values"}], "num_combinations", ...},
+# "per_combination_metrics": [{"parameters": {...}, "metrics": {...}}], "best_configurations",
+# "pareto_optimal"}. A point run once (src/aiperf/cli_runner/_sweep_aggregate.py at 68e913b9,
+# _json_metric_to_stats) keeps that run's blocks under their metric tags, as {"mean" (= avg),
+# "avg", "std": 0, "min", "max", "cv": 0, "ci_low", "ci_high", "unit", p1..p99, "count", "sum"}
+# (earlier versions without the percentiles, count and sum); a point run several times holds
+# ConfidenceAggregation statistics across its trials under flattened keys ("request_throughput_avg":
+# {"mean", "std", ...}), means of the trials' figures, not one run's counts.
+PARAMETER_LOAD = {"concurrency": "concurrency", "request_rate": "request_rate", "rate": "request_rate"}
+_FLATTENED = re.compile(r"_(avg|p\d+|min|max|std|count|sum)$")
+
+
+def _sweep_trials(data: dict) -> int | None:
+    meta = _dict(data.get("metadata"))
+    trials = count(meta.get("num_trials_per_value"))
+    if trials:
+        return trials
+    runs, combinations = count(data.get("num_profile_runs") or meta.get("num_profile_runs")), count(meta.get("num_combinations"))
+    if runs and combinations and runs % combinations == 0:
+        return runs // combinations
+    return None
+
+
+def _sweep(path: Path, data: dict, sha: str) -> list[Imported]:
+    combos = data["per_combination_metrics"]
+    if not combos:
+        raise ImportProblem(f"{path}: an AIPerf sweep aggregate with no points (per_combination_metrics is empty)")
+    trials = _sweep_trials(data)
+    flattened = any(
+        isinstance(c, dict) and isinstance(c.get("metrics"), dict) and any(_FLATTENED.search(k) for k in c["metrics"]) and "request_count" not in c["metrics"]
+        for c in combos
+    )
+    if (trials or 1) > 1 or (trials is None and flattened):
+        over = f"{trials} trials" if trials else "several trials"
+        raise ImportProblem(
+            f"{path}: an AIPerf sweep aggregate whose points are means over {over} (AIPerf's confidence aggregation), "
+            "not one run's counts; import each trial's own profile_export_aiperf.json instead, one run each"
+        )
+    failed = data.get("failed_runs") if isinstance(data.get("failed_runs"), list) else []
+    out = []
+    for i, combo in enumerate(combos):
+        where = f"per_combination_metrics[{i}]"
+        if not isinstance(combo, dict) or not isinstance(combo.get("metrics"), dict) or not isinstance(combo.get("parameters"), dict):
+            raise ImportProblem(f"{path}: {where} is not a point ({{\"parameters\": ..., \"metrics\": ...}})")
+        blocks = {}
+        for tag, stats in combo["metrics"].items():
+            if isinstance(stats, dict) and "unit" in stats and ("avg" in stats or "mean" in stats):
+                blocks[ALIASES.get(tag, tag)] = {**{k: v for k, v in stats.items() if k in _BLOCK_KEYS}, "avg": stats.get("avg", stats.get("mean"))}
+        if not blocks:
+            raise ImportProblem(f"{path}: {where}.metrics holds no metric with a unit and a value")
+        load, other = {}, []
+        for name, value in combo["parameters"].items():
+            leaf = str(name).rsplit(".", 1)[-1]
+            if leaf in PARAMETER_LOAD and (number(value) is not None):
+                load[PARAMETER_LOAD[leaf]] = (count(value) or None) if PARAMETER_LOAD[leaf] == "concurrency" else number(value)
+            else:
+                other.append(f"{name}={value!r}")
+        if "request_rate" in load:
+            load["loop"] = "open"
+        elif load.get("concurrency"):
+            load["loop"] = "closed"
+        label = ", ".join(f"{k}={v!r}" for k, v in combo["parameters"].items())
+        notes = [f"Point {i} of an AIPerf sweep aggregate ({label}), run once; the sweep file records no input_config, so the model, "
+                 "tokenizer, SLOs and command line are in each point's own profile_export_aiperf.json."]
+        if other:
+            notes.append(f"Swept parameters other than the load: {', '.join(other)}.")
+        if failed and i == 0:
+            notes.append(f"The sweep lists {len(failed)} failed run(s), whose points are absent.")
+        fields, speculative = _run(path, {}, blocks, TOP_LEVEL, load, notes, where=f"{where}: ")
+        out.append(Imported(fields=fields, source=source(FORMAT, path, sha, entry=where), speculative=speculative))
+    return out
