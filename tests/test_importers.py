@@ -436,6 +436,7 @@ def outcome(processes, skip):
         return {"error": str(exc)}
     fields = dataclasses.asdict(t)
     fields["k_values"] = sorted(fields["k_values"])
+    fields["draft_lengths"] = sorted(fields["draft_lengths"])
     fields["last"] = None if t.last is None else t.last.num_spec_steps
     return fields
 

@@ -18,10 +18,13 @@ from .common import Imported, ImportProblem
 __all__ = ["FORMATS", "ImportProblem", "ImportResult", "describe_guess", "import_runs", "sniff"]
 
 
-def _vllm_responses(paths: list[Path], skip_bad_lines: bool) -> list[Imported]:
-    from . import vllm_responses
+def _responses(fmt: str) -> Callable[[list[Path], bool], list[Imported]]:
+    def run(paths: list[Path], skip_bad_lines: bool) -> list[Imported]:
+        from . import vllm_responses
 
-    return [vllm_responses.import_file(p, skip_bad_lines) for p in paths]
+        return [vllm_responses.import_file(p, skip_bad_lines, fmt) for p in paths]
+
+    return run
 
 
 def _metrics(fmt: str) -> Callable[[list[Path], bool], list[Imported]]:
@@ -46,7 +49,8 @@ def _per_file(module_name: str) -> Callable[[list[Path], bool], list[Imported]]:
 
 
 FORMATS: dict[str, Callable[[list[Path], bool], list[Imported]]] = {
-    "vllm-responses": _vllm_responses,
+    "vllm-responses": _responses("vllm-responses"),
+    "llamacpp-responses": _responses("llamacpp-responses"),
     "vllm-metrics": _metrics("vllm-metrics"),
     "llamacpp-metrics": _metrics("llamacpp-metrics"),
     "sglang-responses": _per_file("sglang_responses"),
@@ -83,6 +87,8 @@ _SIGNATURES: list[tuple[str, tuple[str, ...]]] = [
     ("sglang-bench", (r'"total_output_tokens_retokenized"\s*:|"(mean|median|p99)_e2e_latency_ms"\s*:',)),
     ("trtllm-bench", (r'"decoding_stats"\s*:|"request_info"\s*:', r'"performance"\s*:')),
     ("vllm-bench", (r'"duration"\s*:', r'"completed"\s*:', r'"total_output_tokens"\s*:')),
+    # llama.cpp's responses: its timings object (OpenAI shape or native /completion), before the OpenAI shape.
+    ("llamacpp-responses", (r'"timings"\s*:\s*\{', r'"predicted_n"\s*:')),
     # SGLang's responses before the OpenAI shape they share with vLLM's: its meta_info or sglext.
     ("sglang-responses", (r'"meta_info"\s*:\s*\{',)),
     ("sglang-responses", (r'"sglext"\s*:\s*\{',)),
