@@ -290,3 +290,84 @@ def test_the_sweep_file_is_sniffed_as_aiperf(tmp_path):
     for newest in (True, False):
         path = write(tmp_path, sweep([({"concurrency": 1}, export([PROFILING]))], newest=newest), "profile_export_aiperf_sweep.json")
         assert sniff(path) == "aiperf"
+
+
+# ------------------------------------------- per-request speculation, no scrapes, to established claims
+
+MODEL = "meta-llama/Llama-3.1-8B-Instruct"
+
+
+def spec_blocks(requests: int, steps: int, drafts: int, accepted: int, hist: dict[str, int]) -> dict:
+    """AIPerf 0.13's spec_decode_* metrics of a run whose every request's response carried vLLM's
+    metrics.speculative_decoding (spec_decode_metrics.py at 388b4f26), and its pooled histogram."""
+    return {
+        "spec_decode_acceptance_length": block("ratio", 1 + accepted / steps, count=requests),
+        "spec_decode_draft_acceptance_rate": block("%", accepted / drafts * 100, count=requests),
+        "spec_decode_steps": block("steps", steps / requests, count=requests, sum=float(steps)),
+        "spec_decode_draft_tokens": block("tokens", drafts / requests, count=requests, sum=float(drafts)),
+        "spec_decode_accepted_draft_tokens": block("tokens", accepted / requests, count=requests, sum=float(accepted)),
+        "total_spec_decode_steps": block("steps", float(steps)),
+        "total_draft_tokens": block("tokens", float(drafts)),
+        "total_accepted_draft_tokens": block("tokens", float(accepted)),
+        "spec_decode_token_weighted_acceptance_length": block("ratio", 1 + accepted / steps),
+        "spec_decode_overall_draft_acceptance_rate": block("%", accepted / drafts * 100),
+        "pooled_spec_decode_acceptance_histogram": hist,
+    }
+
+
+def test_aiperf_with_per_request_speculation_settles_its_population_and_establishes_claims_without_scrapes(sdeval, tmp_path):
+    """The issue's done-when: AIPerf 0.13's output alone, its speculative counts taken from the
+    server's per-request metrics (vLLM --per-request-spec-decode-metrics, every request covered), no
+    /metrics scrape: the population is the benchmark's own, coverage-gap does not fire, and the
+    output-throughput and speedup claims `sdeval claim` writes are established."""
+    phase = {"name": "profiling", "type": "concurrency", "exclude_from_results": False, "concurrency": 8, "requests": 400}
+    # S = 16,600 steps, K = 3: P = 49,800, A = 34,200 = 2,600 x 1 + 2,600 x 2 + 8,800 x 3; E = A + one bonus a step (16,600) + 400 first tokens
+    hist = {"0": 2600, "1": 2600, "2": 2600, "3": 8800}
+    assert sum(hist.values()) == 16600 and sum(int(j) * n for j, n in hist.items()) == 34200
+    spec = export([phase], requests=400, duration=96.0, tokens=51200, spec=spec_blocks(400, 16600, 49800, 34200, hist))
+    base = export([phase], requests=400, duration=150.0, tokens=51200)
+    identity = {"target": {"model": MODEL, "revision": "0e9e39f249a16976918f6564b8830bc894c89659", "tokenizer": MODEL,
+                           "tokenizer_revision": "0e9e39f249a16976918f6564b8830bc894c89659"},
+                "numerics": {"weights": "bf16", "activations": "bf16", "kv_cache": "bf16"},
+                "sampling": {"temperature": 0, "top_p": 1, "top_k": 0, "seed": 0, "n": 1},
+                "runtime": {"name": "vLLM", "version": "0.32.0", "flags": "--per-request-spec-decode-metrics summary"},
+                "hardware": {"accelerator": "NVIDIA H100 SXM5 80GB", "count": 1}}
+    record = tmp_path / "offer.json"
+    record.write_text(json.dumps({
+        "record_version": "1.1",
+        "offer": {"vendor": "Acme Inference Ltd", "offer_id": "ACME-SD-8", "date": "2026-12-01", "claim_text": "Faster chat at 8 users."},
+        "configurations": [
+            {"id": "eagle3", **identity, "proposer": {"method": "eagle-3", "model": "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", "revision": "0b1c2d3", "k": 3}},
+            {"id": "target-only", **identity, "proposer": {"method": "none"}},
+        ],
+        "runs": [], "claims": [],
+    }, indent=2))
+    for name, data, configuration, extra in (("spec-c8", spec, "eagle3", []), ("base-c8", base, "target-only", ["--arrangement", "target-only"])):
+        path = write(tmp_path, data, f"{name}.json")
+        done = sdeval("import", "aiperf", path, "--run-id", name, "--configuration", configuration, "--into", record, "--in-place", *extra)
+        assert done.exit_code == 0, done.stderr
+    data = json.loads(record.read_text())
+    runs = {r["id"]: r for r in data["runs"]}
+    assert runs["spec-c8"]["counts"] == {
+        "verification_steps": 16600, "proposed_drafts": 49800, "accepted_drafts": 34200,
+        "accepted_length_histogram": [2600, 2600, 2600, 8800], "emitted_tokens": 51200, "population": "benchmark-requests",
+        "requests_with_metrics": 400, "requests_without_metrics": 0, "missing_metrics_as": "excluded",
+    }
+    assert "population_check" not in runs["spec-c8"]["counts"] and "server_scrapes" not in runs["spec-c8"]["source"]
+    for run in data["runs"]:  # the vendor's own quality result, one per run
+        run["quality"] = [{"task": "chat", "metric": "exact match", "score": 0.91, "method": "held-out chat set, greedy",
+                           "equality_check": "greedy-equality", "equality_matched": 400, "equality_total": 400}]
+        run["workload"]["task"] = "chat"
+    record.write_text(json.dumps(data, indent=2))
+    validated = sdeval("validate", record, "--format", "json").json()
+    assert [f for f in validated["findings"] if f["code"] in ("coverage-gap", "counts-inconsistent")] == []
+    for args in (["--kind", "output-throughput"], ["--kind", "speedup", "--baseline", "base-c8"]):
+        done = sdeval("claim", record, "--run", "spec-c8", *args, "--in-place")
+        assert done.exit_code == 0, done.stderr
+    assessed = sdeval("assess", record, "-f", "json").json()
+    [entry] = assessed["files"]
+    assert [(c["id"], c["value"], c["verdict"]) for c in entry["claims"]] == [
+        ("output-throughput-spec-c8", 533.0, "established"),  # 51,200 / 96 s = 533.3
+        ("speedup-spec-c8", 1.56, "established"),             # (51,200 / 96) / (51,200 / 150) = 1.5625
+    ]
+    assert [f["code"] for f in assessed["findings"] if f["severity"] == "error"] == []
