@@ -371,3 +371,71 @@ def test_aiperf_with_per_request_speculation_settles_its_population_and_establis
         ("speedup-spec-c8", 1.56, "established"),             # (51,200 / 96) / (51,200 / 150) = 1.5625
     ]
     assert [f["code"] for f in assessed["findings"] if f["severity"] == "error"] == []
+
+
+# ------------------------------------------------------------- profile_export.jsonl, per request
+
+
+def record(phase: str = "profiling", *, spec: tuple[int, int, int] | None = None, osl: int = 100, ttft: float = 40.0, itl: float | None = 4.0,
+           latency: float = 450.0, error: bool = False) -> dict:
+    """One MetricRecordInfo line: metadata, metrics in display units, error when the request failed."""
+    metrics = {"time_to_first_token": {"value": ttft, "unit": "ms"}, "request_latency": {"value": latency, "unit": "ms"},
+               "output_sequence_length": {"value": osl, "unit": "tokens"}, "input_sequence_length": {"value": 512, "unit": "tokens"}}
+    if itl is not None:
+        metrics["inter_token_latency"] = {"value": itl, "unit": "ms"}
+    if spec is not None:
+        metrics.update(spec_decode_steps={"value": spec[0], "unit": "steps"}, spec_decode_draft_tokens={"value": spec[1], "unit": "tokens"},
+                       spec_decode_accepted_draft_tokens={"value": spec[2], "unit": "tokens"})
+    line = {"metadata": {"session_num": 0, "x_request_id": "r", "request_start_ns": 1_790_000_000_000_000_000, "request_end_ns": 1_790_000_000_450_000_000,
+                         "worker_id": "w", "record_processor_id": "p", "benchmark_phase": phase, "was_cancelled": False},
+            "metrics": {} if error else metrics}
+    if error:
+        line["error"] = {"code": 500, "type": "Internal Server Error", "message": "boom"}
+    return line
+
+
+def test_per_request_records_sum_the_covered_requests_and_keep_their_latencies(sdeval, tmp_path):
+    lines = [record("warmup", spec=(9, 27, 20)), record(spec=(40, 120, 70), osl=150), record(spec=(30, 90, 60), osl=121, ttft=55.5, latency=700.0),
+             record(osl=80), record(error=True)]
+    path = tmp_path / "profile_export.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    [run] = runs_of(sdeval("import", "aiperf", path))
+    assert run["counts"] == {
+        "verification_steps": 70, "proposed_drafts": 210, "accepted_drafts": 130, "emitted_tokens": 150 + 121 + 80, "population": "benchmark-requests",
+        "requests_with_metrics": 2, "requests_without_metrics": 1, "missing_metrics_as": "excluded",
+    }
+    assert run["workload"] == {"num_requests": 3}
+    assert run["request_latencies"] == {"ttft_ms": [40.0, 55.5, 40.0], "tpot_ms": [4.0, 4.0, 4.0], "e2e_ms": [450.0, 700.0, 450.0]}
+    assert "interval" not in run
+    assert run["notes"] == (
+        "AIPerf's per-request records (profile_export.jsonl): counts summed over the completed requests of its profiling phase; "
+        "the records carry no benchmark duration, so the interval (and the load) are in profile_export_aiperf.json beside it. "
+        "1 of 3 requests carried no per-request speculative record (spec decode off, no verification step, or the server reported none) "
+        "and are not in S, P and A. 1 errored request (records with an error) is not in the counts. 1 record of the warm-up phase left out."
+    )
+
+
+def test_per_request_records_without_an_itl_for_every_request_keep_no_tpot_list(sdeval, tmp_path):
+    path = tmp_path / "profile_export.jsonl"
+    path.write_text(json.dumps(record(osl=1, itl=None)) + "\n" + json.dumps(record()) + "\n")
+    [run] = runs_of(sdeval("import", "aiperf", path, "--arrangement", "target-only"))
+    assert run["request_latencies"] == {"ttft_ms": [40.0, 40.0], "e2e_ms": [450.0, 450.0]}
+    assert "Not every request has inter_token_latency (a one-token response has no inter_token_latency), so that list is not kept." in run["notes"]
+
+
+def test_a_bad_per_request_record_is_named_by_line(sdeval, tmp_path):
+    bad = record(spec=(4, 12, 7))
+    bad["metrics"]["spec_decode_steps"]["value"] = 2.5
+    path = tmp_path / "profile_export.jsonl"
+    path.write_text(json.dumps(record()) + "\n" + json.dumps(bad) + "\n")
+    result = sdeval("import", "aiperf", path)
+    assert result.exit_code == 2
+    assert result.stderr == f"sdeval: {path}: line 2: metrics.spec_decode_steps.value 2.5 is not a count\n"
+
+
+def test_the_records_file_is_sniffed_as_aiperf(tmp_path):
+    from evaluator.importers import sniff
+
+    path = tmp_path / "profile_export.jsonl"
+    path.write_text(json.dumps(record()) + "\n")
+    assert sniff(path) == "aiperf"

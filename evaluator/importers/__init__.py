@@ -75,6 +75,7 @@ _SIGNATURES: list[tuple[str, tuple[str, ...]]] = [
     ("llamacpp-metrics", (r"(?m)^llamacpp:[a-z_:]+(\{| )",)),
     ("aiperf", (r'"aiperf_version"',)),
     ("aiperf", (r'"per_combination_metrics"\s*:',)),  # profile_export_aiperf_sweep.json
+    ("aiperf", (r'"benchmark_phase"\s*:', r'"metrics"\s*:\s*\{', r'"request_start_ns"\s*:')),  # profile_export.jsonl
     # ray-project/llmperf: its summary's flat results_* keys, or its per-request list.
     ("llmperf", (r'"results_num_completed_requests"\s*:',)),
     ("llmperf", (r'^\s*\[', r'"end_to_end_latency_s"\s*:', r'"number_output_tokens"\s*:')),
