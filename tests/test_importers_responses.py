@@ -202,3 +202,10 @@ def test_vllm_and_llama_responses_in_one_file_are_refused(sdeval, tmp_path):
         result = sdeval("import", fmt, path)
         assert result.exit_code == 2
         assert "mixes vLLM responses (metrics.speculative_decoding) with llama.cpp ones (timings.draft_n)" in result.stderr
+
+
+@pytest.mark.parametrize(("name", "guess"), [("sglang-responses-native.jsonl", "sglang-responses"), ("aiperf-profile.json", "aiperf"), ("vllm-metrics-after.prom", "vllm-metrics")])
+def test_another_tools_file_given_as_llamacpp_responses_is_named(sdeval, name, guess):
+    result = sdeval("import", "llamacpp-responses", DATA / name)
+    assert result.exit_code == 2
+    assert "so this is not llamacpp-responses output; it looks like" in result.stderr and guess in result.stderr

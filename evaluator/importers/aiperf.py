@@ -1,4 +1,5 @@
-"""aiperf: profile_export_aiperf.json, in every layout AIPerf has written it.
+"""aiperf: profile_export_aiperf.json in every layout AIPerf has written it, its sweep aggregate
+(profile_export_aiperf_sweep.json, one run per point) and its per-request records (profile_export.jsonl).
 
 Read from ai-dynamo/aiperf's history (`exporters/json_exporter.py`, `common/models/export_models.py`
 and `metrics/types/*.py`, mirror at db4f6397, 2025-10-10), its `docs/reference/json-export-schema.md`
@@ -24,7 +25,16 @@ E is `total_osl` (since ai-dynamo/aiperf#319), or `benchmark_token_count` (its n
 The benchmark duration runs from the first request sent to the last response received.
 Speculative counts come from the run totals (or the per-request metric's `sum`), the histogram
 from pooled_spec_decode_acceptance_histogram (string keys). AIPerf's acceptance rates are
-percentages; the token-weighted one is kept, as a fraction, in `reported`.
+percentages; the token-weighted one is kept, as a fraction, in `reported`. AIPerf 0.13 takes them
+from the server's per-request records (vLLM's metrics.speculative_decoding and others), so the
+requests counted in spec_decode_steps are those covered, the rest counted as not covered.
+
+The load: `input_config.loadgen` (2025), or the phases AIPerf counts in its results of 0.11's
+`input_config.phases` (below), or a sweep point's `run_info.variation_values`. Goodput
+(`goodput`, `good_request_count`) is kept with the SLOs it was counted at, `input_config.slos`
+(0.11 on) or `input_config.input.goodput` (2025), and only with them. What ran (issue 28.4): the
+models of `input_config.models.items` (or `endpoint.model_names`), the tokenizer and its revision,
+and the command line of `run_info.cli_command` (or `input_config.cli_command`) go to the notes.
 """
 
 from __future__ import annotations

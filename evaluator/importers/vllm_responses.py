@@ -236,7 +236,7 @@ def _bad_line(path: Path, number: int, message: str) -> ImportProblem:
     return ImportProblem(f"{path}: line {number}: {message}; pass --skip-bad-lines to import the other lines")
 
 
-def read(path: Path, skip_bad_lines: bool = False, processes: int | None = None) -> Totals:
+def read(path: Path, skip_bad_lines: bool = False, processes: int | None = None, fmt: str = FORMAT) -> Totals:
     """Sum the responses of the file and hash it, numbering lines from the top of the file.
     `processes` byte ranges are summed in as many processes (forked: the caller must not be
     running other threads); by default one per core for a large file, when that is safe."""
@@ -261,7 +261,7 @@ def read(path: Path, skip_bad_lines: bool = False, processes: int | None = None)
                 if show is not None:
                     show(sum(counters))
 
-            first = _sum_range(path, ranges[0], skip_bad_lines, _Counter(counters, 0, shown))
+            first = _sum_range(path, ranges[0], skip_bad_lines, _Counter(counters, 0, shown), fmt)
             totals = _combine(path, itertools.chain([first], (child.receive(shown) for child in children)))
             totals.sha256 = hashing.receive(shown) if hashing is not None else sha256_of(path)
             totals.processes = len(ranges)
@@ -338,7 +338,7 @@ class _Refused(Exception):
     """A bad line ends the range (without --skip-bad-lines)."""
 
 
-def _sum_range(path: Path, span: tuple[int, int], skip_bad_lines: bool, advance: Callable[[int], None] | None) -> Totals:
+def _sum_range(path: Path, span: tuple[int, int], skip_bad_lines: bool, advance: Callable[[int], None] | None, fmt: str = FORMAT) -> Totals:
     t = Totals()
     start, end = span
 
@@ -373,7 +373,7 @@ def _sum_range(path: Path, span: tuple[int, int], skip_bad_lines: bool, advance:
                         if not line.strip():
                             continue
                         if number == 1 and start == 0:
-                            _refuse_other_format(path)
+                            _refuse_other_format(path, fmt)
                         refuse(number, f"not a valid response ({_why_not(line)})")
                         continue
                     if number == 1 and start == 0:
@@ -381,7 +381,7 @@ def _sum_range(path: Path, span: tuple[int, int], skip_bad_lines: bool, advance:
                     metrics = response.metrics
                     if metrics is None or (sd := metrics.speculative_decoding) is None:
                         if number == 1 and start == 0:
-                            _refuse_if_not_a_response(path, line)
+                            _refuse_if_not_a_response(path, line, fmt)
                         if response.timings is not None:
                             llama.line(number, line, response)
                         elif response.stop is False or (response.usage is None and (response.object or "").endswith(".chunk")):
@@ -570,24 +570,24 @@ def _why_not(line: bytes) -> str:
     return "not JSON"  # not reached: the line failed with its newline, so it fails without
 
 
-def _refuse_if_not_a_response(path: Path, line: bytes) -> None:
+def _refuse_if_not_a_response(path: Path, line: bytes, fmt: str = FORMAT) -> None:
     """Line 1 with none of a response's fields is another tool's output."""
     try:
         response = _decode_first(line)
     except msgspec.DecodeError:
         return  # decodes as a line: a response whose model or fingerprint is not a string
     if all(v is None for v in (response.object, response.choices, response.usage, response.metrics, response.timings, response.stop, response.tokens_predicted)):
-        _refuse_other_format(path, "has no choices, usage or metrics", always=True)
+        _refuse_other_format(path, fmt, "has no choices, usage or metrics", always=True)
 
 
-def _refuse_other_format(path: Path, why: str = "is not a JSON response", always: bool = False) -> None:
+def _refuse_other_format(path: Path, fmt: str = FORMAT, why: str = "is not a JSON response", always: bool = False) -> None:
     """Line 1 of another tool's file: say which. A response file whose first line is merely
     malformed goes on to the bad-line handling."""
     from . import describe_guess
 
-    guess = describe_guess(path, FORMAT)
+    guess = describe_guess(path, fmt)
     if guess or always:
-        raise ImportProblem(f"{path}: line 1 {why}, so this is not {FORMAT} output{guess}")
+        raise ImportProblem(f"{path}: line 1 {why}, so this is not {fmt} output{guess}")
 
 
 # The pre-merge shape of vLLM PR #48915 (dev builds only): stats per choice, histogram as an object.
@@ -669,7 +669,7 @@ def _refuse_the_other(path: Path, t: Totals, fmt: str) -> None:
 
 def import_file(path: Path, skip_bad_lines: bool = False, fmt: str = "vllm-responses") -> Imported:
     # llama.cpp's streamed n > 1 choices are joined by id, so its file is read in one range.
-    t = read(path, skip_bad_lines, processes=1 if fmt == "llamacpp-responses" else None)
+    t = read(path, skip_bad_lines, processes=1 if fmt == "llamacpp-responses" else None, fmt=fmt)
     sha = t.sha256
     if t.requests_with == 0 and t.requests_without == 0 and t.llama_with == 0:
         raise ImportProblem(f"{path}: no responses found (only streamed content chunks without a final usage chunk?)")
