@@ -209,3 +209,9 @@ def test_another_tools_file_given_as_llamacpp_responses_is_named(sdeval, name, g
     result = sdeval("import", "llamacpp-responses", DATA / name)
     assert result.exit_code == 2
     assert "so this is not llamacpp-responses output; it looks like" in result.stderr and guess in result.stderr
+
+
+def test_a_model_name_with_control_characters_is_left_out_and_the_import_goes_on(sdeval, tmp_path):
+    path = write_lines(tmp_path, [vllm_response([2, 0, 3, 2], model="evil\x1b]0;title\x07")])
+    [run] = runs_of(sdeval("import", "vllm-responses", path))
+    assert "model" not in run.get("notes", "") and "\x1b" not in json.dumps(run)

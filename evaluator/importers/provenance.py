@@ -6,7 +6,8 @@ notes, in one sentence built here, where a reader comparing the run with its con
 them. Only what the file says is kept. A command line is kept as written, with two exceptions: its
 line breaks become spaces (notes are one paragraph), and the values of options that carry secrets
 (`--api-key X`, `--hf-token=X`, an `Authorization:` header) are withheld, since a record is sent to
-other people. A command line holding other control characters is not kept, and the note says so.
+other people. A command line holding other control characters is not kept, and the note says so;
+a model or tokenizer name holding them is left out.
 """
 
 from __future__ import annotations
@@ -26,7 +27,10 @@ MAX_COMMAND = 4000
 
 
 def _text(value: Any) -> str | None:
-    return value.strip() if isinstance(value, str) and value.strip() else None
+    """A name as the file writes it; one holding control characters is not kept (notes refuse them)."""
+    if not isinstance(value, str) or not value.strip() or _CONTROL.search(value) or "\n" in value:
+        return None
+    return value.strip()[:500]
 
 
 def command_line(raw: Any) -> tuple[str | None, str | None]:
