@@ -27,10 +27,15 @@ MAX_COMMAND = 4000
 
 
 def _text(value: Any) -> str | None:
-    """A name as the file writes it; one holding control characters is not kept (notes refuse them)."""
-    if not isinstance(value, str) or not value.strip() or _CONTROL.search(value) or "\n" in value:
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def _name(value: Any) -> str | None:
+    """A model, tokenizer or version as the file writes it; one holding control characters is not kept (notes refuse them)."""
+    text = _text(value)
+    if text is None or _CONTROL.search(text) or "\n" in text:
         return None
-    return value.strip()[:500]
+    return text[:500]
 
 
 def command_line(raw: Any) -> tuple[str | None, str | None]:
@@ -69,11 +74,11 @@ def note(tool: str, version: Any = None, model: Any = None, tokenizer: Any = Non
     `model` and `tokenizer` are a name or a list of names (several models: a round-robin run);
     `model_from` says where the model was read when that matters ("as the first response names it")."""
     parts = []
-    names = [m for m in (model if isinstance(model, list) else [model]) if _text(m)]
+    names = [n for n in map(_name, model if isinstance(model, list) else [model]) if n]
     if names:
-        parts.append(f"model {', '.join(_text(m) for m in names)}{f' ({model_from})' if model_from else ''}")  # type: ignore[misc]
-    if _text(tokenizer):
-        parts.append(f"tokenizer {_text(tokenizer)}")
+        parts.append(f"model {', '.join(names)}{f' ({model_from})' if model_from else ''}")
+    if _name(tokenizer):
+        parts.append(f"tokenizer {_name(tokenizer)}")
     kept, remark = command_line(command)
     if kept is not None:
         parts.append(f"command line: {kept}" + (f" ({remark})" if remark else ""))
@@ -81,5 +86,5 @@ def note(tool: str, version: Any = None, model: Any = None, tokenizer: Any = Non
         parts.append(remark)
     if not parts:
         return None
-    who = f"{tool} {version}" if _text(str(version) if version is not None else None) else tool
+    who = f"{tool} {_name(str(version))}" if version is not None and _name(str(version)) else tool
     return f"{who}: {'; '.join(parts)}."
