@@ -165,7 +165,7 @@ def test_aiperf_records_layout_of_august_2025_in_nanoseconds(sdeval):
     assert run["latency"]["e2e_ms"] == {"mean": 1950.0, "p50": 1940.0, "p90": 2000.0, "p95": 2005.0, "p99": 2009.0}
     assert run["reported"] == {"output_tokens_per_s": 200.0}
     assert run["load"] == {"concurrency": 2, "loop": "closed"}
-    assert run["notes"] == "AIPerf export with records keyed by tag (July to October 2025). Emitted tokens from benchmark_token_count."
+    assert run["notes"] == "AIPerf export with records keyed by tag (July to October 2025). Emitted tokens from benchmark_token_count. AIPerf: model example-model."
 
 
 def test_aiperf_first_export_keyed_by_display_name_gives_latencies_only(sdeval):
@@ -436,6 +436,7 @@ def outcome(processes, skip):
         return {"error": str(exc)}
     fields = dataclasses.asdict(t)
     fields["k_values"] = sorted(fields["k_values"])
+    fields["draft_lengths"] = sorted(fields["draft_lengths"])
     fields["last"] = None if t.last is None else t.last.num_spec_steps
     return fields
 

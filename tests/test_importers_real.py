@@ -34,6 +34,8 @@ COVERED = {
     "aiperf/aiperf-example-run1-2025-10.json",
     "aiperf/aiperf-plotfixture-qwen-c1-2026-01.json",
     "aiperf/ajcasagrande-artifacts-2025-06.json",
+    "aiperf/akamaslabs-aiperf-0.11.0-qwen3-4b-c16.json",
+    "aiperf/akamaslabs-aiperf-0.11.0-qwen3-4b-c384.json",
     "guidellm/guidellm-v0.3-benchmarks-stripped.json",
     "guidellm/guidellm-v0.3-benchmarks-stripped.yaml",
     "guidellm/korat-gpt-oss-20b-benchmarks.json",
@@ -65,14 +67,9 @@ def imported(sdeval, fmt: str, *names: str, arrangement: str = "target-only") ->
     return result.json()["runs"]
 
 
-# AIPerf 0.11 files arrived in ../shared with issue 28, whose phases layout is not read yet: named
-# here so that any other new file still fails this test, and removed when that importer lands.
-AWAITING_IMPORTER = {"aiperf/akamaslabs-aiperf-0.11.0-qwen3-4b-c384.json", "aiperf/akamaslabs-aiperf-0.11.0-qwen3-4b-c16.json"}
-
-
 def test_every_real_output_is_covered():
     present = {str(p.relative_to(REAL)) for p in REAL.rglob("*") if p.is_file() and p.name != "SOURCES.md"}
-    assert {p for p in present if p.split("/")[0] not in AWAITING_IMPORTER and p not in AWAITING_IMPORTER} == COVERED
+    assert present == COVERED
 
 
 @pytest.mark.parametrize("name", sorted(n for n in COVERED if not n.startswith("vllm-metrics/")))
@@ -104,7 +101,9 @@ def test_aiperf_records_layout_of_october_2025_counts_reasoning_tokens_as_output
     assert run["notes"] == (
         "AIPerf export with records keyed by tag (July to October 2025). "
         "E includes 19792 reasoning tokens (total_reasoning_tokens): every generated token is output. "
-        "11 errored requests (error_request_count) are not in the counts."
+        "11 errored requests (error_request_count) are not in the counts. "
+        'AIPerf: model openai/gpt-oss-20b; command line: aiperf profile -m "openai/gpt-oss-20b" --url "localhost:9000" --streaming '
+        '--num-requests 100 --concurrency 100 --endpoint-type "chat" --osl 250 --request-cancellation-rate 10.'
     )
     assert "tool_version" not in run["source"]  # the file does not say
 
@@ -140,7 +139,83 @@ def test_aiperf_top_level_blocks_of_2026(sdeval):
         "itl_ms": {"mean": 18.19909533160138, "p50": 18.158001085427134, "p90": 18.501767488944722, "p95": 18.883067175879397, "p99": 19.481766498241203},
         "e2e_ms": {"mean": 3652.1454372343746, "p50": 3644.0809205, "p90": 3710.542044, "p95": 3789.34443225, "p99": 3909.3341161199996},
     }
-    assert "notes" not in run
+    # The file has no aiperf_version; goodput and good_request_count are null (no --goodput given).
+    assert "goodput" not in run
+    assert run["notes"] == (
+        'AIPerf: model Qwen/Qwen3-0.6B; command line: aiperf profile --model "Qwen/Qwen3-0.6B" --endpoint-type "chat" '
+        '--endpoint "/v1/chat/completions" --streaming --url "localhost:8000" --synthetic-input-tokens-mean 100 '
+        '--synthetic-input-tokens-stddev 0 --output-tokens-mean 200 --output-tokens-stddev 0 --extra-inputs "min_tokens:200" '
+        '--extra-inputs "ignore_eos:true" --concurrency 1 --request-count 64 --warmup-request-count 1 --random-seed 100 '
+        '--gpu-telemetry "localhost:9402" --output-artifact-dir "artifacts/new_sweep_qwen/Qwen_Qwen3-0.6B-openai-chat-concurrency1".'
+    )
+
+
+AKAMAS_COMMAND = (
+    "aiperf profile --model 'qwen3-4b' --tokenizer 'Qwen/Qwen3-4B-Instruct-2507-FP8' --url 'http://vllm.gpu-sharing.svc.cluster.local:8000' "
+    "--endpoint-type 'chat' --streaming --input-file '/benchmarks/sharegpt-cache/inputs-qwen3-4b.json' --custom-dataset-type 'inputs_json' "
+    "--concurrency '16,32,64,96,128,192,256,320,384,512,640,768' --benchmark-duration 300 "
+    "--goodput 'time_to_first_token:1500 inter_token_latency:300' --ui 'simple' --output-artifact-dir '/benchmarks/aiperf-1790787190'"
+)
+AKAMAS_GOODPUT_DEFINITION = (
+    "AIPerf --goodput: a request is good when it meets every SLO (time_to_first_token <= 1500, inter_token_latency <= 300; "
+    "time limits in ms) and has a value for each metric; goodput = good_request_count / benchmark_duration"
+)
+
+
+def test_aiperf_011_phases_layout_gives_the_load_goodput_and_what_ran(sdeval):
+    """AIPerf 0.11.0: the load only in input_config.phases, goodput at the SLOs of input_config.slos,
+    the model, tokenizer and command line in input_config and run_info; point 0 of a 12-point sweep."""
+    [run] = imported(sdeval, "aiperf", "aiperf/akamaslabs-aiperf-0.11.0-qwen3-4b-c16.json")
+    assert run["workload"] == {"num_requests": 2044, "output_tokens_mean": 262.9911937377691}
+    # phases: [{"name": "profiling", "type": "concurrency", "concurrency": 16, "duration": 300.0, ...}]
+    assert run["load"] == {"concurrency": 16, "loop": "closed"}
+    assert run["interval"] == {**CLIENT_WALL_CLOCK, "duration_s": 299.935655192}
+    # total_osl 537,554 = output_sequence_length.sum over its 2,044 requests (no reasoning tokens)
+    assert run["counts"] == {"emitted_tokens": 537554, "population": "benchmark-requests"}
+    assert run["reported"] == {"output_tokens_per_s": 1792.2310692134672}
+    assert 537554 / 299.935655192 == 1792.2310692134672
+    # Every request met both SLOs: 2,044 good of 2,044 in 299.9357 s.
+    assert run["goodput"] == {"requests_per_s": 6.814794988917071, "ttft_limit_ms": 1500.0, "tpot_limit_ms": 300.0, "definition": AKAMAS_GOODPUT_DEFINITION}
+    assert 2044 / 299.935655192 == 6.814794988917071
+    assert run["latency"] == {
+        "ttft_ms": {"mean": 28.736161119863013, "p50": 26.7700945, "p90": 33.0120912, "p95": 40.51439944999998, "p99": 66.76023583999999},
+        "itl_ms": {"mean": 8.77927431816552, "p50": 8.731694873219372, "p90": 9.14595657659939, "p95": 9.332210860499707, "p99": 9.838724690325117},
+        "e2e_ms": {"mean": 2334.7705151291584, "p50": 2191.4849815, "p90": 4260.8727653, "p95": 5308.399138349999, "p99": 6997.258709539996},
+    }
+    assert run["source"]["tool_version"] == "0.11.0"
+    assert run["notes"] == (
+        "Goodput: AIPerf counted 2044 of 2044 requests good (good_request_count) at its SLOs. "
+        "One point of AIPerf sweep 4a9ac728-ad3f-40ef-b933-acfc46a330fd: phases.profiling.concurrency=16 (variation 0, trial 0). "
+        f"AIPerf 0.11.0: model qwen3-4b; tokenizer Qwen/Qwen3-4B-Instruct-2507-FP8 (revision main); command line: {AKAMAS_COMMAND}."
+    )
+
+
+def test_aiperf_011_overloaded_point_keeps_its_few_good_requests(sdeval):
+    """Concurrency 384 of the same sweep: TTFT p50 7.3 s against the 1,500 ms SLO leaves 201 of 5,267 good."""
+    [run] = imported(sdeval, "aiperf", "aiperf/akamaslabs-aiperf-0.11.0-qwen3-4b-c384.json")
+    assert run["workload"] == {"num_requests": 5267, "output_tokens_mean": 261.8720334156066}
+    assert run["load"] == {"concurrency": 384, "loop": "closed"}
+    assert run["interval"]["duration_s"] == 299.86955272800003
+    assert run["counts"] == {"emitted_tokens": 1379280, "population": "benchmark-requests"}
+    assert run["reported"] == {"output_tokens_per_s": 4599.600017581949}
+    assert run["goodput"] == {"requests_per_s": 0.6702914589742269, "ttft_limit_ms": 1500.0, "tpot_limit_ms": 300.0, "definition": AKAMAS_GOODPUT_DEFINITION}
+    assert 201 / 299.86955272800003 == 0.6702914589742269
+    # 3 one-token responses have no ITL (5,264 of 5,267 counted), so they were not good under its limit.
+    assert run["latency"]["itl_ms"]["p99"] == 60.413256245833324
+    assert run["latency"]["ttft_ms"]["p50"] == 7293.420454
+    assert run["notes"].startswith(
+        "Goodput: AIPerf counted 201 of 5267 requests good (good_request_count) at its SLOs. "
+        "One point of AIPerf sweep 4a9ac728-ad3f-40ef-b933-acfc46a330fd: phases.profiling.concurrency=384 (variation 8, trial 0). "
+        "AIPerf 0.11.0: model qwen3-4b;"
+    )
+
+
+def test_the_points_of_a_sweep_import_together_one_run_each(sdeval):
+    runs = imported(sdeval, "aiperf", "aiperf/akamaslabs-aiperf-0.11.0-qwen3-4b-c16.json", "aiperf/akamaslabs-aiperf-0.11.0-qwen3-4b-c384.json")
+    assert [(r["id"], r["load"]["concurrency"], r["counts"]["emitted_tokens"]) for r in runs] == [
+        ("akamaslabs-aiperf-0.11.0-qwen3-4b-c16-1", 16, 537554),
+        ("akamaslabs-aiperf-0.11.0-qwen3-4b-c384-2", 384, 1379280),
+    ]
 
 
 # ------------------------------------------------------------------------------------ guidellm

@@ -294,7 +294,7 @@ def test_sglang_openai_sglext_streamed_chunks_joined_and_partial_n_not_covered(s
         "missing_metrics_as": "excluded",
     }
     assert run["workload"] == {"num_requests": 5}
-    assert run["notes"].endswith("1 streamed content chunk passed over.")
+    assert run["notes"].endswith("1 streamed content chunk passed over. SGLang: model m (as the first response naming one names it).")
 
 
 def test_sglang_first_era_fields_and_a_request_that_never_verified(sdeval):

@@ -19,10 +19,13 @@ from .sniff import describe_guess, sniff
 __all__ = ["FORMATS", "ImportProblem", "ImportResult", "describe_guess", "import_runs", "sniff"]
 
 
-def _vllm_responses(paths: list[Path], skip_bad_lines: bool) -> list[Imported]:
-    from . import vllm_responses
+def _responses(fmt: str) -> Callable[[list[Path], bool], list[Imported]]:
+    def run(paths: list[Path], skip_bad_lines: bool) -> list[Imported]:
+        from . import vllm_responses
 
-    return [vllm_responses.import_file(p, skip_bad_lines) for p in paths]
+        return [vllm_responses.import_file(p, skip_bad_lines, fmt) for p in paths]
+
+    return run
 
 
 def _metrics(fmt: str) -> Callable[[list[Path], bool], list[Imported]]:
@@ -47,7 +50,8 @@ def _per_file(module_name: str) -> Callable[[list[Path], bool], list[Imported]]:
 
 
 FORMATS: dict[str, Callable[[list[Path], bool], list[Imported]]] = {
-    "vllm-responses": _vllm_responses,
+    "vllm-responses": _responses("vllm-responses"),
+    "llamacpp-responses": _responses("llamacpp-responses"),
     "vllm-metrics": _metrics("vllm-metrics"),
     "llamacpp-metrics": _metrics("llamacpp-metrics"),
     "sglang-responses": _per_file("sglang_responses"),

@@ -1,4 +1,5 @@
-"""aiperf: profile_export_aiperf.json, in every layout AIPerf has written it.
+"""aiperf: profile_export_aiperf.json in every layout AIPerf has written it, its sweep aggregate
+(profile_export_aiperf_sweep.json, one run per point) and its per-request records (profile_export.jsonl).
 
 Read from ai-dynamo/aiperf's history (`exporters/json_exporter.py`, `common/models/export_models.py`
 and `metrics/types/*.py`, mirror at db4f6397, 2025-10-10), its `docs/reference/json-export-schema.md`
@@ -24,7 +25,16 @@ E is `total_osl` (since ai-dynamo/aiperf#319), or `benchmark_token_count` (its n
 The benchmark duration runs from the first request sent to the last response received.
 Speculative counts come from the run totals (or the per-request metric's `sum`), the histogram
 from pooled_spec_decode_acceptance_histogram (string keys). AIPerf's acceptance rates are
-percentages; the token-weighted one is kept, as a fraction, in `reported`.
+percentages; the token-weighted one is kept, as a fraction, in `reported`. AIPerf 0.13 takes them
+from the server's per-request records (vLLM's metrics.speculative_decoding and others), so the
+requests counted in spec_decode_steps are those covered, the rest counted as not covered.
+
+The load: `input_config.loadgen` (2025), or the phases AIPerf counts in its results of 0.11's
+`input_config.phases` (below), or a sweep point's `run_info.variation_values`. Goodput
+(`goodput`, `good_request_count`) is kept with the SLOs it was counted at, `input_config.slos`
+(0.11 on) or `input_config.input.goodput` (2025), and only with them. What ran (issue 28.4): the
+models of `input_config.models.items` (or `endpoint.model_names`), the tokenizer and its revision,
+and the command line of `run_info.cli_command` (or `input_config.cli_command`) go to the notes.
 """
 
 from __future__ import annotations
@@ -34,9 +44,12 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from .common import CLIENT_WALL_CLOCK, Imported, ImportProblem, count, drop_none, histogram, number, percent_to_fraction, percentiles, read_json_document, source
+from . import provenance
+from .common import CLIENT_WALL_CLOCK, Imported, ImportProblem, count, drop_none, histogram, number, parse_json_line, percent_to_fraction, percentiles, read_json_document, sha256_of, source
 
 FORMAT = "aiperf"
+# The statistics a metric block may hold (JsonMetricResult, export_models.py at 896729cf).
+_BLOCK_KEYS = ("unit", "avg", "p1", "p5", "p10", "p25", "p50", "p75", "p90", "p95", "p99", "min", "max", "std", "count", "sum")
 # Exact factors, so 52,000,000 ns is 52 ms and not 52.00000000000001.
 TO_SECONDS = {"s": Fraction(1), "sec": Fraction(1), "secs": Fraction(1), "seconds": Fraction(1), "ms": Fraction(1, 10**3), "us": Fraction(1, 10**6), "ns": Fraction(1, 10**9)}
 TO_MS = {unit: factor * 1000 for unit, factor in TO_SECONDS.items()}
@@ -129,19 +142,150 @@ class _Metrics:
         return None, reasoning, None
 
 
-def _load(data: dict, m: _Metrics) -> dict:
-    cfg = data.get("input_config") if isinstance(data.get("input_config"), dict) else {}
-    loadgen = cfg.get("loadgen") if isinstance(cfg.get("loadgen"), dict) else {}
-    variations = (data.get("run_info") or {}).get("variation_values") if isinstance(data.get("run_info"), dict) else None
-    concurrency = count(loadgen.get("concurrency"))
-    if concurrency is None and isinstance(variations, dict):
-        concurrency = count(variations.get("phases.profiling.concurrency"))
-    rate = number(loadgen.get("request_rate"))
-    return {
-        "concurrency": concurrency or None,
-        "request_rate": rate,
-        "loop": "open" if rate is not None else ("closed" if concurrency else None),
-    }
+def _dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+# Phase types of AIPerf's config v2 (src/aiperf/config/phases.py, ai-dynamo/aiperf at aa0efdfd):
+# `concurrency` is a closed loop at `concurrency`; `poisson`, `gamma` and `constant` send at `rate`
+# requests/s (or follow a `rate_series`), with `concurrency` as a cap; `user_centric` shares `rate`
+# among `users`; `fixed_schedule` replays a trace's timestamps.
+RATE_PHASES = ("poisson", "gamma", "constant", "user_centric")
+
+
+def _counted_phases(phases: list) -> list[dict]:
+    """The phases AIPerf counts in its results: not excluded, not of kind (or name) warmup."""
+    out = []
+    for phase in phases:
+        if not isinstance(phase, dict) or phase.get("exclude_from_results") is True:
+            continue
+        if (phase.get("kind") or phase.get("name")) == "warmup":
+            continue
+        out.append(phase)
+    return out
+
+
+def _phase_load(phase: dict) -> tuple[dict, list[str]]:
+    kind, name = phase.get("type"), phase.get("name", "?")
+    notes = []
+    if phase.get("concurrency_ramp") or phase.get("rate_ramp") or phase.get("prefill_ramp"):
+        notes.append(f"Phase {name} ramped its load up (concurrency_ramp, rate_ramp or prefill_ramp), so part of it ran below the stated load.")
+    if kind == "concurrency":
+        concurrency = count(phase.get("concurrency")) or None
+        return {"concurrency": concurrency, "loop": "closed" if concurrency else None}, notes
+    if kind in RATE_PHASES:
+        rate = number(phase.get("rate"))
+        if rate is None:
+            notes.append(f"Phase {name} ({kind}) followed a rate_series, not one rate: the load is left unstated.")
+            return {}, notes
+        if kind == "user_centric":
+            notes.append(f"Phase {name} shared {rate!r} requests/s among {phase.get('users')} users (user_centric).")
+        return {"request_rate": rate, "concurrency": count(phase.get("concurrency")) or None, "loop": "open"}, notes
+    if kind == "fixed_schedule":
+        notes.append(f"Phase {name} replayed a trace's timestamps (fixed_schedule): the load is the trace's, left unstated.")
+        return {}, notes
+    notes.append(f"Phase {name} is of type {kind!r}, which sdeval does not read: the load is left unstated.")
+    return {}, notes
+
+
+def _load(data: dict) -> tuple[dict, list[str]]:
+    """The load, from the 2025 `input_config.loadgen`, the 0.11 `input_config.phases`, or a sweep's variation values."""
+    cfg = _dict(data.get("input_config"))
+    loadgen = _dict(cfg.get("loadgen"))
+    if loadgen:
+        concurrency, rate = count(loadgen.get("concurrency")) or None, number(loadgen.get("request_rate"))
+        return {"concurrency": concurrency, "request_rate": rate, "loop": "open" if rate is not None else ("closed" if concurrency else None)}, []
+    phases = cfg.get("phases")
+    if isinstance(phases, list) and phases:
+        counted = _counted_phases(phases)
+        skipped = [p.get("name", "?") for p in phases if isinstance(p, dict) and p not in counted]
+        notes = [f"AIPerf leaves its warm-up phase{'s' if len(skipped) > 1 else ''} ({', '.join(map(str, skipped))}) out of its results."] if skipped else []
+        if len(counted) == 1:
+            load, more = _phase_load(counted[0])
+            return load, notes + more
+        if counted:
+            loads = [_phase_load(p)[0] for p in counted]
+            if all(load == loads[0] for load in loads):
+                return loads[0], notes + [f"AIPerf counted {len(counted)} phases, all at the same load."]
+            return {}, notes + [f"AIPerf counted {len(counted)} phases at different loads ({', '.join(str(p.get('name')) for p in counted)}): the load is left unstated."]
+    variations = _dict(_dict(data.get("run_info")).get("variation_values"))
+    concurrency = count(variations.get("phases.profiling.concurrency")) or None
+    return {"concurrency": concurrency, "loop": "closed" if concurrency else None}, []
+
+
+# AIPerf's --goodput SLOs, each a metric tag and a limit in the metric's display unit (ms here:
+# set_slos in src/aiperf/metrics/types/good_request_count_metric.py, ai-dynamo/aiperf at cf79369e,
+# converts display to base units). A request is good when every one holds (<= for smaller-is-better
+# metrics) and it has a value for each: a one-token response has no inter_token_latency, so it is not
+# good under an ITL limit. AIPerf's per-request inter_token_latency is (request latency - TTFT) /
+# (output tokens - first chunk's tokens) (inter_token_latency_metric.py at d2d69500): the time per
+# output token after the first, the record's TPOT.
+SLO_LIMITS = {"time_to_first_token": "ttft_limit_ms", "inter_token_latency": "tpot_limit_ms", "request_latency": "e2e_limit_ms"}
+
+
+def _slos(data: dict) -> dict | None:
+    """The SLOs goodput was counted at: `input_config.slos` (0.11 on) or `input_config.input.goodput`
+    (2025's UserConfig, aiperf/common/config/input_config.py at db4f6397: "VALUE is a number in the
+    metric's display unit")."""
+    cfg = _dict(data.get("input_config"))
+    for slos in (cfg.get("slos"), _dict(cfg.get("input")).get("goodput")):
+        if isinstance(slos, dict) and slos:
+            return slos
+    return None
+
+
+def _goodput(path: Path, data: dict, m: _Metrics) -> tuple[dict | None, list[str]]:
+    rate = number(m.block("goodput").get("avg"))
+    good = count(m.block("good_request_count").get("avg"))
+    if rate is None:
+        return None, []
+    slos = _slos(data)
+    requests = count(m.block("request_count").get("avg"))
+    counted = f"{good}{f' of {requests}' if requests is not None else ''} requests good (good_request_count)" if good is not None else "its good requests"
+    if slos is None:
+        return None, [f"AIPerf's goodput {rate!r} requests/s is not kept: the file does not record the SLOs it was counted at."]
+    limits, stated = {}, []
+    for tag, value in slos.items():
+        v = number(value)
+        if v is None:
+            raise ImportProblem(f"{path}: input_config.slos.{tag} is {value!r}, not a limit")
+        stated.append(f"{tag} <= {int(v) if v.is_integer() else v!r}")
+        if tag in SLO_LIMITS:
+            limits[SLO_LIMITS[tag]] = v
+    definition = (
+        f"AIPerf --goodput: a request is good when it meets every SLO ({', '.join(stated)}; time limits in ms) "
+        "and has a value for each metric; goodput = good_request_count / benchmark_duration"
+    )
+    others = [tag for tag in slos if tag not in SLO_LIMITS]
+    notes = [f"Goodput: AIPerf counted {counted} at its SLOs."]
+    if others:
+        notes.append(f"Its SLOs on {', '.join(others)} have no field of their own; they are in goodput.definition, and only make its good requests fewer.")
+    return {"requests_per_s": rate, **limits, "definition": definition[:2000]}, notes
+
+
+def _identity(data: dict) -> str | None:
+    """Item 4: the model(s), tokenizer and command line the file names."""
+    cfg = _dict(data.get("input_config"))
+    models = [item.get("name") for item in _dict(cfg.get("models")).get("items", []) if isinstance(item, dict)] if isinstance(_dict(cfg.get("models")).get("items"), list) else []
+    if not models and isinstance(_dict(cfg.get("endpoint")).get("model_names"), list):
+        models = _dict(cfg.get("endpoint"))["model_names"]
+    tokenizer = _dict(cfg.get("tokenizer"))
+    tok = tokenizer.get("name") if isinstance(tokenizer.get("name"), str) else None
+    if tok and isinstance(tokenizer.get("revision"), str):
+        tok = f"{tok} (revision {tokenizer['revision']})"
+    command = _dict(data.get("run_info")).get("cli_command") or cfg.get("cli_command")
+    return provenance.note("AIPerf", data.get("aiperf_version"), [m for m in models if isinstance(m, str)], tok, command)
+
+
+def _variation(data: dict) -> str | None:
+    """A point of an AIPerf sweep (`run_info`, 0.11 on): which one."""
+    info = _dict(data.get("run_info"))
+    label, index = info.get("variation_label"), count(info.get("variation_index"))
+    if not isinstance(label, str):
+        return None
+    trial = count(info.get("trial"))
+    sweep = f"AIPerf sweep {info['sweep_id']}" if isinstance(info.get("sweep_id"), str) else "an AIPerf sweep"
+    return f"One point of {sweep}: {label} (variation {index}{f', trial {trial}' if trial is not None else ''})."
 
 
 def _speculative_counts(path: Path, data: dict, m: _Metrics, requests: int | None) -> tuple[dict, list[str]]:
@@ -162,7 +306,11 @@ def _speculative_counts(path: Path, data: dict, m: _Metrics, requests: int | Non
 
 
 def import_file(path: Path) -> list[Imported]:
+    if _is_records_file(path):
+        return [_records(path)]
     data, sha = read_json_document(path, FORMAT)
+    if isinstance(data, dict) and isinstance(data.get("per_combination_metrics"), list):
+        return _sweep(path, data, sha)
     found = metric_blocks(data)
     if found is None:
         from .sniff import describe_guess
@@ -172,6 +320,13 @@ def import_file(path: Path) -> list[Imported]:
             f"so it is not {FORMAT} output{describe_guess(path, FORMAT)}"
         )
     blocks, layout = found
+    load, load_notes = _load(data)
+    fields, speculative = _run(path, data, blocks, layout, load, load_notes)
+    return [Imported(fields=fields, source=source(FORMAT, path, sha, data.get("aiperf_version")), speculative=speculative)]
+
+
+def _run(path: Path, data: dict, blocks: dict[str, dict], layout: str, load: dict, load_notes: list[str], where: str = "") -> tuple[dict, bool]:
+    """A run's fields from its metric blocks; `data` is the export around them (config, histogram, run info)."""
     m = _Metrics(blocks)
     notes: list[str] = []
     requests = m.total("request_count")
@@ -183,7 +338,7 @@ def import_file(path: Path) -> list[Imported]:
     emitted, reasoning, emitted_from = m.emitted()
     duration = m.seconds("benchmark_duration")
     if emitted is None and duration is None and not any(m.block(t) for t in ("time_to_first_token", "inter_token_latency", "request_latency", "time_to_last_token")):
-        raise ImportProblem(f"{path}: an AIPerf export ({layout}) without any metric sdeval reads: no token totals, benchmark duration or latencies")
+        raise ImportProblem(f"{path}: {where}an AIPerf export ({layout}) without any metric sdeval reads: no token totals, benchmark duration or latencies")
     spec_counts, spec_notes = _speculative_counts(path, data, m, requests)
     counts = {**spec_counts, "emitted_tokens": emitted, "reasoning_tokens": reasoning, "population": "benchmark-requests"}
     speculative = any(spec_counts[k] is not None for k in ("verification_steps", "proposed_drafts", "accepted_drafts"))
@@ -203,13 +358,17 @@ def import_file(path: Path) -> list[Imported]:
     if data.get("was_cancelled") is True:
         notes.append("AIPerf marked the run as cancelled.")
     notes.extend(spec_notes)
+    notes.extend(load_notes)
+    goodput, goodput_notes = _goodput(path, data, m)
+    notes.extend(goodput_notes)
+    notes.extend(n for n in (_variation(data), _identity(data)) if n)
     fields = {
         "workload": {
             "num_requests": requests,
             "input_tokens_mean": number(m.block("input_sequence_length").get("avg")),
             "output_tokens_mean": number(m.block("output_sequence_length").get("avg")),
         },
-        "load": _load(data, m),
+        "load": load,
         "interval": {**CLIENT_WALL_CLOCK, "duration_s": duration} if duration is not None else None,
         "counts": counts,
         "latency": {
@@ -217,6 +376,7 @@ def import_file(path: Path) -> list[Imported]:
             "itl_ms": m.latency("inter_token_latency"),
             "e2e_ms": m.latency("request_latency", "time_to_last_token"),
         },
+        "goodput": goodput,
         "reported": {
             "acceptance_rate": percent_to_fraction(m.block("spec_decode_overall_draft_acceptance_rate").get("avg")),
             "mean_acceptance_length": number(m.block("spec_decode_token_weighted_acceptance_length").get("avg")),
@@ -224,4 +384,185 @@ def import_file(path: Path) -> list[Imported]:
         },
         "notes": " ".join(n for n in notes if n) or None,
     }
-    return [Imported(fields=drop_none(fields), source=source(FORMAT, path, sha, data.get("aiperf_version")), speculative=speculative)]
+    return drop_none(fields), speculative
+
+
+# ------------------------------------------------------------------ profile_export_aiperf_sweep.json
+
+# Read from ai-dynamo/aiperf: the exporter (src/aiperf/exporters/aggregate/aggregate_sweep_json_exporter.py
+# at c1cfd86b) writes {"aggregation_type": "sweep", "num_profile_runs", "num_successful_runs",
+# "failed_runs", "metadata": {"sweep_parameters": [{"name", "values"}], "num_combinations", ...},
+# "per_combination_metrics": [{"parameters": {...}, "metrics": {...}}], "best_configurations",
+# "pareto_optimal"}. A point run once (src/aiperf/cli_runner/_sweep_aggregate.py at 68e913b9,
+# _json_metric_to_stats) keeps that run's blocks under their metric tags, as {"mean" (= avg),
+# "avg", "std": 0, "min", "max", "cv": 0, "ci_low", "ci_high", "unit", p1..p99, "count", "sum"}
+# (earlier versions without the percentiles, count and sum); a point run several times holds
+# ConfidenceAggregation statistics across its trials under flattened keys ("request_throughput_avg":
+# {"mean", "std", ...}), means of the trials' figures, not one run's counts.
+PARAMETER_LOAD = {"concurrency": "concurrency", "request_rate": "request_rate", "rate": "request_rate"}
+_FLATTENED = re.compile(r"_(avg|p\d+|min|max|std|count|sum)$")
+
+
+def _sweep_trials(data: dict) -> int | None:
+    meta = _dict(data.get("metadata"))
+    trials = count(meta.get("num_trials_per_value"))
+    if trials:
+        return trials
+    runs, combinations = count(data.get("num_profile_runs") or meta.get("num_profile_runs")), count(meta.get("num_combinations"))
+    if runs and combinations and runs % combinations == 0:
+        return runs // combinations
+    return None
+
+
+def _sweep(path: Path, data: dict, sha: str) -> list[Imported]:
+    combos = data["per_combination_metrics"]
+    if not combos:
+        raise ImportProblem(f"{path}: an AIPerf sweep aggregate with no points (per_combination_metrics is empty)")
+    trials = _sweep_trials(data)
+    flattened = any(
+        isinstance(c, dict) and isinstance(c.get("metrics"), dict) and any(_FLATTENED.search(k) for k in c["metrics"]) and "request_count" not in c["metrics"]
+        for c in combos
+    )
+    if (trials or 1) > 1 or (trials is None and flattened):
+        over = f"{trials} trials" if trials else "several trials"
+        raise ImportProblem(
+            f"{path}: an AIPerf sweep aggregate whose points are means over {over} (AIPerf's confidence aggregation), "
+            "not one run's counts; import each trial's own profile_export_aiperf.json instead, one run each"
+        )
+    failed = data.get("failed_runs") if isinstance(data.get("failed_runs"), list) else []
+    out = []
+    for i, combo in enumerate(combos):
+        where = f"per_combination_metrics[{i}]"
+        if not isinstance(combo, dict) or not isinstance(combo.get("metrics"), dict) or not isinstance(combo.get("parameters"), dict):
+            raise ImportProblem(f"{path}: {where} is not a point ({{\"parameters\": ..., \"metrics\": ...}})")
+        blocks = {}
+        for tag, stats in combo["metrics"].items():
+            if isinstance(stats, dict) and "unit" in stats and ("avg" in stats or "mean" in stats):
+                blocks[ALIASES.get(tag, tag)] = {**{k: v for k, v in stats.items() if k in _BLOCK_KEYS}, "avg": stats.get("avg", stats.get("mean"))}
+        if not blocks:
+            raise ImportProblem(f"{path}: {where}.metrics holds no metric with a unit and a value")
+        load, other = {}, []
+        for name, value in combo["parameters"].items():
+            leaf = str(name).rsplit(".", 1)[-1]
+            if leaf in PARAMETER_LOAD and (number(value) is not None):
+                load[PARAMETER_LOAD[leaf]] = (count(value) or None) if PARAMETER_LOAD[leaf] == "concurrency" else number(value)
+            else:
+                other.append(f"{name}={value!r}")
+        if "request_rate" in load:
+            load["loop"] = "open"
+        elif load.get("concurrency"):
+            load["loop"] = "closed"
+        label = ", ".join(f"{k}={v!r}" for k, v in combo["parameters"].items())
+        notes = [f"Point {i} of an AIPerf sweep aggregate ({label}), run once; the sweep file records no input_config, so the model, "
+                 "tokenizer, SLOs and command line are in each point's own profile_export_aiperf.json."]
+        if other:
+            notes.append(f"Swept parameters other than the load: {', '.join(other)}.")
+        if failed and i == 0:
+            notes.append(f"The sweep lists {len(failed)} failed run(s), whose points are absent.")
+        fields, speculative = _run(path, {}, blocks, TOP_LEVEL, load, notes, where=f"{where}: ")
+        out.append(Imported(fields=fields, source=source(FORMAT, path, sha, entry=where), speculative=speculative))
+    return out
+
+
+# ------------------------------------------------------------------ profile_export.jsonl (per request)
+
+# One line per request (MetricRecordInfo, src/aiperf/common/models/record_export_models.py at 745695dd;
+# its metadata is MetricRecordMetadata, src/aiperf/common/metric_records_wire.py at ab282c49):
+# {"metadata": {"benchmark_phase": "warmup" | "profiling", "request_start_ns", "request_end_ns",
+# "was_cancelled", ...}, "metrics": {tag: {"value", "unit"}} in display units, "error": {...} when the
+# request failed}. AIPerf 0.13's per-request speculation is there as spec_decode_steps,
+# spec_decode_draft_tokens and spec_decode_accepted_draft_tokens, on the requests whose response
+# carried the server's per-request record (spec_decode_metrics.py at 388b4f26).
+RECORD_SPEC = {"verification_steps": "spec_decode_steps", "proposed_drafts": "spec_decode_draft_tokens", "accepted_drafts": "spec_decode_accepted_draft_tokens"}
+RECORD_LATENCIES = {"ttft_ms": "time_to_first_token", "tpot_ms": "inter_token_latency", "e2e_ms": "request_latency"}
+
+
+def _is_records_file(path: Path) -> bool:
+    import json
+
+    try:
+        with open(path, "rb") as fh:
+            first = fh.readline(1 << 20)
+        item = json.loads(first)
+    except (OSError, ValueError):
+        return False
+    return isinstance(item, dict) and isinstance(item.get("metadata"), dict) and isinstance(item.get("metrics"), dict)
+
+
+def _record_value(path: Path, line_no: int, metrics: dict, tag: str, ms: bool = False) -> float | int | None:
+    entry = metrics.get(tag)
+    if entry is None:
+        return None
+    if not isinstance(entry, dict) or number(entry.get("value")) is None:
+        raise ImportProblem(f"{path}: line {line_no}: metrics.{tag} is not {{\"value\": a number, \"unit\": ...}}")
+    value = entry["value"]
+    if not ms:
+        counted = count(value)
+        if counted is None:
+            raise ImportProblem(f"{path}: line {line_no}: metrics.{tag}.value {value!r} is not a count")
+        return counted
+    factor = TO_MS.get(str(entry.get("unit", "")).lower())
+    if factor is None:
+        raise ImportProblem(f"{path}: line {line_no}: metrics.{tag} is in {entry.get('unit')!r}, not a time unit")
+    return _convert(value, factor)
+
+
+def _records(path: Path) -> Imported:
+    requests = errored = warmup = cancelled = 0
+    spec = {k: 0 for k in RECORD_SPEC}
+    covered = 0
+    emitted: int | None = 0
+    lists: dict[str, list[float] | None] = {k: [] for k in RECORD_LATENCIES}
+    with open(path, "rb") as fh:
+        for number_, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            item = parse_json_line(path, number_, line)
+            if not isinstance(item, dict) or not isinstance(item.get("metadata"), dict) or not isinstance(item.get("metrics"), dict):
+                raise ImportProblem(f"{path}: line {number_}: not an AIPerf per-request record ({{\"metadata\": ..., \"metrics\": ...}})")
+            meta, metrics = item["metadata"], item["metrics"]
+            if meta.get("benchmark_phase") != "profiling":
+                warmup += 1
+                continue
+            if item.get("error"):
+                errored += 1
+                continue
+            requests += 1
+            cancelled += meta.get("was_cancelled") is True
+            osl = _record_value(path, number_, metrics, "output_sequence_length")
+            emitted = None if emitted is None or osl is None else emitted + osl
+            values = {k: _record_value(path, number_, metrics, tag) for k, tag in RECORD_SPEC.items()}
+            if values["verification_steps"] is not None:
+                if None in values.values():
+                    raise ImportProblem(f"{path}: line {number_}: spec_decode_steps without spec_decode_draft_tokens and spec_decode_accepted_draft_tokens")
+                covered += 1
+                for k, v in values.items():
+                    spec[k] += v  # type: ignore[operator]
+            for k, tag in RECORD_LATENCIES.items():
+                v = _record_value(path, number_, metrics, tag, ms=True)
+                lists[k] = None if lists[k] is None or v is None else lists[k] + [v]  # type: ignore[operator]
+    if not requests:
+        raise ImportProblem(f"{path}: an AIPerf per-request records file without a completed request of the profiling phase")
+    counts: dict[str, Any] = {"population": "benchmark-requests", "emitted_tokens": emitted}
+    notes = [
+        "AIPerf's per-request records (profile_export.jsonl): counts summed over the completed requests of its profiling phase; "
+        "the records carry no benchmark duration, so the interval (and the load) are in profile_export_aiperf.json beside it."
+    ]
+    if covered:
+        counts.update(spec, requests_with_metrics=covered, requests_without_metrics=requests - covered, missing_metrics_as="excluded")
+        if requests - covered:
+            notes.append(f"{requests - covered} of {requests} requests carried no per-request speculative record (spec decode off, "
+                         "no verification step, or the server reported none) and are not in S, P and A.")
+    if errored:
+        notes.append(f"{errored} errored request{'s' if errored != 1 else ''} (records with an error) {'is' if errored == 1 else 'are'} not in the counts.")
+    if warmup:
+        notes.append(f"{warmup} record{'s' if warmup != 1 else ''} of the warm-up phase left out.")
+    if cancelled:
+        notes.append(f"{cancelled} completed record{'s' if cancelled != 1 else ''} marked was_cancelled are in the counts.")
+    kept = {k: v for k, v in lists.items() if v}
+    missing = [RECORD_LATENCIES[k] for k, v in lists.items() if v is None]
+    if missing:
+        notes.append(f"Not every request has {', '.join(missing)} (a one-token response has no inter_token_latency), so "
+                     f"{'that list is' if len(missing) == 1 else 'those lists are'} not kept.")
+    fields = {"workload": {"num_requests": requests}, "counts": counts, "request_latencies": kept or None, "notes": " ".join(notes)}
+    return Imported(fields=drop_none(fields), source=source(FORMAT, path, sha256_of(path)), speculative=covered > 0)

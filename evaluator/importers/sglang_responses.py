@@ -26,7 +26,9 @@ Counts are sums over the requests with figures. A request without them (its meta
 no sglext arrived, or SGLang's defaults stand for a request that never verified) is counted as not
 covered, never as zeros; so is an n > 1 request whose figures do not cover every choice. E is the
 covered requests' completion tokens (reasoning included). Per-request rates and lengths are not a
-run's figures, so nothing goes to `reported`. No SGLang response carries SGLANG_SIMULATE_ACC_LEN,
+run's figures (`spec_accept_length` is completion tokens / spec_verify_ct, the prefill's first token
+included), so nothing goes to `reported`. SGLang's responses carry no version; the model the first
+OpenAI-style response names goes to the notes (issue 28.4). No SGLang response carries SGLANG_SIMULATE_ACC_LEN,
 an environment variable of the server.
 """
 
@@ -37,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import provenance
 from .common import Imported, ImportProblem, count, histogram, parse_json_line, sha256_of, source
 
 FORMAT = "sglang-responses"
@@ -126,9 +129,11 @@ def _sglext_figures(obj: dict, where: str) -> tuple[list[Figures] | None, bool]:
     return ([fig] if fig else None), False
 
 
-def read(path: Path) -> tuple[list[Request], int]:
-    """The requests of a file, in order, and how many content chunks were passed over."""
+def read(path: Path) -> tuple[list[Request], int, str | None]:
+    """The requests of a file, in order, how many content chunks were passed over, and the model the
+    first response naming one names (OpenAI-style responses do; native meta_info does not)."""
     requests: list[Request] = []
+    model: str | None = None
     by_id: dict[str, Request] = {}  # streamed responses: sglext and usage arrive in separate chunks
     content_chunks = 0
     with open(path, "rb") as fh:
@@ -140,6 +145,8 @@ def read(path: Path) -> tuple[list[Request], int]:
             for obj in item if isinstance(item, list) else [item]:
                 if not isinstance(obj, dict):
                     raise ImportProblem(f"{where}: not a JSON object")
+                if model is None and isinstance(obj.get("model"), str):
+                    model = obj["model"]
                 if "meta_info" in obj:
                     requests.append(_native(obj, where))
                     continue
@@ -164,7 +171,7 @@ def read(path: Path) -> tuple[list[Request], int]:
                     req.figures, req.listed = figs, listed
                 if "usage" in obj:
                     req.completion_tokens = _usage_tokens(obj)
-    return requests, content_chunks
+    return requests, content_chunks, model
 
 
 def total(requests: list[Request]) -> Totals:
@@ -192,7 +199,7 @@ def total(requests: list[Request]) -> Totals:
 
 
 def import_file(path: Path) -> list[Imported]:
-    requests, content_chunks = read(path)
+    requests, content_chunks, model = read(path)
     if not requests:
         raise ImportProblem(f"{path}: holds no SGLang response")
     t = total(requests)
@@ -222,6 +229,9 @@ def import_file(path: Path) -> list[Imported]:
             counts["emitted_tokens"] = sum(emitted)  # type: ignore[arg-type]
     if content_chunks:
         notes.append(f"{content_chunks} streamed content chunk{'' if content_chunks == 1 else 's'} passed over.")
+    served = provenance.note("SGLang", model=model, model_from="as the first response naming one names it")
+    if served:
+        notes.append(served)
     fields = {"workload": {"num_requests": len(requests)}, "counts": counts}
     if notes:
         fields["notes"] = " ".join(notes)

@@ -13,6 +13,8 @@ _SIGNATURES: list[tuple[str, tuple[str, ...]]] = [
     ("vllm-metrics", (r"(?m)^vllm:[a-z_:]+(\{| )",)),
     ("llamacpp-metrics", (r"(?m)^llamacpp:[a-z_:]+(\{| )",)),
     ("aiperf", (r'"aiperf_version"',)),
+    ("aiperf", (r'"per_combination_metrics"\s*:',)),  # profile_export_aiperf_sweep.json
+    ("aiperf", (r'"benchmark_phase"\s*:', r'"metrics"\s*:\s*\{', r'"request_start_ns"\s*:')),  # profile_export.jsonl
     # ray-project/llmperf: its summary's flat results_* keys, or its per-request list.
     ("llmperf", (r'"results_num_completed_requests"\s*:',)),
     ("llmperf", (r'^\s*\[', r'"end_to_end_latency_s"\s*:', r'"number_output_tokens"\s*:')),
@@ -25,6 +27,8 @@ _SIGNATURES: list[tuple[str, tuple[str, ...]]] = [
     ("sglang-bench", (r'"total_output_tokens_retokenized"\s*:|"(mean|median|p99)_e2e_latency_ms"\s*:',)),
     ("trtllm-bench", (r'"decoding_stats"\s*:|"request_info"\s*:', r'"performance"\s*:')),
     ("vllm-bench", (r'"duration"\s*:', r'"completed"\s*:', r'"total_output_tokens"\s*:')),
+    # llama.cpp's responses: its timings object (OpenAI shape or native /completion), before the OpenAI shape.
+    ("llamacpp-responses", (r'"timings"\s*:\s*\{', r'"predicted_n"\s*:')),
     # SGLang's responses before the OpenAI shape they share with vLLM's: its meta_info or sglext.
     ("sglang-responses", (r'"meta_info"\s*:\s*\{',)),
     ("sglang-responses", (r'"sglext"\s*:\s*\{',)),
