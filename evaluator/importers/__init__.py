@@ -56,6 +56,7 @@ FORMATS: dict[str, Callable[[list[Path], bool], list[Imported]]] = {
     "sglang-bench": _per_file("sglang_bench"),
     "trtllm-bench": _per_file("trtllm_bench"),
     "llmperf": _per_file("llmperf"),
+    "genai-perf": _per_file("genai_perf"),
 }
 
 # Key order of a run in the record, so imported runs read like hand-written ones.
@@ -70,6 +71,10 @@ _SIGNATURES: list[tuple[str, tuple[str, ...]]] = [
     ("vllm-metrics", (r"(?m)^vllm:[a-z_:]+(\{| )",)),
     ("llamacpp-metrics", (r"(?m)^llamacpp:[a-z_:]+(\{| )",)),
     ("aiperf", (r'"aiperf_version"',)),
+    # GenAI-Perf: AIPerf's metric blocks, then an input_config with GenAI-Perf's own sections (since
+    # March 2025) or its flat CLI arguments (2024); AIPerf's input_config has neither.
+    ("genai-perf", (r'"unit"\s*:', r'"input_config"\s*:\s*\{', r'"perf_analyzer"\s*:\s*\{', r'"model_names"\s*:')),
+    ("genai-perf", (r'"unit"\s*:', r'"input_config"\s*:\s*\{', r'"service_kind"\s*:', r'"endpoint_type"\s*:')),
     # ray-project/llmperf: its summary's flat results_* keys, or its per-request list.
     ("llmperf", (r'"results_num_completed_requests"\s*:',)),
     ("llmperf", (r'^\s*\[', r'"end_to_end_latency_s"\s*:', r'"number_output_tokens"\s*:')),
