@@ -57,6 +57,7 @@ FORMATS: dict[str, Callable[[list[Path], bool], list[Imported]]] = {
     "trtllm-bench": _per_file("trtllm_bench"),
     "llmperf": _per_file("llmperf"),
     "genai-perf": _per_file("genai_perf"),
+    "mlperf-endpoints": _per_file("mlperf_endpoints"),
 }
 
 # Key order of a run in the record, so imported runs read like hand-written ones.
@@ -75,6 +76,8 @@ _SIGNATURES: list[tuple[str, tuple[str, ...]]] = [
     # March 2025) or its flat CLI arguments (2024); AIPerf's input_config has neither.
     ("genai-perf", (r'"unit"\s*:', r'"input_config"\s*:\s*\{', r'"perf_analyzer"\s*:\s*\{', r'"model_names"\s*:')),
     ("genai-perf", (r'"unit"\s*:', r'"input_config"\s*:\s*\{', r'"service_kind"\s*:', r'"endpoint_type"\s*:')),
+    # mlcommons/endpoints' result_summary.json.
+    ("mlperf-endpoints", (r'"n_samples_issued"\s*:', r'"n_samples_completed"\s*:')),
     # ray-project/llmperf: its summary's flat results_* keys, or its per-request list.
     ("llmperf", (r'"results_num_completed_requests"\s*:',)),
     ("llmperf", (r'^\s*\[', r'"end_to_end_latency_s"\s*:', r'"number_output_tokens"\s*:')),
