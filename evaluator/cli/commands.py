@@ -341,7 +341,7 @@ class Arrangement(str, Enum):
 
 @_command("import", short="Import runs from vLLM, guidellm, AIPerf, SGLang, trtllm-bench.")
 def import_(
-    fmt: Annotated[str, typer.Argument(metavar="FORMAT", help="vllm-responses, vllm-metrics or llamacpp-metrics (BEFORE AFTER), vllm-bench, guidellm, aiperf, sglang-bench, sglang-responses, trtllm-bench or llmperf.")],
+    fmt: Annotated[str, typer.Argument(metavar="FORMAT", help="vllm-responses, vllm-metrics or llamacpp-metrics (BEFORE AFTER), vllm-bench, guidellm, aiperf, sglang-bench, sglang-responses, trtllm-bench, llmperf, genai-perf or mlperf-endpoints.")],
     files: Annotated[list[str], typer.Argument(metavar="FILE", help="The tool's output file(s).")],
     run_id: Annotated[Optional[str], typer.Option("--run-id", help="Id of the imported run (several runs get -1, -2, ...). Default: the file name.")] = None,
     configuration: Annotated[Optional[str], typer.Option("--configuration", help="Id of the configuration the run used. Default: the record's only one with --into, else 'imported'.")] = None,
@@ -360,7 +360,7 @@ def import_(
         typer.Option("--goodput", metavar="LIMITS", help="vllm-bench: the limits given to vllm bench serve --goodput (ttft:MS,tpot:MS,e2el:MS), so its request_goodput is kept with them."),
     ] = None,
 ) -> None:
-    """Import runs from vLLM, vllm bench, guidellm, AIPerf, SGLang, llama.cpp, trtllm-bench or LLMPerf output into the record's format."""
+    """Import runs from vLLM, vllm bench, guidellm, AIPerf, SGLang, llama.cpp, trtllm-bench, LLMPerf, GenAI-Perf or MLPerf Endpoints output into the record's format."""
     from ..importers import ImportProblem
     from ..importers.command import execute
 

@@ -61,6 +61,8 @@ FORMATS: dict[str, Callable[[list[Path], bool], list[Imported]]] = {
     "sglang-bench": _per_file("sglang_bench"),
     "trtllm-bench": _per_file("trtllm_bench"),
     "llmperf": _per_file("llmperf"),
+    "genai-perf": _per_file("genai_perf"),
+    "mlperf-endpoints": _per_file("mlperf_endpoints"),
 }
 
 # Key order of a run in the record, so imported runs read like hand-written ones.

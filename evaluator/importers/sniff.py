@@ -15,6 +15,12 @@ _SIGNATURES: list[tuple[str, tuple[str, ...]]] = [
     ("aiperf", (r'"aiperf_version"',)),
     ("aiperf", (r'"per_combination_metrics"\s*:',)),  # profile_export_aiperf_sweep.json
     ("aiperf", (r'"benchmark_phase"\s*:', r'"metrics"\s*:\s*\{', r'"request_start_ns"\s*:')),  # profile_export.jsonl
+    # GenAI-Perf: AIPerf's metric blocks, then an input_config with GenAI-Perf's own sections (since
+    # March 2025) or its flat CLI arguments (2024); AIPerf's input_config has neither.
+    ("genai-perf", (r'"unit"\s*:', r'"input_config"\s*:\s*\{', r'"perf_analyzer"\s*:\s*\{', r'"model_names"\s*:')),
+    ("genai-perf", (r'"unit"\s*:', r'"input_config"\s*:\s*\{', r'"service_kind"\s*:', r'"endpoint_type"\s*:')),
+    # mlcommons/endpoints' result_summary.json.
+    ("mlperf-endpoints", (r'"n_samples_issued"\s*:', r'"n_samples_completed"\s*:')),
     # ray-project/llmperf: its summary's flat results_* keys, or its per-request list.
     ("llmperf", (r'"results_num_completed_requests"\s*:',)),
     ("llmperf", (r'^\s*\[', r'"end_to_end_latency_s"\s*:', r'"number_output_tokens"\s*:')),

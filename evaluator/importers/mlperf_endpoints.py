@@ -1,0 +1,195 @@
+"""mlperf-endpoints: the result summary of MLCommons' endpoints client (mlcommons/endpoints), one run per file.
+
+Read from mlcommons/endpoints at ea332753 (2026-08-21): `metrics/report.py` (`Report`,
+`from_snapshot`, `to_json`), `docs/metrics/report_design.md`, the metrics aggregator
+(`async_utils/services/metrics_aggregator/aggregator.py`, `metrics_table.py`, `registry.py`),
+`load_generator/session.py` and `commands/benchmark/{execute,pipeline}.py`; earlier shapes from
+the same history (2a60f634, April 2026, and c60b6545's `metrics/reporter.py`).
+
+- Each `inference-endpoint benchmark` run writes one `performance/result_summary.json` (before
+  April 2026, `result_summary.json` in the report directory) beside `config.yaml`: one file per
+  load point, no other per-point file. It is flat JSON: `version`, `git_sha`, `n_samples_issued`,
+  `n_samples_completed`, `n_samples_failed`, `duration_ns`, `state` and `complete` (since May
+  2026), the series `ttft`, `tpot`, `latency`, `output_sequence_lengths`, `input_sequence_lengths`
+  (since August 2026), `qps` and `tps` (written since June 2026), `legacy_loadgen_window_duration_ns`,
+  `finish_reason_counts`, `run_config` (`load_pattern`, `warmup`, seeds; since July 2026).
+- Counts cover the performance phase only (warm-up and accuracy phases are not tracked). A failed
+  request is completed too (the client publishes ERROR, then COMPLETE), so the requests that
+  succeeded are n_samples_completed - n_samples_failed; the latency series time every completed
+  request, the failed ones included.
+- `duration_ns` is the tracked window: from the start of the performance phase, as the client
+  begins issuing, to the completion of the last tracked request. `qps` = completed / duration and
+  `tps` = output tokens / duration, unless the run used the legacy LoadGen window (poisson only):
+  then both are over `legacy_loadgen_window_duration_ns` and `tps` is not E / T.
+- Series are in nanoseconds (tokens for the lengths): `total`, `min`, `max`, `median`, `avg`,
+  `std_dev`, `percentiles` keyed "50.0", "90.0", "99.0" ("50", "90", "99" before April 2026),
+  `histogram`. `tpot` is (completion - first chunk) / output tokens after the first chunk.
+- `output_sequence_lengths.total` is E: the client re-tokenises each response (text, or reasoning
+  and tool calls through the chat template) with the benchmark's tokenizer, not the server's usage.
+  A report with `complete` false (drain timed out, interrupted) may miss pending tokenizations, so
+  E is then left unstated.
+- `run_config.load_pattern`: `type` concurrency (`target_concurrency`, a closed loop), poisson
+  (`target_qps`, an open loop), max_throughput (every query at once, offline) or agentic_inference.
+- The file names no model or tokenizer (`config.yaml` beside it does) and no command line.
+
+Not verified: no published result_summary.json was found; the tests build the shape `Report.to_json`
+writes at the commit above. The `system_tps` and `tps_per_user` of the MLPerf Endpoints rules
+(issue 27) are not keys of this file or names in this repository at that commit: `tps` is the
+system figure; no per-user figure is written.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from .common import Imported, ImportProblem, count, drop_none, number, read_json_document, source
+
+FORMAT = "mlperf-endpoints"
+RETOKENISED = ("MLPerf Endpoints counts output tokens by re-tokenising each response with the benchmark's tokenizer, "
+               "not from the server's usage, so E can differ from the server's count.")
+INTERVAL = {
+    "start_event": "performance phase started by the client, as it begins issuing requests",
+    "end_event": "last tracked response completed at the client",
+    "scope": "end-to-end",
+    "measurement": "complete-interval",
+}
+
+
+def _series(d: dict, key: str, path: Path) -> dict:
+    value = d.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ImportProblem(f"{path}: {key}: not an object")
+    return value
+
+
+def _ns_to_ms(value: Any) -> float | None:
+    v = number(value)
+    return None if v is None else float(Fraction(repr(v)) / 10**6)
+
+
+def _percentile(series: dict, p: int) -> Any:
+    perc = series.get("percentiles") if isinstance(series.get("percentiles"), dict) else {}
+    for key in (f"{p}.0", str(p)):
+        if key in perc:
+            return perc[key]
+    return series.get("median") if p == 50 else None
+
+
+def _latency(series: dict) -> dict | None:
+    out = {"mean": _ns_to_ms(series.get("avg"))}
+    for p in (50, 90, 95, 99):
+        out[f"p{p}"] = _ns_to_ms(_percentile(series, p))
+    return {k: v for k, v in out.items() if v is not None} or None
+
+
+def _load(run_config: dict) -> tuple[dict, str | None]:
+    pattern = run_config.get("load_pattern") if isinstance(run_config.get("load_pattern"), dict) else {}
+    kind = pattern.get("type")
+    if kind == "concurrency" and count(pattern.get("target_concurrency")):
+        return {"concurrency": count(pattern.get("target_concurrency")), "loop": "closed"}, None
+    if kind == "poisson" and number(pattern.get("target_qps")):
+        return {"request_rate": number(pattern.get("target_qps")), "loop": "open"}, None
+    if kind == "max_throughput":
+        return {}, "load_pattern max_throughput issues every query at once (offline): the load is left unstated."
+    if isinstance(kind, str) and kind:
+        return {}, f"load_pattern {kind}: neither a fixed concurrency nor a request rate, so the load is left unstated."
+    return {}, "The file has no run_config.load_pattern (written since July 2026): the load is left unstated."
+
+
+def _version(d: dict) -> str | None:
+    version = d.get("version") if isinstance(d.get("version"), str) and d.get("version") not in ("", "unknown") else None
+    sha = d.get("git_sha") if isinstance(d.get("git_sha"), str) and d.get("git_sha") else None
+    if version and sha:
+        return f"{version} (git {sha})"
+    return version or (f"git {sha}" if sha else None)
+
+
+def import_file(path: Path) -> list[Imported]:
+    d, sha = read_json_document(path, FORMAT)
+    if not (isinstance(d, dict) and "n_samples_completed" in d and "n_samples_issued" in d):
+        from .sniff import describe_guess
+
+        raise ImportProblem(
+            f"{path}: not an MLPerf Endpoints result summary (n_samples_issued, n_samples_completed), "
+            f"so it is not {FORMAT} output{describe_guess(path, FORMAT)}"
+        )
+    issued, completed = count(d.get("n_samples_issued")), count(d.get("n_samples_completed"))
+    failed = count(d.get("n_samples_failed", 0))
+    for key, value in (("n_samples_issued", issued), ("n_samples_completed", completed), ("n_samples_failed", failed)):
+        if value is None:
+            raise ImportProblem(f"{path}: {key}: not a whole number of samples")
+    if failed > completed:
+        raise ImportProblem(f"{path}: n_samples_failed ({failed}) is more than n_samples_completed ({completed}), which counts the failed ones too")
+    succeeded = completed - failed
+    run_config = d.get("run_config") if isinstance(d.get("run_config"), dict) else {}
+    notes = [RETOKENISED]
+
+    duration_ns = d.get("duration_ns")
+    duration = None
+    if duration_ns is not None:
+        if count(duration_ns) is None:
+            raise ImportProblem(f"{path}: duration_ns: not a whole number of nanoseconds")
+        duration = float(Fraction(count(duration_ns), 10**9)) or None
+    if duration is None:
+        notes.append("The file has no duration_ns, so the run has no interval.")
+
+    incomplete = d.get("complete") is False
+    osl = _series(d, "output_sequence_lengths", path)
+    emitted = None
+    if osl:
+        emitted = count(osl.get("total"))
+        if emitted is None:
+            raise ImportProblem(f"{path}: output_sequence_lengths.total: not a whole number of tokens")
+    if incomplete:
+        notes.append(f"The report is marked incomplete (state {d.get('state')!s}, complete false): its token series may miss "
+                     "pending tokenizations, so E is left unstated.")
+        emitted = None
+    elif not osl:
+        notes.append("output_sequence_lengths is empty (no output tokens were counted), so E is left unstated.")
+
+    if failed:
+        notes.append(f"{failed} of {completed} completed requests failed (n_samples_failed): they are not in the request count, "
+                     "but Endpoints' latency series include them.")
+    if issued > completed:
+        notes.append(f"{issued - completed} of {issued} requests issued in the performance phase never completed.")
+    load, load_note = _load(run_config)
+    if load_note:
+        notes.append(load_note)
+    warmup = run_config.get("warmup") if isinstance(run_config.get("warmup"), dict) else {}
+    if warmup.get("enabled") is True:
+        n = count(warmup.get("n_requests"))
+        notes.append(f"A warm-up of {f'{n} requests' if n else 'the dataset once'} ran before the performance phase and is not counted.")
+    legacy = count(d.get("legacy_loadgen_window_duration_ns"))
+    tps = number(d.get("tps"))
+    if legacy:
+        notes.append(f"qps and tps are over the legacy MLPerf LoadGen window ({float(Fraction(legacy, 10**9))!r} s, first request "
+                     f"issued to completion of the last-issued one), not duration_ns: tps {tps!r} is kept as a note only.")
+        tps = None
+    reasons = d.get("finish_reason_counts") if isinstance(d.get("finish_reason_counts"), dict) else {}
+    shown = [f"{k} {count(v)}" for k, v in reasons.items() if count(v)]
+    if shown:
+        notes.append(f"Finish reasons: {', '.join(shown)}.")
+    notes.append("The result summary names no model or tokenizer (config.yaml beside it does).")
+
+    fields = {
+        "workload": {
+            "num_requests": succeeded,
+            "input_tokens_mean": number(_series(d, "input_sequence_lengths", path).get("avg")),
+            "output_tokens_mean": number(osl.get("avg")),
+        },
+        "load": load,
+        "interval": {**INTERVAL, "duration_s": duration} if duration is not None else None,
+        "counts": {"emitted_tokens": emitted, "population": "benchmark-requests"},
+        "latency": {
+            "ttft_ms": _latency(_series(d, "ttft", path)),
+            "tpot_ms": _latency(_series(d, "tpot", path)),
+            "e2e_ms": _latency(_series(d, "latency", path)),
+        },
+        "reported": {"output_tokens_per_s": tps if emitted is not None else None},
+        "notes": " ".join(notes),
+    }
+    return [Imported(fields=drop_none(fields), source=source(FORMAT, path, sha, _version(d)), speculative=False)]

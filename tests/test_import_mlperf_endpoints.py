@@ -1,0 +1,160 @@
+"""mlperf-endpoints: mlcommons/endpoints' result_summary.json, on the shapes its source writes.
+
+No published result summary was found, so each file here is built as `Report.to_json` writes it
+(metrics/report.py at ea332753, 2026-08-21; the April 2026 and earlier shape from c60b6545's
+metrics/reporter.py). The figures are checked by hand in each test.
+"""
+
+from __future__ import annotations
+
+import json
+
+GRID = ("99.9", "99.0", "97.0", "95.0", "90.0", "80.0", "75.0", "50.0", "25.0", "10.0", "5.0", "1.0")
+
+
+def _series(total, avg, p50, p90, p95, p99, early_stopping=False, keys=GRID):
+    values = {"99.9": p99 * 1.05, "99.0": p99, "97.0": p95 * 1.01, "95.0": p95, "90.0": p90, "80.0": p90 * 0.9,
+              "75.0": p90 * 0.85, "50.0": p50, "25.0": p50 * 0.8, "10.0": p50 * 0.7, "5.0": p50 * 0.6, "1.0": p50 * 0.5}
+    percentiles = {k.removesuffix(".0") if keys is not GRID else k: values[k] for k in GRID}
+    out = {"total": total, "min": p50 * 0.5, "max": p99 * 1.1, "median": p50, "avg": avg, "std_dev": 3.25, "percentiles": percentiles}
+    if early_stopping:
+        out["early_stopping_percentiles"] = {k: v * 1.01 for k, v in values.items() if float(k) >= 50}
+    out["histogram"] = {"buckets": [[p50 * 0.5, p50], [p50, p99 * 1.1]], "counts": [100, 100]}
+    return out
+
+
+def _summary(**changes) -> dict:
+    """200 requests issued and completed in the performance phase, 2 of them failed, over 41.25 s;
+    198 x 200 = 39,600 output tokens, so tps = 39,600 / 41.25 = 960.0 and qps = 200 / 41.25."""
+    data = {
+        "version": "0.1.0",
+        "git_sha": "ea33275",
+        "test_started_at": 0,
+        "n_samples_issued": 200,
+        "n_samples_completed": 200,
+        "n_samples_failed": 2,
+        "duration_ns": 41_250_000_000,
+        "state": "complete",
+        "complete": True,
+        "ttft": _series(17_050_000_000, 85_250_000.0, 80_000_000.0, 120_500_000.0, 150_000_000.0, 210_250_000.0, early_stopping=True),
+        "tpot": _series(2_469_135_780.0, 12_345_678.9, 12_000_000.0, 14_500_000.0, 15_250_000.0, 18_000_000.0, early_stopping=True),
+        "latency": _series(520_000_000_000, 2_600_000_000.0, 2_550_000_000.0, 2_900_000_000.0, 3_000_000_000.0, 3_400_000_000.0, early_stopping=True),
+        "output_sequence_lengths": _series(39_600, 200.0, 200.0, 210.0, 215.0, 230.0),
+        "input_sequence_lengths": _series(204_800, 1024.0, 1024.0, 1024.0, 1024.0, 1024.0),
+        "legacy_loadgen_window_duration_ns": None,
+        "qps": 200 / 41.25,
+        "tps": 960.0,
+        "finish_reason_counts": {"stop": 150, "length": 48, "tool_calls": 0, "content_filter": 0, "function_call": 0, "other": 0},
+        "run_config": {
+            "load_pattern": {"type": "concurrency", "target_qps": None, "target_concurrency": 8},
+            "warmup": {"enabled": True, "n_requests": 32, "salt": True, "drain": True, "warmup_random_seed": 42},
+            "scheduler_random_seed": 42,
+            "dataloader_random_seed": 42,
+        },
+    }
+    data.update(changes)
+    return data
+
+
+def _import(sdeval, path):
+    out = sdeval("import", "mlperf-endpoints", path, "--arrangement", "target-only")
+    assert out.exit_code == 0, out.stderr
+    run, = out.json()["runs"]
+    return run
+
+
+def test_endpoints_result_summary_to_the_exact_counts(sdeval, tmp_path):
+    path = tmp_path / "result_summary.json"
+    path.write_text(json.dumps(_summary(), indent=2))
+    run = _import(sdeval, path)
+    assert run["workload"] == {"num_requests": 198, "input_tokens_mean": 1024.0, "output_tokens_mean": 200.0}  # 200 completed - 2 failed
+    assert run["counts"] == {"emitted_tokens": 39_600, "population": "benchmark-requests"}
+    assert run["interval"]["duration_s"] == 41.25 and run["interval"]["scope"] == "end-to-end"
+    assert run["load"] == {"concurrency": 8, "loop": "closed"}
+    assert run["reported"] == {"output_tokens_per_s": 960.0}  # = E / T: 39,600 / 41.25
+    assert run["latency"]["ttft_ms"] == {"mean": 85.25, "p50": 80.0, "p90": 120.5, "p95": 150.0, "p99": 210.25}
+    assert run["latency"]["tpot_ms"] == {"mean": 12.3456789, "p50": 12.0, "p90": 14.5, "p95": 15.25, "p99": 18.0}
+    assert run["latency"]["e2e_ms"] == {"mean": 2600.0, "p50": 2550.0, "p90": 2900.0, "p95": 3000.0, "p99": 3400.0}
+    assert run["source"]["format"] == "mlperf-endpoints" and run["source"]["tool_version"] == "0.1.0 (git ea33275)"
+    notes = run["notes"]
+    assert "2 of 200 completed requests failed (n_samples_failed)" in notes
+    assert "A warm-up of 32 requests ran before the performance phase and is not counted." in notes
+    assert "Finish reasons: stop 150, length 48." in notes
+    assert "re-tokenising each response" in notes and "names no model or tokenizer" in notes
+
+
+def test_endpoints_poisson_on_the_legacy_loadgen_window_keeps_tps_out_of_reported(sdeval, tmp_path):
+    data = _summary(legacy_loadgen_window_duration_ns=40_000_000_000, tps=990.0, qps=199 / 40,
+                    run_config={"load_pattern": {"type": "poisson", "target_qps": 5.0, "target_concurrency": None, "use_legacy_loadgen_qps_metrics": True},
+                                "warmup": {"enabled": False}})
+    path = tmp_path / "result_summary.json"
+    path.write_text(json.dumps(data))
+    run = _import(sdeval, path)
+    assert run["load"] == {"request_rate": 5.0, "loop": "open"}
+    assert run["interval"]["duration_s"] == 41.25 and run["counts"]["emitted_tokens"] == 39_600
+    assert "reported" not in run
+    assert "legacy MLPerf LoadGen window (40.0 s" in run["notes"] and "tps 990.0 is kept as a note only" in run["notes"]
+
+
+def test_endpoints_incomplete_report_leaves_e_unstated(sdeval, tmp_path):
+    path = tmp_path / "result_summary.json"
+    path.write_text(json.dumps(_summary(state="interrupted", complete=False)))
+    run = _import(sdeval, path)
+    assert run["counts"] == {"population": "benchmark-requests"} and "reported" not in run
+    assert run["workload"]["num_requests"] == 198
+    assert "marked incomplete (state interrupted, complete false)" in run["notes"]
+
+
+def test_endpoints_early_2026_shape_with_whole_number_percentile_keys(sdeval, tmp_path):
+    # c60b6545 (before April 2026): keys sorted, percentiles keyed "50", "90", "99", no state,
+    # complete, run_config or input lengths; qps and tps added at serialisation.
+    data = {
+        "duration_ns": 10_000_000_000,
+        "git_sha": None,
+        "latency": _series(64_000_000_000, 1_000_000_000.0, 950_000_000.0, 1_200_000_000.0, 1_300_000_000.0, 1_500_000_000.0, keys="whole"),
+        "n_samples_completed": 64,
+        "n_samples_failed": 0,
+        "n_samples_issued": 64,
+        "output_sequence_lengths": _series(8_192, 128.0, 128.0, 128.0, 128.0, 128.0, keys="whole"),
+        "qps": 6.4,
+        "test_started_at": 12345,
+        "tpot": {},
+        "tpot_reporting_mode": "request_weighted",
+        "tps": 819.2,
+        "ttft": {},
+        "version": "0.0.1",
+    }
+    path = tmp_path / "result_summary.json"
+    path.write_text(json.dumps(data, indent=2))
+    run = _import(sdeval, path)
+    assert run["counts"]["emitted_tokens"] == 8_192 and run["interval"]["duration_s"] == 10.0
+    assert run["workload"] == {"num_requests": 64, "output_tokens_mean": 128.0}
+    assert run["latency"] == {"e2e_ms": {"mean": 1000.0, "p50": 950.0, "p90": 1200.0, "p95": 1300.0, "p99": 1500.0}}
+    assert run["reported"] == {"output_tokens_per_s": 819.2}  # 8,192 / 10
+    assert "load" not in run and "no run_config.load_pattern" in run["notes"]
+    assert run["source"]["tool_version"] == "0.0.1"
+
+
+def test_endpoints_is_sniffed_and_bad_input_is_refused_in_one_line(sdeval, tmp_path):
+    from evaluator.importers import sniff
+
+    path = tmp_path / "result_summary.json"
+    path.write_text(json.dumps(_summary(), indent=2))
+    assert sniff(path) == "mlperf-endpoints"
+    out = sdeval("import", "aiperf", path, "--arrangement", "target-only")
+    assert out.exit_code == 2 and "it looks like mlperf-endpoints output" in out.stderr
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"hello": 1}))
+    out = sdeval("import", "mlperf-endpoints", other, "--arrangement", "target-only")
+    assert (out.exit_code, out.stderr) == (2, f"sdeval: {other}: not an MLPerf Endpoints result summary (n_samples_issued, n_samples_completed), "
+                                              "so it is not mlperf-endpoints output\n")
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(_summary(n_samples_completed=12.5)))
+    out = sdeval("import", "mlperf-endpoints", bad, "--arrangement", "target-only")
+    assert (out.exit_code, out.stderr) == (2, f"sdeval: {bad}: n_samples_completed: not a whole number of samples\n")
+    bad.write_text(json.dumps(_summary(n_samples_failed=201)))
+    out = sdeval("import", "mlperf-endpoints", bad, "--arrangement", "target-only")
+    assert (out.exit_code, out.stderr) == (2, f"sdeval: {bad}: n_samples_failed (201) is more than n_samples_completed (200), which counts the failed ones too\n")
+    bad.write_text(json.dumps(_summary(output_sequence_lengths={"total": 1.5, "avg": 1.5})))
+    out = sdeval("import", "mlperf-endpoints", bad, "--arrangement", "target-only")
+    assert (out.exit_code, out.stderr) == (2, f"sdeval: {bad}: output_sequence_lengths.total: not a whole number of tokens\n")
