@@ -21,6 +21,7 @@ from typer.core import TyperCommand
 from .. import __version__
 from .lazy import lazy_typer
 from ..engine.loader import DEFAULT_MAX_BYTES
+from ..importers.registry import formats_help
 from ..present import FORMATS as REPORT_FORMATS
 from .._infra.safe_text import shown
 
@@ -341,7 +342,7 @@ class Arrangement(str, Enum):
 
 @_command("import", short="Import runs from vLLM, guidellm, AIPerf, SGLang, trtllm-bench.")
 def import_(
-    fmt: Annotated[str, typer.Argument(metavar="FORMAT", help="vllm-responses, vllm-metrics or llamacpp-metrics (BEFORE AFTER), vllm-bench, guidellm, aiperf, sglang-bench, sglang-responses, trtllm-bench, llmperf, genai-perf or mlperf-endpoints.")],
+    fmt: Annotated[str, typer.Argument(metavar="FORMAT", help=formats_help())],
     files: Annotated[list[str], typer.Argument(metavar="FILE", help="The tool's output file(s).")],
     run_id: Annotated[Optional[str], typer.Option("--run-id", help="Id of the imported run (several runs get -1, -2, ...). Default: the file name.")] = None,
     configuration: Annotated[Optional[str], typer.Option("--configuration", help="Id of the configuration the run used. Default: the record's only one with --into, else 'imported'.")] = None,

@@ -1,4 +1,5 @@
-"""Importers: evidence-record runs from the output of the tools vendors already run.
+"""Importers: evidence-record runs from the output of the tools vendors already run. Each format
+is one module here and one row in registry.py.
 
 `import_runs(FORMAT, files, ...)` reads the files with the format's importer, names each run,
 and validates it against the record's `Run` model. `sniff(path)` says which known format a
@@ -8,62 +9,16 @@ file looks like, so a file given under the wrong format is refused with the righ
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .common import Imported, ImportProblem
+from .common import ImportProblem
+from .registry import FORMATS
 from .sniff import describe_guess, sniff
 
 __all__ = ["FORMATS", "ImportProblem", "ImportResult", "describe_guess", "import_runs", "sniff"]
 
-
-def _responses(fmt: str) -> Callable[[list[Path], bool], list[Imported]]:
-    def run(paths: list[Path], skip_bad_lines: bool) -> list[Imported]:
-        from . import vllm_responses
-
-        return [vllm_responses.import_file(p, skip_bad_lines, fmt) for p in paths]
-
-    return run
-
-
-def _metrics(fmt: str) -> Callable[[list[Path], bool], list[Imported]]:
-    def run(paths: list[Path], skip_bad_lines: bool) -> list[Imported]:
-        from . import vllm_metrics
-
-        if len(paths) != 2:
-            raise ImportProblem(f"{fmt} takes two scrapes, BEFORE and AFTER the measured interval; got {len(paths)} file(s)")
-        return [vllm_metrics.import_files(paths[0], paths[1], vllm_metrics.SERVERS[fmt])]
-
-    return run
-
-
-def _per_file(module_name: str) -> Callable[[list[Path], bool], list[Imported]]:
-    def run(paths: list[Path], skip_bad_lines: bool) -> list[Imported]:
-        import importlib
-
-        module = importlib.import_module(f".{module_name}", __name__)
-        return [item for p in paths for item in module.import_file(p)]
-
-    return run
-
-
-FORMATS: dict[str, Callable[[list[Path], bool], list[Imported]]] = {
-    "vllm-responses": _responses("vllm-responses"),
-    "llamacpp-responses": _responses("llamacpp-responses"),
-    "vllm-metrics": _metrics("vllm-metrics"),
-    "llamacpp-metrics": _metrics("llamacpp-metrics"),
-    "sglang-responses": _per_file("sglang_responses"),
-    "vllm-bench": _per_file("vllm_bench"),
-    "guidellm": _per_file("guidellm"),
-    "aiperf": _per_file("aiperf"),
-    "sglang-bench": _per_file("sglang_bench"),
-    "trtllm-bench": _per_file("trtllm_bench"),
-    "llmperf": _per_file("llmperf"),
-    "genai-perf": _per_file("genai_perf"),
-    "mlperf-endpoints": _per_file("mlperf_endpoints"),
-}
 
 # Key order of a run in the record, so imported runs read like hand-written ones.
 RUN_KEY_ORDER = ("id", "arrangement", "configuration", "workload", "load", "interval", "counts", "latency", "goodput", "reported", "simulated_acceptance", "source", "notes", "request_latencies")
@@ -117,7 +72,7 @@ def import_runs(
         pair = (scrapes[0], scrapes[1]) if metrics is not None else None
         imported = [item for p in paths for item in vllm_bench.import_file(p, metrics=pair, goodput=goodput)]
     else:
-        imported = FORMATS[fmt](paths, skip_bad_lines)
+        imported = FORMATS[fmt].read(paths, skip_bad_lines)
     if run_id is not None and _ident(run_id) != run_id:
         raise ImportProblem(f"--run-id {run_id!r}: an id starts with a letter or digit and holds only letters, digits, '.', '_' and '-' (at most 64)")
     base = run_id

@@ -254,6 +254,13 @@ def deltas(before_path: Path, after_path: Path, server: Server = VLLM) -> Deltas
     return Deltas(counts, finished, after.in_flight(), speculative, before, after)
 
 
+def import_scrapes(paths: list[Path], fmt: str) -> Imported:
+    """`sdeval import vllm-metrics|llamacpp-metrics BEFORE AFTER`."""
+    if len(paths) != 2:
+        raise ImportProblem(f"{fmt} takes two scrapes, BEFORE and AFTER the measured interval; got {len(paths)} file(s)")
+    return import_files(paths[0], paths[1], SERVERS[fmt])
+
+
 def import_files(before_path: Path, after_path: Path, server: Server = VLLM) -> Imported:
     d = deltas(before_path, after_path, server)
     src = source(server.format, after_path, d.after.sha256)

@@ -1,0 +1,106 @@
+"""Every format `sdeval import` reads, one row each: its name, the function that reads it, the
+tool (and the versions tested) it comes from, and the patterns by which `sniff` recognises the
+tool's output. A new importer is one module beside this file and one row here; the command's help,
+`sniff` and the wrong-format hints all read the rows.
+
+Rows are in sniffing order, most specific first: a file is the first format all of whose
+patterns (any one signature's) occur in its first bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+# (files, skip_bad_lines) -> the importer's pieces (common.Imported; not imported here, as the
+# importers read this registry for their wrong-format hints).
+Reader = Callable[[list[Path], bool], list[Any]]
+
+
+@dataclass(frozen=True)
+class Format:
+    name: str
+    read: Reader
+    tool: str
+    signatures: tuple[tuple[str, ...], ...]
+    scrapes: bool = False  # takes two Prometheus scrapes, BEFORE and AFTER
+
+
+def _module(name: str):
+    """An importer's module, imported when its format is used (by name: the importers need the
+    registry's signatures for their wrong-format hints, the registry never needs them to load)."""
+    import importlib
+
+    return importlib.import_module(f".{name}", __package__)
+
+
+def _responses(fmt: str) -> Reader:
+    def run(paths: list[Path], skip_bad_lines: bool) -> list[Any]:
+        return [_module("vllm_responses").import_file(p, skip_bad_lines, fmt) for p in paths]
+
+    return run
+
+
+def _metrics(fmt: str) -> Reader:
+    def run(paths: list[Path], skip_bad_lines: bool) -> list[Any]:
+        return [_module("vllm_metrics").import_scrapes(paths, fmt)]
+
+    return run
+
+
+def _per_file(name: str) -> Reader:
+    def run(paths: list[Path], skip_bad_lines: bool) -> list[Any]:
+        return [item for p in paths for item in _module(name).import_file(p)]
+
+    return run
+
+
+ROWS = (
+    Format("vllm-metrics", _metrics("vllm-metrics"), "vLLM's /metrics", ((r"(?m)^vllm:[a-z_:]+(\{| )",),), scrapes=True),
+    Format("llamacpp-metrics", _metrics("llamacpp-metrics"), "llama.cpp's /metrics", ((r"(?m)^llamacpp:[a-z_:]+(\{| )",),), scrapes=True),
+    # GenAI-Perf: AIPerf's metric blocks, then an input_config with GenAI-Perf's own sections (since
+    # March 2025) or its flat CLI arguments (2024); AIPerf's input_config has neither.
+    Format("genai-perf", _per_file("genai_perf"), "GenAI-Perf", (
+        (r'"unit"\s*:', r'"input_config"\s*:\s*\{', r'"perf_analyzer"\s*:\s*\{', r'"model_names"\s*:'),
+        (r'"unit"\s*:', r'"input_config"\s*:\s*\{', r'"service_kind"\s*:', r'"endpoint_type"\s*:'),
+    )),
+    Format("aiperf", _per_file("aiperf"), "AIPerf", (
+        (r'"aiperf_version"',),
+        (r'"per_combination_metrics"\s*:',),  # profile_export_aiperf_sweep.json
+        (r'"benchmark_phase"\s*:', r'"metrics"\s*:\s*\{', r'"request_start_ns"\s*:'),  # profile_export.jsonl
+        (r'"unit"\s*:', r'"avg"\s*:', r'"request_throughput"'),
+        (r'"records"\s*:\s*\{', r'"unit"\s*:', r'"avg"\s*:'),
+    )),
+    # mlcommons/endpoints' result_summary.json.
+    Format("mlperf-endpoints", _per_file("mlperf_endpoints"), "MLPerf Endpoints", ((r'"n_samples_issued"\s*:', r'"n_samples_completed"\s*:'),)),
+    # ray-project/llmperf: its summary's flat results_* keys, or its per-request list.
+    Format("llmperf", _per_file("llmperf"), "LLMPerf", (
+        (r'"results_num_completed_requests"\s*:',),
+        (r'^\s*\[', r'"end_to_end_latency_s"\s*:', r'"number_output_tokens"\s*:'),
+    )),
+    Format("guidellm", _per_file("guidellm"), "guidellm", (
+        (r'"benchmarks"\s*:\s*\[',),
+        (r"(?m)^benchmarks:\s*$", r"(?m)^\s*-?\s*type_:\s*generative_benchmark"),  # benchmarks.yaml
+    )),
+    Format("sglang-bench", _per_file("sglang_bench"), "SGLang's bench_serving", (
+        (r'"accept_length"\s*:', r'"backend"\s*:'),
+        # Keys only SGLang's bench_serving writes, back to its 2024 versions (vLLM's spells e2el).
+        (r'"total_output_tokens_retokenized"\s*:|"(mean|median|p99)_e2e_latency_ms"\s*:',),
+    )),
+    Format("trtllm-bench", _per_file("trtllm_bench"), "trtllm-bench", ((r'"decoding_stats"\s*:|"request_info"\s*:', r'"performance"\s*:'),)),
+    Format("vllm-bench", _per_file("vllm_bench"), "vllm bench serve", ((r'"duration"\s*:', r'"completed"\s*:', r'"total_output_tokens"\s*:'),)),
+    # llama.cpp's responses: its timings object (OpenAI shape or native /completion), before the OpenAI shape.
+    Format("llamacpp-responses", _responses("llamacpp-responses"), "llama.cpp's responses", ((r'"timings"\s*:\s*\{', r'"predicted_n"\s*:'),)),
+    # SGLang's responses before the OpenAI shape they share with vLLM's: its meta_info or sglext.
+    Format("sglang-responses", _per_file("sglang_responses"), "SGLang's responses", ((r'"meta_info"\s*:\s*\{',), (r'"sglext"\s*:\s*\{',))),
+    Format("vllm-responses", _responses("vllm-responses"), "vLLM's responses", ((r'"choices"\s*:',), (r'"speculative_decoding"\s*:',))),
+)
+FORMATS: dict[str, Format] = {f.name: f for f in ROWS}
+
+
+def formats_help() -> str:
+    """The FORMAT argument's help: every row, scrape formats marked with their two files."""
+    names = [f"{f.name} (BEFORE AFTER)" if f.scrapes else f.name for f in ROWS]
+    return ", ".join(names[:-1]) + " or " + names[-1] + "."
