@@ -2,7 +2,7 @@
 -> an `Assessed` result with its JSON document and its exit code.
 
 `sdeval validate`, `assess` and `render`, verify's reproduction check and the archive all run
-the pipeline through this module; the reporters and the PDF package receive the result and
+the pipeline through this module; present/ and report/ receive the result and
 only present it. A file that cannot be read at all (missing, too large, a bad profile) stops
 the run with `CannotRun`, one line for `sdeval: ...` and exit 2.
 """

@@ -17,7 +17,7 @@ class CannotReassess(Exception):
 def assess_again(manifest: dict[str, Any], attachments: dict[str, bytes]) -> dict[str, Any]:
     """The assessment document the installed sdeval makes from a report's attached inputs,
     exactly as `sdeval assess INPUT... [--requirements PROFILE] -f json` would print it. The inputs
-    are read back by the report container (pdf/container.py), with the checks verify applies."""
+    are read back by the report container (report/container.py), with the checks verify applies."""
     from ..report.container import ContainerProblem, inputs
     from ..pipeline import CannotRun, ProfileInput, reassess
 

@@ -1,4 +1,4 @@
-"""The archive's ONE door to report verification (evaluator/verify/one.py and verify_many.py).
+"""The archive's ONE door to report verification (evaluator/verify/one.py and many.py).
 
 Everything the archive needs from a signed report comes through `verify_one` / `verify_many`:
 the named checks, who signed and when (a trusted timestamp when there is one), the embedded

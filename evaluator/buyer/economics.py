@@ -12,7 +12,7 @@ For each offer, offered configuration, baseline configuration and measured load:
   cost per million tokens    hourly price / (E / T) / 3600 x 1,000,000, where the hourly price is
                              per_accelerator_hour x accelerators (+ per_server_hour x whole servers);
                              the whole hour is charged to output tokens, as InferenceX does
-  goodput                    requests/s within every per-request latency limit (fit/goodput.py):
+  goodput                    requests/s within every per-request latency limit (buyer/goodput.py):
                              counted from the run's per-request latencies, or at least the tool's
                              own goodput where its limits are below the buyer's
 

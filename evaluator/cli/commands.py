@@ -1,4 +1,4 @@
-"""The `sdeval` command line: thin wiring over the pipeline (run.py) -> reporters and the PDF.
+"""The `sdeval` command line: thin wiring over the pipeline (pipeline.py) -> reporters and the PDF.
 
 Exit codes: 0 no error finding; 1 at least one error finding (parse and schema
 included); 2 the command could not run (missing or unreadable file, bad usage,
@@ -108,7 +108,7 @@ class Format(str, Enum):
     json = "json"
 
 
-# validate and assess offer every reporter's format (one row in reporters.FORMATS each).
+# validate and assess offer every reporter's format (one row in present.FORMATS each).
 FindingsFormat = Enum("FindingsFormat", {name: name for name in REPORT_FORMATS}, type=str)
 
 

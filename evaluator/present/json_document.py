@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from ..buyer.results import Comparison
 
 # 1.1: each file entry gained `asks`, each claim `value_high` and `bound` (additions only).
-# 1.2: each run gained `k`, `baseline_run` and `speedup` (additions; reporters/differences.as_of_schema).
+# 1.2: each run gained `k`, `baseline_run` and `speedup` (additions; present/differences.as_of_schema).
 ASSESSMENT_SCHEMA_VERSION = "1.2"
 
 

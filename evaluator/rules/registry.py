@@ -3,11 +3,11 @@
 A rule's kebab-case name is its code. Each rule states its severity, a one-line
 title, a rationale a buyer can read, a failing and a passing example in words, and
 its reference; its `check` is a small generator over the record that yields
-Violations. The engine (assessment.py) turns those into Findings.
+Violations. The engine (rules/assess.py) turns those into Findings.
 `parse` and `schema` have no check: the loading pipeline raises them.
 
 Every error rule also carries an `ask`: the request a buyer sends the vendor when the rule
-fires, a template filled from the Violation's `ask` parameters (assessment.py gathers them,
+fires, a template filled from the Violation's `ask` parameters (assess.py gathers them,
 one per offer, into "What to ask the vendor").
 """
 

@@ -1,7 +1,7 @@
 """Rules about fit to the buyer's requirements profile (`sdeval assess ... --requirements`).
 
 These judge an offer against a buyer, not a record on its own, so they have no `check`
-over a single record: buyer_fit.py applies them and names them in each requirement x
+over a single record: buyer/ (evidence, loads, quality, economics) applies them and names them in each requirement x
 offer result. They are registered here so `sdeval rules` lists and explains them.
 """
 

@@ -96,7 +96,7 @@ class FileAssessment:
     claims: list[ClaimResult] = field(default_factory=list)
     metrics: dict[str, RunMetrics] = field(default_factory=dict)
     # Per run id: the K it drafted with (fixed, or its concurrency's band) and, for a speculative
-    # run, the run it is compared with (figures.baseline_for), so reporters never pair runs themselves.
+    # run, the run it is compared with (engine/baselines.baseline_for), so reporters never pair runs themselves.
     k: dict[str, int | None] = field(default_factory=dict)
     baseline: dict[str, str | None] = field(default_factory=dict)
     # Per run id: its output-throughput speedup over that baseline (metrics.speedup), or None.
