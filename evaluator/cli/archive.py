@@ -18,18 +18,10 @@ from typing import Annotated, Optional
 import typer
 
 from .._infra.safe_text import shown
+from .exits import EXIT_FINDINGS, EXIT_OK, fail, typer_app
 from .._infra.working import ATTRIBUTE
 
-app = typer.Typer(
-    name="archive",
-    help="The auditor's archive of signed reports.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-)
-
-EXIT_OK, EXIT_FINDINGS, EXIT_CANNOT_RUN = 0, 1, 2
+app = typer_app("archive", "The auditor's archive of signed reports.", add_completion=False)
 
 ArchiveOpt = Annotated[
     Optional[Path],
@@ -61,9 +53,7 @@ class OutcomeChoice(str, Enum):
     not_established = "not-established"
 
 
-def _fail(message: str) -> typer.Exit:
-    typer.echo(f"sdeval: {shown(message)}", err=True)
-    return typer.Exit(EXIT_CANNOT_RUN)
+_fail = fail
 
 
 class _Opened:

@@ -19,13 +19,13 @@ import typer
 from typer.core import TyperCommand
 
 from .. import __version__
+from .exits import EXIT_CANNOT_RUN, EXIT_INTERRUPTED, EXIT_OK, fail_each, typer_app
 from .lazy import lazy_typer
 from ..engine.loader import DEFAULT_MAX_BYTES
 from ..importers.registry import formats_help
 from ..present import FORMATS as REPORT_FORMATS
 from .._infra.safe_text import shown
 
-EXIT_OK, EXIT_FINDINGS, EXIT_CANNOT_RUN = 0, 1, 2
 
 
 class Command(TyperCommand):
@@ -87,14 +87,9 @@ def _plain_error(message: str) -> str:
     return message
 
 
-app = typer.Typer(
-    name="sdeval",
-    help="Decide whether a speculative-decoding offer's claims are backed by evidence.",
-    add_completion=True,
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+app = typer_app(
+    "sdeval", "Decide whether a speculative-decoding offer's claims are backed by evidence.",
+    add_completion=True, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
 
 
@@ -112,15 +107,7 @@ class Format(str, Enum):
 FindingsFormat = Enum("FindingsFormat", {name: name for name in REPORT_FORMATS}, type=str)
 
 
-class CannotRun(Exception):
-    """Stops the command with exit 2 and a one-line message naming the file."""
-
-
-def _fail(message: str) -> typer.Exit:
-    """Exit 2; each line of `message` (one per problem) prefixed `sdeval: `."""
-    for line in message.splitlines() or [""]:
-        typer.echo(f"sdeval: {shown(line)}", err=True)
-    return typer.Exit(EXIT_CANNOT_RUN)
+_fail = fail_each
 
 
 def _out(text: str) -> None:
@@ -561,7 +548,6 @@ app.add_typer(
 )
 
 
-EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a command stopped by Ctrl-C
 
 _interrupted = False
 
