@@ -32,9 +32,9 @@ SDEVAL = [sys.executable, "-m", "evaluator"]
 
 
 def make_reports(folder: Path, count: int, records: int) -> tuple[list[Path], Path]:
+    from evaluator.pipeline import assess_paths
     from evaluator.report.render import render_pdf
     from evaluator.report.signing import keygen, load_identity, sign
-    from evaluator.pipeline import assess_paths
 
     key, cert = keygen(folder / "identity", common_name="Bench Assessor", force=False)
     identity = load_identity(key=key, cert=cert, pkcs12=None, password_file=None)
@@ -77,8 +77,10 @@ def main() -> None:
         paths, cert = make_reports(folder, args.reports, args.records)
         hashes = {__import__("hashlib").sha256(p.read_bytes()).hexdigest() for p in paths}
         assert len(hashes) == len(paths), "the signed reports are not all distinct"
-        print(f"made {len(paths)} distinct signed reports from {args.records} records in {time.perf_counter() - start:.1f} s "
-              f"({sum(p.stat().st_size for p in paths) / len(paths) / 1024:.0f} KiB each)")
+        print(
+            f"made {len(paths)} distinct signed reports from {args.records} records in {time.perf_counter() - start:.1f} s "
+            f"({sum(p.stat().st_size for p in paths) / len(paths) / 1024:.0f} KiB each)"
+        )
 
         archive = folder / "archive"
         where = ["--archive", str(archive), *(["--db", args.db] if args.db else [])]
@@ -100,8 +102,10 @@ def main() -> None:
             walls.append(seconds)
         found = len(json.loads(done.stdout)["reports"])
         query = _query_alone(archive, args.db, vendor)
-        print(f"archive list    --vendor '{vendor}' ({found} of {len(paths)}): whole process median {statistics.median(walls) * 1000:.0f} ms "
-              f"(min {min(walls) * 1000:.0f}, max {max(walls) * 1000:.0f}); the query alone {query * 1000:.1f} ms")
+        print(
+            f"archive list    --vendor '{vendor}' ({found} of {len(paths)}): whole process median {statistics.median(walls) * 1000:.0f} ms "
+            f"(min {min(walls) * 1000:.0f}, max {max(walls) * 1000:.0f}); the query alone {query * 1000:.1f} ms"
+        )
 
         seconds, done = run([*SDEVAL, "archive", "verify", *where])
         assert done.returncode == 0, done.stdout[-2000:]
@@ -110,8 +114,7 @@ def main() -> None:
 
         loop = 'for f in "$@"; do "$SDEVAL_PY" -m evaluator verify "$f" --trust "$CERT" >/dev/null || exit 1; done'
         looped = paths[: args.loop] if args.loop else paths
-        seconds, done = run(["bash", "-c", loop, "loop", *map(str, looped)],
-                            env={**os.environ, "SDEVAL_PY": sys.executable, "CERT": str(cert)})
+        seconds, done = run(["bash", "-c", loop, "loop", *map(str, looped)], env={**os.environ, "SDEVAL_PY": sys.executable, "CERT": str(cert)})
         assert done.returncode == 0, done.stderr
         loop_rate = len(looped) / seconds
         print(f"shell loop      {len(looped)} x `sdeval verify --trust`: {seconds:.1f} s, {loop_rate:.2f} reports/s")

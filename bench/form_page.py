@@ -20,12 +20,20 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from evaluator._infra.resources import data_dir  # noqa: E402
 from evaluator.form.blank import blank_form  # noqa: E402
 from evaluator.form.page import render_form  # noqa: E402
-from evaluator._infra.resources import data_dir  # noqa: E402
 
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def median_ms(fn, repeat: int) -> float:

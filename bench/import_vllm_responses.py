@@ -149,7 +149,9 @@ def main() -> None:
         with duckdb.connect() as con:
             threads = con.execute("SELECT current_setting('threads')").fetchone()[0]
         print(f"duckdb {duckdb.__version__} ({threads} threads): median {med['duckdb']:.2f} s of {args.repeats}")
-        print(f"sdeval import ({'/'.join(map(str, sorted(set(PROCESSES))))} processes, SHA-256 included): median {med['sdeval']:.2f} s ({args.lines / med['sdeval']:,.0f} lines/s)")
+        print(
+            f"sdeval import ({'/'.join(map(str, sorted(set(PROCESSES))))} processes, SHA-256 included): median {med['sdeval']:.2f} s ({args.lines / med['sdeval']:,.0f} lines/s)"
+        )
         print(f"ratio sdeval / duckdb: {med['sdeval'] / med['duckdb']:.2f}x")
         print(f"the same import in one process: median {med['sdeval-1']:.2f} s, {med['sdeval-1'] / med['duckdb']:.2f}x duckdb")
         print(f"sdeval peak memory for {args.lines:,} lines: {peak_memory_mb(path)}")

@@ -29,8 +29,14 @@ def _port() -> int:
 
 
 def _body(i: int, max_tokens: int) -> dict:
-    return {"model": "sim-target", "messages": [{"role": "user", "content": f"prompt {i}"}], "stream": True,
-            "stream_options": {"include_usage": True}, "max_tokens": max_tokens, "temperature": 0}
+    return {
+        "model": "sim-target",
+        "messages": [{"role": "user", "content": f"prompt {i}"}],
+        "stream": True,
+        "stream_options": {"include_usage": True},
+        "max_tokens": max_tokens,
+        "temperature": 0,
+    }
 
 
 async def _bare(client, url: str, body: dict) -> int:
@@ -67,8 +73,11 @@ async def _hold(url: str, streams: int, max_tokens: int) -> tuple[int, float]:
 
 def _serve(step_delay: float) -> tuple[subprocess.Popen, str]:
     port = _port()
-    proc = subprocess.Popen([sys.executable, "-m", "evaluator.measure.simulator", "--port", str(port), "--step-delay", str(step_delay)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "evaluator.measure.simulator", "--port", str(port), "--step-delay", str(step_delay)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 20
     while True:
         try:

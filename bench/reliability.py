@@ -23,12 +23,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # kind of attack -> the modules that try it (test_pdf_report.py: only its tamper cases, by name)
 KINDS = {
-    "hostile input files (parse, limits, encodings, YAML, devices, stdin)": [
-        "test_loader.py", "test_hostile_input.py", "test_fuzz_regressions.py"],
-    "hostile strings (control, bidi and invisible characters, XMP, scrapes, deep nesting, corrupted index)": [
-        "test_hostile_strings.py"],
-    "hostile rendering (markup, url(), file://, long words, RTL, many runs)": [
-        "test_render_hostility.py", "test_pdf_security.py"],
+    "hostile input files (parse, limits, encodings, YAML, devices, stdin)": ["test_loader.py", "test_hostile_input.py", "test_fuzz_regressions.py"],
+    "hostile strings (control, bidi and invisible characters, XMP, scrapes, deep nesting, corrupted index)": ["test_hostile_strings.py"],
+    "hostile rendering (markup, url(), file://, long words, RTL, many runs)": ["test_render_hostility.py", "test_pdf_security.py"],
     "generated and mutated records (Hypothesis)": ["test_properties.py"],
     "tampered signed reports": ["test_pdf_tamper.py", "test_pdf_report.py"],
     "secrets (key, password, file modes)": ["test_secrets.py"],
@@ -42,9 +39,21 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         junit = Path(tmp) / "junit.xml"
         run = subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--hypothesis-show-statistics", "--hypothesis-seed=0",
-             f"--junitxml={junit}", *[f"tests/{m}" for m in modules]],
-            cwd=ROOT, capture_output=True, text=True,
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "--hypothesis-show-statistics",
+                "--hypothesis-seed=0",
+                f"--junitxml={junit}",
+                *[f"tests/{m}" for m in modules],
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
         )
         cases = ET.parse(junit).getroot().iter("testcase")
         outcome: dict[str, list[tuple[str, str]]] = defaultdict(list)
@@ -53,8 +62,11 @@ def main() -> int:
             name = case.get("name", "")
             if module == "test_pdf_report.py" and not REPORT_TAMPER.search(name):
                 continue
-            state = "failed" if case.find("failure") is not None or case.find("error") is not None else (
-                "skipped" if case.find("skipped") is not None else "passed")
+            state = (
+                "failed"
+                if case.find("failure") is not None or case.find("error") is not None
+                else ("skipped" if case.find("skipped") is not None else "passed")
+            )
             outcome[module].append((name, state))
     examples = {(f, t.split("[")[0]): (int(p), int(f_)) for f, t, p, f_, _ in STATS.findall(run.stdout)}
 

@@ -30,8 +30,8 @@ TRAP = "http://127.0.0.1:9"  # discard port: a fetch would fail, and the fetcher
 
 
 def render_seconds(record: dict, n: int) -> tuple[float, int]:
-    from evaluator.report.render import render_pdf
     from evaluator.pipeline import reassess
+    from evaluator.report.render import render_pdf
 
     times, size = [], 0
     raw = json.dumps(record, ensure_ascii=False).encode()

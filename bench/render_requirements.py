@@ -19,7 +19,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from render_sign import ROOT, whole_process  # bench/ is this script's own import path
+from render_sign import whole_process  # bench/ is this script's own import path
+
 OFFERS = ["examples/complete-offer.yaml", "examples/quiet-load-offer.yaml"]
 PROFILE = ["--requirements", "examples/requirements.yaml"]
 

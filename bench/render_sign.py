@@ -84,12 +84,14 @@ def main() -> None:
         rows = {
             "validate": whole_process(["validate", str(OFFER)], n),
             "render": whole_process(["render", str(OFFER), "-o", str(out / "u.pdf"), "--force"], n),
-            "render+sign": whole_process(
-                ["render", str(OFFER), "-o", str(out / "s.pdf"), "--force", "--key", str(key), "--cert", str(cert)], n
-            ),
+            "render+sign": whole_process(["render", str(OFFER), "-o", str(out / "s.pdf"), "--force", "--key", str(key), "--cert", str(cert)], n),
         }
         phases = [
-            json.loads(subprocess.run([sys.executable, "-c", PHASES, str(OFFER), str(key), str(cert)], cwd=ROOT, check=True, capture_output=True, text=True).stdout)
+            json.loads(
+                subprocess.run(
+                    [sys.executable, "-c", PHASES, str(OFFER), str(key), str(cert)], cwd=ROOT, check=True, capture_output=True, text=True
+                ).stdout
+            )
             for _ in range(n)
         ]
         size = (out / "s.pdf").stat().st_size
@@ -98,10 +100,7 @@ def main() -> None:
     print(f"whole process, {n} runs each: wall median (min-max), ratio to validate; CPU median")
     for name, (walls, cpus) in rows.items():
         median = statistics.median(walls)
-        print(
-            f"  {name:<12} {median:6.2f} s  ({min(walls):.2f}-{max(walls):.2f})  {median / floor:4.1f}x"
-            f"   cpu {statistics.median(cpus):5.2f} s"
-        )
+        print(f"  {name:<12} {median:6.2f} s  ({min(walls):.2f}-{max(walls):.2f})  {median / floor:4.1f}x   cpu {statistics.median(cpus):5.2f} s")
     print(f"  signed report: {size:,} bytes")
     print(f"phases of a signed render, in-process (median of {n} fresh processes):")
     medians = {k: statistics.median(p[k] for p in phases) for k in phases[0]}

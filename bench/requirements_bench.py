@@ -39,10 +39,10 @@ def main() -> None:
 def in_process(args: argparse.Namespace) -> None:
     """The same work without process start-up: assessing the offers, then judging the profile."""
     sys.path.insert(0, str(ROOT))
-    from evaluator.rules.assess import assess
     from evaluator.buyer.judge import compare
-    from evaluator.engine.loader import load_file
     from evaluator.buyer.profile import load_requirements
+    from evaluator.engine.loader import load_file
+    from evaluator.rules.assess import assess
 
     loaded = [load_file(str(ROOT / p)) for p in args.offers]
     profile, _ = load_requirements(str(ROOT / args.profile))

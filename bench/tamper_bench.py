@@ -76,8 +76,22 @@ def main() -> None:
         folder = Path(tmp)
         subprocess.run([*SDEVAL, "keygen", str(folder / "id")], check=True, capture_output=True)
         intact = folder / "intact.pdf"
-        subprocess.run([*SDEVAL, "render", "examples/complete-offer.yaml", "-o", str(intact), "--key", str(folder / "id" / "key.pem"),
-                        "--cert", str(folder / "id" / "cert.pem")], cwd=ROOT, check=True, capture_output=True)
+        subprocess.run(
+            [
+                *SDEVAL,
+                "render",
+                "examples/complete-offer.yaml",
+                "-o",
+                str(intact),
+                "--key",
+                str(folder / "id" / "key.pem"),
+                "--cert",
+                str(folder / "id" / "cert.pem"),
+            ],
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+        )
         cert = str(folder / "id" / "cert.pem")
         data = intact.read_bytes()
         cases = {
@@ -104,8 +118,7 @@ def main() -> None:
             for name in walls:
                 walls[name].append(timed([*SDEVAL, "verify", str(folder / name), "--trust", cert]))
         intact_folder, tampered_folder = statistics.median(walls["intact"]), statistics.median(walls["tampered"])
-        print(f"verify FOLDER of 10 tampered {tampered_folder:.2f} s against 10 intact {intact_folder:.2f} s: "
-              f"x{tampered_folder / intact_folder:.2f}")
+        print(f"verify FOLDER of 10 tampered {tampered_folder:.2f} s against 10 intact {intact_folder:.2f} s: x{tampered_folder / intact_folder:.2f}")
     print(f"load average after: {os.getloadavg()[0]:.2f}")
 
 

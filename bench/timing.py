@@ -33,7 +33,4 @@ def alternate(first: list[str], second: list[str], runs: int) -> tuple[list[floa
 
 
 def describe(label: str, samples: list[float]) -> str:
-    return (
-        f"{label}  median {statistics.median(samples) * 1000:7.1f} ms  "
-        f"(min {min(samples) * 1000:.1f}, max {max(samples) * 1000:.1f})"
-    )
+    return f"{label}  median {statistics.median(samples) * 1000:7.1f} ms  (min {min(samples) * 1000:.1f}, max {max(samples) * 1000:.1f})"

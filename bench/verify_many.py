@@ -24,7 +24,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SDEVAL = str(Path(sys.executable).parent / "sdeval")
-EXAMPLES = sorted((ROOT / "examples").glob("*-offer*.*")) + [ROOT / "examples" / n for n in ("acceptance-only.json", "unstated-load.json", "vllm-docs-ngram.json")]
+EXAMPLES = sorted((ROOT / "examples").glob("*-offer*.*")) + [
+    ROOT / "examples" / n for n in ("acceptance-only.json", "unstated-load.json", "vllm-docs-ngram.json")
+]
 REPORTS = 12
 
 
@@ -81,12 +83,18 @@ def main() -> None:
             together.append(seconds)
     ratio = statistics.median(together) / statistics.median(loop)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    print(f"{REPORTS} signed reports ({len(EXAMPLES)} shipped examples, copies to fill), {runs} alternating runs, "
-          f"{cores} cores, load average {os.getloadavg()[0]:.2f}")
-    print(f"loop of {REPORTS} `sdeval verify REPORT`: median {statistics.median(loop):.2f} s  (min {min(loop):.2f}, max {max(loop):.2f}); "
-          f"{statistics.median(loop) / REPORTS:.2f} s a report")
-    print(f"one `sdeval verify FOLDER`:          median {statistics.median(together):.2f} s  (min {min(together):.2f}, max {max(together):.2f}); "
-          f"{statistics.median(together) / REPORTS:.2f} s a report")
+    print(
+        f"{REPORTS} signed reports ({len(EXAMPLES)} shipped examples, copies to fill), {runs} alternating runs, "
+        f"{cores} cores, load average {os.getloadavg()[0]:.2f}"
+    )
+    print(
+        f"loop of {REPORTS} `sdeval verify REPORT`: median {statistics.median(loop):.2f} s  (min {min(loop):.2f}, max {max(loop):.2f}); "
+        f"{statistics.median(loop) / REPORTS:.2f} s a report"
+    )
+    print(
+        f"one `sdeval verify FOLDER`:          median {statistics.median(together):.2f} s  (min {min(together):.2f}, max {max(together):.2f}); "
+        f"{statistics.median(together) / REPORTS:.2f} s a report"
+    )
     print(f"ratio folder / loop: {ratio:.2f} (target <= 0.25: {'met' if ratio <= 0.25 else 'NOT met'})")
 
 

@@ -15,10 +15,10 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .rules.results import FileAssessment, Finding, exit_code
-from .rules.assess import assess
-from .engine.loader import DEFAULT_MAX_BYTES, LoadedFile, UnreadableFile, load_bytes, load_file
 from ._infra.working import working_on
+from .engine.loader import DEFAULT_MAX_BYTES, LoadedFile, UnreadableFile, load_bytes, load_file
+from .rules.assess import assess
+from .rules.results import FileAssessment, Finding, exit_code
 
 if TYPE_CHECKING:
     from .buyer.results import Comparison
@@ -147,7 +147,11 @@ def _assess_one(item: LoadedFile, profiles_allowed: bool) -> FileAssessment:
 
 
 def assess_paths(
-    paths: list[str], *, profile: str | None = None, max_size: int = DEFAULT_MAX_BYTES, profiles_allowed: bool = False,
+    paths: list[str],
+    *,
+    profile: str | None = None,
+    max_size: int = DEFAULT_MAX_BYTES,
+    profiles_allowed: bool = False,
     for_report: bool = False,
 ) -> Assessed:
     """The whole pipeline from paths as typed on the command line. `for_report`: each input is
@@ -158,8 +162,9 @@ def assess_paths(
         names = report_names([item.path for item in loaded] + ([given.path] if given else []))
         renamed = None if given is None else ProfileInput(names[-1], given.raw)
         try:
-            assessed = assess_loaded([dataclasses.replace(item, path=name) for item, name in zip(loaded, names)], renamed,
-                                     profiles_allowed=profiles_allowed)
+            assessed = assess_loaded(
+                [dataclasses.replace(item, path=name) for item, name in zip(loaded, names)], renamed, profiles_allowed=profiles_allowed
+            )
             assessed.given_as = dict(zip(names, [item.path for item in loaded] + ([given.path] if given else [])))
             return assessed
         except CannotRun:

@@ -19,7 +19,6 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
-
 from conftest import ROOT, example
 
 
@@ -58,7 +57,8 @@ class Reports:
         import hashlib
         import io
 
-        from asn1crypto import keys as asn1_keys, x509 as asn1_x509
+        from asn1crypto import keys as asn1_keys
+        from asn1crypto import x509 as asn1_x509
         from cryptography import x509
         from cryptography.hazmat.primitives import hashes, serialization
         from cryptography.hazmat.primitives.asymmetric import rsa
@@ -75,8 +75,12 @@ class Reports:
         name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Test Time-Stamping Authority")])
         now = dt.datetime.now(dt.timezone.utc)
         cert = (
-            x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
-            .serial_number(x509.random_serial_number()).not_valid_before(now - dt.timedelta(minutes=5))
+            x509.CertificateBuilder()
+            .subject_name(name)
+            .issuer_name(name)
+            .public_key(key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now - dt.timedelta(minutes=5))
             .not_valid_after(now + dt.timedelta(days=30))
             .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.TIME_STAMPING]), critical=True)
             .sign(key, hashes.SHA256())
@@ -84,7 +88,9 @@ class Reports:
         der = cert.public_bytes(serialization.Encoding.DER)
         stamper = DummyTimeStamper(
             asn1_x509.Certificate.load(der),
-            asn1_keys.PrivateKeyInfo.load(key.private_bytes(serialization.Encoding.DER, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())),
+            asn1_keys.PrivateKeyInfo.load(
+                key.private_bytes(serialization.Encoding.DER, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+            ),
         )
         identity = load_identity(key=self.key, cert=self.cert, pkcs12=None, password_file=None)
         meta = PdfSignatureMetadata(field_name=FIELD_NAME, subfilter=fields.SigSeedSubFilter.PADES, md_algorithm="sha256")
@@ -105,8 +111,8 @@ class Reports:
 
 
 def _render(kind: str) -> bytes:
-    from evaluator.report import render as render_module
     from evaluator.pipeline import assess_paths
+    from evaluator.report import render as render_module
 
     if kind == "offer-b":
         files = ["sd201-offer-b.json"]
@@ -138,8 +144,19 @@ def _render(kind: str) -> bytes:
             claim = doc["files"][0]["claims"][0]
             claim["verdict"] = "not-established"
             claim["findings"].append({"code": "load-unstated", "severity": "error", "path": "/claims/0"})
-            doc["findings"].append({"file": doc["files"][0]["file"], "code": "load-unstated", "severity": "error", "path": "/claims/0",
-                                    "message": "the claim states no concurrency", "claim": claim["id"], "run": None, "line": None, "column": None})
+            doc["findings"].append(
+                {
+                    "file": doc["files"][0]["file"],
+                    "code": "load-unstated",
+                    "severity": "error",
+                    "path": "/claims/0",
+                    "message": "the claim states no concurrency",
+                    "claim": claim["id"],
+                    "run": None,
+                    "line": None,
+                    "column": None,
+                }
+            )
             doc["files"][0]["outcome"] = doc["outcome"] = "not-established"
             return doc
 
@@ -200,8 +217,19 @@ def pg_server():
     data, log = os.path.join(folder, "data"), os.path.join(folder, "server.log")
     steps = [
         [f"{bindir}/initdb", "-D", data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8"],
-        [f"{bindir}/pg_ctl", "-D", data, "-l", log, "-w", "-t", "60", "-o",
-         f"-c listen_addresses='' -c unix_socket_directories={folder} -c fsync=off", "start"],
+        [
+            f"{bindir}/pg_ctl",
+            "-D",
+            data,
+            "-l",
+            log,
+            "-w",
+            "-t",
+            "60",
+            "-o",
+            f"-c listen_addresses='' -c unix_socket_directories={folder} -c fsync=off",
+            "start",
+        ],
     ]
     for step in steps:
         done = subprocess.run(as_user + step, capture_output=True, text=True)
@@ -257,6 +285,11 @@ def archive_args(command: str, root: Path, db: str | None, *args) -> list[str]:
 def sdeval_process(*args: str, env: dict | None = None, **kwargs) -> subprocess.Popen:
     """`sdeval ARGS` as its own process (for killing it, or running two at once)."""
     return subprocess.Popen(
-        [sys.executable, "-m", "evaluator", *args], cwd=ROOT, env={**os.environ, **(env or {})},
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs,
+        [sys.executable, "-m", "evaluator", *args],
+        cwd=ROOT,
+        env={**os.environ, **(env or {})},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **kwargs,
     )

@@ -35,7 +35,7 @@ def markup(base: str) -> dict[str, str]:
         # Identity fields take right-to-left letters, not the bidi controls free text may hold.
         "vendor": f'<img src="file:///etc/passwd"><b>{RTL_LETTERS}</b>',
         "claim_text": (
-            f'</style><style>@import url({base}/import.css); body {{ background: url({base}/bg.png) }}</style>'
+            f"</style><style>@import url({base}/import.css); body {{ background: url({base}/bg.png) }}</style>"
             f'<link rel="stylesheet" href="{base}/link.css"><object data="file:///etc/hostname"></object>'
             f'<iframe src="{base}/frame.html"></iframe><script src="{base}/x.js"></script>'
         ),

@@ -38,8 +38,19 @@ def _key() -> rsa.RSAPrivateKey:
 
 def _usage(**on: bool) -> x509.KeyUsage:
     flags = dict.fromkeys(
-        ["digital_signature", "content_commitment", "key_encipherment", "data_encipherment", "key_agreement",
-         "key_cert_sign", "crl_sign", "encipher_only", "decipher_only"], False)
+        [
+            "digital_signature",
+            "content_commitment",
+            "key_encipherment",
+            "data_encipherment",
+            "key_agreement",
+            "key_cert_sign",
+            "crl_sign",
+            "encipher_only",
+            "decipher_only",
+        ],
+        False,
+    )
     flags.update(on)
     return x509.KeyUsage(**flags)
 
@@ -61,8 +72,18 @@ class Issued:
         return asn1_x509.Certificate.load(self.cert.public_bytes(serialization.Encoding.DER))
 
 
-def _issue(subject: str, key, issuer: Issued | None, *, ca: bool, usage: x509.KeyUsage, eku=None, crl_url: str | None = None,
-           not_before: dt.datetime | None = None, not_after: dt.datetime | None = None) -> Issued:
+def _issue(
+    subject: str,
+    key,
+    issuer: Issued | None,
+    *,
+    ca: bool,
+    usage: x509.KeyUsage,
+    eku=None,
+    crl_url: str | None = None,
+    not_before: dt.datetime | None = None,
+    not_after: dt.datetime | None = None,
+) -> Issued:
     name = _name(subject)
     builder = (
         x509.CertificateBuilder()
@@ -112,19 +133,41 @@ class LocalPki:
         self.root = _issue("sdeval test root CA", _key(), None, ca=True, usage=_usage(key_cert_sign=True, crl_sign=True))
         self.signer = _issue("Jane Auditor", _key(), self.root, ca=False, usage=signing, crl_url=f"{self.base_url}/root.crl")
         self.tsa_root = _issue("sdeval test TSA root", _key(), None, ca=True, usage=_usage(key_cert_sign=True, crl_sign=True))
-        self.tsa = _issue("sdeval test TSA", _key(), self.tsa_root, ca=False, usage=_usage(digital_signature=True, content_commitment=True),
-                          eku=[ExtendedKeyUsageOID.TIME_STAMPING], crl_url=f"{self.base_url}/tsa-root.crl")
+        self.tsa = _issue(
+            "sdeval test TSA",
+            _key(),
+            self.tsa_root,
+            ca=False,
+            usage=_usage(digital_signature=True, content_commitment=True),
+            eku=[ExtendedKeyUsageOID.TIME_STAMPING],
+            crl_url=f"{self.base_url}/tsa-root.crl",
+        )
 
     def short_tsa(self, days: int = 2) -> Issued:
         """Another TSA certificate under the TSA root, expiring in `days`."""
-        return _issue("sdeval short-lived TSA", _key(), self.tsa_root, ca=False, usage=_usage(digital_signature=True, content_commitment=True),
-                      eku=[ExtendedKeyUsageOID.TIME_STAMPING], crl_url=f"{self.base_url}/tsa-root.crl",
-                      not_after=NOW + dt.timedelta(days=days))
+        return _issue(
+            "sdeval short-lived TSA",
+            _key(),
+            self.tsa_root,
+            ca=False,
+            usage=_usage(digital_signature=True, content_commitment=True),
+            eku=[ExtendedKeyUsageOID.TIME_STAMPING],
+            crl_url=f"{self.base_url}/tsa-root.crl",
+            not_after=NOW + dt.timedelta(days=days),
+        )
 
     def issue_signer(self, common_name: str, *, not_after: dt.datetime, not_before: dt.datetime | None = None) -> Issued:
         """Another signer under the same root, e.g. one whose certificate expires soon."""
-        return _issue(common_name, _key(), self.root, ca=False, usage=_usage(digital_signature=True, content_commitment=True),
-                      crl_url=f"{self.base_url}/root.crl", not_before=not_before, not_after=not_after)
+        return _issue(
+            common_name,
+            _key(),
+            self.root,
+            ca=False,
+            usage=_usage(digital_signature=True, content_commitment=True),
+            crl_url=f"{self.base_url}/root.crl",
+            not_before=not_before,
+            not_after=not_after,
+        )
 
     def write(self, directory: Path) -> dict[str, Path]:
         """signer key and cert, the signer's chain as one PEM, and each root, as files."""
@@ -144,8 +187,11 @@ class LocalPki:
     def signer_pkcs12(self, path: Path, password: bytes) -> Path:
         from cryptography.hazmat.primitives.serialization import pkcs12
 
-        path.write_bytes(pkcs12.serialize_key_and_certificates(
-            b"signer", self.signer.key, self.signer.cert, [self.root.cert], serialization.BestAvailableEncryption(password)))
+        path.write_bytes(
+            pkcs12.serialize_key_and_certificates(
+                b"signer", self.signer.key, self.signer.cert, [self.root.cert], serialization.BestAvailableEncryption(password)
+            )
+        )
         return path
 
 
@@ -187,15 +233,16 @@ class TsaServer:
         self.pki = LocalPki(self.url)
         self.crls = {"/root.crl": _crl(self.pki.root), "/tsa-root.crl": _crl(self.pki.tsa_root)}
         from asn1crypto import keys
-
         from pyhanko.sign.timestamps.dummy_client import DummyTimeStamper
 
-        tsa_key = keys.PrivateKeyInfo.load(self.pki.tsa.key.private_bytes(
-            serialization.Encoding.DER, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+        tsa_key = keys.PrivateKeyInfo.load(
+            self.pki.tsa.key.private_bytes(serialization.Encoding.DER, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+        )
         self.stamper = DummyTimeStamper(tsa_cert=self.pki.tsa.asn1(), tsa_key=tsa_key)
         short = self.pki.short_tsa()
-        short_key = keys.PrivateKeyInfo.load(short.key.private_bytes(
-            serialization.Encoding.DER, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+        short_key = keys.PrivateKeyInfo.load(
+            short.key.private_bytes(serialization.Encoding.DER, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+        )
         self.short_stamper = DummyTimeStamper(tsa_cert=short.asn1(), tsa_key=short_key)  # at /short-tsa: expires in 2 days
         self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
         self._thread.start()

@@ -72,8 +72,11 @@ def _from_schema(node: dict) -> st.SearchStrategy:
     if kind == "string":
         if "pattern" in node:
             regex = re.compile(node["pattern"])
-            pattern = _text_field(node["pattern"], node.get("maxLength", 40)) if node["pattern"].startswith("^[^") else (
-                st.from_regex(node["pattern"], fullmatch=True))
+            pattern = (
+                _text_field(node["pattern"], node.get("maxLength", 40))
+                if node["pattern"].startswith("^[^")
+                else (st.from_regex(node["pattern"], fullmatch=True))
+            )
             # Text fields have patterns too (no control characters): the nasty texts they allow still come up.
             fits = lambda s: node.get("minLength", 0) <= len(s) <= node.get("maxLength", 10**9)  # noqa: E731
             nasty = [t for t in NASTY_STRINGS if regex.fullmatch(t) and fits(t)]
@@ -87,7 +90,10 @@ def _from_schema(node: dict) -> st.SearchStrategy:
         low = node.get("minimum", node.get("exclusiveMinimum", -(10**6)))
         high = node.get("maximum", 10**6)
         return st.floats(
-            min_value=low, max_value=high, allow_nan=False, allow_infinity=False,
+            min_value=low,
+            max_value=high,
+            allow_nan=False,
+            allow_infinity=False,
             exclude_min="exclusiveMinimum" in node,
         ) | st.integers(min_value=int(low) + 1, max_value=int(min(high, 10**6)))
     if kind == "boolean":
@@ -126,8 +132,11 @@ def _object(node: dict) -> st.SearchStrategy:
 def example_records() -> list[dict]:
     from evaluator.engine.loader import load_file
 
-    return [load_file(str(p)).data for p in sorted(EXAMPLES.glob("*")) if p.suffix in (".json", ".yaml")
-            and "record_version" in (load_file(str(p)).data or {})]
+    return [
+        load_file(str(p)).data
+        for p in sorted(EXAMPLES.glob("*"))
+        if p.suffix in (".json", ".yaml") and "record_version" in (load_file(str(p)).data or {})
+    ]
 
 
 def _paths(node, prefix=()):
@@ -141,8 +150,12 @@ def _paths(node, prefix=()):
 
 
 JSON_VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers(min_value=-(10**20), max_value=10**20)
-    | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=20) | NASTY_TEXT,
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(10**20), max_value=10**20)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=20)
+    | NASTY_TEXT,
     lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=8), children, max_size=3),
     max_leaves=8,
 )

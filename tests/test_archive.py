@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 import csv
 import hashlib
 import io
@@ -13,14 +11,14 @@ import stat
 import subprocess
 import sys
 
+import pytest
 import sqlalchemy as sa
-
-from evaluator import __version__
-from evaluator.rules import RULE_CATALOG_VERSION
-
 from archive_fixtures import archive, archive_args, db, pg_server, reports  # noqa: F401 (fixtures)
 from conftest import ROOT
 from pdf_helpers import flip
+
+from evaluator import __version__
+from evaluator.rules import RULE_CATALOG_VERSION
 
 pytestmark = pytest.mark.archive
 
@@ -51,13 +49,16 @@ def test_init_records_the_anchors_and_a_second_init_changes_nothing_without_add_
 
     other = archive.run("init", "--trust", reports.other_cert)
     assert other.exit_code == 2
-    assert other.stderr == (f"sdeval: {archive.root}: already an archive; nothing changed ({reports.other_cert}: "
-                            "not among its trust anchors; pass --add-trust to add)\n")
+    assert other.stderr == (
+        f"sdeval: {archive.root}: already an archive; nothing changed ({reports.other_cert}: not among its trust anchors; pass --add-trust to add)\n"
+    )
     assert len(list((archive.root / "anchors").iterdir())) == 1
 
     added = archive.run("init", "--trust", reports.other_cert, "--add-trust")
     assert added.exit_code == 0, added.stderr
-    assert added.stdout.startswith(f"{archive.root}: added 1 trust anchor\n  anchor O=sdeval trial identity (self-signed),CN=Unknown Assessor (SHA-256 ")
+    assert added.stdout.startswith(
+        f"{archive.root}: added 1 trust anchor\n  anchor O=sdeval trial identity (self-signed),CN=Unknown Assessor (SHA-256 "
+    )
     assert len(list((archive.root / "anchors").iterdir())) == 2
     log = archive.run("log", "-f", "json").json()["entries"]
     assert [e["action"] for e in log] == ["init", "trust"]
@@ -124,13 +125,23 @@ def test_add_admits_only_what_verifies_and_stores_each_report_once(archive, repo
 
     again = archive.run("add", second)
     assert again.exit_code == 0
-    assert again.stdout == (f"{second}: already archived as report 2 (SHA-256 {sha256(second)}); stored once\n"
-                            "0 admitted, 1 already archived, 0 refused\n")
+    assert again.stdout == (
+        f"{second}: already archived as report 2 (SHA-256 {sha256(second)}); stored once\n0 admitted, 1 already archived, 0 refused\n"
+    )
     # Logged as it happened: the unreadable file is refused while copying, before any verification.
     actions = [(e["action"], e["detail"].get("source")) for e in archive.run("log", "-f", "json").json()["entries"]]
-    assert actions == [("init", None), ("refuse", str(missing)), ("add", str(first)), ("add", str(second)), ("add", str(offer_a)),
-                       ("add", str(first)), ("refuse", str(stranger)), ("refuse", str(draft)), ("refuse", str(tampered)),
-                       ("add", str(second))]
+    assert actions == [
+        ("init", None),
+        ("refuse", str(missing)),
+        ("add", str(first)),
+        ("add", str(second)),
+        ("add", str(offer_a)),
+        ("add", str(first)),
+        ("refuse", str(stranger)),
+        ("refuse", str(draft)),
+        ("refuse", str(tampered)),
+        ("add", str(second)),
+    ]
 
 
 def test_add_indexes_every_fact_an_auditor_asks_for(archive, reports):
@@ -147,12 +158,17 @@ def test_add_indexes_every_fact_an_auditor_asks_for(archive, reports):
     assert shown["signer_subject"] == "O=sdeval trial identity (self-signed),CN=Archive Assessor"
     assert shown["fingerprint_sha256"] == fingerprint(load_certificates(reports.cert)[0])
     assert shown["timestamp_time"] is None and shown["timestamp_authority"] is None
-    assert shown["claims"] == [{"file": "sd201-offer-a.json", "id": "a-200", "kind": "output-throughput",
-                                "verdict": "not-established", "codes": ["throughput-basis"]}]
+    assert shown["claims"] == [
+        {"file": "sd201-offer-a.json", "id": "a-200", "kind": "output-throughput", "verdict": "not-established", "codes": ["throughput-basis"]}
+    ]
     record = (ROOT / "examples" / "sd201-offer-a.json").read_bytes()
     inputs = {i["attachment"]: i for i in shown["inputs"]}
-    assert inputs["sd201-offer-a.json"] == {"attachment": "sd201-offer-a.json", "file": "sd201-offer-a.json",
-                                            "role": "evidence record", "sha256": hashlib.sha256(record).hexdigest()}
+    assert inputs["sd201-offer-a.json"] == {
+        "attachment": "sd201-offer-a.json",
+        "file": "sd201-offer-a.json",
+        "role": "evidence record",
+        "sha256": hashlib.sha256(record).hexdigest(),
+    }
     assert set(inputs) == {"sd201-offer-a.json", "assessment.json"}
     assert shown["admitted_by"] == __import__("pwd").getpwuid(os.getuid()).pw_name
     assert [c["name"] for c in shown["checks_at_admission"]] == ["signature", "timestamp", "trust", "attachments", "reproduction"]
@@ -184,7 +200,7 @@ def test_a_report_with_buyer_requirements_indexes_each_offer_and_the_requirement
     report = reports.signed("requirements")
     out = archive.run("add", report)
     assert out.exit_code == 0, out.stdout
-    assert f"as report 1 (SD-201 Offer A (fictional), SD-201-A; SD-201 Offer B (fictional), SD-201-B; not-established;" in out.stdout
+    assert "as report 1 (SD-201 Offer A (fictional), SD-201-A; SD-201 Offer B (fictional), SD-201-B; not-established;" in out.stdout
     row = archive.run("list", "-f", "json").json()["reports"][0]
     assert row["requirements_outcome"] == "met"
     assert row["vendor"] == "SD-201 Offer A (fictional); SD-201 Offer B (fictional)"
@@ -198,7 +214,9 @@ def test_strict_add_refuses_a_report_a_newer_catalog_assesses_differently(archiv
     older = reports.signed("older-catalog")
     out = archive.run("add", "--strict", older)
     assert out.exit_code == 1
-    assert out.stdout.startswith(f"refused {older}: reproduction failed: sdeval {__version__} (rule catalog {RULE_CATALOG_VERSION}) assesses the inputs differently")
+    assert out.stdout.startswith(
+        f"refused {older}: reproduction failed: sdeval {__version__} (rule catalog {RULE_CATALOG_VERSION}) assesses the inputs differently"
+    )
     assert archive.run("add", older).exit_code == 0
 
 
@@ -235,7 +253,21 @@ def test_list_filters_and_formats(archive, reports):
     assert ids("--catalog", "0.9") == []
 
     table = archive.run("list", "--offer", "SD-201-A")
-    assert table.stdout.splitlines()[0].split() == ["id", "assessed", "vendor", "offer", "offer", "date", "outcome", "signer", "catalog", "sha256", "last", "verified", "status"]
+    assert table.stdout.splitlines()[0].split() == [
+        "id",
+        "assessed",
+        "vendor",
+        "offer",
+        "offer",
+        "date",
+        "outcome",
+        "signer",
+        "catalog",
+        "sha256",
+        "last",
+        "verified",
+        "status",
+    ]
     assert table.stdout.splitlines()[-1] == "1 report"
     rows = list(csv.DictReader(io.StringIO(archive.run("list", "-f", "csv").stdout)))
     assert [r["id"] for r in rows] == ["1", "2", "3"] and rows[1]["outcome"] == "not-established"
@@ -295,16 +327,24 @@ def test_verify_names_a_changed_a_missing_and_an_unreadable_stored_file(archive,
     assert extracted.exit_code == 2
     assert extracted.stderr == f"sdeval: report 2: {rel[1]}: changed (SHA-256 {sha256(stored[1])}, the index says {sha256(paths[1])})\n"
     rejudged = archive.run("rejudge").stdout.splitlines()
-    assert rejudged[0].endswith(f"catalog {RULE_CATALOG_VERSION} -> {RULE_CATALOG_VERSION}): {rel[1]}: changed (SHA-256 {sha256(stored[1])}, the index says {sha256(paths[1])})")
+    assert rejudged[0].endswith(
+        f"catalog {RULE_CATALOG_VERSION} -> {RULE_CATALOG_VERSION}): {rel[1]}: changed (SHA-256 {sha256(stored[1])}, the index says {sha256(paths[1])})"
+    )
     assert rejudged[1].endswith(f"catalog {RULE_CATALOG_VERSION} -> {RULE_CATALOG_VERSION}): {rel[2]}: missing")
-    assert rejudged[-1] == f"rejudged 4 reports with rule catalog {RULE_CATALOG_VERSION}: 0 would change verdicts, 0 differ only in findings, 1 unchanged, 3 could not be re-assessed"
+    assert (
+        rejudged[-1]
+        == f"rejudged 4 reports with rule catalog {RULE_CATALOG_VERSION}: 0 would change verdicts, 0 differ only in findings, 1 unchanged, 3 could not be re-assessed"
+    )
     doc = archive.run("verify", "1", "2", "-f", "json").json()
     assert doc["summary"] == {"reports": 2, "passed": 1, "failed": 1, "withdrawn": 0, "archive_problems": 0}
     assert [r["passed"] for r in doc["reports"]] == [True, False]
     assert [c["name"] for c in doc["reports"][0]["checks"]] == ["signature", "timestamp", "trust", "attachments", "reproduction"]
     entries = archive.run("log", "-f", "json").json()["entries"]
     assert [e["detail"]["summary"] for e in entries if e["action"] == "verify"] == [
-        "verified 4 reports: 4 passed, 0 failed", "verified 4 reports: 1 passed, 3 failed", "verified 2 reports: 1 passed, 1 failed"]
+        "verified 4 reports: 4 passed, 0 failed",
+        "verified 4 reports: 1 passed, 3 failed",
+        "verified 2 reports: 1 passed, 1 failed",
+    ]
 
 
 def test_verify_fails_a_stored_report_whose_signer_the_archive_no_longer_trusts(archive, reports):
@@ -343,16 +383,26 @@ def test_rejudge_lists_the_reports_whose_verdicts_the_installed_catalog_changes(
         f"rejudged 2 reports with rule catalog {RULE_CATALOG_VERSION}: 1 would change verdicts, 0 differ only in findings, 1 unchanged",
     ]
     doc = archive.run("rejudge", "-f", "json").json()
-    assert doc["reports"][0]["claims"] == [{
-        "file": "sd201-offer-b.json", "claim": "b-200", "before": "not-established", "after": "established",
-        "verdict_changed": True, "codes_appeared": [], "codes_disappeared": ["load-unstated"],
-    }]
+    assert doc["reports"][0]["claims"] == [
+        {
+            "file": "sd201-offer-b.json",
+            "claim": "b-200",
+            "before": "not-established",
+            "after": "established",
+            "verdict_changed": True,
+            "codes_appeared": [],
+            "codes_disappeared": ["load-unstated"],
+        }
+    ]
     # Nothing archived changed.
     assert {p.name: p.read_bytes() for p in (archive.root / "objects").rglob("*.pdf")} == before
     assert archive.run("list", "-f", "json").json() == listed_before
     only_current = archive.run("rejudge", "1")
     assert only_current.exit_code == 0
-    assert only_current.stdout == f"rejudged 1 report with rule catalog {RULE_CATALOG_VERSION}: 0 would change verdicts, 0 differ only in findings, 1 unchanged\n"
+    assert (
+        only_current.stdout
+        == f"rejudged 1 report with rule catalog {RULE_CATALOG_VERSION}: 0 would change verdicts, 0 differ only in findings, 1 unchanged\n"
+    )
 
 
 def test_rejudge_with_a_changed_rule_catalog_names_codes_that_appear(archive, reports, monkeypatch):

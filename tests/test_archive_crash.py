@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
-
 from archive_fixtures import archive, archive_args, db, pg_server, reports, sdeval_process  # noqa: F401 (fixtures)
 from conftest import ROOT
+
 from evaluator.archive.store import PAUSE_ENV
 
 pytestmark = pytest.mark.archive
@@ -136,8 +136,14 @@ def _as_reader(args: list[str]) -> subprocess.CompletedProcess:
     """`sdeval ARGS` by a user who may not write the (read-only) archive. As root, that is root
     without the capabilities that override file modes (util-linux's setpriv), since root writes anything."""
     prefix = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--"] if os.geteuid() == 0 else []
-    return subprocess.run(prefix + [sys.executable, "-m", "evaluator", *args], cwd=ROOT, capture_output=True, text=True,
-                          env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}, timeout=300)
+    return subprocess.run(
+        prefix + [sys.executable, "-m", "evaluator", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+        timeout=300,
+    )
 
 
 @pytest.fixture

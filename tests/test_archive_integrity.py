@@ -11,7 +11,6 @@ import shutil
 
 import pytest
 import sqlalchemy as sa
-
 from archive_fixtures import archive, archive_args, db, pg_server, reports  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.archive
@@ -53,11 +52,13 @@ def test_every_writing_command_echoes_the_log_head_it_leaves(archive, reports):
 def test_verify_names_every_indexed_field_the_report_does_not_bear_out(archive, reports):
     offer_a, offer_b = reports.signed("offer-a"), reports.signed()
     assert archive.run("add", offer_a, offer_b).exit_code == 0
-    tamper(archive,
-           "UPDATE reports SET outcome = 'established' WHERE id = 1",
-           "UPDATE claims SET verdict = 'established' WHERE report_id = 1",
-           "UPDATE offers SET vendor = 'Someone Else' WHERE report_id = 2",
-           "UPDATE reports SET fingerprint_sha256 = '" + "0" * 64 + "', catalog = '0.1' WHERE id = 2")
+    tamper(
+        archive,
+        "UPDATE reports SET outcome = 'established' WHERE id = 1",
+        "UPDATE claims SET verdict = 'established' WHERE report_id = 1",
+        "UPDATE offers SET vendor = 'Someone Else' WHERE report_id = 2",
+        "UPDATE reports SET fingerprint_sha256 = '" + "0" * 64 + "', catalog = '0.1' WHERE id = 2",
+    )
     # The edit is believed where only the index is read...
     assert [r["id"] for r in archive.run("list", "--outcome", "established", "-f", "json").json()["reports"]] == [1, 2]
     # ...and found by verify, which reads the reports themselves.
@@ -78,12 +79,18 @@ def test_verify_names_every_indexed_field_the_report_does_not_bear_out(archive, 
 def test_a_removed_last_report_and_its_log_entry_are_found_and_the_orphan_named(archive, reports):
     first, last = reports.signed(), reports.signed("offer-a")
     assert archive.run("add", first, last).exit_code == 0
-    tamper(archive, *(f"DELETE FROM {t} WHERE report_id = 2" for t in ("claims", "offers", "inputs", "last_verifications")),
-           "DELETE FROM reports WHERE id = 2", "DELETE FROM action_log WHERE seq = 3")
+    tamper(
+        archive,
+        *(f"DELETE FROM {t} WHERE report_id = 2" for t in ("claims", "offers", "inputs", "last_verifications")),
+        "DELETE FROM reports WHERE id = 2",
+        "DELETE FROM action_log WHERE seq = 3",
+    )
     seq, digest = log_file_head(archive)
     assert seq == 3
-    missing = (f"the index's log ends at entry 2, log.jsonl at entry 3 (hash {digest}): entry 3 missing from the index "
-               "(an older copy of the index restored, or its newest entries removed)")
+    missing = (
+        f"the index's log ends at entry 2, log.jsonl at entry 3 (hash {digest}): entry 3 missing from the index "
+        "(an older copy of the index restored, or its newest entries removed)"
+    )
     check = archive.run("log", "--check")
     assert check.exit_code == 1
     assert check.stdout == f"BROKEN: {missing}\n"
@@ -98,9 +105,11 @@ def test_a_removed_last_report_and_its_log_entry_are_found_and_the_orphan_named(
     assert out.stderr.startswith("sdeval: note: this verify was not logged (")
     refused = archive.run("add", reports.signed())
     assert refused.exit_code == 2
-    assert refused.stderr == (f"sdeval: {archive.root / 'log.jsonl'} ends at entry 3 (hash {digest}), the index's log at entry 2 "
-                              f"(hash {json.loads((archive.root / 'log.jsonl').read_text().splitlines()[1])['hash']}); "
-                              "nothing was written (see `sdeval archive log --check`)\n")
+    assert refused.stderr == (
+        f"sdeval: {archive.root / 'log.jsonl'} ends at entry 3 (hash {digest}), the index's log at entry 2 "
+        f"(hash {json.loads((archive.root / 'log.jsonl').read_text().splitlines()[1])['hash']}); "
+        "nothing was written (see `sdeval archive log --check`)\n"
+    )
 
 
 def _snapshot(archive, pg_server):
@@ -136,8 +145,10 @@ def test_an_older_copy_of_the_index_restored_is_detected(archive, reports, reque
     restore()
     seq, digest = log_file_head(archive)
     assert seq == 4
-    missing = (f"the index's log ends at entry 2, log.jsonl at entry 4 (hash {digest}): entries 3-4 missing from the index "
-               "(an older copy of the index restored, or its newest entries removed)")
+    missing = (
+        f"the index's log ends at entry 2, log.jsonl at entry 4 (hash {digest}): entries 3-4 missing from the index "
+        "(an older copy of the index restored, or its newest entries removed)"
+    )
     check = archive.run("log", "--check")
     assert (check.exit_code, check.stdout) == (1, f"BROKEN: {missing}\n")
     out = archive.run("verify")
@@ -158,12 +169,19 @@ def test_a_swapped_trust_anchor_stops_every_command(archive, reports, tmp_path):
     anchor = archive.root / "anchors" / f"{real}.pem"
     os.chmod(anchor, 0o644)
     anchor.write_bytes(reports.other_cert.read_bytes())
-    line = (f"sdeval: {anchor}: holds SHA-256 {forged}, but its name and the index record {real}: "
-            "the trust anchor was replaced; nothing was done\n")
+    line = f"sdeval: {anchor}: holds SHA-256 {forged}, but its name and the index record {real}: the trust anchor was replaced; nothing was done\n"
     before = (archive.root / "log.jsonl").read_bytes()
-    for command in (["list"], ["show", "1"], ["verify"], ["add", reports.signed(stranger=True)], ["log", "--check"],
-                    ["extract", "1", "-o", tmp_path / "out"], ["rejudge"], ["withdraw", "1", "--reason", "test"],
-                    ["init", "--trust", reports.cert]):
+    for command in (
+        ["list"],
+        ["show", "1"],
+        ["verify"],
+        ["add", reports.signed(stranger=True)],
+        ["log", "--check"],
+        ["extract", "1", "-o", tmp_path / "out"],
+        ["rejudge"],
+        ["withdraw", "1", "--reason", "test"],
+        ["init", "--trust", reports.cert],
+    ):
         out = archive.run(*command)
         assert (command[0], out.exit_code, out.stderr, out.stdout) == (command[0], 2, line, "")
     assert (archive.root / "log.jsonl").read_bytes() == before
@@ -205,13 +223,27 @@ def test_rebuild_restores_a_lost_index_with_the_same_reports(archive, reports, r
     out = archive.run("rebuild")
     assert out.exit_code == 0, out.stdout + out.stderr
     assert out.stdout.splitlines() == [
-        f"rebuilt the index from log.jsonl (7 entries) and objects/: 3 reports recovered, 1 of them withdrawn",
-        "  report 1", "  report 2", "  report 3",
+        "rebuilt the index from log.jsonl (7 entries) and objects/: 3 reports recovered, 1 of them withdrawn",
+        "  report 1",
+        "  report 2",
+        "  report 3",
     ]
     assert out.stderr == f"sdeval: log head: entry 8, hash {log_file_head(archive)[1]}\n"
     rebuilt = archive.run("list", "-f", "json").json()["reports"]
-    keep = ("id", "sha256", "vendor", "offer_id", "outcome", "requirements_outcome", "fingerprint_sha256", "catalog",
-            "admitted_at", "admitted_by", "source_name", "withdrawn")
+    keep = (
+        "id",
+        "sha256",
+        "vendor",
+        "offer_id",
+        "outcome",
+        "requirements_outcome",
+        "fingerprint_sha256",
+        "catalog",
+        "admitted_at",
+        "admitted_by",
+        "source_name",
+        "withdrawn",
+    )
     assert [{k: x[k] for k in keep} for x in rebuilt] == [{k: x[k] for k in keep} for x in listed]
     assert [x["last_verification"]["result"] for x in rebuilt] == ["passed"] * 3
     assert archive.run("log", "--check").exit_code == 0
@@ -240,8 +272,10 @@ def test_withdraw_marks_a_report_and_keeps_it(archive, reports, tmp_path):
     entry = archive.run("log", "-f", "json").json()["entries"][-1]
     assert (entry["action"], entry["detail"]["report_id"], entry["detail"]["reason"]) == ("withdraw", 1, "admitted in error: wrong offer")
     user = __import__("pwd").getpwuid(os.getuid()).pw_name
-    assert (f"  withdrawn: {listed[0]['withdrawn']['time']} by {user} (log entry 4): admitted in error: wrong offer"
-            in archive.run("show", "1").stdout.splitlines())
+    assert (
+        f"  withdrawn: {listed[0]['withdrawn']['time']} by {user} (log entry 4): admitted in error: wrong offer"
+        in archive.run("show", "1").stdout.splitlines()
+    )
     assert archive.run("extract", "1", "-o", tmp_path / "out").exit_code == 0
     assert (tmp_path / "out" / report.name).read_bytes() == report.read_bytes()
     verified = archive.run("verify")
@@ -277,7 +311,10 @@ def test_list_shows_each_reports_last_verification(archive, reports):
     assert table[0].split()[-3:] == ["last", "verified", "status"]
     when = rows[1]["last_verification"]["time"][:19].replace("T", " ")
     assert table[2].endswith(f"{when} failed")
-    assert f"  last verified: {rows[1]['last_verification']['time']}: failed ({rows[1]['last_verification']['reason']})" in archive.run("show", "2").stdout
+    assert (
+        f"  last verified: {rows[1]['last_verification']['time']}: failed ({rows[1]['last_verification']['reason']})"
+        in archive.run("show", "2").stdout
+    )
     csv_rows = archive.run("list", "-f", "csv").stdout.splitlines()
     assert csv_rows[0].endswith(",withdrawn_at,withdrawn_reason,last_verified_at,last_verification")
     assert csv_rows[2].endswith(f",,,{rows[1]['last_verification']['time']},failed")
@@ -306,8 +343,7 @@ def test_an_archive_made_before_log_jsonl_gets_it_from_its_index_once(archive, r
 
 def test_an_index_of_schema_1_is_migrated_to_2(archive, reports):
     assert archive.run("add", reports.signed()).exit_code == 0
-    tamper(archive, "DROP TABLE withdrawals", "DROP TABLE last_verifications",
-           "UPDATE archive_meta SET value = '1' WHERE key = 'schema_version'")
+    tamper(archive, "DROP TABLE withdrawals", "DROP TABLE last_verifications", "UPDATE archive_meta SET value = '1' WHERE key = 'schema_version'")
     out = archive.run("list", "-f", "json")
     assert out.exit_code == 0, out.stderr
     assert [(r["id"], r["withdrawn"], r["last_verification"]) for r in out.json()["reports"]] == [(1, None, None)]
@@ -321,8 +357,10 @@ def test_init_does_not_start_an_empty_archive_over_stored_reports(archive, repor
     (archive.root / "archive.json").unlink()
     out = archive.run("init", "--trust", reports.cert)
     assert out.exit_code == 2
-    assert out.stderr == (f"sdeval: {archive.root}: holds stored reports (objects/) but no archive.json; restore archive.json "
-                          "from a backup and run `sdeval archive rebuild`, rather than starting an empty archive over them\n")
+    assert out.stderr == (
+        f"sdeval: {archive.root}: holds stored reports (objects/) but no archive.json; restore archive.json "
+        "from a backup and run `sdeval archive rebuild`, rather than starting an empty archive over them\n"
+    )
 
 
 def test_rebuild_names_a_lost_report_and_recovers_one_the_log_does_not_name(archive, reports, request):
@@ -376,8 +414,10 @@ def test_rebuild_refuses_a_swapped_anchor_and_can_run_again_once_it_is_put_back(
     anchor.write_bytes(reports.other_cert.read_bytes())
     out = archive.run("rebuild")
     assert out.exit_code == 2
-    assert out.stderr == (f"sdeval: {anchor}: holds SHA-256 {fingerprint(load_certificates(reports.other_cert)[0])}, but its name "
-                          f"and log entry 1 record {real}: the trust anchor was replaced; nothing was done\n")
+    assert out.stderr == (
+        f"sdeval: {anchor}: holds SHA-256 {fingerprint(load_certificates(reports.other_cert)[0])}, but its name "
+        f"and log entry 1 record {real}: the trust anchor was replaced; nothing was done\n"
+    )
     anchor.write_bytes(genuine)
     again = archive.run("rebuild")
     assert again.exit_code == 0, again.stderr

@@ -10,7 +10,6 @@ from xml.etree import ElementTree as ET
 
 import jsonschema
 import pytest
-
 from conftest import EXAMPLES, ROOT
 
 SARIF_SCHEMA = ROOT / ".venv" / "share" / "sdeval-test" / "sarif-2.1.0-rtm.5.json"

@@ -7,8 +7,8 @@ import json
 
 import pytest
 import yaml
-
 from conftest import example
+
 from evaluator.engine.metrics import exact
 
 
@@ -62,7 +62,11 @@ def test_without_an_output_the_claim_is_printed(sdeval, bare):
     result = sdeval("claim", path, "--run", "eagle3-c64", "--kind", "output-throughput")
     assert result.exit_code == 0
     (claim,) = result.json()["claims"]
-    assert (claim["value"], claim["unit"], claim["text"]) == (2226.0, "tokens/s", "2,226 output tokens/s at 64 concurrent requests (customer-support chat)")
+    assert (claim["value"], claim["unit"], claim["text"]) == (
+        2226.0,
+        "tokens/s",
+        "2,226 output tokens/s at 64 concurrent requests (customer-support chat)",
+    )
 
 
 def test_a_latency_claim_takes_the_measured_percentile(sdeval, bare):
@@ -111,7 +115,10 @@ def test_a_run_without_a_load_is_refused(sdeval, bare):
         (["--run", "nope", "--kind", "output-throughput"], "has no run 'nope'"),
         (["--run", "eagle3-c8", "--kind", "speedup"], "a speedup needs --baseline RUN"),
         (["--run", "eagle3-c8", "--kind", "latency"], "a latency claim needs --latency-metric"),
-        (["--run", "eagle3-c8", "--kind", "output-throughput", "--task", "translation"], 'run eagle3-c8 measured "customer-support chat", not "translation"'),
+        (
+            ["--run", "eagle3-c8", "--kind", "output-throughput", "--task", "translation"],
+            'run eagle3-c8 measured "customer-support chat", not "translation"',
+        ),
         (["--run", "eagle3-c8", "--baseline", "eagle3-c8", "--kind", "speedup"], "run eagle3-c8 cannot be its own baseline"),
     ],
 )
@@ -123,7 +130,9 @@ def test_one_line_refusals(sdeval, bare, args, message):
 
 
 def test_an_id_already_taken_is_refused(sdeval, tmp_path):
-    result = sdeval("claim", example("complete-offer.yaml"), "--run", "eagle3-c8", "--baseline", "target-only-c8", "--kind", "speedup", "--id", "speedup-c8")
+    result = sdeval(
+        "claim", example("complete-offer.yaml"), "--run", "eagle3-c8", "--baseline", "target-only-c8", "--kind", "speedup", "--id", "speedup-c8"
+    )
     assert result.exit_code == 2
     assert "already has a claim 'speedup-c8'; choose another with --id" in result.stderr
 
@@ -132,7 +141,19 @@ def test_the_text_can_be_overridden_and_a_generated_id_never_collides(sdeval, ba
     path, _ = bare
     out = tmp_path / "two.json"
     assert sdeval("claim", path, "--run", "eagle3-c1", "--baseline", "target-only-c1", "--kind", "speedup", "-o", out).exit_code == 0
-    result = sdeval("claim", out, "--run", "eagle3-c1", "--baseline", "target-only-c1", "--kind", "speedup", "--text", "Over twice as fast for one user", "--in-place")
+    result = sdeval(
+        "claim",
+        out,
+        "--run",
+        "eagle3-c1",
+        "--baseline",
+        "target-only-c1",
+        "--kind",
+        "speedup",
+        "--text",
+        "Over twice as fast for one user",
+        "--in-place",
+    )
     assert result.exit_code == 0, result.stderr
     claims = json.loads(out.read_text())["claims"]
     assert [(c["id"], c["text"], c["value"]) for c in claims] == [
@@ -143,7 +164,9 @@ def test_the_text_can_be_overridden_and_a_generated_id_never_collides(sdeval, ba
 
 def test_a_response_time_speedup_is_written_from_the_latencies(sdeval, bare):
     path, _ = bare
-    result = sdeval("claim", path, "--run", "eagle3-c8", "--baseline", "target-only-c8", "--kind", "speedup", "--latency-metric", "e2e", "--percentile", "p50")
+    result = sdeval(
+        "claim", path, "--run", "eagle3-c8", "--baseline", "target-only-c8", "--kind", "speedup", "--latency-metric", "e2e", "--percentile", "p50"
+    )
     (claim,) = result.json()["claims"]
     # p50 end-to-end: 14,100 ms target-only over 7,460 ms speculative.
     assert (claim["value"], claim["counted"], claim["latency_metric"], claim["percentile"]) == (1.89, "response-time", "e2e", "p50")

@@ -9,10 +9,10 @@ from fractions import Fraction
 
 import pytest
 import yaml
+from conftest import ROOT, example
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT, example
 from evaluator.engine.claim_figures import CLAIM_FORMULAS, UNDEFINED, formula
 from evaluator.engine.metrics import Bounds, output_rate_bounds
 from evaluator.engine.record import Claim
@@ -35,9 +35,19 @@ def judged(data: dict, claim_id: str):
 
 
 RESPONSE_TIME = {
-    "id": "faster-responses", "text": "5x faster end-to-end responses at 8 concurrent requests", "kind": "speedup",
-    "value": 5, "unit": "x", "counted": "response-time", "run": "eagle3-c8", "baseline": "target-only-c8",
-    "concurrency": 8, "scope": "end-to-end", "task": "customer-support chat", "latency_metric": "e2e", "percentile": "p50",
+    "id": "faster-responses",
+    "text": "5x faster end-to-end responses at 8 concurrent requests",
+    "kind": "speedup",
+    "value": 5,
+    "unit": "x",
+    "counted": "response-time",
+    "run": "eagle3-c8",
+    "baseline": "target-only-c8",
+    "concurrency": 8,
+    "scope": "end-to-end",
+    "task": "customer-support chat",
+    "latency_metric": "e2e",
+    "percentile": "p50",
 }
 
 
@@ -45,7 +55,9 @@ def test_a_response_time_speedup_of_5x_draws_claim_mismatch_computed_1_89x():
     claim, errors = judged(complete(RESPONSE_TIME), "faster-responses")
     # p50 end-to-end: 14,100 ms target-only against 7,460 ms speculative.
     assert claim.computed == {"figure": "response-time speedup (p50 end-to-end latency, baseline / run)", "value": 14100 / 7460, "unit": "x"}
-    assert errors == [("claim-mismatch", "the claimed 5x does not match the evidence: response-time speedup (p50 end-to-end latency, baseline / run) is 1.89x")]
+    assert errors == [
+        ("claim-mismatch", "the claimed 5x does not match the evidence: response-time speedup (p50 end-to-end latency, baseline / run) is 1.89x")
+    ]
 
 
 def test_a_response_time_speedup_of_1_89x_is_established():
@@ -74,21 +86,40 @@ def test_a_response_time_speedup_must_name_its_latency_and_statistic():
 
 
 def test_an_unstated_latency_statistic_is_not_established_and_says_which_statistic_is_missing():
-    data = complete({**RESPONSE_TIME, "id": "tpot", "kind": "latency", "value": 19.8, "unit": "ms", "baseline": None,
-                     "latency_metric": "tpot", "percentile": "unstated"})
+    data = complete(
+        {
+            **RESPONSE_TIME,
+            "id": "tpot",
+            "kind": "latency",
+            "value": 19.8,
+            "unit": "ms",
+            "baseline": None,
+            "latency_metric": "tpot",
+            "percentile": "unstated",
+        }
+    )
     run = next(r for r in data["runs"] if r["id"] == "eagle3-c8")
     run["latency"]["tpot_ms"]["unstated"] = 19.8
     claim, errors = judged(data, "tpot")
     assert claim.verdict == "not-established"
-    assert errors == [("counts-missing", "a latency claim must say which statistic its tpot latency is (mean, median or a "
-                       "percentile); without it the figure cannot be compared with a limit or a baseline")]
+    assert errors == [
+        (
+            "counts-missing",
+            "a latency claim must say which statistic its tpot latency is (mean, median or a "
+            "percentile); without it the figure cannot be compared with a limit or a baseline",
+        )
+    ]
 
 
 def test_a_kind_and_basis_without_a_formula_is_refused_with_its_own_code():
     claim, errors = judged(complete({**RESPONSE_TIME, "kind": "output-throughput", "unit": "tokens/s"}), "faster-responses")
     assert claim.verdict == "not-established"
-    assert errors == [("claim-basis-undefined", "an output-throughput claim counted as response-time has no formula; "
-                       "an output-throughput claim counts emitted-output or per-user-output")]
+    assert errors == [
+        (
+            "claim-basis-undefined",
+            "an output-throughput claim counted as response-time has no formula; an output-throughput claim counts emitted-output or per-user-output",
+        )
+    ]
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -99,8 +130,20 @@ def test_every_kind_and_basis_has_a_formula_or_a_refusal(kind, counted):
         assert formula(kind, counted) is None
         return
     assert formula(kind, counted) == CLAIM_FORMULAS.get((kind, counted), UNDEFINED)
-    claim = {"id": "c", "text": "t", "kind": kind, "value": 2.0, "unit": "x", "run": "eagle3-c8", "baseline": "target-only-c8",
-             "concurrency": 8, "scope": "end-to-end", "task": "customer-support chat", "latency_metric": "e2e", "percentile": "p50"}
+    claim = {
+        "id": "c",
+        "text": "t",
+        "kind": kind,
+        "value": 2.0,
+        "unit": "x",
+        "run": "eagle3-c8",
+        "baseline": "target-only-c8",
+        "concurrency": 8,
+        "scope": "end-to-end",
+        "task": "customer-support chat",
+        "latency_metric": "e2e",
+        "percentile": "p50",
+    }
     if counted:
         claim["counted"] = counted
     result, errors = judged(complete(claim), "c")
@@ -119,8 +162,9 @@ def test_the_readme_formula_table_is_the_catalogs():
     readme = (ROOT / "README.md").read_text()
     rows = re.findall(r"^\| `([a-z-]+)` \| (`[a-z-]+`|not stated) \| (.+?) \|$", readme, re.M)
     table = {(kind, None if basis == "not stated" else basis.strip("`")): text for kind, basis, text in rows}
-    assert table == {k: v.replace("claim-basis-undefined", "refused by `claim-basis-undefined`") if v == UNDEFINED else v
-                     for k, v in CLAIM_FORMULAS.items()}
+    assert table == {
+        k: v.replace("claim-basis-undefined", "refused by `claim-basis-undefined`") if v == UNDEFINED else v for k, v in CLAIM_FORMULAS.items()
+    }
 
 
 # ------------------------------------------------------------------------- precision

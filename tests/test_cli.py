@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from conftest import ROOT, example
+
 from evaluator.engine.record import RECORD_VERSION
 from evaluator.rules import REGISTRY
 
@@ -27,8 +27,7 @@ def test_validate_json_is_stable_and_versioned(sdeval):
             "code": "throughput-basis",
             "severity": "error",
             "path": "/claims/0/counted",
-            "message": "the claimed 200 tokens/s counts proposed drafts; emitted output over the same 0.100 s "
-            "interval is 150 tokens/s",
+            "message": "the claimed 200 tokens/s counts proposed drafts; emitted output over the same 0.100 s interval is 150 tokens/s",
             "claim": "a-200",
             "run": None,
             # JSON files have positions too: the line and column of the value at `path`.
@@ -248,7 +247,6 @@ def test_validate_imports_nothing_only_rendering_needs():
     assert "HEAVY []" in result.stdout
 
 
-
 @pytest.mark.parametrize("argv", [["--version"], ["--help"], ["validate", "--help"]])
 def test_version_and_help_load_no_model_and_no_rule(argv):
     """Naming the versions or printing help needs neither the record models nor the catalog. (A
@@ -292,7 +290,10 @@ def test_schema_errors_name_the_place_once_in_file_order_with_did_you_mean(sdeva
     ]
     findings = sdeval("validate", "-f", "json", path).json()["findings"]
     assert [(f["path"], f["line"], f["column"]) for f in findings] == [
-        ("/offer/date", 6, 13), ("/runs/0/arangement", 117, 21), ("/claims/0/id", 122, 13)]
+        ("/offer/date", 6, 13),
+        ("/runs/0/arangement", 117, 21),
+        ("/claims/0/id", 122, 13),
+    ]
 
 
 def test_a_missing_field_is_placed_at_its_object(sdeval, tmp_path):
@@ -348,7 +349,7 @@ def test_usage_lines(sdeval):
 
 def test_command_summaries_are_never_cut_off(sdeval):
     listing = sdeval("--help").stdout
-    commands = listing[listing.index("Commands:"):]
+    commands = listing[listing.index("Commands:") :]
     assert "..." not in commands
     assert "  render    Write the PDF/A report, inputs attached, signed with a key.\n" in commands
 
@@ -370,7 +371,9 @@ def test_version_and_shell_completion(sdeval):
 def test_an_unknown_choice_is_answered_plainly(sdeval):
     result = sdeval("assess", "--format", "xml", example("sd201-offer-b.json"))
     assert result.exit_code == 2
-    assert result.stderr.splitlines()[-1] == "Error: Invalid value for '--format' / '-f': 'xml' is not one of: text, json, sarif, github, junit, gitlab."
+    assert (
+        result.stderr.splitlines()[-1] == "Error: Invalid value for '--format' / '-f': 'xml' is not one of: text, json, sarif, github, junit, gitlab."
+    )
 
 
 def test_schema_can_be_written_to_a_file(sdeval, tmp_path):
@@ -382,10 +385,18 @@ def test_schema_can_be_written_to_a_file(sdeval, tmp_path):
     assert sdeval("schema", "--requirements").stdout == (ROOT / "schemas" / "requirements.schema.json").read_text()
 
 
-@pytest.mark.parametrize("args", [
-    ("assess", "EXAMPLE", "-o"), ("assess", "EXAMPLE", "--force", "-o"), ("init", "-o"), ("form", "-o"),
-    ("schema", "-o"), ("render", "EXAMPLE", "-o"), ("render", "EXAMPLE", "--force", "-o"),
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("assess", "EXAMPLE", "-o"),
+        ("assess", "EXAMPLE", "--force", "-o"),
+        ("init", "-o"),
+        ("form", "-o"),
+        ("schema", "-o"),
+        ("render", "EXAMPLE", "-o"),
+        ("render", "EXAMPLE", "--force", "-o"),
+    ],
+)
 def test_a_directory_is_never_an_output_file_with_or_without_force(sdeval, tmp_path, args):
     args = [str(example("sd201-offer-b.json")) if a == "EXAMPLE" else a for a in args]
     result = sdeval(*args, tmp_path)

@@ -9,7 +9,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import ROOT
 
 WRITERS = 20
@@ -57,8 +56,12 @@ def test_twenty_sdeval_init_at_once_write_the_file_once(tmp_path):
     target = tmp_path / "out.yaml"
     for _ in range(2):
         target.unlink(missing_ok=True)
-        procs = [subprocess.Popen([sys.executable, "-m", "evaluator", "init", "-o", str(target)], cwd=ROOT,
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(WRITERS)]
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-m", "evaluator", "init", "-o", str(target)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+            )
+            for _ in range(WRITERS)
+        ]
         outs = [(p.communicate(timeout=300)[1], p.returncode) for p in procs]
         assert sorted(code for _, code in outs) == [0] + [2] * (WRITERS - 1), outs
         assert sorted({err for err, code in outs if code == 2}) == [f"sdeval: {target}: already exists; pass --force to replace it\n"]

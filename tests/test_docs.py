@@ -6,7 +6,6 @@ from __future__ import annotations
 import runpy
 
 import pytest
-
 from conftest import ROOT
 
 GENERATOR = runpy.run_path(str(ROOT / "scripts" / "generate_docs.py"))

@@ -14,14 +14,14 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-
 from conftest import changed_profile, example
+
 from evaluator.buyer.economics import hourly_cost, per_user, stretches
 from evaluator.buyer.profile import Price
 from evaluator.engine.loader import load_file
 from evaluator.engine.record import Run
-from evaluator.present.differences import requirements_differences
 from evaluator.engine.wording import num
+from evaluator.present.differences import requirements_differences
 
 COMPLETE, QUIET = str(example("complete-offer.yaml")), str(example("quiet-load-offer.yaml"))
 SD201_A, SD201_B = str(example("sd201-offer-a.json")), str(example("sd201-offer-b.json"))
@@ -90,15 +90,20 @@ def test_cost_at_concurrency_64_is_price_x_4_over_e_over_t(shipped):
     assert c64["cost_per_million_output_tokens"] == float(cost) == 1.1979648269746892
     assert (c64["runs"], c64["basis"], c64["limits"], c64["cheapest"]) == (["eagle3-c64"], "measured", "met", True)
     assert offer["cheapest"] == {
-        "configuration": "eagle3-dynamic-k", "axis": "concurrency", "load": 64, "run": "eagle3-c64",
+        "configuration": "eagle3-dynamic-k",
+        "axis": "concurrency",
+        "load": 64,
+        "run": "eagle3-c64",
         "cost_per_million_output_tokens": float(cost),
         "text": "1.20 USD per million output tokens (eagle3-dynamic-k at concurrency 64, run eagle3-c64)",
     }
     assert num(float(cost)) == "1.20"
     assert "    64                 eagle3-dynamic-k  offered   eagle3-c64" in text
     assert f"{num(float(cost))} (cheapest)" in text
-    assert ("Acme Inference Ltd, ACME-SD-2026-114: cheapest within your limits 1.20 USD per million output tokens "
-            "(eagle3-dynamic-k at concurrency 64, run eagle3-c64)") in text.replace(str(example("")) + "/", "examples/")
+    assert (
+        "Acme Inference Ltd, ACME-SD-2026-114: cheapest within your limits 1.20 USD per million output tokens "
+        "(eagle3-dynamic-k at concurrency 64, run eagle3-c64)"
+    ) in text.replace(str(example("")) + "/", "examples/")
 
 
 def test_every_point_of_the_complete_offer_with_its_limits(shipped):
@@ -136,7 +141,9 @@ def test_every_point_of_the_complete_offer_with_its_limits(shipped):
     assert c32["tokens_per_s"] == float(tps8 + (tps64 - tps8) * Fraction(24, 56))
     first = config(offer, "eagle3-dynamic-k")["points"][0]
     assert (first["tokens_per_s_per_accelerator"], first["tokens_per_s_per_user"], first["per_user_basis"]) == (
-        float(Fraction(24577) / Fraction("291.888") / 4), float(Fraction(24577) / Fraction("291.888")), "E / T / concurrency",
+        float(Fraction(24577) / Fraction("291.888") / 4),
+        float(Fraction(24577) / Fraction("291.888")),
+        "E / T / concurrency",
     )
     assert first["goodput_requests_per_s"] is None
     assert config(offer, "eagle3-dynamic-k")["hourly_text"] == "4 accelerators x 2.4 USD = 9.6 USD per hour"
@@ -160,7 +167,8 @@ def test_the_frontier_sentence_says_where_speculation_is_above(shipped):
     doc, text = shipped
     (frontier,) = offer_costs(doc["economics"], COMPLETE)["frontiers"]
     assert [(s["relation"], s["low_interpolated"], s["high_interpolated"]) for s in frontier["stretches"]] == [
-        ("below", False, True), ("above", True, False),
+        ("below", False, True),
+        ("above", True, False),
     ]
     crossing = frontier["stretches"][0]["high"]
     assert crossing == pytest.approx(15.990997, abs=1e-6)
@@ -178,14 +186,19 @@ def test_the_frontier_sentence_says_where_speculation_is_above(shipped):
 def test_profile_level_figures(shipped):
     e = shipped[0]["economics"]
     assert e["price"] == {
-        "currency": "USD", "per_accelerator_hour": 2.4, "per_server_hour": None, "accelerators_per_server": None,
+        "currency": "USD",
+        "per_accelerator_hour": 2.4,
+        "per_server_hour": None,
+        "accelerators_per_server": None,
         "source": "Northwind's reserved H100 SXM5 rate, 2026 budget (illustrative)",
     }
     assert e["limits"] == ["p99 time per output token below 40 ms", "p99 time to first token below 1,000 ms"]
     assert e["interactivity_limits"] == [{"tokens_per_s_per_user": 25.0, "text": "1000 / your p99 TPOT limit of 40 ms = 25 tokens/s"}]
     assert e["findings"] == []
-    assert e["goodput"] == ("not measured: no run keeps per-request latencies or a tool's goodput at limits below yours, "
-                            "so the requests served within TTFT < 1,000 ms and TPOT < 40 ms cannot be counted")
+    assert e["goodput"] == (
+        "not measured: no run keeps per-request latencies or a tool's goodput at limits below yours, "
+        "so the requests served within TTFT < 1,000 ms and TPOT < 40 ms cannot be counted"
+    )
 
 
 # ------------------------------------------------------------- never a wrong cheapest, never a zero
@@ -203,7 +216,10 @@ def test_an_offer_that_is_not_established_gets_no_cost(sdeval, tmp_path):
     assert (point["cost_per_million_output_tokens"], point["cost_note"], point["established"]) == (None, "evidence not established", False)
     assert point["codes"] == ["throughput-basis"]
     assert a["cheapest"]["run"] is None
-    assert a["cheapest"]["text"] == "no cost within your limits: no measured load has established evidence with an output throughput and an accelerator count"
+    assert (
+        a["cheapest"]["text"]
+        == "no cost within your limits: no measured load has established evidence with an output throughput and an accelerator count"
+    )
     b = offer_costs(doc, SD201_B)
     # 3 EUR an hour for one accelerator over 200 tokens/s: 3 / 200 / 3600 x 10^6.
     assert b["cheapest"]["cost_per_million_output_tokens"] == float(Fraction(3, 200) / 3600 * 10**6)
@@ -214,10 +230,14 @@ def test_a_missing_price_is_a_finding_not_a_zero(sdeval):
     result = sdeval("assess", COMPLETE, "-r", BUYER, "-f", "json")
     doc = economics(result)
     assert doc["price"] is None
-    assert doc["findings"] == [{
-        "code": "cost-basis-missing", "offer": None, "configuration": None,
-        "message": "no cost per million output tokens: the profile states no price (price.per_accelerator_hour or price.per_server_hour)",
-    }]
+    assert doc["findings"] == [
+        {
+            "code": "cost-basis-missing",
+            "offer": None,
+            "configuration": None,
+            "message": "no cost per million output tokens: the profile states no price (price.per_accelerator_hour or price.per_server_hour)",
+        }
+    ]
     offer = offer_costs(doc, COMPLETE)
     points = [p for c in offer["configurations"] for p in c["points"]]
     assert {p["cost_per_million_output_tokens"] for p in points} == {None}
@@ -241,10 +261,14 @@ def test_a_missing_accelerator_count_is_a_finding_not_a_zero(sdeval, tmp_path, c
 
     offer = write_offer(tmp_path, COMPLETE, change)
     doc = economics(sdeval("assess", offer, "-r", COST, "-f", "json"))
-    assert doc["findings"] == [{
-        "code": "cost-basis-missing", "offer": offer, "configuration": "eagle3-dynamic-k",
-        "message": "no cost for configuration eagle3-dynamic-k of Acme Inference Ltd, ACME-SD-2026-114: it states no accelerator count (hardware.count)",
-    }]
+    assert doc["findings"] == [
+        {
+            "code": "cost-basis-missing",
+            "offer": offer,
+            "configuration": "eagle3-dynamic-k",
+            "message": "no cost for configuration eagle3-dynamic-k of Acme Inference Ltd, ACME-SD-2026-114: it states no accelerator count (hardware.count)",
+        }
+    ]
     costs = offer_costs(doc, offer)
     spec = config(costs, "eagle3-dynamic-k")
     assert (spec["accelerators"], spec["hourly_cost"]) == (None, None)
@@ -262,7 +286,11 @@ def test_a_load_beyond_the_measured_range_is_never_extrapolated_and_k_bands_are_
     assert [p["load"] for p in config(offer, "eagle3-dynamic-k")["points"]] == [1, 8, 64, 256]
     # The baseline has no K schedule: 65 lies between its measured 64 and 256; 512 is beyond them.
     assert [(p["load"], p["basis"]) for p in config(offer, "target-only")["points"]] == [
-        (1, "measured"), (8, "measured"), (64, "measured"), (65, "interpolated"), (256, "measured"),
+        (1, "measured"),
+        (8, "measured"),
+        (64, "measured"),
+        (65, "interpolated"),
+        (256, "measured"),
     ]
 
 
@@ -281,7 +309,8 @@ def test_a_named_baseline_offer_is_costed_from_its_own_runs(sdeval, tmp_path):
     doc = economics(sdeval("assess", COMPLETE, QUIET, "-r", path, "-f", "json"))
     complete = offer_costs(doc, COMPLETE)
     assert [(c["offer"], c["configuration"], c["role"]) for c in complete["configurations"]] == [
-        (COMPLETE, "eagle3-dynamic-k", "offered"), (QUIET, "eagle3-k3", "baseline"),
+        (COMPLETE, "eagle3-dynamic-k", "offered"),
+        (QUIET, "eagle3-k3", "baseline"),
     ]
     assert complete["cost_ratio"] == float(expected_cost(COMPLETE, "eagle3-c64") / expected_cost(QUIET, "eagle3-c8"))
     quiet = offer_costs(doc, QUIET)
@@ -295,8 +324,10 @@ def test_a_named_baseline_offer_is_costed_from_its_own_runs(sdeval, tmp_path):
     "price, message",
     [
         ({"per_accelerator_hour": 2.4}, "/price/currency: required field is missing"),
-        ({"currency": "usd", "per_accelerator_hour": 2.4},
-         '/price/currency: give the currency as a three-letter ISO 4217 code in capitals, for example USD or EUR (got "usd")'),
+        (
+            {"currency": "usd", "per_accelerator_hour": 2.4},
+            '/price/currency: give the currency as a three-letter ISO 4217 code in capitals, for example USD or EUR (got "usd")',
+        ),
         ({"currency": "USD"}, "/price: give per_accelerator_hour, per_server_hour or both"),
         ({"currency": "USD", "per_server_hour": 20}, "/price: per_server_hour and accelerators_per_server go together"),
         ({"currency": "USD", "per_accelerator_hour": 0}, "/price/per_accelerator_hour: must be more than 0 (got 0)"),
@@ -361,7 +392,8 @@ def F(*pairs):  # noqa: N802 (a line, as (x, y) fractions)
 def test_frontier_stretches_cross_exactly_and_never_beyond_both_ranges():
     crossing = stretches(F((0, 10), (10, 0)), F((0, 0), (10, 10)))
     assert [(s.low, s.high, s.relation, s.low_crossing, s.high_crossing) for s in crossing] == [
-        (0, 5, "above", False, True), (5, 10, "below", True, False),
+        (0, 5, "above", False, True),
+        (5, 10, "below", True, False),
     ]
     # Only where both were measured: 5 to 10, and the offered line is above throughout.
     assert [(s.low, s.high, s.relation) for s in stretches(F((5, 20), (20, 5)), F((0, 10), (10, 2)))] == [(5, 10, "above")]
@@ -374,11 +406,11 @@ def test_frontier_stretches_cross_exactly_and_never_beyond_both_ranges():
 
 
 def test_frontier_chart_draws_each_configuration_and_the_buyer_limit():
-    from evaluator.rules.assess import assess
     from evaluator.buyer.judge import compare
     from evaluator.buyer.profile import load_requirements
     from evaluator.present.buyer_pages import fit_context
     from evaluator.rules import lookup
+    from evaluator.rules.assess import assess
 
     c = compare(load_requirements(COST)[0], [assess(load_file(COMPLETE))], "req.yaml")
     costs = fit_context(c, lookup)["costs"]
@@ -397,8 +429,12 @@ def test_frontier_chart_draws_each_configuration_and_the_buyer_limit():
 
 
 def test_verify_names_a_changed_cheapest_cost():
-    embedded = {"economics": {"price_text": "2.4 USD per accelerator-hour", "offers": [
-        {"offer": "o.yaml", "cheapest": {"text": "1.198 USD (a)"}, "baseline_cheapest": {"text": "9.1638 USD (b)"}}]}}
+    embedded = {
+        "economics": {
+            "price_text": "2.4 USD per accelerator-hour",
+            "offers": [{"offer": "o.yaml", "cheapest": {"text": "1.198 USD (a)"}, "baseline_cheapest": {"text": "9.1638 USD (b)"}}],
+        }
+    }
     fresh = json.loads(json.dumps(embedded))
     fresh["economics"]["price_text"] = "3 USD per accelerator-hour"
     fresh["economics"]["offers"][0]["cheapest"]["text"] = "1.4975 USD (a)"

@@ -7,23 +7,28 @@ Skipped, with the reason, where no Chromium or no Playwright can be had.
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 from pathlib import Path
 
 import pytest
 import yaml
-
 from conftest import example
+
 from evaluator.engine.wording import num
 
 pytestmark = pytest.mark.browser
 
 CHROMIUM = os.environ.get("SDEVAL_CHROMIUM", "/usr/bin/chromium")
 ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 # The codes the page checks live; the CLI's findings of these codes must equal the page's.
 LIVE_CODES = {"load-unstated", "baseline-missing", "counts-inconsistent"}
@@ -85,7 +90,7 @@ def type_record(page, record: dict, skip: set[str] = frozenset()) -> None:
     def control(pointer):
         loc = at(page, pointer)
         summary = page.locator(f'details:has([data-pointer="{pointer}"]):not([open]) > summary')
-        for i in range(summary.count()):
+        for _ in range(summary.count()):
             summary.first.click()
         return loc
 
@@ -181,7 +186,7 @@ def test_offer_b_without_concurrency_shows_and_fails_with_load_unstated(page, sd
     type_record(page, offer_b(), skip={"/claims/0/concurrency"})
     message = "the claimed 200 tokens/s states no concurrency or request rate"
     # Shown next to the field, with the code and the CLI's words...
-    err = page.locator('#f-claims-0-concurrency-err')
+    err = page.locator("#f-claims-0-concurrency-err")
     assert err.is_visible()
     assert err.inner_text().split(None, 1) == ["load-unstated", message]
     assert page.locator("#f-claims-0-concurrency").get_attribute("aria-invalid") == "true"
@@ -243,8 +248,7 @@ def _broken_variants():
         r["runs"][0]["counts"]["accepted_length_histogram"] = [1, 1, 1, 1, 2]
 
     def speedup_no_baseline(r):
-        r["claims"].append({"id": "c2", "text": "2x faster", "kind": "speedup", "value": 2.0, "unit": "x",
-                            "run": "offer-b", "concurrency": 1})
+        r["claims"].append({"id": "c2", "text": "2x faster", "kind": "speedup", "value": 2.0, "unit": "x", "run": "offer-b", "concurrency": 1})
 
     def speedup_itself(r):
         speedup_no_baseline(r)
@@ -282,7 +286,9 @@ def test_counting_identities_are_checked_as_numbers_are_typed(page):
     at(page, "/runs/0/counts/accepted_drafts").fill("21")
     settle(page)
     assert page.locator("#f-runs-0-counts-accepted_drafts-err").inner_text().split(None, 1) == [
-        "counts-inconsistent", "run offer-b: accepted drafts A = 21 exceed proposed drafts P = 20"]
+        "counts-inconsistent",
+        "run offer-b: accepted drafts A = 21 exceed proposed drafts P = 20",
+    ]
 
 
 def test_schema_errors_show_next_to_the_field(page):
@@ -295,11 +301,33 @@ def test_schema_errors_show_next_to_the_field(page):
 
 
 def test_the_pages_number_formatting_is_the_clis(page):
-    cases = [(200.0, "tokens/s"), (0.7, ""), (2.19, "x"), (1.0, "x"), (0.07751937984496124, ""), (999.99999, ""),
-             (1234.5, "tokens/s"), (12345.678, ""), (2226.0, "tokens/s"), (-0.5, ""), (None, "x"),
-             (2.1927110455608543, "x"), (1.9003510272046085, "x"), (0.984402843323477, "x"), (84.2001, "tokens/s"),
-             (2225.9974638829763, "tokens/s"), (99.96, ""), (100.5, ""), (0.125, ""), (1e-7, ""), (1.5e-7, ""),
-             (0.1 + 0.2, ""), (-0.0001, ""), (0.0, ""), (1e20, "")]
+    cases = [
+        (200.0, "tokens/s"),
+        (0.7, ""),
+        (2.19, "x"),
+        (1.0, "x"),
+        (0.07751937984496124, ""),
+        (999.99999, ""),
+        (1234.5, "tokens/s"),
+        (12345.678, ""),
+        (2226.0, "tokens/s"),
+        (-0.5, ""),
+        (None, "x"),
+        (2.1927110455608543, "x"),
+        (1.9003510272046085, "x"),
+        (0.984402843323477, "x"),
+        (84.2001, "tokens/s"),
+        (2225.9974638829763, "tokens/s"),
+        (99.96, ""),
+        (100.5, ""),
+        (0.125, ""),
+        (1e-7, ""),
+        (1.5e-7, ""),
+        (0.1 + 0.2, ""),
+        (-0.0001, ""),
+        (0.0, ""),
+        (1e20, ""),
+    ]
     got = page.evaluate("cases => cases.map(([v, u]) => window.sdevalForm.num(v, u, false))", [list(c) for c in cases])
     assert got == [num(v, u) for v, u in cases]
     ints = [0, 7, 9999, 10000, 123456789]
@@ -380,15 +408,15 @@ def test_a_blank_form_is_not_a_page_of_red_until_fields_are_touched_or_saved(pag
     waiting = len(page.evaluate("window.sdevalForm.findings()"))
     assert waiting > 10  # the blank record is far from valid...
     assert page.locator("#findings-summary").inner_text() == (
-        f"{waiting} fields are still to fill in or fix: shown as you reach them, and all at once when you save.")
+        f"{waiting} fields are still to fill in or fix: shown as you reach them, and all at once when you save."
+    )
     # ...but only a field the person has been in shows its problem.
     date = at(page, "/offer/date")
     date.fill("20 Oct 2026")
     date.press("Tab")
     settle(page)
     assert visible_errors(page) == ["f-offer-date-err"]
-    assert page.locator("#f-offer-date-err").inner_text().split(None, 1) == [
-        "schema", 'must be a date written YYYY-MM-DD (got "20 Oct 2026")']
+    assert page.locator("#f-offer-date-err").inner_text().split(None, 1) == ["schema", 'must be a date written YYYY-MM-DD (got "20 Oct 2026")']
     # The problems list names the field as the page labels it, and links to it.
     item = page.locator("#findings-list li a")
     assert item.count() == 1
@@ -433,8 +461,7 @@ def test_a_misspelt_field_gets_the_clis_did_you_mean(page, sdeval, tmp_path):
     load(page, path)
     schema = {(f["path"], f["message"]) for f in page.evaluate("window.sdevalForm.findings()") if f["code"] == "schema"}
     cli = {(f["path"], f["message"]) for f in sdeval("validate", "-f", "json", path).json()["findings"] if f["code"] == "schema"}
-    assert schema == cli == {("/runs/0/arangement",
-                              'unknown field "arangement": did you mean "arrangement"? (arrangement is required, and missing)')}
+    assert schema == cli == {("/runs/0/arangement", 'unknown field "arangement": did you mean "arrangement"? (arrangement is required, and missing)')}
 
 
 def test_strings_from_the_record_sit_in_their_own_bidi_isolate(page, tmp_path):

@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from evaluator.form.fields import build
 from evaluator._infra.resources import schema_path
+from evaluator.form.fields import build
 
 
 def _embedded(html: str, element_id: str):
@@ -39,8 +39,8 @@ def test_the_page_embeds_the_published_schema(page_html):
 
 def test_the_page_needs_nothing_from_the_network(page_html):
     # No external script, style, image or font: every asset is inline.
-    assert not re.search(r'<(script|img|iframe)[^>]*\ssrc=', page_html)
-    assert not re.search(r'<link[^>]*\shref=', page_html)
+    assert not re.search(r"<(script|img|iframe)[^>]*\ssrc=", page_html)
+    assert not re.search(r"<link[^>]*\shref=", page_html)
     assert "url(http" not in page_html and "@import" not in page_html
     assert "sourceMappingURL" not in page_html
 

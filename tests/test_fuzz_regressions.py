@@ -9,10 +9,10 @@ import json
 
 import pytest
 
-from evaluator.rules.assess import assess
-from evaluator.present.json_document import document as as_document
 from evaluator.engine.loader import load_bytes
 from evaluator.present import REPORTER_BY_NAME
+from evaluator.present.json_document import document as as_document
+from evaluator.rules.assess import assess
 
 MINIMAL = {
     "record_version": "1.0",

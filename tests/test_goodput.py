@@ -9,13 +9,13 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, example
+from test_importers_vendor import bench_result
+
 from evaluator.buyer.goodput import goodput, request_limits
 from evaluator.buyer.profile import RequirementsProfile
 from evaluator.engine.loader import load_file
 from evaluator.engine.record import Run
-from test_importers_vendor import bench_result
 
 COMPLETE, COST = str(example("complete-offer.yaml")), str(example("requirements-cost.yaml"))
 REAL = ROOT.parent / "shared" / "real-outputs" / "vllm-bench" / "er0080-bench-serve-v0.25.1.json"
@@ -27,10 +27,15 @@ def run_with(**fields) -> Run:
 
 
 def profile(*limits: tuple[str, str, float]) -> RequirementsProfile:
-    return RequirementsProfile.model_validate({
-        "requirements_version": "1.1", "buyer": {"name": "B"}, "loads": {"concurrency": [64]}, "tasks": ["chat"],
-        "latency_limits": [{"metric": m, "percentile": p, "limit_ms": v} for m, p, v in limits],
-    })
+    return RequirementsProfile.model_validate(
+        {
+            "requirements_version": "1.1",
+            "buyer": {"name": "B"},
+            "loads": {"concurrency": [64]},
+            "tasks": ["chat"],
+            "latency_limits": [{"metric": m, "percentile": p, "limit_ms": v} for m, p, v in limits],
+        }
+    )
 
 
 LATENCIES = {"ttft_ms": [100, 400, 499.9, 500, 900], "tpot_ms": [20, 30, 39, 10, 10], "e2e_ms": [1000, 2000, 3000, 4000, 5000]}
@@ -53,14 +58,29 @@ def test_a_metric_limited_at_several_percentiles_holds_each_request_to_the_highe
     assert goodput(run_with(request_latencies=LATENCIES), limits, False).requests_per_s == Fraction(5, 10)
 
 
-@pytest.mark.parametrize("fields, limits, why", [
-    ({}, (("ttft", "p99", 500),), "not measured: the run keeps no per-request latencies"),
-    ({"request_latencies": {"ttft_ms": [1.0]}}, (("ttft", "p99", 500), ("e2e", "p99", 9000)), "not counted: the run keeps no per-request end-to-end"),
-    ({"request_latencies": {"ttft_ms": [1.0], "e2e_ms": [1.0, 2.0]}}, (("ttft", "p99", 500), ("e2e", "p99", 9000)), "not counted: the run's per-request lists differ in length"),
-    ({"request_latencies": LATENCIES, "interval": {}}, (("ttft", "p99", 500),), "not counted: the run states no measured interval to divide by"),
-    ({"request_latencies": LATENCIES}, (("ttft", "p99", 500), ("itl", "p99", 50)), "not counted: an inter-token latency limit has no single value per request"),
-    ({"request_latencies": LATENCIES}, (), "not counted: you state no per-request latency limit"),
-])
+@pytest.mark.parametrize(
+    "fields, limits, why",
+    [
+        ({}, (("ttft", "p99", 500),), "not measured: the run keeps no per-request latencies"),
+        (
+            {"request_latencies": {"ttft_ms": [1.0]}},
+            (("ttft", "p99", 500), ("e2e", "p99", 9000)),
+            "not counted: the run keeps no per-request end-to-end",
+        ),
+        (
+            {"request_latencies": {"ttft_ms": [1.0], "e2e_ms": [1.0, 2.0]}},
+            (("ttft", "p99", 500), ("e2e", "p99", 9000)),
+            "not counted: the run's per-request lists differ in length",
+        ),
+        ({"request_latencies": LATENCIES, "interval": {}}, (("ttft", "p99", 500),), "not counted: the run states no measured interval to divide by"),
+        (
+            {"request_latencies": LATENCIES},
+            (("ttft", "p99", 500), ("itl", "p99", 50)),
+            "not counted: an inter-token latency limit has no single value per request",
+        ),
+        ({"request_latencies": LATENCIES}, (), "not counted: you state no per-request latency limit"),
+    ],
+)
 def test_no_goodput_and_why(fields, limits, why):
     g = goodput(run_with(**fields), *request_limits(profile(*limits)))
     assert (g.requests_per_s, g.basis, g.text) == (None, "none", why)
@@ -80,11 +100,14 @@ def test_a_tools_goodput_at_limits_below_the_buyers_is_a_floor():
     assert g.text == "at least the tool's goodput, counted at TTFT < 400 ms, TPOT < 30 ms and end-to-end < 2,500 ms, each below yours"
 
 
-@pytest.mark.parametrize("limits_ms", [
-    {"ttft_ms": 500, "e2e_ms": 2500},  # the same TTFT limit: the tool counts a request at exactly 500 ms, the buyer does not
-    {"ttft_ms": 600, "e2e_ms": 2500},  # looser
-    {"ttft_ms": 400},  # the buyer's end-to-end limit not applied at all
-])
+@pytest.mark.parametrize(
+    "limits_ms",
+    [
+        {"ttft_ms": 500, "e2e_ms": 2500},  # the same TTFT limit: the tool counts a request at exactly 500 ms, the buyer does not
+        {"ttft_ms": 600, "e2e_ms": 2500},  # looser
+        {"ttft_ms": 400},  # the buyer's end-to-end limit not applied at all
+    ],
+)
 def test_a_tools_goodput_at_other_limits_is_not_the_buyers(limits_ms):
     limits, itl = request_limits(profile(("ttft", "p99", 500), ("e2e", "p99", 3000)))
     g = goodput(run_with(**tool(**limits_ms)), limits, itl)
@@ -130,8 +153,10 @@ def test_assess_counts_goodput_at_the_buyers_limits_in_json_and_text(sdeval, tmp
     assert "goodput req/s" in text
     assert f"    goodput, eagle3-dynamic-k at 64: {good} of 384 requests within TTFT < 1,000 ms and TPOT < 40 ms over 88.3 s\n" in text
     # The points without a goodput share one line, their reason said once.
-    assert ("    goodput, eagle3-dynamic-k at 1, eagle3-dynamic-k at 8, eagle3-dynamic-k at 256, target-only at 1, target-only at 8, "
-            "target-only at 64 and target-only at 256: not measured: the run keeps no per-request latencies\n") in text
+    assert (
+        "    goodput, eagle3-dynamic-k at 1, eagle3-dynamic-k at 8, eagle3-dynamic-k at 256, target-only at 1, target-only at 8, "
+        "target-only at 64 and target-only at 256: not measured: the run keeps no per-request latencies\n"
+    ) in text
     row = next(line.split() for line in text.splitlines() if line.split()[:4] == ["64", "eagle3-dynamic-k", "offered", "eagle3-c64"])
     assert row[4:8] == ["556", "34.8", f"{good / 88.324:.2f}", "1.20"]  # per accelerator, per user, goodput req/s, cost
 
@@ -146,7 +171,7 @@ def test_the_report_shows_goodput_in_the_cost_table_and_says_how_it_was_counted(
     layout = "\n".join(page_texts(tmp_path / "r.pdf"))
     assert "goodput" in layout and "req/s" in layout
     row = next(line.split() for line in layout.splitlines() if "eagle3-c64" in line and "556" in line)
-    assert row[row.index("556"):row.index("556") + 4] == ["556", "34.8", "1.55", "1.20"]  # goodput 137 / 88.324 s, then the cost
+    assert row[row.index("556") : row.index("556") + 4] == ["556", "34.8", "1.55", "1.20"]  # goodput 137 / 88.324 s, then the cost
     flat = " ".join(layout.split())
     assert "Goodput: eagle3-dynamic-k at 64: 137 of 384 requests within TTFT < 1,000 ms and TPOT < 40 ms over 88.3 s;" in flat
 
@@ -198,22 +223,41 @@ def test_request_goodput_is_kept_only_with_the_limits_it_was_counted_at(tmp_path
     result = detailed_result(tmp_path, request_goodput=0.5)
     run, stderr = imported(result)
     assert "goodput" not in run
-    assert stderr == ("sdeval: result.json: request_goodput 0.5 was not kept: the result does not record the limits it was "
-                      "counted at; pass the ones given to vllm bench serve, as --goodput ttft:MS,tpot:MS,e2el:MS\n")
+    assert stderr == (
+        "sdeval: result.json: request_goodput 0.5 was not kept: the result does not record the limits it was "
+        "counted at; pass the ones given to vllm bench serve, as --goodput ttft:MS,tpot:MS,e2el:MS\n"
+    )
     run, stderr = imported(result, "--goodput", "ttft:500,e2el:2000")
     assert run["goodput"] == {
-        "requests_per_s": 0.5, "ttft_limit_ms": 500.0, "e2e_limit_ms": 2000.0,
+        "requests_per_s": 0.5,
+        "ttft_limit_ms": 500.0,
+        "e2e_limit_ms": 2000.0,
         "definition": "vllm bench serve --goodput: a request is good when each given metric is at or below its limit; request_goodput = good requests / duration",
     }
     assert stderr == ""
 
 
-@pytest.mark.parametrize("args, message", [
-    (["vllm-bench", "{result}", "--goodput", "ttft=500"], "sdeval: --goodput 'ttft=500': write the limits as vllm bench serve takes them, for example ttft:500,tpot:50,e2el:2000 (milliseconds; ttft, tpot and e2el, each once)\n"),
-    (["vllm-bench", "{result}", "--goodput", "ttft:500,ttft:400"], "sdeval: --goodput 'ttft:500,ttft:400': write the limits as vllm bench serve takes them, for example ttft:500,tpot:50,e2el:2000 (milliseconds; ttft, tpot and e2el, each once)\n"),
-    (["vllm-bench", "{result}", "--goodput", "ttft:500"], "sdeval: result.json: has no request_goodput (vllm bench serve was run without --goodput), so --goodput states limits for nothing\n"),
-    (["guidellm", "{result}", "--goodput", "ttft:500"], "sdeval: --goodput applies to vllm-bench only (the limits vllm bench serve counted request_goodput at), not to guidellm\n"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (
+            ["vllm-bench", "{result}", "--goodput", "ttft=500"],
+            "sdeval: --goodput 'ttft=500': write the limits as vllm bench serve takes them, for example ttft:500,tpot:50,e2el:2000 (milliseconds; ttft, tpot and e2el, each once)\n",
+        ),
+        (
+            ["vllm-bench", "{result}", "--goodput", "ttft:500,ttft:400"],
+            "sdeval: --goodput 'ttft:500,ttft:400': write the limits as vllm bench serve takes them, for example ttft:500,tpot:50,e2el:2000 (milliseconds; ttft, tpot and e2el, each once)\n",
+        ),
+        (
+            ["vllm-bench", "{result}", "--goodput", "ttft:500"],
+            "sdeval: result.json: has no request_goodput (vllm bench serve was run without --goodput), so --goodput states limits for nothing\n",
+        ),
+        (
+            ["guidellm", "{result}", "--goodput", "ttft:500"],
+            "sdeval: --goodput applies to vllm-bench only (the limits vllm bench serve counted request_goodput at), not to guidellm\n",
+        ),
+    ],
+)
 def test_goodput_option_errors(sdeval, tmp_path, args, message):
     result = detailed_result(tmp_path)
     out = sdeval("import", *[a.format(result=result) for a in args], "--arrangement", "target-only")
@@ -224,4 +268,3 @@ def test_goodput_option_errors(sdeval, tmp_path, args, message):
 def test_a_real_result_without_detailed_lists_keeps_no_request_latencies(tmp_path):
     run, _ = imported(REAL)
     assert "request_latencies" not in run and "goodput" not in run
-

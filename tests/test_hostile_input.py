@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import example
 
 B = json.loads(example("sd201-offer-b.json").read_text())

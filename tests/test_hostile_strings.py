@@ -13,7 +13,6 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-
 from archive_fixtures import archive_args, reports  # noqa: F401 (fixture)
 from conftest import example
 
@@ -81,8 +80,9 @@ def test_newline_and_cr_where_they_would_fake_a_line(sdeval, tmp_path):
         "holds the control character U+000A at character 5; this field takes printable characters and tabs "
         '(got "Acme\\nacceptance-only.json: established")'
     )
-    assert found["/offer/claim_text"].startswith("holds the control character U+000D at character 9; "
-                                                  "this field takes printable characters and tabs and newlines")
+    assert found["/offer/claim_text"].startswith(
+        "holds the control character U+000D at character 9; this field takes printable characters and tabs and newlines"
+    )
 
 
 def test_control_characters_in_yaml_are_found_at_their_line(sdeval, tmp_path):
@@ -166,8 +166,8 @@ def test_every_input_string_in_the_pdf_sits_in_its_own_bidi_isolate(tmp_path):
     layout, Pango and FriBidi, applies it to text and to the footer's string-set alike.)"""
     import datetime as dt
 
-    from evaluator.report.render import embedded_files, render_html
     from evaluator.pipeline import assess_paths
+    from evaluator.report.render import embedded_files, render_html
 
     hebrew = "\u05d4\u05e6\u05e2\u05ea"
     record = _record(vendor=f"{hebrew} Corp", offer_id="AO-1", claim_text="up to 3x \u202eevil left open")
@@ -211,8 +211,9 @@ def test_validate_and_assess_print_no_raw_control_character(sdeval, tmp_path, ho
 
 def test_claim_prints_no_raw_control_character(sdeval, tmp_path):
     record = _write(tmp_path, "offer.json", B)
-    result = sdeval("claim", record, "--run", RUN, "--kind", "output-throughput", "--text", f"evil{EVERY_CONTROL[1:]}", "--id", "c9",
-                    "-o", tmp_path / "out.json")
+    result = sdeval(
+        "claim", record, "--run", RUN, "--kind", "output-throughput", "--text", f"evil{EVERY_CONTROL[1:]}", "--id", "c9", "-o", tmp_path / "out.json"
+    )
     assert result.exit_code == 2
     assert result.stderr.startswith("sdeval: --text: holds the control character U+0001 at character 5;")
     _assert_clean(result.stdout + result.stderr, "claim")
@@ -229,9 +230,9 @@ def hostile_reports(tmp_path_factory, reports, hostile_name):  # noqa: F811 (fix
     whose vendor and offer hold right-to-left text and a paired override."""
     import datetime as dt
 
+    from evaluator.pipeline import assess_paths
     from evaluator.report import render as render_module
     from evaluator.report.signing import load_identity, sign
-    from evaluator.pipeline import assess_paths
 
     folder = tmp_path_factory.mktemp("hostile-reports")
     src = folder / "inputs"
@@ -369,12 +370,15 @@ def test_a_scrape_is_refused_while_it_is_read(tmp_path, monkeypatch):
 # ------------------------------------------------------------------ 5. deep nesting
 
 
-@pytest.mark.parametrize("name,text,where", [
-    ("flow.yaml", "a: " + "[" * 50_000 + "]" * 50_000 + "\n", "1:67"),
-    ("block.yaml", "".join("  " * i + "k:\n" for i in range(1500)) + "  " * 1500 + "v\n", "64:127"),
-    ("deep.json", '{"a": ' + "[" * 50_000 + "]" * 50_000 + "}", "1:70"),
-    ("just-over.json", '{"a": ' + "[" * 63 + "1" + "]" * 63 + "}", "1:69"),
-])
+@pytest.mark.parametrize(
+    "name,text,where",
+    [
+        ("flow.yaml", "a: " + "[" * 50_000 + "]" * 50_000 + "\n", "1:67"),
+        ("block.yaml", "".join("  " * i + "k:\n" for i in range(1500)) + "  " * 1500 + "v\n", "64:127"),
+        ("deep.json", '{"a": ' + "[" * 50_000 + "]" * 50_000 + "}", "1:70"),
+        ("just-over.json", '{"a": ' + "[" * 63 + "1" + "]" * 63 + "}", "1:69"),
+    ],
+)
 def test_deep_nesting_is_one_parse_finding_with_file_line_and_limit(sdeval, tmp_path, name, text, where):
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
@@ -401,16 +405,15 @@ def test_a_corrupted_archive_index_names_its_file_and_the_way_back(sdeval, tmp_p
         result = sdeval(*archive_args(command, root, None))
         assert result.exit_code == 2
         assert result.stderr == (
-            f"sdeval: {root / 'index.sqlite'}: the archive index is corrupted (file is not a database); "
-            "run `sdeval archive rebuild` to rebuild it\n"
+            f"sdeval: {root / 'index.sqlite'}: the archive index is corrupted (file is not a database); run `sdeval archive rebuild` to rebuild it\n"
         )
 
 
 def test_an_internal_error_names_the_file_it_was_working_on(monkeypatch, tmp_path):
     import io
 
-    from evaluator.cli import commands as cli
     from evaluator import pipeline as run
+    from evaluator.cli import commands as cli
 
     def broken(item):
         raise RuntimeError("unforeseen\nsecond line")

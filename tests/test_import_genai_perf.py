@@ -14,7 +14,6 @@ import copy
 import json
 
 
-
 def _dist(unit: str, avg: float, p50: float, p90: float, p95: float, p99: float) -> dict:
     # Statistics writes unit, avg, p1 ... p99, min, max, std, in that order.
     values = {"p1": p50 * 0.5, "p5": p50 * 0.6, "p10": p50 * 0.7, "p25": p50 * 0.8, "p50": p50, "p75": p50 * 1.1, "p90": p90, "p95": p95, "p99": p99}
@@ -42,15 +41,34 @@ def _export_2025(**changes) -> dict:
             "verbose": False,
             "template_filename": "genai_perf_config.yaml",
             "analyze": {"sweep_parameters": {"concurrency": {"start": 1, "stop": 1024, "step": 1}}},
-            "endpoint": {"model_selection_strategy": "round_robin", "backend": "tensorrtllm", "custom": "", "type": "chat",
-                         "streaming": True, "server_metrics_urls": ["http://localhost:8002/metrics"], "url": "localhost:8000",
-                         "grpc_method": "", "service_kind": "openai", "output_format": "openai_chat_completions"},
-            "perf_analyzer": {"path": "perf_analyzer", "verbose": False, "stimulus": {"concurrency": 4}, "stability_percentage": 999,
-                              "measurement": {"mode": "request_count", "num": 12}, "warmup_request_count": 0},
+            "endpoint": {
+                "model_selection_strategy": "round_robin",
+                "backend": "tensorrtllm",
+                "custom": "",
+                "type": "chat",
+                "streaming": True,
+                "server_metrics_urls": ["http://localhost:8002/metrics"],
+                "url": "localhost:8000",
+                "grpc_method": "",
+                "service_kind": "openai",
+                "output_format": "openai_chat_completions",
+            },
+            "perf_analyzer": {
+                "path": "perf_analyzer",
+                "verbose": False,
+                "stimulus": {"concurrency": 4},
+                "stability_percentage": 999,
+                "measurement": {"mode": "request_count", "num": 12},
+                "warmup_request_count": 0,
+            },
             "input": {"batch_size": 1, "extra": "", "goodput": "", "header": "", "file": "", "num_dataset_entries": 100, "random_seed": 0},
-            "output": {"artifact_directory": "artifacts/meta-llama_Llama-3.1-8B-Instruct-openai-chat-concurrency4",
-                       "checkpoint_directory": "checkpoint", "profile_export_file": "profile_export.json",
-                       "generate_plots": False, "enable_checkpointing": False},
+            "output": {
+                "artifact_directory": "artifacts/meta-llama_Llama-3.1-8B-Instruct-openai-chat-concurrency4",
+                "checkpoint_directory": "checkpoint",
+                "profile_export_file": "profile_export.json",
+                "generate_plots": False,
+                "enable_checkpointing": False,
+            },
             "tokenizer": {"name": "meta-llama/Llama-3.1-8B-Instruct", "revision": "main", "trust_remote_code": False, "_enable_debug_logging": True},
             "process": {"input_path": ""},
         },
@@ -62,7 +80,7 @@ def _export_2025(**changes) -> dict:
 def _import(sdeval, path, fmt="genai-perf"):
     out = sdeval("import", fmt, path, "--arrangement", "target-only")
     assert out.exit_code == 0, out.stderr
-    run, = out.json()["runs"]
+    (run,) = out.json()["runs"]
     return run
 
 
@@ -84,8 +102,10 @@ def test_genai_perf_2025_export_counts_requests_and_e_and_keeps_the_stimulus(sde
     notes = run["notes"]
     assert "E is output_sequence_length.avg x request_count.avg = 150.25 x 12." in notes
     assert "re-tokenising each response's text with its tokenizer (meta-llama/Llama-3.1-8B-Instruct)" in notes
-    assert ("GenAI-Perf input_config: model meta-llama/Llama-3.1-8B-Instruct; tokenizer meta-llama/Llama-3.1-8B-Instruct; "
-            "service kind openai, endpoint chat; streaming; subcommand profile.") in notes
+    assert (
+        "GenAI-Perf input_config: model meta-llama/Llama-3.1-8B-Instruct; tokenizer meta-llama/Llama-3.1-8B-Instruct; "
+        "service kind openai, endpoint chat; streaming; subcommand profile."
+    ) in notes
     assert "writes no benchmark duration" in notes
 
 
@@ -117,25 +137,119 @@ def test_genai_perf_mean_that_gives_no_whole_token_count_leaves_e_missing(sdeval
 UPSTREAM_2024 = {
     "request_throughput": {"unit": "requests/sec", "avg": "7"},
     "request_latency": {"unit": "ms", "avg": 1, "p99": 2, "p95": 3, "p90": 4, "p75": 5, "p50": 6, "p25": 7, "max": 8, "min": 9, "std": 0},
-    "time_to_first_token": {"unit": "ms", "avg": 11, "p99": 12, "p95": 13, "p90": 14, "p75": 15, "p50": 16, "p25": 17, "max": 18, "min": 19, "std": 10},
-    "inter_token_latency": {"unit": "ms", "avg": 21, "p99": 22, "p95": 23, "p90": 24, "p75": 25, "p50": 26, "p25": 27, "max": 28, "min": 29, "std": 20},
+    "time_to_first_token": {
+        "unit": "ms",
+        "avg": 11,
+        "p99": 12,
+        "p95": 13,
+        "p90": 14,
+        "p75": 15,
+        "p50": 16,
+        "p25": 17,
+        "max": 18,
+        "min": 19,
+        "std": 10,
+    },
+    "inter_token_latency": {
+        "unit": "ms",
+        "avg": 21,
+        "p99": 22,
+        "p95": 23,
+        "p90": 24,
+        "p75": 25,
+        "p50": 26,
+        "p25": 27,
+        "max": 28,
+        "min": 29,
+        "std": 20,
+    },
     "output_token_throughput": {"unit": "tokens/sec", "avg": 31},
-    "output_token_throughput_per_request": {"unit": "tokens/sec", "avg": 41, "p99": 42, "p95": 43, "p90": 44, "p75": 45, "p50": 46, "p25": 47, "max": 48, "min": 49, "std": 40},
-    "output_sequence_length": {"unit": "tokens", "avg": 51, "p99": 52, "p95": 53, "p90": 54, "p75": 55, "p50": 56, "p25": 57, "max": 58, "min": 59, "std": 50},
-    "input_sequence_length": {"unit": "tokens", "avg": 61, "p99": 62, "p95": 63, "p90": 64, "p75": 65, "p50": 66, "p25": 67, "max": 68, "min": 69, "std": 60},
+    "output_token_throughput_per_request": {
+        "unit": "tokens/sec",
+        "avg": 41,
+        "p99": 42,
+        "p95": 43,
+        "p90": 44,
+        "p75": 45,
+        "p50": 46,
+        "p25": 47,
+        "max": 48,
+        "min": 49,
+        "std": 40,
+    },
+    "output_sequence_length": {
+        "unit": "tokens",
+        "avg": 51,
+        "p99": 52,
+        "p95": 53,
+        "p90": 54,
+        "p75": 55,
+        "p50": 56,
+        "p25": 57,
+        "max": 58,
+        "min": 59,
+        "std": 50,
+    },
+    "input_sequence_length": {
+        "unit": "tokens",
+        "avg": 61,
+        "p99": 62,
+        "p95": 63,
+        "p90": 64,
+        "p75": 65,
+        "p50": 66,
+        "p25": 67,
+        "max": 68,
+        "min": 69,
+        "std": 60,
+    },
     "input_config": {
-        "model": ["gpt2_vllm"], "formatted_model_name": "gpt2_vllm", "model_selection_strategy": "round_robin", "backend": "vllm",
-        "batch_size_image": 1, "batch_size_text": 1, "endpoint": None, "endpoint_type": "kserve", "service_kind": "triton",
-        "server_metrics_url": [], "session_concurrency": None, "streaming": True, "u": None, "num_dataset_entries": 100,
-        "num_prefix_prompts": 0, "output_tokens_mean": -1, "output_tokens_mean_deterministic": False, "output_tokens_stddev": 0,
-        "random_seed": 0, "request_count": 0, "synthetic_input_files": None, "synthetic_input_tokens_mean": 550,
-        "synthetic_input_tokens_stddev": 0, "prefix_prompt_length": 100, "warmup_request_count": 0, "image_width_mean": 100,
-        "image_width_stddev": 0, "image_height_mean": 100, "image_height_stddev": 0, "image_format": None, "concurrency": 1,
-        "measurement_interval": 10000, "request_rate": None, "stability_percentage": 999, "generate_plots": False,
+        "model": ["gpt2_vllm"],
+        "formatted_model_name": "gpt2_vllm",
+        "model_selection_strategy": "round_robin",
+        "backend": "vllm",
+        "batch_size_image": 1,
+        "batch_size_text": 1,
+        "endpoint": None,
+        "endpoint_type": "kserve",
+        "service_kind": "triton",
+        "server_metrics_url": [],
+        "session_concurrency": None,
+        "streaming": True,
+        "u": None,
+        "num_dataset_entries": 100,
+        "num_prefix_prompts": 0,
+        "output_tokens_mean": -1,
+        "output_tokens_mean_deterministic": False,
+        "output_tokens_stddev": 0,
+        "random_seed": 0,
+        "request_count": 0,
+        "synthetic_input_files": None,
+        "synthetic_input_tokens_mean": 550,
+        "synthetic_input_tokens_stddev": 0,
+        "prefix_prompt_length": 100,
+        "warmup_request_count": 0,
+        "image_width_mean": 100,
+        "image_width_stddev": 0,
+        "image_height_mean": 100,
+        "image_height_stddev": 0,
+        "image_format": None,
+        "concurrency": 1,
+        "measurement_interval": 10000,
+        "request_rate": None,
+        "stability_percentage": 999,
+        "generate_plots": False,
         "profile_export_file": "artifacts/gpt2_vllm-triton-vllm-concurrency1/profile_export.json",
-        "artifact_dir": "artifacts/gpt2_vllm-triton-vllm-concurrency1", "tokenizer": "hf-internal-testing/llama-tokenizer",
-        "tokenizer_revision": "main", "tokenizer_trust_remote_code": False, "verbose": False, "goodput": None, "header": None,
-        "subcommand": "profile", "prompt_source": "synthetic", "extra_inputs": {"max_tokens": 256, "ignore_eos": True},
+        "artifact_dir": "artifacts/gpt2_vllm-triton-vllm-concurrency1",
+        "tokenizer": "hf-internal-testing/llama-tokenizer",
+        "tokenizer_revision": "main",
+        "tokenizer_trust_remote_code": False,
+        "verbose": False,
+        "goodput": None,
+        "header": None,
+        "subcommand": "profile",
+        "prompt_source": "synthetic",
+        "extra_inputs": {"max_tokens": 256, "ignore_eos": True},
     },
 }
 
@@ -156,8 +270,10 @@ def test_genai_perf_2024_flat_arguments_as_genai_perfs_own_test_expects(sdeval, 
     assert run["per_user_throughput"]["tokens_per_s"] == 41.0
     assert "output tokens / request latency" in run["per_user_throughput"]["definition"]
     assert "The file has no request_count" in run["notes"]
-    assert ("GenAI-Perf input_config: model gpt2_vllm; tokenizer hf-internal-testing/llama-tokenizer; service kind triton, "
-            "endpoint kserve; streaming; subcommand profile.") in run["notes"]
+    assert (
+        "GenAI-Perf input_config: model gpt2_vllm; tokenizer hf-internal-testing/llama-tokenizer; service kind triton, "
+        "endpoint kserve; streaming; subcommand profile."
+    ) in run["notes"]
     data = copy.deepcopy(UPSTREAM_2024)
     data["request_count"] = {"unit": "count", "avg": 40.0}
     path.write_text(json.dumps(data))
@@ -168,13 +284,42 @@ def test_genai_perf_2024_flat_arguments_as_genai_perfs_own_test_expects(sdeval, 
 def test_genai_perf_first_exports_in_nanoseconds_keep_itl_as_itl(sdeval, tmp_path):
     # c18c493e (May 2024): times in ns, num_output_token / num_input_token, ITL the gap between chunks.
     data = {
-        "time_to_first_token": {"unit": "ns", "avg": 45_500_000.0, "p99": 60_000_000.0, "p95": 58_000_000.0, "p90": 55_000_000.0,
-                                "p75": 50_000_000.0, "p50": 44_000_000.0, "p25": 40_000_000.0, "max": 61_000_000.0, "min": 39_000_000.0, "std": 1.0},
-        "inter_token_latency": {"unit": "ns", "avg": 2_250_000.0, "p99": 4_000_000.0, "p95": 3_500_000.0, "p90": 3_000_000.0,
-                                "p75": 2_500_000.0, "p50": 2_000_000.0, "p25": 1_500_000.0, "max": 5_000_000.0, "min": 1_000_000.0, "std": 1.0},
+        "time_to_first_token": {
+            "unit": "ns",
+            "avg": 45_500_000.0,
+            "p99": 60_000_000.0,
+            "p95": 58_000_000.0,
+            "p90": 55_000_000.0,
+            "p75": 50_000_000.0,
+            "p50": 44_000_000.0,
+            "p25": 40_000_000.0,
+            "max": 61_000_000.0,
+            "min": 39_000_000.0,
+            "std": 1.0,
+        },
+        "inter_token_latency": {
+            "unit": "ns",
+            "avg": 2_250_000.0,
+            "p99": 4_000_000.0,
+            "p95": 3_500_000.0,
+            "p90": 3_000_000.0,
+            "p75": 2_500_000.0,
+            "p50": 2_000_000.0,
+            "p25": 1_500_000.0,
+            "max": 5_000_000.0,
+            "min": 1_000_000.0,
+            "std": 1.0,
+        },
         "request_throughput": {"unit": "requests/sec", "avg": 3.5},
         "num_output_token": {"unit": "tokens", "avg": 128.0, "p50": 128.0},
-        "input_config": {"model": "gpt2", "concurrency": 2, "request_rate": None, "service_kind": "openai", "endpoint_type": "chat", "tokenizer": "gpt2"},
+        "input_config": {
+            "model": "gpt2",
+            "concurrency": 2,
+            "request_rate": None,
+            "service_kind": "openai",
+            "endpoint_type": "chat",
+            "tokenizer": "gpt2",
+        },
     }
     path = tmp_path / "profile_export_genai_perf.json"
     path.write_text(json.dumps(data))
@@ -194,14 +339,24 @@ def test_genai_perf_is_sniffed_apart_from_aiperf_and_bad_input_is_refused_in_one
     assert sniff(sectioned) == sniff(flat) == "genai-perf"
     # An AIPerf export of the same block shape, with AIPerf's own input_config, stays aiperf.
     aiperf = tmp_path / "profile_export_aiperf.json"
-    aiperf.write_text(json.dumps({"request_throughput": {"unit": "requests/sec", "avg": 2.0}, "request_count": {"unit": "requests", "avg": 12.0},
-                                  "input_config": {"endpoint": {"model_names": ["m"], "type": "chat", "streaming": True}, "loadgen": {"concurrency": 4}}}))
+    aiperf.write_text(
+        json.dumps(
+            {
+                "request_throughput": {"unit": "requests/sec", "avg": 2.0},
+                "request_count": {"unit": "requests", "avg": 12.0},
+                "input_config": {"endpoint": {"model_names": ["m"], "type": "chat", "streaming": True}, "loadgen": {"concurrency": 4}},
+            }
+        )
+    )
     assert sniff(aiperf) == "aiperf"
 
     other = tmp_path / "other.json"
     other.write_text(json.dumps({"hello": 1}))
     out = sdeval("import", "genai-perf", other, "--arrangement", "target-only")
-    assert (out.exit_code, out.stderr) == (2, f'sdeval: {other}: holds no GenAI-Perf metric blocks ({{"unit", "avg", ...}} at the top level), so it is not genai-perf output\n')
+    assert (out.exit_code, out.stderr) == (
+        2,
+        f'sdeval: {other}: holds no GenAI-Perf metric blocks ({{"unit", "avg", ...}} at the top level), so it is not genai-perf output\n',
+    )
     out = sdeval("import", "vllm-bench", sectioned, "--arrangement", "target-only")
     assert out.exit_code == 2 and "it looks like genai-perf output" in out.stderr
     bad = tmp_path / "bad.json"

@@ -13,8 +13,20 @@ GRID = ("99.9", "99.0", "97.0", "95.0", "90.0", "80.0", "75.0", "50.0", "25.0", 
 
 
 def _series(total, avg, p50, p90, p95, p99, early_stopping=False, keys=GRID):
-    values = {"99.9": p99 * 1.05, "99.0": p99, "97.0": p95 * 1.01, "95.0": p95, "90.0": p90, "80.0": p90 * 0.9,
-              "75.0": p90 * 0.85, "50.0": p50, "25.0": p50 * 0.8, "10.0": p50 * 0.7, "5.0": p50 * 0.6, "1.0": p50 * 0.5}
+    values = {
+        "99.9": p99 * 1.05,
+        "99.0": p99,
+        "97.0": p95 * 1.01,
+        "95.0": p95,
+        "90.0": p90,
+        "80.0": p90 * 0.9,
+        "75.0": p90 * 0.85,
+        "50.0": p50,
+        "25.0": p50 * 0.8,
+        "10.0": p50 * 0.7,
+        "5.0": p50 * 0.6,
+        "1.0": p50 * 0.5,
+    }
     percentiles = {k.removesuffix(".0") if keys is not GRID else k: values[k] for k in GRID}
     out = {"total": total, "min": p50 * 0.5, "max": p99 * 1.1, "median": p50, "avg": avg, "std_dev": 3.25, "percentiles": percentiles}
     if early_stopping:
@@ -59,7 +71,7 @@ def _summary(**changes) -> dict:
 def _import(sdeval, path):
     out = sdeval("import", "mlperf-endpoints", path, "--arrangement", "target-only")
     assert out.exit_code == 0, out.stderr
-    run, = out.json()["runs"]
+    (run,) = out.json()["runs"]
     return run
 
 
@@ -84,9 +96,15 @@ def test_endpoints_result_summary_to_the_exact_counts(sdeval, tmp_path):
 
 
 def test_endpoints_poisson_on_the_legacy_loadgen_window_keeps_tps_out_of_reported(sdeval, tmp_path):
-    data = _summary(legacy_loadgen_window_duration_ns=40_000_000_000, tps=990.0, qps=199 / 40,
-                    run_config={"load_pattern": {"type": "poisson", "target_qps": 5.0, "target_concurrency": None, "use_legacy_loadgen_qps_metrics": True},
-                                "warmup": {"enabled": False}})
+    data = _summary(
+        legacy_loadgen_window_duration_ns=40_000_000_000,
+        tps=990.0,
+        qps=199 / 40,
+        run_config={
+            "load_pattern": {"type": "poisson", "target_qps": 5.0, "target_concurrency": None, "use_legacy_loadgen_qps_metrics": True},
+            "warmup": {"enabled": False},
+        },
+    )
     path = tmp_path / "result_summary.json"
     path.write_text(json.dumps(data))
     run = _import(sdeval, path)
@@ -146,15 +164,20 @@ def test_endpoints_is_sniffed_and_bad_input_is_refused_in_one_line(sdeval, tmp_p
     other = tmp_path / "other.json"
     other.write_text(json.dumps({"hello": 1}))
     out = sdeval("import", "mlperf-endpoints", other, "--arrangement", "target-only")
-    assert (out.exit_code, out.stderr) == (2, f"sdeval: {other}: not an MLPerf Endpoints result summary (n_samples_issued, n_samples_completed), "
-                                              "so it is not mlperf-endpoints output\n")
+    assert (out.exit_code, out.stderr) == (
+        2,
+        f"sdeval: {other}: not an MLPerf Endpoints result summary (n_samples_issued, n_samples_completed), so it is not mlperf-endpoints output\n",
+    )
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(_summary(n_samples_completed=12.5)))
     out = sdeval("import", "mlperf-endpoints", bad, "--arrangement", "target-only")
     assert (out.exit_code, out.stderr) == (2, f"sdeval: {bad}: n_samples_completed: not a whole number of samples\n")
     bad.write_text(json.dumps(_summary(n_samples_failed=201)))
     out = sdeval("import", "mlperf-endpoints", bad, "--arrangement", "target-only")
-    assert (out.exit_code, out.stderr) == (2, f"sdeval: {bad}: n_samples_failed (201) is more than n_samples_completed (200), which counts the failed ones too\n")
+    assert (out.exit_code, out.stderr) == (
+        2,
+        f"sdeval: {bad}: n_samples_failed (201) is more than n_samples_completed (200), which counts the failed ones too\n",
+    )
     bad.write_text(json.dumps(_summary(output_sequence_lengths={"total": 1.5, "avg": 1.5})))
     out = sdeval("import", "mlperf-endpoints", bad, "--arrangement", "target-only")
     assert (out.exit_code, out.stderr) == (2, f"sdeval: {bad}: output_sequence_lengths.total: not a whole number of tokens\n")

@@ -8,7 +8,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from conftest import example
 
 DATA = Path(__file__).resolve().parent / "data" / "importers"
@@ -165,7 +164,10 @@ def test_aiperf_records_layout_of_august_2025_in_nanoseconds(sdeval):
     assert run["latency"]["e2e_ms"] == {"mean": 1950.0, "p50": 1940.0, "p90": 2000.0, "p95": 2005.0, "p99": 2009.0}
     assert run["reported"] == {"output_tokens_per_s": 200.0}
     assert run["load"] == {"concurrency": 2, "loop": "closed"}
-    assert run["notes"] == "AIPerf export with records keyed by tag (July to October 2025). Emitted tokens from benchmark_token_count. AIPerf: model example-model."
+    assert (
+        run["notes"]
+        == "AIPerf export with records keyed by tag (July to October 2025). Emitted tokens from benchmark_token_count. AIPerf: model example-model."
+    )
 
 
 def test_aiperf_first_export_keyed_by_display_name_gives_latencies_only(sdeval):
@@ -187,11 +189,17 @@ def test_aiperf_output_plus_reasoning_when_the_total_output_sequence_length_is_n
     """Between ai-dynamo/aiperf#225 and #319 the JSON had total_output_tokens and total_reasoning_tokens only."""
     path = tmp_path / "profile_export_aiperf.json"
     block = lambda avg, unit="tokens": {"tag": "x", "unit": unit, "header": "x", "avg": avg}  # noqa: E731
-    path.write_text(json.dumps({"records": {
-        "total_output_tokens": {**block(1832.0), "tag": "total_output_tokens"},
-        "total_reasoning_tokens": {**block(19792.0), "tag": "total_reasoning_tokens"},
-        "benchmark_duration": {**block(9.5, "sec"), "tag": "benchmark_duration"},
-    }}))
+    path.write_text(
+        json.dumps(
+            {
+                "records": {
+                    "total_output_tokens": {**block(1832.0), "tag": "total_output_tokens"},
+                    "total_reasoning_tokens": {**block(19792.0), "tag": "total_reasoning_tokens"},
+                    "benchmark_duration": {**block(9.5, "sec"), "tag": "benchmark_duration"},
+                }
+            }
+        )
+    )
     [run] = runs_of(sdeval("import", "aiperf", path, "--arrangement", "target-only"))
     assert run["counts"] == {"emitted_tokens": 21624, "reasoning_tokens": 19792, "population": "benchmark-requests"}
     assert "Emitted tokens from total_output_tokens + total_reasoning_tokens." in run["notes"]
@@ -203,8 +211,7 @@ def test_aiperf_refusal_says_what_is_missing(sdeval, tmp_path):
     result = sdeval("import", "aiperf", path)
     assert result.exit_code == 2
     assert result.stderr == (
-        f"sdeval: {path}: holds no AIPerf metric blocks ({{\"unit\", \"avg\", ...}} at the top level or under records), "
-        "so it is not aiperf output\n"
+        f'sdeval: {path}: holds no AIPerf metric blocks ({{"unit", "avg", ...}} at the top level or under records), so it is not aiperf output\n'
     )
 
 
@@ -464,7 +471,11 @@ def test_a_file_read_in_several_processes_sums_and_numbers_lines_as_one_does(tmp
     _mixed_file(path, bad_at={2_500, 2_900})  # both in the last of three ranges
     out = subprocess.run([sys.executable, "-c", _COMPARE_READERS, str(path)], capture_output=True, text=True, check=True)
     results = json.loads(out.stdout)
-    assert results["3-False"] == results["1-False"] == {"error": f"{path}: line 2500: not a valid response (Input data was truncated); pass --skip-bad-lines to import the other lines"}
+    assert (
+        results["3-False"]
+        == results["1-False"]
+        == {"error": f"{path}: line 2500: not a valid response (Input data was truncated); pass --skip-bad-lines to import the other lines"}
+    )
     one, three = results["1-True"], results["3-True"]
     assert three.pop("processes") == 3 and one.pop("processes") == 1
     assert three == one
@@ -592,7 +603,12 @@ def test_trtllm_bench_report_without_decoding_stats_needs_the_arrangement(sdeval
     [run] = runs_of(sdeval("import", "trtllm-bench", path, "--arrangement", "target-only"))
     assert run["arrangement"] == "target-only"
     # Request output caps from 192 to 320: no single max_output_tokens.
-    assert run["workload"] == {"dataset": "/data/mixed_1024_192-320.jsonl", "num_requests": 64, "input_tokens_mean": 1024.0, "output_tokens_mean": 256.0}
+    assert run["workload"] == {
+        "dataset": "/data/mixed_1024_192-320.jsonl",
+        "num_requests": 64,
+        "input_tokens_mean": 1024.0,
+        "output_tokens_mean": 256.0,
+    }
     assert run["interval"]["duration_s"] == 32.768
     # Not streamed: no TTFT or TPOT; percentiles without p90 stay without it.
     assert run["latency"] == {"e2e_ms": {"mean": 16000.0, "p50": 15800.0, "p95": 21000.0, "p99": 23900.0}}
@@ -622,8 +638,13 @@ def test_trtllm_bench_acceptance_rate_outside_0_1_is_not_read_as_a_fraction(sdev
 def test_trtllm_bench_mode_alone_marks_a_speculative_run(sdeval, tmp_path):
     # A configured speculation with max_draft_len 0 writes decoding_stats with empty percentiles.
     def no_figures(report):
-        report["decoding_stats"] = {"mode": "NGram", "num_draft_tokens_percentiles": None, "num_accepted_draft_tokens_percentiles": None,
-                                    "draft_acceptance_rate_percentiles": None, "acceptance_length_percentiles": None}
+        report["decoding_stats"] = {
+            "mode": "NGram",
+            "num_draft_tokens_percentiles": None,
+            "num_accepted_draft_tokens_percentiles": None,
+            "draft_acceptance_rate_percentiles": None,
+            "acceptance_length_percentiles": None,
+        }
 
     [run] = runs_of(sdeval("import", "trtllm-bench", _edited_trtllm(tmp_path, no_figures)))
     assert run["arrangement"] == "speculative"
@@ -640,43 +661,94 @@ def test_trtllm_bench_import_then_validate_names_what_the_report_cannot_give(sde
     ]
     record["runs"] = []
     record["claims"] = [
-        {"id": "tput", "text": "800 tokens/s", "kind": "output-throughput", "value": 800, "unit": "tokens/s", "counted": "emitted-output",
-         "run": "trt-eagle3", "concurrency": 32, "scope": "end-to-end"},
-        {"id": "speedup", "text": "1.6x faster", "kind": "speedup", "value": 1.6, "unit": "x", "counted": "emitted-output",
-         "run": "trt-eagle3", "baseline": "trt-target", "concurrency": 32, "scope": "end-to-end"},
-        {"id": "rate", "text": "52 % of drafts accepted", "kind": "acceptance-rate", "value": 0.52, "unit": "fraction",
-         "counted": "acceptance-rate", "run": "trt-eagle3"},
+        {
+            "id": "tput",
+            "text": "800 tokens/s",
+            "kind": "output-throughput",
+            "value": 800,
+            "unit": "tokens/s",
+            "counted": "emitted-output",
+            "run": "trt-eagle3",
+            "concurrency": 32,
+            "scope": "end-to-end",
+        },
+        {
+            "id": "speedup",
+            "text": "1.6x faster",
+            "kind": "speedup",
+            "value": 1.6,
+            "unit": "x",
+            "counted": "emitted-output",
+            "run": "trt-eagle3",
+            "baseline": "trt-target",
+            "concurrency": 32,
+            "scope": "end-to-end",
+        },
+        {
+            "id": "rate",
+            "text": "52 % of drafts accepted",
+            "kind": "acceptance-rate",
+            "value": 0.52,
+            "unit": "fraction",
+            "counted": "acceptance-rate",
+            "run": "trt-eagle3",
+        },
     ]
     path = tmp_path / "offer.json"
     path.write_text(json.dumps(record))
     out = tmp_path / "out.json"
-    spec = sdeval("import", "trtllm-bench", DATA / "trtllm-bench-eagle3.json", "--into", path, "-o", out,
-                  "--run-id", "trt-eagle3", "--configuration", "trt-eagle3")
+    spec = sdeval(
+        "import",
+        "trtllm-bench",
+        DATA / "trtllm-bench-eagle3.json",
+        "--into",
+        path,
+        "-o",
+        out,
+        "--run-id",
+        "trt-eagle3",
+        "--configuration",
+        "trt-eagle3",
+    )
     assert spec.exit_code == 0, spec.stderr
-    base = sdeval("import", "trtllm-bench", DATA / "trtllm-bench-target-only.json", "--into", out, "--in-place",
-                  "--run-id", "trt-target", "--configuration", "trt-target", "--arrangement", "target-only")
+    base = sdeval(
+        "import",
+        "trtllm-bench",
+        DATA / "trtllm-bench-target-only.json",
+        "--into",
+        out,
+        "--in-place",
+        "--run-id",
+        "trt-target",
+        "--configuration",
+        "trt-target",
+        "--arrangement",
+        "target-only",
+    )
     assert base.exit_code == 0, base.stderr
     checked = sdeval("validate", "--format", "json", out)
     assert checked.exit_code == 1
     findings = checked.json()["findings"]
-    assert sorted((f["code"], f["path"]) for f in findings) == sorted([
-        # The runs' datasets differ, and the report says so (output caps 256 vs 192-320).
-        ("baseline-mismatch", "/claims/1/baseline"),
-        # No E, A or P in the report: the throughput, the speedup and the acceptance rate cannot be
-        # recomputed, and the speedup's baseline lacks E too (each run's gap is named).
-        ("counts-missing", "/runs/0/counts"),
-        ("counts-missing", "/runs/0/counts"),
-        ("counts-missing", "/runs/0/counts"),
-        ("counts-missing", "/runs/1/counts"),
-        # The client's wall clock is end-to-end, so every stage is inside without being listed;
-        # the report does not state the configured load (two claims rest on trt-eagle3)...
-        ("load-unstated", "/runs/0/load"),
-        ("load-unstated", "/runs/0/load"),
-        ("load-unstated", "/runs/1/load"),
-        # ...nor any task-quality result.
-        ("quality-missing", "/runs/0/quality"),
-        ("quality-missing", "/runs/0/quality"),
-    ])
+    assert sorted((f["code"], f["path"]) for f in findings) == sorted(
+        [
+            # The runs' datasets differ, and the report says so (output caps 256 vs 192-320).
+            ("baseline-mismatch", "/claims/1/baseline"),
+            # No E, A or P in the report: the throughput, the speedup and the acceptance rate cannot be
+            # recomputed, and the speedup's baseline lacks E too (each run's gap is named).
+            ("counts-missing", "/runs/0/counts"),
+            ("counts-missing", "/runs/0/counts"),
+            ("counts-missing", "/runs/0/counts"),
+            ("counts-missing", "/runs/1/counts"),
+            # The client's wall clock is end-to-end, so every stage is inside without being listed;
+            # the report does not state the configured load (two claims rest on trt-eagle3)...
+            ("load-unstated", "/runs/0/load"),
+            ("load-unstated", "/runs/0/load"),
+            ("load-unstated", "/runs/1/load"),
+            # ...nor any task-quality result.
+            ("quality-missing", "/runs/0/quality"),
+            ("quality-missing", "/runs/0/quality"),
+        ]
+    )
     missing = sorted(f["message"] for f in findings if f["code"] == "counts-missing")
     assert missing == [
         "draft acceptance rate (A / P) cannot be computed for the claimed 0.52 fraction: run trt-eagle3 lacks accepted_drafts, proposed_drafts",
@@ -706,13 +778,26 @@ def test_every_recognised_format_can_be_imported():
 
 def _llmperf_summary(**changes):
     summary = {
-        "version": "2023-08-31", "name": "m_550_150_summary", "model": "m", "mean_input_tokens": 550, "mean_output_tokens": 150,
-        "num_concurrent_requests": 8, "results_ttft_s_quantiles_p50": 0.25, "results_ttft_s_quantiles_p90": 0.5,
-        "results_ttft_s_quantiles_p95": 0.6, "results_ttft_s_quantiles_p99": 0.75, "results_ttft_s_mean": 0.3,
-        "results_number_input_tokens_mean": 550.0, "results_number_output_tokens_mean": 150.5,
-        "results_num_requests_started": 12, "results_error_rate": 0.1666, "results_number_errors": 2,
-        "results_error_code_frequency": "{500.0: 2}", "results_mean_output_throughput_token_per_s": 50.166666666666664,
-        "results_num_completed_requests": 10, "results_num_completed_requests_per_min": 20.0,
+        "version": "2023-08-31",
+        "name": "m_550_150_summary",
+        "model": "m",
+        "mean_input_tokens": 550,
+        "mean_output_tokens": 150,
+        "num_concurrent_requests": 8,
+        "results_ttft_s_quantiles_p50": 0.25,
+        "results_ttft_s_quantiles_p90": 0.5,
+        "results_ttft_s_quantiles_p95": 0.6,
+        "results_ttft_s_quantiles_p99": 0.75,
+        "results_ttft_s_mean": 0.3,
+        "results_number_input_tokens_mean": 550.0,
+        "results_number_output_tokens_mean": 150.5,
+        "results_num_requests_started": 12,
+        "results_error_rate": 0.1666,
+        "results_number_errors": 2,
+        "results_error_code_frequency": "{500.0: 2}",
+        "results_mean_output_throughput_token_per_s": 50.166666666666664,
+        "results_num_completed_requests": 10,
+        "results_num_completed_requests_per_min": 20.0,
     }
     return {**summary, **changes}
 
@@ -742,15 +827,30 @@ def test_llmperf_is_sniffed_and_a_wrong_file_is_refused_in_one_line(sdeval, tmp_
 
     summary, listed = tmp_path / "summary.json", tmp_path / "individual.json"
     summary.write_text(json.dumps(_llmperf_summary()))
-    listed.write_text(json.dumps([{"error_code": None, "ttft_s": 0.2, "end_to_end_latency_s": 1.0, "inter_token_latency_s": 0.01,
-                                   "number_input_tokens": 10, "number_output_tokens": 80, "number_total_tokens": 90}]))
+    listed.write_text(
+        json.dumps(
+            [
+                {
+                    "error_code": None,
+                    "ttft_s": 0.2,
+                    "end_to_end_latency_s": 1.0,
+                    "inter_token_latency_s": 0.01,
+                    "number_input_tokens": 10,
+                    "number_output_tokens": 80,
+                    "number_total_tokens": 90,
+                }
+            ]
+        )
+    )
     assert sniff(summary) == sniff(listed) == "llmperf"
     other = tmp_path / "other.json"
     other.write_text(json.dumps({"hello": 1}))
     out = sdeval("import", "llmperf", other, "--arrangement", "target-only")
     assert out.exit_code == 2
-    assert out.stderr == (f"sdeval: {other}: neither an LLMPerf summary (results_num_completed_requests) nor its per-request list "
-                          "(objects with end_to_end_latency_s), so it is not llmperf output\n")
+    assert out.stderr == (
+        f"sdeval: {other}: neither an LLMPerf summary (results_num_completed_requests) nor its per-request list "
+        "(objects with end_to_end_latency_s), so it is not llmperf output\n"
+    )
     out = sdeval("import", "vllm-bench", summary, "--arrangement", "target-only")
     assert out.exit_code == 2 and "it looks like llmperf output" in out.stderr
     bad = tmp_path / "bad.json"

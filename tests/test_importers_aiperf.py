@@ -17,7 +17,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from test_importers import runs_of
 
 
@@ -25,11 +24,22 @@ def block(unit: str, avg: float, **stats) -> dict:
     return {"unit": unit, "avg": avg, **stats}
 
 
-def export(phases: list[dict], *, slos: dict | None = None, requests: int = 100, good: int | None = None, duration: float = 50.0,
-           tokens: int = 20000, spec: dict | None = None, version: str = "0.13.0") -> dict:
+def export(
+    phases: list[dict],
+    *,
+    slos: dict | None = None,
+    requests: int = 100,
+    good: int | None = None,
+    duration: float = 50.0,
+    tokens: int = 20000,
+    spec: dict | None = None,
+    version: str = "0.13.0",
+) -> dict:
     """A profile_export_aiperf.json of schema 1.3+ (AIPerf 0.11 on)."""
     data = {
-        "schema_version": "1.5", "aiperf_version": version, "benchmark_id": "b-28",
+        "schema_version": "1.5",
+        "aiperf_version": version,
+        "benchmark_id": "b-28",
         "request_throughput": block("requests/sec", requests / duration),
         "request_latency": block("ms", 900.0, p50=850.0, p90=1200.0, p99=1500.0, count=requests, sum=900.0 * requests),
         "request_count": block("requests", float(requests)),
@@ -89,12 +99,18 @@ def test_rate_phase_is_an_open_loop_with_its_concurrency_cap(sdeval, tmp_path, k
 @pytest.mark.parametrize(
     ("phase", "said"),
     [
-        ({"name": "profiling", "type": "poisson", "rate_series": {"initial_qps": 1.0}, "duration": 60.0},
-         "Phase profiling (poisson) followed a rate_series, not one rate: the load is left unstated."),
-        ({"name": "profiling", "type": "fixed_schedule", "auto_offset": True},
-         "Phase profiling replayed a trace's timestamps (fixed_schedule): the load is the trace's, left unstated."),
-        ({"name": "profiling", "type": "adaptive_scale", "duration": 60.0},
-         "Phase profiling is of type 'adaptive_scale', which sdeval does not read: the load is left unstated."),
+        (
+            {"name": "profiling", "type": "poisson", "rate_series": {"initial_qps": 1.0}, "duration": 60.0},
+            "Phase profiling (poisson) followed a rate_series, not one rate: the load is left unstated.",
+        ),
+        (
+            {"name": "profiling", "type": "fixed_schedule", "auto_offset": True},
+            "Phase profiling replayed a trace's timestamps (fixed_schedule): the load is the trace's, left unstated.",
+        ),
+        (
+            {"name": "profiling", "type": "adaptive_scale", "duration": 60.0},
+            "Phase profiling is of type 'adaptive_scale', which sdeval does not read: the load is left unstated.",
+        ),
     ],
 )
 def test_a_phase_without_one_load_leaves_it_unstated_and_says_why(sdeval, tmp_path, phase, said):
@@ -114,7 +130,9 @@ def test_a_ramped_phase_is_said_to_have_run_below_its_load(sdeval, tmp_path):
     phase = {**PROFILING, "concurrency_ramp": {"duration": 10.0}}
     [run] = runs_of(sdeval("import", "aiperf", write(tmp_path, export([phase])), "--arrangement", "target-only"))
     assert run["load"] == {"concurrency": 8, "loop": "closed"}
-    assert "Phase profiling ramped its load up (concurrency_ramp, rate_ramp or prefill_ramp), so part of it ran below the stated load." in run["notes"]
+    assert (
+        "Phase profiling ramped its load up (concurrency_ramp, rate_ramp or prefill_ramp), so part of it ran below the stated load." in run["notes"]
+    )
 
 
 # ------------------------------------------------------------------------------------- goodput
@@ -192,7 +210,16 @@ def test_a_command_line_with_control_characters_is_not_kept(sdeval, tmp_path):
 def cell(block: dict, newest: bool = True) -> dict:
     """_json_metric_to_stats of one run's block: mean = avg, no spread (the newest also keeps percentiles, count and sum)."""
     avg = block["avg"]
-    out = {"mean": avg, "std": 0.0, "min": block.get("min", avg), "max": block.get("max", avg), "cv": 0.0, "ci_low": avg, "ci_high": avg, "unit": block["unit"]}
+    out = {
+        "mean": avg,
+        "std": 0.0,
+        "min": block.get("min", avg),
+        "max": block.get("max", avg),
+        "cv": 0.0,
+        "ci_low": avg,
+        "ci_high": avg,
+        "unit": block["unit"],
+    }
     if newest:
         out["avg"] = avg
         out.update({k: v for k, v in block.items() if k in ("p1", "p5", "p10", "p25", "p50", "p75", "p90", "p95", "p99", "count", "sum")})
@@ -201,10 +228,16 @@ def cell(block: dict, newest: bool = True) -> dict:
 
 def sweep(points: list[tuple[dict, dict]], newest: bool = True, **top) -> dict:
     """profile_export_aiperf_sweep.json of single-trial points: (parameters, that point's profile_export_aiperf.json)."""
-    per = [{"parameters": params, "metrics": {k: cell(v, newest) for k, v in run.items() if isinstance(v, dict) and "unit" in v}} for params, run in points]
+    per = [
+        {"parameters": params, "metrics": {k: cell(v, newest) for k, v in run.items() if isinstance(v, dict) and "unit" in v}}
+        for params, run in points
+    ]
     values = [p["concurrency"] for p, _ in points]
     return {
-        "aggregation_type": "sweep", "num_profile_runs": len(points), "num_successful_runs": len(points), "failed_runs": [],
+        "aggregation_type": "sweep",
+        "num_profile_runs": len(points),
+        "num_successful_runs": len(points),
+        "failed_runs": [],
         "metadata": {"sweep_parameters": [{"name": "concurrency", "values": values}], "num_combinations": len(points)},
         "per_combination_metrics": per,
         "best_configurations": {"best_throughput": {"parameters": points[-1][0], "metric": 1.0, "unit": "requests/sec"}},
@@ -234,10 +267,19 @@ def test_a_sweep_gives_one_run_per_point_with_its_load(sdeval, tmp_path):
         ("sweep-1", "per_combination_metrics[0]", {"concurrency": 1, "loop": "closed"}),
         ("sweep-2", "per_combination_metrics[1]", {"concurrency": 8, "loop": "closed"}),
     ]
-    assert [(r["counts"].get("emitted_tokens"), r["interval"]["duration_s"], r["workload"]["num_requests"]) for r in runs] == [(20000, 80.0, 100), (80000, 60.0, 400)]
+    assert [(r["counts"].get("emitted_tokens"), r["interval"]["duration_s"], r["workload"]["num_requests"]) for r in runs] == [
+        (20000, 80.0, 100),
+        (80000, 60.0, 400),
+    ]
     assert runs[1]["counts"] == {
-        "verification_steps": 3600, "proposed_drafts": 10800, "accepted_drafts": 6300, "emitted_tokens": 80000, "population": "benchmark-requests",
-        "requests_with_metrics": 90, "requests_without_metrics": 310, "missing_metrics_as": "excluded",
+        "verification_steps": 3600,
+        "proposed_drafts": 10800,
+        "accepted_drafts": 6300,
+        "emitted_tokens": 80000,
+        "population": "benchmark-requests",
+        "requests_with_metrics": 90,
+        "requests_without_metrics": 310,
+        "missing_metrics_as": "excluded",
     }
     assert runs[1]["reported"] == {"acceptance_rate": 6300 / 10800, "mean_acceptance_length": 2.75, "output_tokens_per_s": 80000 / 60.0}
     assert runs[0]["latency"]["ttft_ms"] == {"mean": 40.0, "p50": 38.0, "p90": 55.0, "p99": 80.0}
@@ -275,9 +317,13 @@ def test_a_sweep_of_several_trials_a_point_is_refused(sdeval, tmp_path):
 
 
 def test_flattened_confidence_keys_are_refused_without_a_trial_count(sdeval, tmp_path):
-    data = {"aggregation_type": "sweep", "metadata": {"sweep_parameters": [{"name": "concurrency", "values": [1]}]},
-            "per_combination_metrics": [{"parameters": {"concurrency": 1},
-                                         "metrics": {"request_throughput_avg": {"mean": 2.0, "std": 0.1, "unit": "requests/sec"}}}]}
+    data = {
+        "aggregation_type": "sweep",
+        "metadata": {"sweep_parameters": [{"name": "concurrency", "values": [1]}]},
+        "per_combination_metrics": [
+            {"parameters": {"concurrency": 1}, "metrics": {"request_throughput_avg": {"mean": 2.0, "std": 0.1, "unit": "requests/sec"}}}
+        ],
+    }
     path = write(tmp_path, data, "profile_export_aiperf_sweep.json")
     result = sdeval("import", "aiperf", path, "--arrangement", "target-only")
     assert result.exit_code == 2
@@ -326,22 +372,38 @@ def test_aiperf_with_per_request_speculation_settles_its_population_and_establis
     assert sum(hist.values()) == 16600 and sum(int(j) * n for j, n in hist.items()) == 34200
     spec = export([phase], requests=400, duration=96.0, tokens=51200, spec=spec_blocks(400, 16600, 49800, 34200, hist))
     base = export([phase], requests=400, duration=150.0, tokens=51200)
-    identity = {"target": {"model": MODEL, "revision": "0e9e39f249a16976918f6564b8830bc894c89659", "tokenizer": MODEL,
-                           "tokenizer_revision": "0e9e39f249a16976918f6564b8830bc894c89659"},
-                "numerics": {"weights": "bf16", "activations": "bf16", "kv_cache": "bf16"},
-                "sampling": {"temperature": 0, "top_p": 1, "top_k": 0, "seed": 0, "n": 1},
-                "runtime": {"name": "vLLM", "version": "0.32.0", "flags": "--per-request-spec-decode-metrics summary"},
-                "hardware": {"accelerator": "NVIDIA H100 SXM5 80GB", "count": 1}}
+    identity = {
+        "target": {
+            "model": MODEL,
+            "revision": "0e9e39f249a16976918f6564b8830bc894c89659",
+            "tokenizer": MODEL,
+            "tokenizer_revision": "0e9e39f249a16976918f6564b8830bc894c89659",
+        },
+        "numerics": {"weights": "bf16", "activations": "bf16", "kv_cache": "bf16"},
+        "sampling": {"temperature": 0, "top_p": 1, "top_k": 0, "seed": 0, "n": 1},
+        "runtime": {"name": "vLLM", "version": "0.32.0", "flags": "--per-request-spec-decode-metrics summary"},
+        "hardware": {"accelerator": "NVIDIA H100 SXM5 80GB", "count": 1},
+    }
     record = tmp_path / "offer.json"
-    record.write_text(json.dumps({
-        "record_version": "1.1",
-        "offer": {"vendor": "Acme Inference Ltd", "offer_id": "ACME-SD-8", "date": "2026-12-01", "claim_text": "Faster chat at 8 users."},
-        "configurations": [
-            {"id": "eagle3", **identity, "proposer": {"method": "eagle-3", "model": "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", "revision": "0b1c2d3", "k": 3}},
-            {"id": "target-only", **identity, "proposer": {"method": "none"}},
-        ],
-        "runs": [], "claims": [],
-    }, indent=2))
+    record.write_text(
+        json.dumps(
+            {
+                "record_version": "1.1",
+                "offer": {"vendor": "Acme Inference Ltd", "offer_id": "ACME-SD-8", "date": "2026-12-01", "claim_text": "Faster chat at 8 users."},
+                "configurations": [
+                    {
+                        "id": "eagle3",
+                        **identity,
+                        "proposer": {"method": "eagle-3", "model": "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", "revision": "0b1c2d3", "k": 3},
+                    },
+                    {"id": "target-only", **identity, "proposer": {"method": "none"}},
+                ],
+                "runs": [],
+                "claims": [],
+            },
+            indent=2,
+        )
+    )
     for name, data, configuration, extra in (("spec-c8", spec, "eagle3", []), ("base-c8", base, "target-only", ["--arrangement", "target-only"])):
         path = write(tmp_path, data, f"{name}.json")
         done = sdeval("import", "aiperf", path, "--run-id", name, "--configuration", configuration, "--into", record, "--in-place", *extra)
@@ -349,14 +411,29 @@ def test_aiperf_with_per_request_speculation_settles_its_population_and_establis
     data = json.loads(record.read_text())
     runs = {r["id"]: r for r in data["runs"]}
     assert runs["spec-c8"]["counts"] == {
-        "verification_steps": 16600, "proposed_drafts": 49800, "accepted_drafts": 34200,
-        "accepted_length_histogram": [2600, 2600, 2600, 8800], "emitted_tokens": 51200, "population": "benchmark-requests",
-        "requests_with_metrics": 400, "requests_without_metrics": 0, "missing_metrics_as": "excluded",
+        "verification_steps": 16600,
+        "proposed_drafts": 49800,
+        "accepted_drafts": 34200,
+        "accepted_length_histogram": [2600, 2600, 2600, 8800],
+        "emitted_tokens": 51200,
+        "population": "benchmark-requests",
+        "requests_with_metrics": 400,
+        "requests_without_metrics": 0,
+        "missing_metrics_as": "excluded",
     }
     assert "population_check" not in runs["spec-c8"]["counts"] and "server_scrapes" not in runs["spec-c8"]["source"]
     for run in data["runs"]:  # the vendor's own quality result, one per run
-        run["quality"] = [{"task": "chat", "metric": "exact match", "score": 0.91, "method": "held-out chat set, greedy",
-                           "equality_check": "greedy-equality", "equality_matched": 400, "equality_total": 400}]
+        run["quality"] = [
+            {
+                "task": "chat",
+                "metric": "exact match",
+                "score": 0.91,
+                "method": "held-out chat set, greedy",
+                "equality_check": "greedy-equality",
+                "equality_matched": 400,
+                "equality_total": 400,
+            }
+        ]
         run["workload"]["task"] = "chat"
     record.write_text(json.dumps(data, indent=2))
     validated = sdeval("validate", record, "--format", "json").json()
@@ -368,7 +445,7 @@ def test_aiperf_with_per_request_speculation_settles_its_population_and_establis
     [entry] = assessed["files"]
     assert [(c["id"], c["value"], c["verdict"]) for c in entry["claims"]] == [
         ("output-throughput-spec-c8", 533.0, "established"),  # 51,200 / 96 s = 533.3
-        ("speedup-spec-c8", 1.56, "established"),             # (51,200 / 96) / (51,200 / 150) = 1.5625
+        ("speedup-spec-c8", 1.56, "established"),  # (51,200 / 96) / (51,200 / 150) = 1.5625
     ]
     assert [f["code"] for f in assessed["findings"] if f["severity"] == "error"] == []
 
@@ -376,33 +453,69 @@ def test_aiperf_with_per_request_speculation_settles_its_population_and_establis
 # ------------------------------------------------------------- profile_export.jsonl, per request
 
 
-def record(phase: str = "profiling", *, spec: tuple[int, int, int] | None = None, osl: int = 100, ttft: float = 40.0, itl: float | None = 4.0,
-           latency: float = 450.0, error: bool = False) -> dict:
+def record(
+    phase: str = "profiling",
+    *,
+    spec: tuple[int, int, int] | None = None,
+    osl: int = 100,
+    ttft: float = 40.0,
+    itl: float | None = 4.0,
+    latency: float = 450.0,
+    error: bool = False,
+) -> dict:
     """One MetricRecordInfo line: metadata, metrics in display units, error when the request failed."""
-    metrics = {"time_to_first_token": {"value": ttft, "unit": "ms"}, "request_latency": {"value": latency, "unit": "ms"},
-               "output_sequence_length": {"value": osl, "unit": "tokens"}, "input_sequence_length": {"value": 512, "unit": "tokens"}}
+    metrics = {
+        "time_to_first_token": {"value": ttft, "unit": "ms"},
+        "request_latency": {"value": latency, "unit": "ms"},
+        "output_sequence_length": {"value": osl, "unit": "tokens"},
+        "input_sequence_length": {"value": 512, "unit": "tokens"},
+    }
     if itl is not None:
         metrics["inter_token_latency"] = {"value": itl, "unit": "ms"}
     if spec is not None:
-        metrics.update(spec_decode_steps={"value": spec[0], "unit": "steps"}, spec_decode_draft_tokens={"value": spec[1], "unit": "tokens"},
-                       spec_decode_accepted_draft_tokens={"value": spec[2], "unit": "tokens"})
-    line = {"metadata": {"session_num": 0, "x_request_id": "r", "request_start_ns": 1_790_000_000_000_000_000, "request_end_ns": 1_790_000_000_450_000_000,
-                         "worker_id": "w", "record_processor_id": "p", "benchmark_phase": phase, "was_cancelled": False},
-            "metrics": {} if error else metrics}
+        metrics.update(
+            spec_decode_steps={"value": spec[0], "unit": "steps"},
+            spec_decode_draft_tokens={"value": spec[1], "unit": "tokens"},
+            spec_decode_accepted_draft_tokens={"value": spec[2], "unit": "tokens"},
+        )
+    line = {
+        "metadata": {
+            "session_num": 0,
+            "x_request_id": "r",
+            "request_start_ns": 1_790_000_000_000_000_000,
+            "request_end_ns": 1_790_000_000_450_000_000,
+            "worker_id": "w",
+            "record_processor_id": "p",
+            "benchmark_phase": phase,
+            "was_cancelled": False,
+        },
+        "metrics": {} if error else metrics,
+    }
     if error:
         line["error"] = {"code": 500, "type": "Internal Server Error", "message": "boom"}
     return line
 
 
 def test_per_request_records_sum_the_covered_requests_and_keep_their_latencies(sdeval, tmp_path):
-    lines = [record("warmup", spec=(9, 27, 20)), record(spec=(40, 120, 70), osl=150), record(spec=(30, 90, 60), osl=121, ttft=55.5, latency=700.0),
-             record(osl=80), record(error=True)]
+    lines = [
+        record("warmup", spec=(9, 27, 20)),
+        record(spec=(40, 120, 70), osl=150),
+        record(spec=(30, 90, 60), osl=121, ttft=55.5, latency=700.0),
+        record(osl=80),
+        record(error=True),
+    ]
     path = tmp_path / "profile_export.jsonl"
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
     [run] = runs_of(sdeval("import", "aiperf", path))
     assert run["counts"] == {
-        "verification_steps": 70, "proposed_drafts": 210, "accepted_drafts": 130, "emitted_tokens": 150 + 121 + 80, "population": "benchmark-requests",
-        "requests_with_metrics": 2, "requests_without_metrics": 1, "missing_metrics_as": "excluded",
+        "verification_steps": 70,
+        "proposed_drafts": 210,
+        "accepted_drafts": 130,
+        "emitted_tokens": 150 + 121 + 80,
+        "population": "benchmark-requests",
+        "requests_with_metrics": 2,
+        "requests_without_metrics": 1,
+        "missing_metrics_as": "excluded",
     }
     assert run["workload"] == {"num_requests": 3}
     assert run["request_latencies"] == {"ttft_ms": [40.0, 55.5, 40.0], "tpot_ms": [4.0, 4.0, 4.0], "e2e_ms": [450.0, 700.0, 450.0]}

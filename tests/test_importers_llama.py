@@ -66,9 +66,27 @@ def exchange(httpx, url: str, requests: list[tuple[str, dict]]) -> list[str]:
 def start_server(engine, weights, port: int, log: Path) -> subprocess.Popen:
     with open(log, "wb") as out:
         return subprocess.Popen(
-            [str(engine.binary_path()), "-m", str(weights.assemble()), "-np", "2", "-c", "4096", "-t", "2", "--metrics",
-             "--alias", MODEL, "--host", "127.0.0.1", "--port", str(port), *SPECULATION],
-            stdout=out, stderr=subprocess.STDOUT,
+            [
+                str(engine.binary_path()),
+                "-m",
+                str(weights.assemble()),
+                "-np",
+                "2",
+                "-c",
+                "4096",
+                "-t",
+                "2",
+                "--metrics",
+                "--alias",
+                MODEL,
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                *SPECULATION,
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
         )
 
 
@@ -123,8 +141,10 @@ def test_real_llama_server_responses_import_to_the_servers_own_counters(tmp_path
     result = sdeval("import", "llamacpp-responses", path)
     assert result.exit_code == 0, result.stderr
     [run] = result.json()["runs"]
-    delta = {name: counter(after, f"llamacpp:{name}") - counter(before, f"llamacpp:{name}")
-             for name in ("spec_decode_num_draft_tokens_total", "spec_decode_num_accepted_tokens_total", "tokens_predicted_total")}
+    delta = {
+        name: counter(after, f"llamacpp:{name}") - counter(before, f"llamacpp:{name}")
+        for name in ("spec_decode_num_draft_tokens_total", "spec_decode_num_accepted_tokens_total", "tokens_predicted_total")
+    }
     counts = run["counts"]
     # P and A are every draft the server counted: the request that drafted nothing added none.
     assert counts["proposed_drafts"] == delta["spec_decode_num_draft_tokens_total"] > 0
@@ -159,7 +179,12 @@ def main(out: Path) -> None:
     finally:
         stop(proc)
     out.write_text("\n".join(lines) + "\n")
-    for name in ("spec_decode_num_drafts_total", "spec_decode_num_draft_tokens_total", "spec_decode_num_accepted_tokens_total", "tokens_predicted_total"):
+    for name in (
+        "spec_decode_num_drafts_total",
+        "spec_decode_num_draft_tokens_total",
+        "spec_decode_num_accepted_tokens_total",
+        "tokens_predicted_total",
+    ):
         print(name, counter(after, f"llamacpp:{name}") - counter(before, f"llamacpp:{name}"))
 
 

@@ -95,7 +95,13 @@ def test_aiperf_records_layout_of_october_2025_counts_reasoning_tokens_as_output
     assert run["load"] == {"concurrency": 100, "loop": "closed"}
     assert run["latency"] == {
         "ttft_ms": {"mean": 2343.219436988764, "p50": 2369.317693, "p90": 3796.9311679999996, "p95": 3825.2778412, "p99": 3833.3894000399996},
-        "itl_ms": {"mean": 27.763065454471807, "p50": 27.615130366666666, "p90": 32.87232279340302, "p95": 33.34450986349594, "p99": 33.73224787406911},
+        "itl_ms": {
+            "mean": 27.763065454471807,
+            "p50": 27.615130366666666,
+            "p90": 32.87232279340302,
+            "p95": 33.34450986349594,
+            "p99": 33.73224787406911,
+        },
         "e2e_ms": {"mean": 9059.654633033708, "p50": 9097.345014999999, "p90": 9277.5984794, "p95": 9288.605606, "p99": 9297.609933759999},
     }
     assert run["notes"] == (
@@ -136,7 +142,13 @@ def test_aiperf_top_level_blocks_of_2026(sdeval):
     assert run["load"] == {"concurrency": 1, "loop": "closed"}
     assert run["latency"] == {
         "ttft_ms": {"mean": 30.814987671875, "p50": 30.668547999999998, "p90": 32.5407818, "p95": 33.0437491, "p99": 34.344268879999994},
-        "itl_ms": {"mean": 18.19909533160138, "p50": 18.158001085427134, "p90": 18.501767488944722, "p95": 18.883067175879397, "p99": 19.481766498241203},
+        "itl_ms": {
+            "mean": 18.19909533160138,
+            "p50": 18.158001085427134,
+            "p90": 18.501767488944722,
+            "p95": 18.883067175879397,
+            "p99": 19.481766498241203,
+        },
         "e2e_ms": {"mean": 3652.1454372343746, "p50": 3644.0809205, "p90": 3710.542044, "p95": 3789.34443225, "p99": 3909.3341161199996},
     }
     # The file has no aiperf_version; goodput and good_request_count are null (no --goodput given).
@@ -175,7 +187,12 @@ def test_aiperf_011_phases_layout_gives_the_load_goodput_and_what_ran(sdeval):
     assert run["reported"] == {"output_tokens_per_s": 1792.2310692134672}
     assert 537554 / 299.935655192 == 1792.2310692134672
     # Every request met both SLOs: 2,044 good of 2,044 in 299.9357 s.
-    assert run["goodput"] == {"requests_per_s": 6.814794988917071, "ttft_limit_ms": 1500.0, "tpot_limit_ms": 300.0, "definition": AKAMAS_GOODPUT_DEFINITION}
+    assert run["goodput"] == {
+        "requests_per_s": 6.814794988917071,
+        "ttft_limit_ms": 1500.0,
+        "tpot_limit_ms": 300.0,
+        "definition": AKAMAS_GOODPUT_DEFINITION,
+    }
     assert 2044 / 299.935655192 == 6.814794988917071
     assert run["latency"] == {
         "ttft_ms": {"mean": 28.736161119863013, "p50": 26.7700945, "p90": 33.0120912, "p95": 40.51439944999998, "p99": 66.76023583999999},
@@ -198,7 +215,12 @@ def test_aiperf_011_overloaded_point_keeps_its_few_good_requests(sdeval):
     assert run["interval"]["duration_s"] == 299.86955272800003
     assert run["counts"] == {"emitted_tokens": 1379280, "population": "benchmark-requests"}
     assert run["reported"] == {"output_tokens_per_s": 4599.600017581949}
-    assert run["goodput"] == {"requests_per_s": 0.6702914589742269, "ttft_limit_ms": 1500.0, "tpot_limit_ms": 300.0, "definition": AKAMAS_GOODPUT_DEFINITION}
+    assert run["goodput"] == {
+        "requests_per_s": 0.6702914589742269,
+        "ttft_limit_ms": 1500.0,
+        "tpot_limit_ms": 300.0,
+        "definition": AKAMAS_GOODPUT_DEFINITION,
+    }
     assert 201 / 299.86955272800003 == 0.6702914589742269
     # 3 one-token responses have no ITL (5,264 of 5,267 counted), so they were not good under its limit.
     assert run["latency"]["itl_ms"]["p99"] == 60.413256245833324
@@ -233,9 +255,27 @@ def test_guidellm_trimmed_window_takes_the_span_of_the_counted_requests(sdeval):
     assert run["workload"] == {"num_requests": 25, "input_tokens_mean": 92.72, "output_tokens_mean": 1024.0}
     assert run["load"] == {"concurrency": 1, "loop": "closed", "measured_peak_concurrency": 1}
     assert run["latency"] == {
-        "ttft_ms": {"mean": 48.843650817871094, "p50": 47.66058921813965, "p90": 52.314043045043945, "p95": 57.81126022338867, "p99": 60.7762336730957},
-        "tpot_ms": {"mean": 29.92480437271297, "p50": 29.92664952762425, "p90": 30.05189774557948, "p95": 30.142940115183592, "p99": 30.15203820541501},
-        "itl_ms": {"mean": 29.90631087667665, "p50": 29.910243734469745, "p90": 30.03013611772077, "p95": 30.12210253047104, "p99": 30.12655347673075},
+        "ttft_ms": {
+            "mean": 48.843650817871094,
+            "p50": 47.66058921813965,
+            "p90": 52.314043045043945,
+            "p95": 57.81126022338867,
+            "p99": 60.7762336730957,
+        },
+        "tpot_ms": {
+            "mean": 29.92480437271297,
+            "p50": 29.92664952762425,
+            "p90": 30.05189774557948,
+            "p95": 30.142940115183592,
+            "p99": 30.15203820541501,
+        },
+        "itl_ms": {
+            "mean": 29.90631087667665,
+            "p50": 29.910243734469745,
+            "p90": 30.03013611772077,
+            "p95": 30.12210253047104,
+            "p99": 30.12655347673075,
+        },
         # guidellm writes request latency in seconds
         "e2e_ms": {
             "mean": 30.64414818763733 * 1000,
@@ -263,7 +303,13 @@ def test_guidellm_untrimmed_concurrent_run_agrees_with_its_own_throughput_within
     assert 0 < 165.59511945248636 - 4096 / 24.73512554168701 < 165.6 * 0.0001 / 24.7
     assert run["load"] == {"concurrency": 4, "loop": "closed", "measured_peak_concurrency": 4}
     assert run["workload"] == {"num_requests": 4, "input_tokens_mean": 99.0, "output_tokens_mean": 1024.0}
-    assert run["latency"]["ttft_ms"] == {"mean": 171.7655062675476, "p50": 171.52166366577148, "p90": 172.63293266296387, "p95": 172.63293266296387, "p99": 172.63293266296387}
+    assert run["latency"]["ttft_ms"] == {
+        "mean": 171.7655062675476,
+        "p50": 171.52166366577148,
+        "p90": 172.63293266296387,
+        "p95": 172.63293266296387,
+        "p99": 172.63293266296387,
+    }
     assert run["latency"]["e2e_ms"]["p50"] == 24.90842366218567 * 1000
     assert run["notes"] == (
         "guidellm counted the 4 successful requests that overlap its 24.9096 s measurement window, whole; "
@@ -279,7 +325,13 @@ def test_guidellm_v03_keeps_its_duration_and_its_figure_as_a_note(sdeval, name):
     assert "reported" not in run
     assert run["workload"] == {"num_requests": 46, "input_tokens_mean": 257.1086956521739, "output_tokens_mean": 127.99999999999999}
     assert run["load"] == {"concurrency": 1, "loop": "closed", "measured_peak_concurrency": 1}
-    assert run["latency"]["ttft_ms"] == {"mean": 16.792535781860348, "p50": 16.38054847717285, "p90": 18.505334854125977, "p95": 19.00935173034668, "p99": 21.281957626342773}
+    assert run["latency"]["ttft_ms"] == {
+        "mean": 16.792535781860348,
+        "p50": 16.38054847717285,
+        "p90": 18.505334854125977,
+        "p95": 19.00935173034668,
+        "p99": 21.281957626342773,
+    }
     assert run["latency"]["e2e_ms"]["mean"] == 0.6444743664368339 * 1000
     assert run["notes"] == (
         "guidellm v0.3: the interval is its duration, from the first request it counted to the last, incomplete and "
@@ -295,7 +347,14 @@ def test_sglang_december_2024_without_accept_length_is_sglang_and_keeps_e2e_late
     runs = imported(sdeval, "sglang-bench", "sglang-bench/datacrunch-llama33-70b-online-2024-12.jsonl")
     # (request rate, completed, E, duration, SGLang's output throughput, input mean) per line
     assert [
-        (r["load"], r["workload"]["num_requests"], r["counts"]["emitted_tokens"], r["interval"]["duration_s"], r["reported"]["output_tokens_per_s"], r["workload"]["input_tokens_mean"])
+        (
+            r["load"],
+            r["workload"]["num_requests"],
+            r["counts"]["emitted_tokens"],
+            r["interval"]["duration_s"],
+            r["reported"]["output_tokens_per_s"],
+            r["workload"]["input_tokens_mean"],
+        )
         for r in runs
     ] == [
         ({"request_rate": 1.0, "loop": "open"}, 300, 160347, 298.3675805060193, 537.4142851849319, 152612 / 300),
@@ -426,7 +485,11 @@ def test_vllm_bench_multi_turn_states_its_load(sdeval):
     }
     assert sum([645, 559, 500, 462, 429, 395, 367]) == 3357
     assert run["interval"] == {**CLIENT_WALL_CLOCK, "duration_s": 56.276253075}
-    assert run["reported"] == {"acceptance_rate": 0.6419965576592082, "mean_acceptance_length": 5.493975903614458, "output_tokens_per_s": 72.78380802185274}
+    assert run["reported"] == {
+        "acceptance_rate": 0.6419965576592082,
+        "mean_acceptance_length": 5.493975903614458,
+        "output_tokens_per_s": 72.78380802185274,
+    }
     assert run["workload"] == {"num_requests": 8, "input_tokens_mean": 19149 / 8, "output_tokens_mean": 512.0}
     assert run["latency"]["e2e_ms"] == {"mean": 7034.3788485, "p50": 6441.078977, "p90": 9932.3095211, "p95": 10066.27395205, "p99": 10173.44549681}
     assert run["notes"].startswith("vllm bench serve multi-turn mode: 1 conversation(s) in flight; 1 conversation(s), 8 requests (turns).")
@@ -442,7 +505,11 @@ def test_vllm_bench_v0251_speculative_and_target_only(sdeval):
         "accepted_per_position": [1071, 903, 749],  # 0.85, 0.7167, 0.5944 of 1260 drafts
         "population": "mixed",
     }
-    assert spec["reported"] == {"acceptance_rate": 0.7203703703703704, "mean_acceptance_length": 3.161111111111111, "output_tokens_per_s": 122.27228948568478}
+    assert spec["reported"] == {
+        "acceptance_rate": 0.7203703703703704,
+        "mean_acceptance_length": 3.161111111111111,
+        "output_tokens_per_s": 122.27228948568478,
+    }
     assert spec["load"] == {"concurrency": 2, "loop": "closed", "measured_peak_concurrency": 4}
     assert spec["interval"]["duration_s"] == 32.5748378210119
     assert spec["latency"] == {
@@ -507,15 +574,20 @@ def test_a_real_scrape_given_to_a_json_importer_is_named_a_scrape(sdeval, fmt):
 
 
 def test_llmperf_summary_takes_its_interval_from_the_completion_rate_and_says_so(sdeval):
-    run, = imported(sdeval, "llmperf", "llmperf/ray-leaderboard-anyscale-70b-summary.json")
+    (run,) = imported(sdeval, "llmperf", "llmperf/ray-leaderboard-anyscale-70b-summary.json")
     assert run["workload"] == {"num_requests": 150, "input_tokens_mean": 550.0, "output_tokens_mean": 146.94666666666666}
     assert run["load"] == {"concurrency": 5, "loop": "closed"}
     # 150 completed at 84.73327721639254 a minute: 106.2156... s; 146.9466... tokens x 150 = 22,042.
     assert run["interval"] == {**CLIENT_WALL_CLOCK, "duration_s": 150 * 60 / 84.73327721639254}
     assert run["counts"] == {"emitted_tokens": 22042, "population": "benchmark-requests"}
     assert abs(22042 / run["interval"]["duration_s"] - 207.52121071152493) < 1e-9  # the file's own throughput
-    assert run["latency"]["ttft_ms"] == {"mean": 248.90269464666667, "p50": 212.82956000001718, "p90": 321.2247440000169,
-                                         "p95": 362.0083771999928, "p99": 474.5305190600024}
+    assert run["latency"]["ttft_ms"] == {
+        "mean": 248.90269464666667,
+        "p50": 212.82956000001718,
+        "p90": 321.2247440000169,
+        "p95": 362.0083771999928,
+        "p99": 474.5305190600024,
+    }
     assert run["latency"]["e2e_ms"]["p99"] == 3705.7007264000186
     assert run["source"]["tool_version"] == "2023-08-31"
     assert "the interval is results_num_completed_requests x 60 / results_num_completed_requests_per_min" in run["notes"]
@@ -523,7 +595,7 @@ def test_llmperf_summary_takes_its_interval_from_the_completion_rate_and_says_so
 
 
 def test_llmperf_summary_with_rate_limited_requests_counts_only_the_completed(sdeval):
-    run, = imported(sdeval, "llmperf", "llmperf/ray-leaderboard-lepton-13b-summary.json")
+    (run,) = imported(sdeval, "llmperf", "llmperf/ray-leaderboard-lepton-13b-summary.json")
     assert run["workload"]["num_requests"] == 20
     assert run["counts"]["emitted_tokens"] == 3020
     assert run["interval"]["duration_s"] == 20 * 60 / 23.560301595745855
@@ -531,15 +603,15 @@ def test_llmperf_summary_with_rate_limited_requests_counts_only_the_completed(sd
 
 
 def test_llmperf_summary_of_fewer_requests_than_asked(sdeval):
-    run, = imported(sdeval, "llmperf", "llmperf/ray-leaderboard-replicate-70b-summary.json")
+    (run,) = imported(sdeval, "llmperf", "llmperf/ray-leaderboard-replicate-70b-summary.json")
     assert run["workload"]["num_requests"] == 145
     assert run["counts"]["emitted_tokens"] == 17755  # 122.44827586206897 x 145
     assert run["latency"]["ttft_ms"]["p50"] == 1187.9947680000669
 
 
 def test_llmperf_per_request_list_agrees_with_its_summary(sdeval):
-    listed, = imported(sdeval, "llmperf", "llmperf/ray-leaderboard-lepton-13b-individual-responses.json")
-    summary, = imported(sdeval, "llmperf", "llmperf/ray-leaderboard-lepton-13b-summary.json")
+    (listed,) = imported(sdeval, "llmperf", "llmperf/ray-leaderboard-lepton-13b-individual-responses.json")
+    (summary,) = imported(sdeval, "llmperf", "llmperf/ray-leaderboard-lepton-13b-summary.json")
     assert listed["workload"] == summary["workload"]
     assert listed["counts"] == summary["counts"]
     for metric in ("ttft_ms", "itl_ms", "e2e_ms"):
@@ -550,7 +622,7 @@ def test_llmperf_per_request_list_agrees_with_its_summary(sdeval):
 
 
 def test_llmperf_per_request_list_leaves_out_requests_with_an_error_code(sdeval):
-    run, = imported(sdeval, "llmperf", "llmperf/ray-leaderboard-bedrock-13b-individual-responses.json")
+    (run,) = imported(sdeval, "llmperf", "llmperf/ray-leaderboard-bedrock-13b-individual-responses.json")
     assert run["workload"]["num_requests"] == 53
     assert run["counts"]["emitted_tokens"] == 7833
     assert "97 of 150 requests failed (97 with -100)" in run["notes"]

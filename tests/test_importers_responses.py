@@ -9,7 +9,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from test_importers import runs_of
 
 DATA = Path(__file__).resolve().parent / "data" / "importers"
@@ -22,17 +21,32 @@ def write_lines(tmp_path: Path, items: list, name: str = "responses.jsonl") -> P
     return path
 
 
-def vllm_response(h: list[int], k: int = 3, tokens: int = 20, detailed: bool = False, rows: dict | None = None, model: str = "meta-llama/Llama-3.1-8B-Instruct") -> dict:
+def vllm_response(
+    h: list[int], k: int = 3, tokens: int = 20, detailed: bool = False, rows: dict | None = None, model: str = "meta-llama/Llama-3.1-8B-Instruct"
+) -> dict:
     steps, accepted = sum(h), sum(j * n for j, n in enumerate(h))
-    sd = {"mean_acceptance_length": 1 + accepted / steps, "draft_acceptance_rate": accepted / (k * steps), "acceptance_histogram": h,
-          "num_spec_steps": steps, "num_accepted_draft_tokens": accepted, "num_draft_tokens": k * steps, "num_spec_tokens": k}
+    sd = {
+        "mean_acceptance_length": 1 + accepted / steps,
+        "draft_acceptance_rate": accepted / (k * steps),
+        "acceptance_histogram": h,
+        "num_spec_steps": steps,
+        "num_accepted_draft_tokens": accepted,
+        "num_draft_tokens": k * steps,
+        "num_spec_tokens": k,
+    }
     if detailed:
         sd["per_step_accepted"] = [j for j, n in enumerate(h) for _ in range(n)]
         sd["per_step_drafted"] = [k] * steps
     if rows is not None:
         sd["acceptance_histogram_by_draft_length"] = rows
-    return {"id": "cmpl-1", "object": "chat.completion", "model": model, "choices": [{"index": 0, "message": {"role": "assistant", "content": "x"}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 10, "completion_tokens": tokens, "total_tokens": 10 + tokens}, "metrics": {"speculative_decoding": sd}}
+    return {
+        "id": "cmpl-1",
+        "object": "chat.completion",
+        "model": model,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": "x"}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": tokens, "total_tokens": 10 + tokens},
+        "metrics": {"speculative_decoding": sd},
+    }
 
 
 # ------------------------------------------------------------------------------------------- vLLM
@@ -51,9 +65,15 @@ def test_detailed_arrays_are_checked_and_counted(sdeval, tmp_path):
     ("change", "why"),
     [
         (lambda sd: sd["per_step_accepted"].pop(), "per_step_accepted and per_step_drafted hold 11 and 12 steps, not num_spec_steps 12"),
-        (lambda sd: sd.__setitem__("per_step_drafted", [2] * 12), "per_step_accepted adds up to 16 and per_step_drafted to 24, not num_accepted_draft_tokens 16 and num_draft_tokens 36"),
+        (
+            lambda sd: sd.__setitem__("per_step_drafted", [2] * 12),
+            "per_step_accepted adds up to 16 and per_step_drafted to 24, not num_accepted_draft_tokens 16 and num_draft_tokens 36",
+        ),
         (lambda sd: sd.pop("per_step_drafted"), "metrics.speculative_decoding has one of per_step_accepted and per_step_drafted without the other"),
-        (lambda sd: sd.__setitem__("acceptance_histogram_by_draft_length", {"2": [1, 1, 1, 1]}), "acceptance_histogram_by_draft_length row '2' is not a draft length with at most length + 1 entries"),
+        (
+            lambda sd: sd.__setitem__("acceptance_histogram_by_draft_length", {"2": [1, 1, 1, 1]}),
+            "acceptance_histogram_by_draft_length row '2' is not a draft length with at most length + 1 entries",
+        ),
     ],
 )
 def test_detailed_arrays_that_contradict_the_counts_name_the_line(sdeval, tmp_path, change, why):
@@ -79,7 +99,13 @@ def test_a_histogram_that_contradicts_its_own_counts_names_the_line(sdeval, tmp_
     )
     [run] = runs_of(sdeval("import", "vllm-responses", path, "--skip-bad-lines"))
     c = run["counts"]
-    assert (c["requests_with_metrics"], c["verification_steps"], c["accepted_drafts"], c["accepted_length_histogram"], c["emitted_tokens"]) == (2, 12, 16, [5, 1, 3, 3], 40)
+    assert (c["requests_with_metrics"], c["verification_steps"], c["accepted_drafts"], c["accepted_length_histogram"], c["emitted_tokens"]) == (
+        2,
+        12,
+        16,
+        [5, 1, 3, 3],
+        40,
+    )
     assert run["notes"].startswith("1 malformed line skipped (first at line 2).")
 
 
@@ -147,22 +173,45 @@ def test_the_llama_file_is_sniffed_and_named(sdeval, tmp_path):
 
 
 def timings(draft: int | None, accepted: int | None, predicted: int) -> dict:
-    t = {"cache_n": 0, "prompt_n": 20, "prompt_ms": 50.0, "prompt_per_token_ms": 2.5, "prompt_per_second": 400.0,
-         "predicted_n": predicted, "predicted_ms": 100.0, "predicted_per_token_ms": 4.0, "predicted_per_second": 250.0}
+    t = {
+        "cache_n": 0,
+        "prompt_n": 20,
+        "prompt_ms": 50.0,
+        "prompt_per_token_ms": 2.5,
+        "prompt_per_second": 400.0,
+        "predicted_n": predicted,
+        "predicted_ms": 100.0,
+        "predicted_per_token_ms": 4.0,
+        "predicted_per_second": 250.0,
+    }
     if draft is not None:
         t.update(draft_n=draft, draft_n_accepted=accepted)
     return t
 
 
 def chat(rid: str, draft, accepted, tokens: int, choices: int = 1) -> dict:
-    return {"choices": [{"finish_reason": "length", "index": i, "message": {"role": "assistant", "content": "x"}} for i in range(choices)],
-            "created": 1, "model": "gemma3-270m", "system_fingerprint": "b7000-abc1234", "object": "chat.completion",
-            "usage": {"completion_tokens": tokens, "prompt_tokens": 20, "total_tokens": 20 + tokens}, "id": rid, "timings": timings(draft, accepted, tokens)}
+    return {
+        "choices": [{"finish_reason": "length", "index": i, "message": {"role": "assistant", "content": "x"}} for i in range(choices)],
+        "created": 1,
+        "model": "gemma3-270m",
+        "system_fingerprint": "b7000-abc1234",
+        "object": "chat.completion",
+        "usage": {"completion_tokens": tokens, "prompt_tokens": 20, "total_tokens": 20 + tokens},
+        "id": rid,
+        "timings": timings(draft, accepted, tokens),
+    }
 
 
 def usage_chunk(rid: str, draft, accepted, tokens: int) -> dict:
-    return {"choices": [], "created": 1, "id": rid, "model": "gemma3-270m", "object": "chat.completion.chunk",
-            "usage": {"completion_tokens": tokens, "prompt_tokens": 20, "total_tokens": 20 + tokens}, "timings": timings(draft, accepted, tokens)}
+    return {
+        "choices": [],
+        "created": 1,
+        "id": rid,
+        "model": "gemma3-270m",
+        "object": "chat.completion.chunk",
+        "usage": {"completion_tokens": tokens, "prompt_tokens": 20, "total_tokens": 20 + tokens},
+        "timings": timings(draft, accepted, tokens),
+    }
 
 
 def test_a_streamed_n2_request_with_a_choice_that_drafted_nothing_is_not_covered(sdeval, tmp_path):
@@ -204,7 +253,10 @@ def test_vllm_and_llama_responses_in_one_file_are_refused(sdeval, tmp_path):
         assert "mixes vLLM responses (metrics.speculative_decoding) with llama.cpp ones (timings.draft_n)" in result.stderr
 
 
-@pytest.mark.parametrize(("name", "guess"), [("sglang-responses-native.jsonl", "sglang-responses"), ("aiperf-profile.json", "aiperf"), ("vllm-metrics-after.prom", "vllm-metrics")])
+@pytest.mark.parametrize(
+    ("name", "guess"),
+    [("sglang-responses-native.jsonl", "sglang-responses"), ("aiperf-profile.json", "aiperf"), ("vllm-metrics-after.prom", "vllm-metrics")],
+)
 def test_another_tools_file_given_as_llamacpp_responses_is_named(sdeval, name, guess):
     result = sdeval("import", "llamacpp-responses", DATA / name)
     assert result.exit_code == 2

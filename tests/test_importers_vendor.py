@@ -12,7 +12,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from test_importers import runs_of
 
 DATA = Path(__file__).resolve().parent / "data" / "importers"
@@ -32,21 +31,49 @@ EARLIER = {"requests": 250, "tokens": 31000, "spec": (9000, 27000, 19000, [8000,
 def bench_result(completed: int, tokens: int, duration: float, concurrency: int, spec) -> dict:
     """A `vllm bench serve --save-result` JSON (keys of vllm/benchmarks/serve.py)."""
     result = {
-        "date": "20261120-101500", "endpoint_type": "openai-chat", "backend": "openai-chat", "label": None,
-        "model_id": MODEL, "tokenizer_id": MODEL, "num_prompts": completed, "request_rate": "inf", "burstiness": 1.0,
-        "max_concurrency": concurrency, "duration": duration, "completed": completed, "failed": 0,
-        "total_input_tokens": completed * 1024, "total_output_tokens": tokens, "request_throughput": completed / duration,
-        "request_goodput": None, "output_throughput": tokens / duration, "total_token_throughput": (completed * 1024 + tokens) / duration,
-        "max_output_tokens_per_s": 900.0, "max_concurrent_requests": concurrency, "rtfx": 0.0,
-        "mean_ttft_ms": 80.0, "median_ttft_ms": 75.0, "std_ttft_ms": 10.0, "p99_ttft_ms": 120.0,
-        "mean_tpot_ms": 12.0, "median_tpot_ms": 11.5, "std_tpot_ms": 1.0, "p99_tpot_ms": 15.0,
-        "mean_itl_ms": 30.0, "median_itl_ms": 28.0, "std_itl_ms": 5.0, "p99_itl_ms": 45.0,
+        "date": "20261120-101500",
+        "endpoint_type": "openai-chat",
+        "backend": "openai-chat",
+        "label": None,
+        "model_id": MODEL,
+        "tokenizer_id": MODEL,
+        "num_prompts": completed,
+        "request_rate": "inf",
+        "burstiness": 1.0,
+        "max_concurrency": concurrency,
+        "duration": duration,
+        "completed": completed,
+        "failed": 0,
+        "total_input_tokens": completed * 1024,
+        "total_output_tokens": tokens,
+        "request_throughput": completed / duration,
+        "request_goodput": None,
+        "output_throughput": tokens / duration,
+        "total_token_throughput": (completed * 1024 + tokens) / duration,
+        "max_output_tokens_per_s": 900.0,
+        "max_concurrent_requests": concurrency,
+        "rtfx": 0.0,
+        "mean_ttft_ms": 80.0,
+        "median_ttft_ms": 75.0,
+        "std_ttft_ms": 10.0,
+        "p99_ttft_ms": 120.0,
+        "mean_tpot_ms": 12.0,
+        "median_tpot_ms": 11.5,
+        "std_tpot_ms": 1.0,
+        "p99_tpot_ms": 15.0,
+        "mean_itl_ms": 30.0,
+        "median_itl_ms": 28.0,
+        "std_itl_ms": 5.0,
+        "p99_itl_ms": 45.0,
     }
     if spec:
         S, P, A, per_pos = spec
         result.update(
-            spec_decode_acceptance_rate=A / P * 100, spec_decode_acceptance_length=1 + A / S,
-            spec_decode_num_drafts=S, spec_decode_draft_tokens=P, spec_decode_accepted_tokens=A,
+            spec_decode_acceptance_rate=A / P * 100,
+            spec_decode_acceptance_length=1 + A / S,
+            spec_decode_num_drafts=S,
+            spec_decode_draft_tokens=P,
+            spec_decode_accepted_tokens=A,
             spec_decode_per_position_acceptance_rates=[n / S for n in per_pos],
         )
     return result
@@ -99,7 +126,9 @@ def write_arm(tmp_path: Path, arm: str, concurrency: int, extra_requests: int = 
     before = tmp_path / f"{name}-before.prom"
     after = tmp_path / f"{name}-after.prom"
     before.write_text(scrape(EARLIER["requests"], EARLIER["tokens"], before_spec))
-    after.write_text(scrape(EARLIER["requests"] + completed + extra_requests, EARLIER["tokens"] + tokens + extra_tokens, add(before_spec, spec) if spec else None))
+    after.write_text(
+        scrape(EARLIER["requests"] + completed + extra_requests, EARLIER["tokens"] + tokens + extra_tokens, add(before_spec, spec) if spec else None)
+    )
     return result, before, after
 
 
@@ -107,15 +136,29 @@ def write_record(tmp_path: Path) -> Path:
     """A record with the two configurations and the claims, waiting for its runs."""
     record = {
         "record_version": "1.0",
-        "offer": {"vendor": "Acme Inference Ltd", "offer_id": "ACME-SD-7", "date": "2026-11-20", "claim_text": "2x faster at 1 and 8 concurrent chats."},
+        "offer": {
+            "vendor": "Acme Inference Ltd",
+            "offer_id": "ACME-SD-7",
+            "date": "2026-11-20",
+            "claim_text": "2x faster at 1 and 8 concurrent chats.",
+        },
         "configurations": [
             {"id": "eagle3", "target": {"model": MODEL}, "proposer": {"method": "eagle-3", "k": 3}},
             {"id": "target-only", "target": {"model": MODEL}, "proposer": {"method": "none"}},
         ],
         "runs": [],
         "claims": [
-            {"id": f"speedup-c{c}", "text": f"2x faster at {c} concurrent", "kind": "speedup", "value": 1.72 if c == 1 else 1.56, "unit": "x",
-             "counted": "emitted-output", "run": f"spec-c{c}", "baseline": f"base-c{c}", "concurrency": c}
+            {
+                "id": f"speedup-c{c}",
+                "text": f"2x faster at {c} concurrent",
+                "kind": "speedup",
+                "value": 1.72 if c == 1 else 1.56,
+                "unit": "x",
+                "counted": "emitted-output",
+                "run": f"spec-c{c}",
+                "baseline": f"base-c{c}",
+                "concurrency": c,
+            }
             for c in (1, 8)
         ],
     }
@@ -126,7 +169,7 @@ def write_record(tmp_path: Path) -> Path:
 
 def import_arms(sdeval, tmp_path: Path, with_scrapes: bool) -> Path:
     record = write_record(tmp_path)
-    for (arm, concurrency) in ARMS:
+    for arm, concurrency in ARMS:
         result, before, after = write_arm(tmp_path, arm, concurrency)
         configuration = "eagle3" if arm == "spec" else "target-only"
         args = ["import", "vllm-bench", result, "--run-id", f"{arm}-c{concurrency}", "--configuration", configuration, "--into", record, "--in-place"]
@@ -236,7 +279,12 @@ def test_synthetic_acceptance_in_a_sweep_result_is_recorded(sdeval, tmp_path):
     completed, tokens, duration, spec = ARMS[("spec", 1)]
     result = bench_result(completed, tokens, duration, 1, spec)
     # vllm bench sweep merges the serve parameters it varied into each result.
-    result["speculative_config"] = {"method": "eagle3", "num_speculative_tokens": 3, "rejection_sample_method": "synthetic", "synthetic_acceptance_length": 3.12}
+    result["speculative_config"] = {
+        "method": "eagle3",
+        "num_speculative_tokens": 3,
+        "rejection_sample_method": "synthetic",
+        "synthetic_acceptance_length": 3.12,
+    }
     result["run_number"] = 0
     path = tmp_path / "summary.json"
     path.write_text(json.dumps([result]))
@@ -398,35 +446,74 @@ def test_from_bench_results_and_scrapes_to_claims_written_by_sdeval_claim_all_es
     concurrencies with the scrapes around each benchmark, each run's quality result added, then every
     claim written by `sdeval claim` from the counts. Nothing is typed but ids."""
     identity = {
-        "target": {"model": MODEL, "revision": "5825c9120fc701a0b7d9a30d61005f2a09466b74", "tokenizer": MODEL,
-                   "tokenizer_revision": "5825c9120fc701a0b7d9a30d61005f2a09466b74"},
+        "target": {
+            "model": MODEL,
+            "revision": "5825c9120fc701a0b7d9a30d61005f2a09466b74",
+            "tokenizer": MODEL,
+            "tokenizer_revision": "5825c9120fc701a0b7d9a30d61005f2a09466b74",
+        },
         "numerics": {"weights": "bf16", "activations": "bf16", "kv_cache": "fp8"},
         "sampling": {"temperature": 0, "top_p": 1, "top_k": 0, "seed": 0, "n": 1},
         "runtime": {"name": "vLLM", "version": "0.25.1"},
         "hardware": {"accelerator": "NVIDIA H100 SXM5 80GB", "count": 4},
     }
     record = tmp_path / "offer.json"
-    record.write_text(json.dumps({
-        "record_version": "1.1",
-        "offer": {"vendor": "Acme Inference Ltd", "offer_id": "ACME-SD-7", "date": "2026-11-20", "claim_text": "Faster chat at 1 and 8 users."},
-        "configurations": [
-            {"id": "eagle3", **identity, "proposer": {"method": "eagle-3", "model": "yuhuili/EAGLE3-LLaMA3.3-Instruct-70B",
-                                                       "revision": "0b1c2d3", "k": 3}},
-            {"id": "target-only", **identity, "proposer": {"method": "none"}},
-        ],
-        "runs": [],
-        "claims": [],
-    }, indent=2))
+    record.write_text(
+        json.dumps(
+            {
+                "record_version": "1.1",
+                "offer": {
+                    "vendor": "Acme Inference Ltd",
+                    "offer_id": "ACME-SD-7",
+                    "date": "2026-11-20",
+                    "claim_text": "Faster chat at 1 and 8 users.",
+                },
+                "configurations": [
+                    {
+                        "id": "eagle3",
+                        **identity,
+                        "proposer": {"method": "eagle-3", "model": "yuhuili/EAGLE3-LLaMA3.3-Instruct-70B", "revision": "0b1c2d3", "k": 3},
+                    },
+                    {"id": "target-only", **identity, "proposer": {"method": "none"}},
+                ],
+                "runs": [],
+                "claims": [],
+            },
+            indent=2,
+        )
+    )
     for arm, concurrency in ARMS:
         result, before, after = write_arm(tmp_path, arm, concurrency)
-        args = ["import", "vllm-bench", result, "--run-id", f"{arm}-c{concurrency}", "--configuration",
-                "eagle3" if arm == "spec" else "target-only", "--into", record, "--in-place", "--metrics", before, after]
+        args = [
+            "import",
+            "vllm-bench",
+            result,
+            "--run-id",
+            f"{arm}-c{concurrency}",
+            "--configuration",
+            "eagle3" if arm == "spec" else "target-only",
+            "--into",
+            record,
+            "--in-place",
+            "--metrics",
+            before,
+            after,
+        ]
         done = sdeval(*args, *(["--arrangement", "target-only"] if arm == "base" else []))
         assert done.exit_code == 0, done.stderr
     data = json.loads(record.read_text())
     for run in data["runs"]:  # what the vendor's own evaluation gave, one result per run
-        run["quality"] = [{"task": "chat", "metric": "exact match", "score": 0.91, "method": "held-out chat set, greedy",
-                           "equality_check": "greedy-equality", "equality_matched": 500, "equality_total": 500}]
+        run["quality"] = [
+            {
+                "task": "chat",
+                "metric": "exact match",
+                "score": 0.91,
+                "method": "held-out chat set, greedy",
+                "equality_check": "greedy-equality",
+                "equality_matched": 500,
+                "equality_total": 500,
+            }
+        ]
         run["workload"]["task"] = "chat"
     record.write_text(json.dumps(data, indent=2))
     for concurrency in (1, 8):
@@ -436,9 +523,9 @@ def test_from_bench_results_and_scrapes_to_claims_written_by_sdeval_claim_all_es
     assessed = sdeval("assess", record, "-f", "json").json()
     [entry] = assessed["files"]
     assert [(c["id"], c["value"], c["verdict"]) for c in entry["claims"]] == [
-        ("speedup-spec-c1", 1.72, "established"),           # (12800 / 64) / (12800 / 110) = 1.71875
+        ("speedup-spec-c1", 1.72, "established"),  # (12800 / 64) / (12800 / 110) = 1.71875
         ("output-throughput-spec-c1", 200.0, "established"),
-        ("speedup-spec-c8", 1.56, "established"),           # (51200 / 96) / (51200 / 150) = 1.5625
+        ("speedup-spec-c8", 1.56, "established"),  # (51200 / 96) / (51200 / 150) = 1.5625
         ("output-throughput-spec-c8", 533.0, "established"),
     ]
     assert [f["code"] for f in assessed["findings"] if f["severity"] == "error"] == []
@@ -447,7 +534,12 @@ def test_from_bench_results_and_scrapes_to_claims_written_by_sdeval_claim_all_es
 def test_an_import_that_carries_forced_acceptance_draws_acceptance_simulated_at_the_run(sdeval, tmp_path):
     completed, tokens, duration, spec = ARMS[("spec", 1)]
     result = bench_result(completed, tokens, duration, 1, spec)
-    result["speculative_config"] = {"method": "eagle3", "num_speculative_tokens": 3, "rejection_sample_method": "synthetic", "synthetic_acceptance_length": 3.12}
+    result["speculative_config"] = {
+        "method": "eagle3",
+        "num_speculative_tokens": 3,
+        "rejection_sample_method": "synthetic",
+        "synthetic_acceptance_length": 3.12,
+    }
     path = tmp_path / "synthetic.json"
     path.write_text(json.dumps(result))
     record = write_record(tmp_path)

@@ -9,7 +9,6 @@ import ast
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT
 
 PACKAGE = ROOT / "evaluator"
@@ -35,9 +34,18 @@ LAYERS = {
 }
 # Modules that compute figures or verdicts; the outputs only read what they computed.
 COMPUTING = (
-    "evaluator.engine.metrics", "evaluator.engine.claim_figures", "evaluator.engine.baselines", "evaluator.engine.context",
-    "evaluator.rules.assess", "evaluator.buyer.judge", "evaluator.buyer.economics", "evaluator.buyer.evidence",
-    "evaluator.buyer.loads", "evaluator.buyer.across_loads", "evaluator.buyer.goodput", "evaluator.buyer.quality",
+    "evaluator.engine.metrics",
+    "evaluator.engine.claim_figures",
+    "evaluator.engine.baselines",
+    "evaluator.engine.context",
+    "evaluator.rules.assess",
+    "evaluator.buyer.judge",
+    "evaluator.buyer.economics",
+    "evaluator.buyer.evidence",
+    "evaluator.buyer.loads",
+    "evaluator.buyer.across_loads",
+    "evaluator.buyer.goodput",
+    "evaluator.buyer.quality",
 )
 
 
@@ -55,9 +63,11 @@ def imports(path: Path, *, type_checking: bool) -> set[str]:
     name = module_of(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     tree = ast.parse(path.read_text())
-    skipped = set() if type_checking else {
-        id(n) for node in ast.walk(tree) if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test) for n in ast.walk(node)
-    }
+    skipped = (
+        set()
+        if type_checking
+        else {id(n) for node in ast.walk(tree) if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test) for n in ast.walk(node)}
+    )
     found = set()
     for node in ast.walk(tree):
         if id(node) in skipped:
@@ -146,9 +156,12 @@ def test_the_outputs_compute_no_figure(module):
 def _string_constants(path: Path) -> set[str]:
     tree = ast.parse(path.read_text())
     docstrings = {
-        id(node.body[0].value) for node in ast.walk(tree)
-        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body
-        and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
     }
     return {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docstrings}
 
@@ -156,10 +169,7 @@ def _string_constants(path: Path) -> set[str]:
 def test_only_the_report_container_knows_the_attachment_names():
     from evaluator.report.container import ASSESSMENT_NAME, MANIFEST_NAME
 
-    knowing = sorted(
-        module for module, path in MODULES.items()
-        if any(ASSESSMENT_NAME in s or MANIFEST_NAME in s for s in _string_constants(path))
-    )
+    knowing = sorted(module for module, path in MODULES.items() if any(ASSESSMENT_NAME in s or MANIFEST_NAME in s for s in _string_constants(path)))
     assert knowing == ["evaluator.report.container"]
 
 
@@ -187,8 +197,12 @@ def test_nothing_imports_click_itself():
     """typer may vendor its own copy of click (typer._click): a plain install (scripts/demo) has no
     click, and the test tools bring one, so only this check catches an import of it."""
     importers = sorted(
-        module for module, path in MODULES.items()
-        if any(node.names[0].name.split(".")[0] == "click" if isinstance(node, ast.Import) else (node.module or "").split(".")[0] == "click"
-               for node in ast.walk(ast.parse(path.read_text())) if isinstance(node, (ast.Import, ast.ImportFrom)) and not getattr(node, "level", 0))
+        module
+        for module, path in MODULES.items()
+        if any(
+            node.names[0].name.split(".")[0] == "click" if isinstance(node, ast.Import) else (node.module or "").split(".")[0] == "click"
+            for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, (ast.Import, ast.ImportFrom)) and not getattr(node, "level", 0)
+        )
     )
     assert importers == []

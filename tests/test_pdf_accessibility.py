@@ -4,13 +4,12 @@ printable area, still signed and verified by sdeval, poppler and pyHanko."""
 
 from __future__ import annotations
 
-import subprocess
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import example
 from pdf_helpers import poppler
 
@@ -84,11 +83,15 @@ def test_every_chart_has_alternative_text_with_its_figures(signed):
     assert len(alts) == 10  # the requirements chart, each offer's frontier and throughput charts, 3 + 2 histograms
     assert all(alts), alts
     everyone = next(a for a in alts if a.startswith("Output throughput by concurrency: every offer and its baseline."))
-    assert "Acme Inference Ltd, ACME-SD-2026-114: 84 tokens/s at concurrency 1, 553 tokens/s at concurrency 8, " \
-           "2,226 tokens/s at concurrency 64, 3,850 tokens/s at concurrency 256." in everyone
+    assert (
+        "Acme Inference Ltd, ACME-SD-2026-114: 84 tokens/s at concurrency 1, 553 tokens/s at concurrency 8, "
+        "2,226 tokens/s at concurrency 64, 3,850 tokens/s at concurrency 256." in everyone
+    )
     histogram = next(a for a in alts if a.startswith("eagle3-c1: accepted drafts per step."))
-    assert histogram == ("eagle3-c1: accepted drafts per step. verification steps by drafts accepted in a step (j): "
-                         "0: 1,162 (14 %); 1: 1,578 (19 %); 2: 1,993 (24 %); 3: 3,570 (43 %).")
+    assert histogram == (
+        "eagle3-c1: accepted drafts per step. verification steps by drafts accepted in a step (j): "
+        "0: 1,162 (14 %); 1: 1,578 (19 %); 2: 1,993 (24 %); 3: 3,570 (43 %)."
+    )
 
 
 def test_the_structure_follows_the_pages(signed):
@@ -106,10 +109,16 @@ def test_pdftotext_reads_the_cover_in_page_order_with_the_buyers_answer_as_headl
     cover = poppler("pdftotext", "-f", "1", "-l", "1", str(signed), "-").stdout
     lines = [line.strip() for line in cover.splitlines() if line.strip()]
     assert lines[:3] == ["SPECULATIVE-DECODING OFFER ASSESSMENT", "2 offers compared", "Offer"]
-    order = [lines.index(x) for x in (
-        "Acme Inference Ltd, ACME-SD-2026-114", "Quietline AI GmbH, QL-2026-031",
-        "AGAINST THE BUYER'S REQUIREMENTS (NORTHWIND SUPPORT DESK, NW-RFP-2026-07)",
-        "NO OFFER MEETS EVERY REQUIREMENT", "Embedded files (PDF attachments)")]
+    order = [
+        lines.index(x)
+        for x in (
+            "Acme Inference Ltd, ACME-SD-2026-114",
+            "Quietline AI GmbH, QL-2026-031",
+            "AGAINST THE BUYER'S REQUIREMENTS (NORTHWIND SUPPORT DESK, NW-RFP-2026-07)",
+            "NO OFFER MEETS EVERY REQUIREMENT",
+            "Embedded files (PDF attachments)",
+        )
+    ]
     assert order == sorted(order)
     assert "No offer meets every requirement." not in lines  # the headline says it once
     text = " ".join(lines)
@@ -127,8 +136,11 @@ def test_signed_tagged_report_verifies_with_sdeval_poppler_and_pyhanko(signed, i
     if not Path(cli_path).exists():
         pytest.skip("pyhanko-cli is not installed (pip install -e '.[test]')")
     checked = subprocess.run(
-        [cli_path, "sign", "validate", "--no-revocation-check", "--trust-replace", "--trust", str(identity[1]),
-         "--executive-summary", str(signed)], capture_output=True, text=True, timeout=120)
+        [cli_path, "sign", "validate", "--no-revocation-check", "--trust-replace", "--trust", str(identity[1]), "--executive-summary", str(signed)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert checked.stdout.strip().endswith(":VALID")
 

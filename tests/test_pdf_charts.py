@@ -18,7 +18,9 @@ def test_nice_ticks_cover_the_top_with_round_steps():
 def test_line_chart_is_valid_svg_with_escaped_labels_and_one_line_per_series():
     svg = line_chart(
         [Series("spec <b>&", [(1, 84.2), (8, 553.0), (64, 2226.0)]), Series("base", [(1, 38.4), (8, 291.0), (64, 1702.0)])],
-        title="T", x_label="concurrent requests", y_label="output tokens/s",
+        title="T",
+        x_label="concurrent requests",
+        y_label="output tokens/s",
     )
     root = ET.fromstring(svg)
     texts = [t.text for t in root.iter(f"{SVG}text")]

@@ -9,22 +9,19 @@ import hashlib
 import json
 import os
 import re
-import stat
-import subprocess
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
-
-from evaluator import __version__
-from evaluator.rules import RULE_CATALOG_VERSION
-
-from evaluator.rules.assess import assess
-from evaluator.present.json_document import document as as_document
-from evaluator.engine.loader import load_bytes, load_file
-
 from conftest import example
 from pdf_helpers import attachments, cert_fingerprint, flip, page_texts, poppler, signed_ranges, swap_attachment
+
+from evaluator import __version__
+from evaluator.engine.loader import load_bytes
+from evaluator.present.json_document import document as as_document
+from evaluator.rules import RULE_CATALOG_VERSION
+from evaluator.rules.assess import assess
 
 pytestmark = pytest.mark.pdf
 
@@ -135,8 +132,11 @@ def test_the_speedup_table_prints_the_embedded_assessments_figures(signed, work,
     runs = {r["run"]: r for r in doc["files"][0]["runs"]}
     speculative = [r for r in runs.values() if r["baseline_run"] is not None]
     assert [(r["run"], r["k"], r["baseline_run"]) for r in speculative] == [
-        ("eagle3-c1", 3, "target-only-c1"), ("eagle3-c8", 3, "target-only-c8"),
-        ("eagle3-c64", 3, "target-only-c64"), ("eagle3-c256", 0, "target-only-c256")]
+        ("eagle3-c1", 3, "target-only-c1"),
+        ("eagle3-c8", 3, "target-only-c8"),
+        ("eagle3-c64", 3, "target-only-c64"),
+        ("eagle3-c256", 0, "target-only-c256"),
+    ]
     tps = column([r["emitted_tokens_per_s"] for r in speculative])
     base = column([runs[r["baseline_run"]]["emitted_tokens_per_s"] for r in speculative])
     speedups = column([r["speedup"] for r in speculative])
@@ -144,14 +144,16 @@ def test_the_speedup_table_prints_the_embedded_assessments_figures(signed, work,
     rows = [line.split()[1:] for line in page.splitlines() if re.match(r"\s+\d+\s+\d+\s+eagle3-c", line)]
     assert rows == [[str(r["k"]), r["run"], t, r["baseline_run"], b, f"{x}x"] for r, t, b, x in zip(speculative, tps, base, speedups)]
     # The same report, with one speedup changed in its JSON before signing, no longer reproduces.
+    from evaluator.pipeline import assess_paths
     from evaluator.report import render as render_module
     from evaluator.report.signing import load_identity, sign
-    from evaluator.pipeline import assess_paths
 
     assessed = assess_paths([str(OFFER)], for_report=True)
     assessed.document["files"][0]["runs"][0]["speedup"] = 3.0
     forged = work / "forged-speedup.pdf"
-    forged.write_bytes(sign(render_module.render_pdf(assessed, signer="x"), load_identity(key=identity[0], cert=identity[1], pkcs12=None, password_file=None)))
+    forged.write_bytes(
+        sign(render_module.render_pdf(assessed, signer="x"), load_identity(key=identity[0], cert=identity[1], pkcs12=None, password_file=None))
+    )
     out = verify(cli, forged, "--trust", identity[1])
     assert out.exit_code == 1
     first = doc["files"][0]["runs"][0]
@@ -167,13 +169,21 @@ def test_a_note_behind_every_claim_is_said_once(signed):
 
 def test_what_every_quality_result_shares_is_said_once(signed):
     page = next(p for p in page_texts(signed) if re.search(r"^\s*Quality\s*$", p, re.M))
-    quality = page[re.search(r"^\s*Quality\s*$", page, re.M).end():]
+    quality = page[re.search(r"^\s*Quality\s*$", page, re.M).end() :]
     assert quality.count("rubric pass rate (LLM judge, 3 judges majority)") == 1
     assert quality.count("acme-support-chat-eval v3 rubric, 384 conversations, temperature 0.7, same seeds") == 1
     assert re.search(r"baseline score\s+0\.861", quality)
     scores = re.findall(r"^\s+(target-only-c\d+|eagle3-c\d+)\s+(0\.\d+)\s*$", quality, re.M)
-    assert scores == [("target-only-c1", "0.861"), ("eagle3-c1", "0.858"), ("target-only-c8", "0.861"), ("eagle3-c8", "0.858"),
-                      ("target-only-c64", "0.861"), ("eagle3-c64", "0.858"), ("target-only-c256", "0.861"), ("eagle3-c256", "0.858")]
+    assert scores == [
+        ("target-only-c1", "0.861"),
+        ("eagle3-c1", "0.858"),
+        ("target-only-c8", "0.861"),
+        ("eagle3-c8", "0.858"),
+        ("target-only-c64", "0.861"),
+        ("eagle3-c64", "0.858"),
+        ("target-only-c256", "0.861"),
+        ("eagle3-c256", "0.858"),
+    ]
 
 
 def test_no_annex_items_says_none_identified(work, cli):
@@ -217,8 +227,10 @@ def test_invalid_record_still_renders_its_findings(work, cli):
     assert out.exit_code == 1
     pages = page_texts(work / "broken.pdf")
     cover = " ".join(pages[0].split())
-    assert "broken.json Not an evidence record that could be read OVERALL OUTCOME INVALID RECORD The record could not " \
-           "be read as an evidence record, so no claim can be judged; its errors are listed below. 1 error" in cover
+    assert (
+        "broken.json Not an evidence record that could be read OVERALL OUTCOME INVALID RECORD The record could not "
+        "be read as an evidence record, so no claim can be judged; its errors are listed below. 1 error" in cover
+    )
     assert "see the verdicts below" not in cover and "Verdict per claim" not in cover
     assert "Why broken.json could not be read as an evidence record" in pages[1]
     assert "ERROR parse at / (line 1): not valid JSON: Expecting value" in " ".join(pages[1].split())
@@ -260,7 +272,9 @@ def test_a_signed_report_names_its_inputs_by_file_name_never_by_the_assessors_fo
     assert out.exit_code == 0, out.stderr
     manifest = json.loads(attachments(target.read_bytes())["sdeval-report.json"][0])
     assert [(i["file"], i["attachment"]) for i in manifest["inputs"]] == [
-        ("complete-offer.yaml", "complete-offer.yaml"), ("complete-offer-2.yaml", "complete-offer-2.yaml")]
+        ("complete-offer.yaml", "complete-offer.yaml"),
+        ("complete-offer-2.yaml", "complete-offer-2.yaml"),
+    ]
     assert str(work) not in "\n".join(page_texts(target))
     assert verify(cli, target, "--trust", identity[1]).exit_code == 0
 
@@ -300,7 +314,10 @@ def test_verify_passes_and_names_every_check(signed, identity, cli):
         f"(SHA-256 {fingerprint}, from {identity[1]})"
     )
     assert lines[5] == "  attachments   PASS: 3 files; each SHA-256 matches the manifest, the assessment and the cover"
-    assert lines[6] == f"  reproduction  PASS: re-assessing 1 input with sdeval {__version__} (rule catalog {RULE_CATALOG_VERSION}) gives the embedded assessment"
+    assert (
+        lines[6]
+        == f"  reproduction  PASS: re-assessing 1 input with sdeval {__version__} (rule catalog {RULE_CATALOG_VERSION}) gives the embedded assessment"
+    )
     assert lines[7] == "verified: every check passed"
 
 
@@ -320,7 +337,10 @@ def test_verify_fails_for_another_signer(signed, work, cli):
     assert cli("keygen", work / "other").exit_code == 0
     out = verify(cli, signed, "--trust", work / "other" / "cert.pem")
     assert out.exit_code == 1
-    assert f"  trust         FAIL: the signer's certificate does not chain to a trust anchor (1 trust anchor from {work / 'other' / 'cert.pem'})" in out.stdout
+    assert (
+        f"  trust         FAIL: the signer's certificate does not chain to a trust anchor (1 trust anchor from {work / 'other' / 'cert.pem'})"
+        in out.stdout
+    )
     assert out.stdout.rstrip().endswith("NOT VERIFIED: trust failed")
 
 
@@ -354,7 +374,9 @@ def test_attachment_swapped_by_incremental_update_fails(signed, identity, work, 
     assert attachments(copy.read_bytes())["complete-offer.yaml"] == [forged]  # what a viewer would show
     out = verify(cli, copy, "--trust", identity[1])
     assert out.exit_code == 1
-    assert "  signature     FAIL: does not cover the entire file: an incremental update was added after signing that changes the document" in out.stdout
+    assert (
+        "  signature     FAIL: does not cover the entire file: an incremental update was added after signing that changes the document" in out.stdout
+    )
     assert "  attachments   FAIL: complete-offer.yaml: SHA-256" in out.stdout
 
 
@@ -427,8 +449,8 @@ def test_a_table_split_across_pages_never_leaves_one_row_alone(work):
 
     import yaml
 
-    from evaluator.report.render import render_pdf
     from evaluator.pipeline import reassess
+    from evaluator.report.render import render_pdf
 
     base = yaml.safe_load(OFFER.read_text())
     spec = next(r for r in base["runs"] if r["id"] == "eagle3-c8")

@@ -13,7 +13,6 @@ import re
 import xml.etree.ElementTree as ET
 
 import pytest
-
 from conftest import example
 from pdf_helpers import attachments, page_texts, poppler, swap_attachment
 
@@ -118,9 +117,11 @@ def test_ranking_statements_are_the_comparisons_verbatim(two_offers, sdeval):
     assert re.findall(r"^\s*(\d)\. (?:Acme|Quietline)", page, re.M) == ["1", "1"]
     # On the cover the buyer's answer is the headline, said once; the evidence outcome follows it.
     cover = words(pages[0])
-    assert "AGAINST THE BUYER'S REQUIREMENTS (NORTHWIND SUPPORT DESK, NW-RFP-2026-07) NO OFFER MEETS EVERY REQUIREMENT " \
-           f"{NAME_COMPLETE} and {NAME_QUIET} tie at rank 1: each meets 6 of 9 requirements. " \
-           "Evidence behind the claims: ESTABLISHED." in cover
+    assert (
+        "AGAINST THE BUYER'S REQUIREMENTS (NORTHWIND SUPPORT DESK, NW-RFP-2026-07) NO OFFER MEETS EVERY REQUIREMENT "
+        f"{NAME_COMPLETE} and {NAME_QUIET} tie at rank 1: each meets 6 of 9 requirements. "
+        "Evidence behind the claims: ESTABLISHED." in cover
+    )
     assert "No offer meets every requirement." not in cover
 
 
@@ -143,13 +144,12 @@ def test_break_even_per_offer_and_one_chart_of_every_offer_and_baseline(two_offe
 
 
 def test_chart_draws_each_line_in_its_own_grey_print_style():
-    from evaluator.rules.assess import assess
     from evaluator.buyer.judge import compare
-    from evaluator.present.buyer_pages import chart_data
-    from evaluator.engine.loader import load_file
-    from evaluator.present.buyer_pages import fit_context
     from evaluator.buyer.profile import load_requirements
+    from evaluator.engine.loader import load_file
+    from evaluator.present.buyer_pages import chart_data, fit_context
     from evaluator.rules import lookup
+    from evaluator.rules.assess import assess
 
     results = [assess(load_file(str(p))) for p in (COMPLETE, QUIET, SD201_A, SD201_B)]
     profile, _ = load_requirements(str(REQ))
@@ -172,10 +172,11 @@ def test_cost_section_gives_the_cheapest_within_the_limits_and_the_frontier(pric
     complete = doc["offers"][0]
     assert "Cost per million output tokens within your limits" in text
     assert "2.4 USD per accelerator-hour (source: Northwind's reserved H100 SXM5 rate, 2026 budget (illustrative))" in text
-    assert ("Cheapest within your limits: 1.20 USD per million output tokens (eagle3-dynamic-k at concurrency 64, "
-            "run eagle3-c64).") in text
-    assert (f"Baseline's cheapest within your limits: {complete['baseline_cheapest']['text']}; "
-            "cost ratio offer / baseline 0.131: the baseline costs 7.65x as much.") in text
+    assert ("Cheapest within your limits: 1.20 USD per million output tokens (eagle3-dynamic-k at concurrency 64, run eagle3-c64).") in text
+    assert (
+        f"Baseline's cheapest within your limits: {complete['baseline_cheapest']['text']}; "
+        "cost ratio offer / baseline 0.131: the baseline costs 7.65x as much."
+    ) in text
     assert complete["frontiers"][0]["text"] + "." in text.replace("/ ", "/")  # a line may break after "tokens/"
     assert text.count("Throughput per accelerator against tokens/s per user") == 2  # one chart per offer
     assert "1000 / your p99 TPOT limit of 40 ms = 25 tokens/s" in text
@@ -208,8 +209,10 @@ def test_sd201_offer_b_meets_the_requirement_and_offer_a_is_not_established(sd20
     row = page.split("throughput-per-request")[1].split("scope")[0]
     assert "throughput-basis" in row
     assert f"Only {NAME_B} meets every requirement." in words(page)
-    assert f"1 OF 2 OFFERS MEET EVERY REQUIREMENT Only {NAME_B} meets every requirement. " \
-           f"{NAME_A}: its evidence is not established, so it ranks below every offer whose evidence is." in words(pages[0])
+    assert (
+        f"1 OF 2 OFFERS MEET EVERY REQUIREMENT Only {NAME_B} meets every requirement. "
+        f"{NAME_A}: its evidence is not established, so it ranks below every offer whose evidence is." in words(pages[0])
+    )
 
 
 def test_annex_stays_last_on_its_own_page_without_figures(two_offers):
@@ -225,7 +228,11 @@ def test_profile_is_attached_byte_for_byte_and_hashed_on_the_cover(two_offers, s
     listing = poppler("pdfdetach", "-list", str(two_offers))
     assert listing.returncode == 0, listing.stderr
     assert sorted(re.findall(r"^\d+: (.+)$", listing.stdout, re.M)) == [
-        "assessment.json", "complete-offer.yaml", "quiet-load-offer.yaml", "requirements.yaml", "sdeval-report.json",
+        "assessment.json",
+        "complete-offer.yaml",
+        "quiet-load-offer.yaml",
+        "requirements.yaml",
+        "sdeval-report.json",
     ]
     data = two_offers.read_bytes()
     attached = attachments(data)
@@ -256,10 +263,7 @@ def test_profile_is_attached_byte_for_byte_and_hashed_on_the_cover(two_offers, s
 def test_verify_re_judges_the_attached_profile(two_offers, cli, identity):
     out = cli("verify", two_offers, "--trust", identity[1])
     assert out.exit_code == 0, out.stdout
-    assert (
-        "reproduction  PASS: re-assessing 2 inputs against requirements requirements.yaml with sdeval"
-        in out.stdout
-    )
+    assert "reproduction  PASS: re-assessing 2 inputs against requirements requirements.yaml with sdeval" in out.stdout
     assert "attachments   PASS: 5 files" in out.stdout
 
 
@@ -299,8 +303,9 @@ def test_an_unusable_profile_stops_render_with_one_line_and_writes_nothing(cli, 
     target = work / "never.pdf"
     out = cli("render", rel(COMPLETE), "-r", bad, "-o", target)
     assert out.exit_code == 2
-    assert out.stderr == (f"sdeval: {bad}:1:1: latency or throughput requirements need at least one load "
-                          "(loads.concurrency, concurrency_bands or request_rates)\n")
+    assert out.stderr == (
+        f"sdeval: {bad}:1:1: latency or throughput requirements need at least one load (loads.concurrency, concurrency_bands or request_rates)\n"
+    )
     out = cli("render", rel(COMPLETE), "-r", work / "missing.yaml", "-o", target)
     assert (out.exit_code, out.stderr) == (2, f"sdeval: {work / 'missing.yaml'}: no such file\n")
     assert not target.exists()
@@ -318,7 +323,9 @@ def test_the_profile_can_come_from_standard_input(work, monkeypatch_module):
     assert out.exit_code == 0, out.stderr
     manifest = json.loads(attachments(target.read_bytes())["sdeval-report.json"][0])
     assert manifest["inputs"][-1] == {
-        "attachment": "stdin", "file": "<stdin>", "role": "requirements profile",
+        "attachment": "stdin",
+        "file": "<stdin>",
+        "role": "requirements profile",
         "sha256": hashlib.sha256(REQ_SD201.read_bytes()).hexdigest(),
     }
     assert attachments(target.read_bytes())["stdin"] == [REQ_SD201.read_bytes()]

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 import yaml
-
 from conftest import example
 from pdf_helpers import attachments, page_texts
 
@@ -19,7 +17,7 @@ def test_hostile_vendor_strings_show_literally_and_fetch_nothing(tmp_path, sdeva
     record = yaml.safe_load(example("complete-offer.yaml").read_text())
     vendor = '<img src="file:///etc/passwd">'
     claim = (
-        f'</style><style>@import url({base}/import.css);</style>'
+        f"</style><style>@import url({base}/import.css);</style>"
         f'<link rel="attachment" href="file:///etc/hostname">'
         f'<div style="background: url({base}/bg.png)">x</div><img src="{base}/img.png">'
     )
@@ -41,8 +39,8 @@ def test_hostile_vendor_strings_show_literally_and_fetch_nothing(tmp_path, sdeva
 
 
 def test_the_fetcher_allows_only_files_inside_the_templates(tmp_path):
-    from evaluator.report.fetcher import AllowListFetcher
     from evaluator._infra.resources import data_dir
+    from evaluator.report.fetcher import AllowListFetcher
 
     templates = data_dir("templates")
     fetcher = AllowListFetcher(templates)
@@ -70,8 +68,8 @@ def test_the_fetcher_stops_markup_that_escaped_escaping(tmp_path, server):
     """Even raw markup in a template could not copy a local file in or call out."""
     from weasyprint import HTML
 
-    from evaluator.report.fetcher import AllowListFetcher
     from evaluator._infra.resources import data_dir
+    from evaluator.report.fetcher import AllowListFetcher
 
     base, seen = server
     secret = tmp_path / "secret.txt"

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 
 import pytest
+from conftest import example
+from pdf_helpers import attachments
 
 from evaluator import __version__
 from evaluator.rules import RULE_CATALOG_VERSION
-
-from conftest import example
-from pdf_helpers import attachments
 
 pytestmark = pytest.mark.pdf
 
@@ -106,7 +104,7 @@ def test_the_pdf_written_in_its_own_process_is_byte_for_byte_the_one_written_her
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1795966195")
     written = {}
     for forked in (True, False):
-        monkeypatch.setattr(forking, "fork_is_safe", lambda: forked)
+        monkeypatch.setattr(forking, "fork_is_safe", lambda: forked)  # noqa: B023 (used within this iteration)
         target = tmp_path / f"{forked}.pdf"
         assert sdeval("render", OFFER, "-o", target).exit_code == 0
         written[forked] = target.read_bytes()
@@ -153,7 +151,11 @@ def test_ctrl_c_during_a_signed_render_stops_every_process_quietly(tmp_path, ide
     # As from a terminal: a shell running the suite in the background (no job control) ignores
     # SIGINT, and a child would inherit that; a user's sdeval has the default disposition.
     process = subprocess.Popen(
-        command, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        command,
+        start_new_session=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     # Mid-way: once the writer and the signer are forked (a fixed sleep could land in the
@@ -180,9 +182,14 @@ def test_an_encrypted_key_needs_its_password(tmp_path, sdeval, ident):
 
     private = load_pem_private_key(ident[0].read_bytes(), None)
     locked = tmp_path / "locked.pem"
-    locked.write_bytes(private.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.BestAvailableEncryption(b"pw")))
+    locked.write_bytes(
+        private.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.BestAvailableEncryption(b"pw"))
+    )
     out = sdeval("render", OFFER, "-o", tmp_path / "r.pdf", "--key", locked, "--cert", ident[1])
-    assert (out.exit_code, out.stderr) == (2, f"sdeval: {locked}: the key is encrypted; give its password with --password-file or SDEVAL_SIGNING_PASSWORD\n")
+    assert (out.exit_code, out.stderr) == (
+        2,
+        f"sdeval: {locked}: the key is encrypted; give its password with --password-file or SDEVAL_SIGNING_PASSWORD\n",
+    )
     (tmp_path / "pw").write_text("pw")
     out = sdeval("render", OFFER, "-o", tmp_path / "r.pdf", "--key", locked, "--cert", ident[1], "--password-file", tmp_path / "pw")
     assert out.exit_code == 0, out.stderr
@@ -200,8 +207,14 @@ def test_an_ec_key_is_refused(tmp_path, sdeval):
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "EC")])
     now = dt.datetime.now(dt.timezone.utc)
     cert = (
-        x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
-        .serial_number(1).not_valid_before(now).not_valid_after(now + dt.timedelta(days=1)).sign(key, hashes.SHA256())
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(1)
+        .not_valid_before(now)
+        .not_valid_after(now + dt.timedelta(days=1))
+        .sign(key, hashes.SHA256())
     )
     (tmp_path / "k.pem").write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
     (tmp_path / "c.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
@@ -280,9 +293,9 @@ def test_two_inputs_with_the_same_name_are_both_attached(tmp_path, sdeval):
 
 def _signed_with_assessment(tmp_path, ident, change):
     """A correctly signed report whose embedded assessment was altered before signing."""
+    from evaluator.pipeline import assess_paths
     from evaluator.report import render as render_module
     from evaluator.report.signing import load_identity, sign
-    from evaluator.pipeline import assess_paths
 
     assessed = assess_paths([str(OFFER)])
     change(assessed.document)
@@ -295,8 +308,17 @@ def _signed_with_assessment(tmp_path, ident, change):
 
 def _forge_finding(doc):
     doc["findings"].append(
-        {"file": str(OFFER), "code": "load-unstated", "severity": "error", "path": "/claims/0", "message": "forged",
-         "claim": None, "run": None, "line": None, "column": None}
+        {
+            "file": str(OFFER),
+            "code": "load-unstated",
+            "severity": "error",
+            "path": "/claims/0",
+            "message": "forged",
+            "claim": None,
+            "run": None,
+            "line": None,
+            "column": None,
+        }
     )
     doc["outcome"] = "not-established"
 
@@ -306,7 +328,10 @@ def test_a_different_assessment_under_the_same_catalog_fails(tmp_path, sdeval, i
     out = sdeval("verify", path, "--trust", ident[1])
     assert out.exit_code == 1
     assert "  signature     PASS" in out.stdout
-    assert f"  reproduction  FAIL: sdeval {__version__} (rule catalog {RULE_CATALOG_VERSION}), the same rule catalog, does not reproduce the embedded assessment" in out.stdout
+    assert (
+        f"  reproduction  FAIL: sdeval {__version__} (rule catalog {RULE_CATALOG_VERSION}), the same rule catalog, does not reproduce the embedded assessment"
+        in out.stdout
+    )
     assert "overall outcome: not-established -> established" in out.stdout
     assert f"finding gone: {OFFER}: error load-unstated at /claims/0: forged" in out.stdout
 
@@ -332,17 +357,33 @@ def test_an_older_released_catalog_that_differs_is_not_reproducible_and_never_ve
     assert "reproduction  FAIL" in strict.stdout and "(--strict)" in strict.stdout
 
 
-@pytest.mark.parametrize("version, catalog, reason", [
-    ("0.1.0", "1.1", "the report claims sdeval 0.1.0 with rule catalog 1.1, but sdeval 0.1.0 has rule catalog 1.2"),
-    ("0.0.9", "1.1", f"the report claims rule catalog 1.1, which no sdeval release has (released: 1.2 (sdeval 0.1.0); this sdeval {__version__}: {RULE_CATALOG_VERSION})"),
-    ("0.0.9", "0.9", f"the report claims rule catalog 0.9, which no sdeval release has (released: 1.2 (sdeval 0.1.0); this sdeval {__version__}: {RULE_CATALOG_VERSION})"),
-    (__version__, "1.2", f"the report claims sdeval {__version__} with rule catalog 1.2, but sdeval {__version__} has rule catalog {RULE_CATALOG_VERSION}"),
-])
+@pytest.mark.parametrize(
+    "version, catalog, reason",
+    [
+        ("0.1.0", "1.1", "the report claims sdeval 0.1.0 with rule catalog 1.1, but sdeval 0.1.0 has rule catalog 1.2"),
+        (
+            "0.0.9",
+            "1.1",
+            f"the report claims rule catalog 1.1, which no sdeval release has (released: 1.2 (sdeval 0.1.0); this sdeval {__version__}: {RULE_CATALOG_VERSION})",
+        ),
+        (
+            "0.0.9",
+            "0.9",
+            f"the report claims rule catalog 0.9, which no sdeval release has (released: 1.2 (sdeval 0.1.0); this sdeval {__version__}: {RULE_CATALOG_VERSION})",
+        ),
+        (
+            __version__,
+            "1.2",
+            f"the report claims sdeval {__version__} with rule catalog 1.2, but sdeval {__version__} has rule catalog {RULE_CATALOG_VERSION}",
+        ),
+    ],
+)
 def test_a_catalog_no_release_shipped_fails_reproduction_whatever_the_verdicts(tmp_path, sdeval, ident, version, catalog, reason):
     for forged in (False, True):
+
         def claim(doc):
             doc["tool"].update(version=version, rule_catalog_version=catalog)
-            if forged:
+            if forged:  # noqa: B023 (used within this iteration)
                 _forge_finding(doc)
 
         (tmp_path / str(forged)).mkdir()
@@ -369,11 +410,16 @@ def test_a_newer_catalog_that_agrees_verifies_and_one_that_differs_is_not_reprod
 
     out = sdeval("verify", _signed_with_assessment(tmp_path / "differs", ident, newer_and_different), "--trust", ident[1])
     assert out.exit_code == 1, out.stdout
-    assert "this sdeval does not carry a newer rule catalog 9.0, so the embedded verdicts are not reproduced: verify the report with a release newer than this one" in out.stdout
+    assert (
+        "this sdeval does not carry a newer rule catalog 9.0, so the embedded verdicts are not reproduced: verify the report with a release newer than this one"
+        in out.stdout
+    )
+
 
 def test_a_report_written_in_assessment_json_1_1_still_reproduces(tmp_path, sdeval, ident):
     """Keys a later assessment JSON added (each run's k, baseline_run, speedup in 1.2) are not
     held against a report written before them."""
+
     def as_1_1(doc):
         doc["schema_version"] = "1.1"
         for f in doc["files"]:

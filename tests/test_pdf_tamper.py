@@ -10,7 +10,6 @@ from __future__ import annotations
 import io
 
 import pytest
-
 from conftest import example
 from pdf_helpers import cert_fingerprint, flip, last_span, signed_ranges, stream_span, swap_attachment
 
@@ -223,11 +222,14 @@ def _new_language(writer):
     writer.update_root()
 
 
-@pytest.mark.parametrize("change, named", [
-    (_new_cover, "(it changes /Contents of page object "),
-    (_new_language, "(it changes /Lang of the catalog)"),
-    ("attachment", ", neither validation data nor a document timestamp)"),
-])
+@pytest.mark.parametrize(
+    "change, named",
+    [
+        (_new_cover, "(it changes /Contents of page object "),
+        (_new_language, "(it changes /Lang of the catalog)"),
+        ("attachment", ", neither validation data nor a document timestamp)"),
+    ],
+)
 def test_an_update_after_signing_is_named_without_pyhankos_full_change_analysis(signed, work, cli, monkeypatch, change, named):
     """Issue 22.10: pyHanko's change analysis walks every object (25 times an intact report's
     verify); an update that is neither validation data nor a document timestamp is refused before it."""

@@ -10,7 +10,6 @@ import datetime as dt
 import hashlib
 import io
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -18,9 +17,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from cryptography.hazmat.primitives.serialization import Encoding
-
 from conftest import example
+from cryptography.hazmat.primitives.serialization import Encoding
 from local_pki import NOW, TsaServer
 from pdf_helpers import flip, poppler, signed_ranges, stream_span, swap_attachment
 
@@ -74,8 +72,23 @@ def bt_report(tsa, trial, work):
 def lta_report(tsa, pki, work, cli):
     """Signed by a CA-issued signer whose certificate names a CRL on the local server."""
     target = work / "lta.pdf"
-    out = cli("render", OFFER, "-o", target, "--key", pki["signer_key"], "--cert", pki["signer_cert"],
-              "--tsa", tsa.tsa_url, "--ltv", "--trust", pki["root"], "--trust", pki["tsa_root"])
+    out = cli(
+        "render",
+        OFFER,
+        "-o",
+        target,
+        "--key",
+        pki["signer_key"],
+        "--cert",
+        pki["signer_cert"],
+        "--tsa",
+        tsa.tsa_url,
+        "--ltv",
+        "--trust",
+        pki["root"],
+        "--trust",
+        pki["tsa_root"],
+    )
     assert out.exit_code == 0, out.stderr
     assert "signed by Jane Auditor, timestamped, with long-term validation data" in out.stderr
     assert {"GET /root.crl", "GET /tsa-root.crl"} <= set(tsa.requests)
@@ -193,22 +206,34 @@ def _pyhanko() -> str:
 
 def test_pyhankos_cli_agrees_on_bt_and_lta(bt_report, lta_report, trial, pki, work, cli):
     anchors = ["--trust-replace", "--trust", str(pki["tsa_root"])]
-    bt = subprocess.run([_pyhanko(), "sign", "validate", "--no-revocation-check", *anchors, "--trust", str(trial[1]),
-                         "--executive-summary", str(bt_report)], capture_output=True, text=True, timeout=120)
+    bt = subprocess.run(
+        [_pyhanko(), "sign", "validate", "--no-revocation-check", *anchors, "--trust", str(trial[1]), "--executive-summary", str(bt_report)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     ours = json.loads(cli("verify", bt_report, "--trust", trial[1], "--trust", pki["tsa_root"], "-f", "json").stdout)["reports"][0]
     assert bt.returncode == 0, bt.stderr
     assert bt.stdout.strip() == f"sdeval-assessor:{ours['signer']['fingerprint_sha256']}:VALID"
     # B-LTA the AdES way: revocation data required, taken from the DSS.
-    lta = subprocess.run([_pyhanko(), "sign", "adesverify", *anchors, "--trust", str(pki["root"]), "--executive-summary", str(lta_report)],
-                         capture_output=True, text=True, timeout=120)
+    lta = subprocess.run(
+        [_pyhanko(), "sign", "adesverify", *anchors, "--trust", str(pki["root"]), "--executive-summary", str(lta_report)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert lta.returncode == 0, lta.stderr
     assert lta.stdout.strip().endswith(":VALID")
     bad = work / "lta-flipped.pdf"
     data = lta_report.read_bytes()
     first, _ = signed_ranges(data)
     bad.write_bytes(flip(data, first.start + len(first) // 2))
-    both = subprocess.run([_pyhanko(), "sign", "adesverify", *anchors, "--trust", str(pki["root"]), "--executive-summary", str(bad)],
-                          capture_output=True, text=True, timeout=120)
+    both = subprocess.run(
+        [_pyhanko(), "sign", "adesverify", *anchors, "--trust", str(pki["root"]), "--executive-summary", str(bad)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert both.returncode == 1
     assert cli("verify", bad, "--trust", pki["root"], "--trust", pki["tsa_root"]).exit_code == 1
 
@@ -245,8 +270,7 @@ def test_after_the_signers_certificate_expires_only_a_timestamped_report_still_v
         if name == "bb":
             assert not outcome.passed
             assert trust.detail == (
-                f"the signer's certificate, or one above it, is not valid at {iso(later)} {period}, "
-                "and no trusted timestamp shows when it was used"
+                f"the signer's certificate, or one above it, is not valid at {iso(later)} {period}, and no trusted timestamp shows when it was used"
             )
         else:
             assert outcome.passed, outcome.text()
@@ -286,7 +310,8 @@ def test_a_later_document_timestamp_carries_timestamps_whose_authority_expired(t
     context = ValidationContext(trust_roots=[tsa.pki.root.asn1(), tsa.pki.tsa_root.asn1()], allow_fetching=True)
     renewed = io.BytesIO()
     PdfTimeStamper(HTTPTimeStamper(tsa.tsa_url)).update_archival_timestamp_chain(
-        PdfFileReader(io.BytesIO(short.read_bytes())), context, in_place=False, output=renewed)
+        PdfFileReader(io.BytesIO(short.read_bytes())), context, in_place=False, output=renewed
+    )
     (work / "renewed.pdf").write_bytes(renewed.getvalue())
     anchors = TrustAnchors.from_paths([pki["root"], pki["tsa_root"]])
     later = NOW + dt.timedelta(days=20)  # the short-lived authority has expired; the CRLs (30 days) are still current
@@ -298,8 +323,11 @@ def test_a_later_document_timestamp_carries_timestamps_whose_authority_expired(t
     kept = verify_report(work / "renewed.pdf", trust=anchors, strict=False, now=later)
     assert kept.passed, kept.text()
     kinds = [(t.kind, t.authority.common_name, t.trusted_at is not None) for t in kept.timestamps]
-    assert kinds == [("signature", "sdeval short-lived TSA", True), ("document", "sdeval short-lived TSA", True),
-                     ("document", "sdeval test TSA", False)]
+    assert kinds == [
+        ("signature", "sdeval short-lived TSA", True),
+        ("document", "sdeval short-lived TSA", True),
+        ("document", "sdeval test TSA", False),
+    ]
     assert "(its authority's certificate has since expired; it was valid at the document timestamp " in kept.text()
 
 
@@ -317,8 +345,8 @@ def _last_contents_digit(data: bytes) -> int:
 def _crl_span(path: Path, issuer_common_name: str) -> range:
     """Where the DSS keeps the CRL of the named issuer (the DSS lists them in no fixed order)."""
     from asn1crypto import crl as asn1_crl
-    from pypdf import PdfReader
     from pyhanko.sign.validation import DocumentSecurityStore
+    from pypdf import PdfReader
 
     data = path.read_bytes()
     for ref in DocumentSecurityStore.read_dss(_reader(path)).crls:

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from conftest import EXAMPLES, ROOT
 
 pytestmark = pytest.mark.slow  # pre-commit builds sdeval's environment (about a minute)
@@ -21,8 +20,7 @@ PRE_COMMIT = Path(sys.executable).with_name("pre-commit")
 
 
 def git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args], cwd=cwd, check=True,
-                   capture_output=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args], cwd=cwd, check=True, capture_output=True)
 
 
 def hook_source(tmp_path: Path) -> tuple[Path, str]:
@@ -55,8 +53,9 @@ def test_a_vendor_repository_naming_the_hook_rejects_a_record_that_is_not_establ
     env = dict(os.environ, PRE_COMMIT_HOME=str(tmp_path / "pre-commit-home"))
 
     def run() -> subprocess.CompletedProcess:
-        return subprocess.run([str(PRE_COMMIT), "run", "--all-files", "--color", "never"], cwd=vendor, env=env,
-                              capture_output=True, text=True, timeout=600)
+        return subprocess.run(
+            [str(PRE_COMMIT), "run", "--all-files", "--color", "never"], cwd=vendor, env=env, capture_output=True, text=True, timeout=600
+        )
 
     rejected = run()
     assert rejected.returncode == 1, rejected.stdout + rejected.stderr

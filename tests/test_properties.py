@@ -10,12 +10,12 @@ import jsonschema
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import SCHEMA, example_records, from_schema, mutated_records
 
-from evaluator.rules.assess import assess
-from evaluator.present.json_document import document as as_document
 from evaluator.engine.loader import load_bytes
 from evaluator.present import REPORTER_BY_NAME
-from strategies import SCHEMA, example_records, from_schema, mutated_records
+from evaluator.present.json_document import document as as_document
+from evaluator.rules.assess import assess
 
 pytestmark = pytest.mark.property
 
@@ -103,8 +103,8 @@ RENDER_SETTINGS = settings(max_examples=6, deadline=None, suppress_health_check=
 @RENDER_SETTINGS
 @given(st.one_of(from_schema(), mutated_records().map(lambda m: m[0])))
 def test_generated_and_mutated_records_always_render_a_pdf(record):
-    from evaluator.report.render import render_pdf
     from evaluator.pipeline import reassess
+    from evaluator.report.render import render_pdf
 
     pdf = render_pdf(reassess([("generated.json", json.dumps(record).encode())]), signer=None)
     assert pdf.startswith(b"%PDF-1.7") and pdf.rstrip().endswith(b"%%EOF")

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-
 from conftest import EXAMPLES, ROOT
+
 from evaluator.engine.loader import load_file
 
 PUBLIC = EXAMPLES / "public-claims"
@@ -28,8 +28,15 @@ EXPECTED: dict[str, tuple[set[str], set[str]]] = {
         {"interval-incomplete", "acceptance-only", "throughput-basis", "baseline-missing", "lossy-acceptance"},
     ),
     "medusa-readme-2.2-3.6x.yaml": (
-        {"counts-missing", "identity-incomplete", "interval-incomplete", "interval-undefined", "load-unstated",
-         "lossy-acceptance", "quality-missing"},
+        {
+            "counts-missing",
+            "identity-incomplete",
+            "interval-incomplete",
+            "interval-undefined",
+            "load-unstated",
+            "lossy-acceptance",
+            "quality-missing",
+        },
         {"acceptance-only", "baseline-missing", "claim-mismatch"},
     ),
     "lookahead-minimal-1.6x.yaml": (
@@ -38,34 +45,46 @@ EXPECTED: dict[str, tuple[set[str], set[str]]] = {
     ),
     "redrafter-mlx-1.37x.yaml": (
         # The drafting arm's time is computed from separately timed runs, the baseline's is not.
-        {"baseline-mismatch", "counts-missing", "identity-incomplete", "interval-incomplete", "interval-stage-sum",
-         "interval-undefined", "load-unstated", "quality-missing"},
+        {
+            "baseline-mismatch",
+            "counts-missing",
+            "identity-incomplete",
+            "interval-incomplete",
+            "interval-stage-sum",
+            "interval-undefined",
+            "load-unstated",
+            "quality-missing",
+        },
         {"acceptance-only", "throughput-basis", "baseline-missing"},
     ),
     "specbench-eagle3-vicuna13b.yaml": (
         {"counts-missing", "identity-incomplete", "interval-undefined", "quality-missing"},
-        {"load-unstated", "baseline-missing", "baseline-mismatch", "task-extrapolated", "interval-incomplete",
-         "single-run", "acceptance-only", "load-extrapolated"},
+        {
+            "load-unstated",
+            "baseline-missing",
+            "baseline-mismatch",
+            "task-extrapolated",
+            "interval-incomplete",
+            "single-run",
+            "acceptance-only",
+            "load-extrapolated",
+        },
     ),
     "arctic-suffix-up-to-4x.yaml": (
-        {"counts-missing", "identity-incomplete", "interval-incomplete", "interval-undefined", "load-unstated",
-         "quality-missing"},
+        {"counts-missing", "identity-incomplete", "interval-incomplete", "interval-undefined", "load-unstated", "quality-missing"},
         {"acceptance-only", "baseline-missing", "scope-exceeded"},
     ),
     "trt-deepseek-r1-mtp-2.16x.yaml": (
-        {"counts-missing", "identity-incomplete", "interval-incomplete", "interval-undefined", "lossy-acceptance",
-         "quality-missing"},
+        {"counts-missing", "identity-incomplete", "interval-incomplete", "interval-undefined", "lossy-acceptance", "quality-missing"},
         {"load-unstated", "baseline-missing", "acceptance-only"},
     ),
     "trt-deepseek-r1-250-tps-per-user.yaml": (
         # The per-user figure is stated (274.7188 >= 250) and the client clock is end-to-end.
         {"identity-incomplete", "quality-missing"},
-        {"load-unstated", "counts-missing", "claim-mismatch", "interval-incomplete", "interval-undefined",
-         "acceptance-only", "baseline-missing"},
+        {"load-unstated", "counts-missing", "claim-mismatch", "interval-incomplete", "interval-undefined", "acceptance-only", "baseline-missing"},
     ),
     "trt-llama4-1000-tps-per-user.yaml": (
-        {"counts-missing", "identity-incomplete", "interval-incomplete", "interval-undefined", "load-unstated",
-         "quality-missing"},
+        {"counts-missing", "identity-incomplete", "interval-incomplete", "interval-undefined", "load-unstated", "quality-missing"},
         {"acceptance-only", "throughput-basis", "baseline-missing"},
     ),
     "vllm-blog-2024-up-to-2.8x.yaml": (
@@ -75,8 +94,16 @@ EXPECTED: dict[str, tuple[set[str], set[str]]] = {
     "vllm-blog-dspark-adaptive.yaml": (
         {"counts-missing", "identity-incomplete", "interval-undefined", "quality-missing", "single-run"},
         # 240 prompts at concurrency 1 and 880 above differ across loads, not between the arms compared.
-        {"load-unstated", "baseline-missing", "baseline-mismatch", "task-extrapolated", "interval-incomplete",
-         "acceptance-only", "acceptance-incomparable", "k-band-unmeasured"},
+        {
+            "load-unstated",
+            "baseline-missing",
+            "baseline-mismatch",
+            "task-extrapolated",
+            "interval-incomplete",
+            "acceptance-only",
+            "acceptance-incomparable",
+            "k-band-unmeasured",
+        },
     ),
     "vllm-blog-p-eagle-1.69x.yaml": (
         {"counts-missing", "identity-incomplete", "interval-incomplete", "interval-undefined", "quality-missing"},
@@ -87,14 +114,12 @@ EXPECTED: dict[str, tuple[set[str], set[str]]] = {
         {"load-unstated", "baseline-missing", "acceptance-only", "throughput-basis"},
     ),
     "vllm-blog-amd-eagle3-1.69-2.00x.yaml": (
-        {"counts-missing", "identity-incomplete", "interval-incomplete", "interval-undefined", "load-unstated",
-         "quality-missing"},
+        {"counts-missing", "identity-incomplete", "interval-incomplete", "interval-undefined", "load-unstated", "quality-missing"},
         # Ten seeds per point, and no temperature stated: nothing to warn about repetitions.
         {"baseline-missing", "single-run", "acceptance-only", "counts-inconsistent"},
     ),
     "sglang-docs-eagle3-373tps.yaml": (
-        {"counts-missing", "identity-incomplete", "interval-incomplete", "interval-undefined", "load-unstated",
-         "quality-missing"},
+        {"counts-missing", "identity-incomplete", "interval-incomplete", "interval-undefined", "load-unstated", "quality-missing"},
         {"baseline-missing", "throughput-basis", "acceptance-only"},
     ),
     "eagle-pr173-sglang-297tps.yaml": (
@@ -102,8 +127,7 @@ EXPECTED: dict[str, tuple[set[str], set[str]]] = {
         {"load-unstated", "baseline-missing", "acceptance-only"},
     ),
     "sglang-pr4716-eagle3-llama70b.yaml": (
-        {"counts-missing", "identity-incomplete", "interval-incomplete", "interval-undefined", "load-unstated",
-         "quality-missing"},
+        {"counts-missing", "identity-incomplete", "interval-incomplete", "interval-undefined", "load-unstated", "quality-missing"},
         {"baseline-missing", "acceptance-only", "counts-inconsistent"},
     ),
     "vllm-pr16937-eagle3-1.65x.yaml": (
@@ -114,21 +138,44 @@ EXPECTED: dict[str, tuple[set[str], set[str]]] = {
         # Both speedups are recomputed from the stated figures (11.976 / 7.471 and 84.54 / 51.55) and agree.
         # Both are per request (a mean latency, a mean per-user rate): no interval length is needed.
         {"identity-incomplete", "load-unstated", "quality-missing"},
-        {"counts-missing", "claim-mismatch", "baseline-missing", "task-extrapolated", "interval-incomplete",
-         "scope-exceeded", "acceptance-only", "interval-undefined"},
+        {
+            "counts-missing",
+            "claim-mismatch",
+            "baseline-missing",
+            "task-extrapolated",
+            "interval-incomplete",
+            "scope-exceeded",
+            "acceptance-only",
+            "interval-undefined",
+        },
     ),
     "tokenspeed-pr795-kimi-coding.yaml": (
         {"counts-missing", "identity-incomplete", "interval-incomplete", "interval-undefined", "quality-missing"},
         {"load-unstated", "baseline-missing", "task-extrapolated", "acceptance-only"},
     ),
     "inferencex-agentx-synthetic-acceptance.yaml": (
-        {"acceptance-simulated", "baseline-missing", "counts-missing", "identity-incomplete", "interval-incomplete",
-         "interval-undefined", "load-unstated", "quality-missing"},
+        {
+            "acceptance-simulated",
+            "baseline-missing",
+            "counts-missing",
+            "identity-incomplete",
+            "interval-incomplete",
+            "interval-undefined",
+            "load-unstated",
+            "quality-missing",
+        },
         {"acceptance-only", "lossy-acceptance"},
     ),
     "specforge-specbundle-up-to-4x.yaml": (
-        {"baseline-missing", "counts-missing", "identity-incomplete", "interval-incomplete", "interval-undefined",
-         "load-unstated", "quality-missing"},
+        {
+            "baseline-missing",
+            "counts-missing",
+            "identity-incomplete",
+            "interval-incomplete",
+            "interval-undefined",
+            "load-unstated",
+            "quality-missing",
+        },
         {"acceptance-only"},
     ),
 }
@@ -184,30 +231,54 @@ def test_a_well_stated_claim_is_asked_only_for_what_its_source_leaves_out(sdeval
 # Asks pinned for the records that show each new case best.
 PINNED_ASKS = {
     "specforge-specbundle-up-to-4x.yaml": [  # in the order of the findings, which follow the file
-        ("identity-incomplete", "Please state, for configuration specbundle, the target model, the target model's revision, "
-         "the tokenizer, the tokenizer's revision, the drafter, the drafter's revision, the draft length K, the number format "
-         "of the weights, the number format of the activations, the number format of the KV cache, the sampling temperature, "
-         "the serving software's exact version, the accelerator and the number of accelerators."),
-        ("counts-missing", "Please state run specbundle-sglang's emitted output tokens (E) and measured interval duration (T), "
-         "so that the claimed up to 4x can be recomputed from the evidence."),
-        ("interval-incomplete", "Please send run specbundle-sglang timed over one interval that includes proposal, verification "
-         "and scheduling, or show that its interval already includes them."),
-        ("interval-undefined", "Please state, for run specbundle-sglang's timed interval, the event that starts the clock, the "
-         "event that stops it, the measured duration, whether it is generation-only or end-to-end and whether it was one "
-         "clock or a sum of stage timings."),
+        (
+            "identity-incomplete",
+            "Please state, for configuration specbundle, the target model, the target model's revision, "
+            "the tokenizer, the tokenizer's revision, the drafter, the drafter's revision, the draft length K, the number format "
+            "of the weights, the number format of the activations, the number format of the KV cache, the sampling temperature, "
+            "the serving software's exact version, the accelerator and the number of accelerators.",
+        ),
+        (
+            "counts-missing",
+            "Please state run specbundle-sglang's emitted output tokens (E) and measured interval duration (T), "
+            "so that the claimed up to 4x can be recomputed from the evidence.",
+        ),
+        (
+            "interval-incomplete",
+            "Please send run specbundle-sglang timed over one interval that includes proposal, verification "
+            "and scheduling, or show that its interval already includes them.",
+        ),
+        (
+            "interval-undefined",
+            "Please state, for run specbundle-sglang's timed interval, the event that starts the clock, the "
+            "event that stops it, the measured duration, whether it is generation-only or end-to-end and whether it was one "
+            "clock or a sum of stage timings.",
+        ),
         ("load-unstated", "Please state the concurrency or request rate run specbundle-sglang was measured at."),
-        ("quality-missing", "Please send a task-quality result for run specbundle-sglang's outputs: a score on the task the "
-         "claim is about, or a greedy-equality check against target-only outputs."),
-        ("baseline-missing", "Please send the target-only run at the same load with the same target, sampling, workload and "
-         "interval definition as run specbundle-sglang, so that the claimed up to 4x can be computed."),
+        (
+            "quality-missing",
+            "Please send a task-quality result for run specbundle-sglang's outputs: a score on the task the "
+            "claim is about, or a greedy-equality check against target-only outputs.",
+        ),
+        (
+            "baseline-missing",
+            "Please send the target-only run at the same load with the same target, sampling, workload and "
+            "interval definition as run specbundle-sglang, so that the claimed up to 4x can be computed.",
+        ),
         ("load-unstated", "Please state the concurrency or request rate the claimed up to 4x was measured at."),
     ],
     "trt-deepseek-r1-250-tps-per-user.yaml": [
-        ("identity-incomplete", "Please state, for configuration min-latency-mtp3, the target model's revision, the tokenizer, "
-         "the tokenizer's revision, the drafter's revision, the number format of the activations, the number format of the KV "
-         "cache, the sampling temperature and the serving software's exact version."),
-        ("quality-missing", "Please send a task-quality result for run b200-min-latency's outputs: a score on the task the "
-         "claim is about, or a greedy-equality check against target-only outputs."),
+        (
+            "identity-incomplete",
+            "Please state, for configuration min-latency-mtp3, the target model's revision, the tokenizer, "
+            "the tokenizer's revision, the drafter's revision, the number format of the activations, the number format of the KV "
+            "cache, the sampling temperature and the serving software's exact version.",
+        ),
+        (
+            "quality-missing",
+            "Please send a task-quality result for run b200-min-latency's outputs: a score on the task the "
+            "claim is about, or a greedy-equality check against target-only outputs.",
+        ),
     ],
 }
 

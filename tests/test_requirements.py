@@ -12,15 +12,15 @@ from pathlib import Path
 import jsonschema
 import pytest
 import yaml
-
 from conftest import EXAMPLES, changed_profile, example
-from evaluator.form.blank import blank_requirements
-from evaluator.engine.loader import load_file
-from evaluator.buyer.profile import RequirementsProfile
+
 from evaluator._infra.resources import schema_path
+from evaluator.buyer.profile import RequirementsProfile
+from evaluator.engine.loader import load_file
+from evaluator.form.blank import blank_requirements
+from evaluator.form.schemas import SCHEMAS, schema_text
 from evaluator.rules import REGISTRY
 from evaluator.rules.requirements import FIT_CODES
-from evaluator.form.schemas import SCHEMAS, schema_text
 
 SD201_A, SD201_B = str(example("sd201-offer-a.json")), str(example("sd201-offer-b.json"))
 COMPLETE, QUIET = str(example("complete-offer.yaml")), str(example("quiet-load-offer.yaml"))
@@ -123,18 +123,28 @@ def test_init_requirements_never_overwrites_without_force(sdeval, tmp_path):
 @pytest.mark.parametrize(
     "text, message",
     [
-        ("requirements_version: '1.0'\nbuyer: {name: x}\nloads: {concurency: [8]}\n",
-         '3:21: /loads/concurency: unknown field "concurency": did you mean "concurrency"?'),
-        ("requirements_version: '1.0'\nbuyer: {name: x}\nbuyer: {name: y}\n", "3:1: duplicate key \"buyer\""),
-        ("requirements_version: '1.0'\nbuyer: {name: x}\nloads: {concurrency_bands: [{min_concurrency: 128, max_concurrency: 32}]}\n",
-         "3:29: /loads/concurrency_bands/0: concurrency band 128-32 runs backwards"),
-        ("requirements_version: '1.0'\nbuyer: {name: x}\nlatency_limits: [{metric: e2e, percentile: p99, limit_ms: 100}]\n",
-         "1:1: latency or throughput requirements need at least one load (loads.concurrency, concurrency_bands or request_rates)"),
-        ("requirements_version: '1.0'\nbuyer: {name: x}\nscope: everything\n",
-         '3:8: /scope: must be "generation-only" or "end-to-end" (got "everything")'),
-        ("requirements_version: '1.0'\nbuyer: {name: x}\n",
-         "1:1: the profile requires nothing to judge an offer by: state latency_limits or throughput (with the loads you "
-         "will run), quality, tasks, sampling, scope or pinned_identity"),
+        (
+            "requirements_version: '1.0'\nbuyer: {name: x}\nloads: {concurency: [8]}\n",
+            '3:21: /loads/concurency: unknown field "concurency": did you mean "concurrency"?',
+        ),
+        ("requirements_version: '1.0'\nbuyer: {name: x}\nbuyer: {name: y}\n", '3:1: duplicate key "buyer"'),
+        (
+            "requirements_version: '1.0'\nbuyer: {name: x}\nloads: {concurrency_bands: [{min_concurrency: 128, max_concurrency: 32}]}\n",
+            "3:29: /loads/concurrency_bands/0: concurrency band 128-32 runs backwards",
+        ),
+        (
+            "requirements_version: '1.0'\nbuyer: {name: x}\nlatency_limits: [{metric: e2e, percentile: p99, limit_ms: 100}]\n",
+            "1:1: latency or throughput requirements need at least one load (loads.concurrency, concurrency_bands or request_rates)",
+        ),
+        (
+            "requirements_version: '1.0'\nbuyer: {name: x}\nscope: everything\n",
+            '3:8: /scope: must be "generation-only" or "end-to-end" (got "everything")',
+        ),
+        (
+            "requirements_version: '1.0'\nbuyer: {name: x}\n",
+            "1:1: the profile requires nothing to judge an offer by: state latency_limits or throughput (with the loads you "
+            "will run), quality, tasks, sampling, scope or pinned_identity",
+        ),
     ],
     ids=["misspelt", "duplicate", "backwards-band", "no-load", "bad-scope", "requires-nothing"],
 )
@@ -228,10 +238,18 @@ def test_sd201_offer_b_meets_180_tokens_per_s_and_offer_a_is_not_established(sde
     assert [r["id"] for r in doc["requirements"]] == ["throughput-per-request", "scope", "lossless-acceptance"]
     b = cell(doc, "throughput-per-request", SD201_B)
     assert (b["status"], b["codes"]) == ("met", [])
-    assert b["points"] == [{
-        "axis": "concurrency", "load": 1, "basis": "measured", "runs": ["offer-b"], "values": [200.0],
-        "status": "met", "codes": [], "message": "at concurrency 1: 200 tokens/s per request (run offer-b)",
-    }]
+    assert b["points"] == [
+        {
+            "axis": "concurrency",
+            "load": 1,
+            "basis": "measured",
+            "runs": ["offer-b"],
+            "values": [200.0],
+            "status": "met",
+            "codes": [],
+            "message": "at concurrency 1: 200 tokens/s per request (run offer-b)",
+        }
+    ]
     a = cell(doc, "throughput-per-request", SD201_A)
     assert (a["status"], a["codes"]) == ("not-established", ["throughput-basis"])
     assert a["points"][0]["values"] == [150.0]  # what its run gives, shown but not counted
@@ -257,7 +275,7 @@ def test_the_assessment_json_keeps_its_shape_and_gains_one_key(sdeval):
 
 def test_sd201_text_report(sdeval):
     result = sdeval("assess", SD201_A, SD201_B, "--requirements", example("requirements-sd201.yaml"))
-    text = result.stdout[result.stdout.index("requirements: "):]
+    text = result.stdout[result.stdout.index("requirements: ") :]
     lines = text.splitlines()[3:7]
     assert [cell.strip() for cell in lines[0].split("  ") if cell.strip()] == ["requirement", NAME_A, NAME_B]  # offers by name
     rows = {line.split()[0]: line.split()[1:] for line in lines[1:]}
@@ -289,8 +307,10 @@ def test_buyer_at_32_to_128_gets_no_offer_that_meets_everything(sdeval):
         "latency-e2e-p99": ("not-established", ["requirement-load-uncovered"], "not-established", ["requirement-load-uncovered"]),
         "latency-ttft-p99": ("not-established", ["requirement-load-uncovered"], "not-established", ["requirement-load-uncovered"]),
         "throughput-aggregate": (
-            "not-established", ["requirement-between-loads", "requirement-load-uncovered"],
-            "not-established", ["requirement-load-uncovered"],
+            "not-established",
+            ["requirement-between-loads", "requirement-load-uncovered"],
+            "not-established",
+            ["requirement-load-uncovered"],
         ),
         "quality-1": ("met", [], "met", []),
         "task": ("met", [], "met", []),
@@ -301,8 +321,10 @@ def test_buyer_at_32_to_128_gets_no_offer_that_meets_everything(sdeval):
     }
     got = {
         r["id"]: (
-            doc["matrix"][r["id"]][COMPLETE]["status"], doc["matrix"][r["id"]][COMPLETE]["codes"],
-            doc["matrix"][r["id"]][QUIET]["status"], doc["matrix"][r["id"]][QUIET]["codes"],
+            doc["matrix"][r["id"]][COMPLETE]["status"],
+            doc["matrix"][r["id"]][COMPLETE]["codes"],
+            doc["matrix"][r["id"]][QUIET]["status"],
+            doc["matrix"][r["id"]][QUIET]["codes"],
         )
         for r in doc["requirements"]
     }
@@ -336,8 +358,7 @@ def test_band_is_judged_at_its_ends_measured_loads_and_k_band_edges(sdeval):
         (128, "none", ["eagle3-c64", "eagle3-c256"], [], "not-established"),
     ]
     assert points[2]["message"] == (
-        "no run at concurrency 65; the nearest runs eagle3-c64 (K = 3) and eagle3-c256 (K = 0) "
-        "lie in other K bands than concurrency 65 (K = 1)"
+        "no run at concurrency 65; the nearest runs eagle3-c64 (K = 3) and eagle3-c256 (K = 0) lie in other K bands than concurrency 65 (K = 1)"
     )
     between = cell(doc, "throughput-aggregate", COMPLETE)["points"][0]
     assert (between["status"], between["codes"]) == ("not-established", ["requirement-between-loads"])
@@ -385,14 +406,19 @@ def test_throughput_below_requirement(sdeval, tmp_path):
 
 
 def test_quality_below_threshold(sdeval, tmp_path):
-    path = profile(tmp_path, quality=[{"task": "customer-support chat", "metric": "rubric pass rate (LLM judge, 3 judges majority)", "min_share_of_baseline": 0.999}])
+    path = profile(
+        tmp_path,
+        quality=[{"task": "customer-support chat", "metric": "rubric pass rate (LLM judge, 3 judges majority)", "min_share_of_baseline": 0.999}],
+    )
     c = cell(fit(sdeval("assess", QUIET, "-r", path, "-f", "json")), "quality-1", QUIET)
     assert (c["status"], c["codes"]) == ("not-met", ["quality-below-threshold"])
     assert c["message"] == "runs eagle3-c1, eagle3-c8: 0.858 against at least 0.860 = 0.999 x baseline 0.861"
 
 
 def test_quality_absolute_threshold_met(sdeval, tmp_path):
-    path = profile(tmp_path, quality=[{"task": "Customer-support chat", "metric": "rubric pass rate (LLM judge, 3 judges majority)", "min_score": 0.85}])
+    path = profile(
+        tmp_path, quality=[{"task": "Customer-support chat", "metric": "rubric pass rate (LLM judge, 3 judges majority)", "min_score": 0.85}]
+    )
     assert cell(fit(sdeval("assess", QUIET, "-r", path, "-f", "json")), "quality-1", QUIET)["status"] == "met"
 
 
@@ -433,7 +459,9 @@ def test_requirement_figure_missing(sdeval, tmp_path):
     path = profile(tmp_path, loads={"concurrency": [8]}, latency_limits=[{"metric": "itl", "percentile": "p99", "limit_ms": 50}])
     c = cell(fit(sdeval("assess", QUIET, "-r", path, "-f", "json")), "latency-itl-p99", QUIET)
     assert (c["status"], c["codes"], c["message"]) == (
-        "not-established", ["requirement-figure-missing"], "at concurrency 8: run eagle3-c8 reports no p99 inter-token latency"
+        "not-established",
+        ["requirement-figure-missing"],
+        "at concurrency 8: run eagle3-c8 reports no p99 inter-token latency",
     )
 
 
@@ -441,7 +469,9 @@ def test_identity_mismatch(sdeval, tmp_path):
     path = profile(tmp_path, pinned_identity={"hardware.accelerator": "NVIDIA B200", "target.model": "meta-llama/Llama-3.3-70B-Instruct"})
     c = cell(fit(sdeval("assess", QUIET, "-r", path, "-f", "json")), "identity", QUIET)
     assert (c["status"], c["codes"], c["message"]) == (
-        "not-met", ["identity-mismatch"], 'configuration eagle3-k3 has hardware.accelerator "NVIDIA H100 SXM5 80GB", not "NVIDIA B200"'
+        "not-met",
+        ["identity-mismatch"],
+        'configuration eagle3-k3 has hardware.accelerator "NVIDIA H100 SXM5 80GB", not "NVIDIA B200"',
     )
 
 
@@ -491,8 +521,7 @@ def test_ties_between_offers_that_meet_everything_are_stated(sdeval, tmp_path):
     doc = fit(sdeval("assess", SD201_B, copy, "-r", path, "-f", "json"))
     # Two offers by the same name are told apart by their files' base names.
     assert doc["ranking"]["statements"] == [
-        f"{NAME_B} (sd201-offer-b.json) and {NAME_B} (b-again.json) each meet every requirement: "
-        "a tie that these requirements do not break."
+        f"{NAME_B} (sd201-offer-b.json) and {NAME_B} (b-again.json) each meet every requirement: a tie that these requirements do not break."
     ]
     assert [o["rank"] for o in doc["offers"]] == [1, 1]
 
@@ -502,8 +531,6 @@ def test_named_offer_baseline_for_speedups_and_quality(sdeval, tmp_path):
     doc = fit(sdeval("assess", COMPLETE, QUIET, "-r", path, "-f", "json"))
     assert doc["baseline"] == f"offer QL-2026-031 ({NAME_QUIET})"
     complete = next(f for f in doc["figures"] if f["offer"] == COMPLETE)["series"][0]["points"]
-    assert [(p["concurrency"], p["baseline_run"]) for p in complete] == [
-        (1, "eagle3-c1"), (8, "eagle3-c8"), (64, None), (256, None)
-    ]
+    assert [(p["concurrency"], p["baseline_run"]) for p in complete] == [(1, "eagle3-c1"), (8, "eagle3-c8"), (64, None), (256, None)]
     assert complete[0]["speedup"] == 1.0
     assert cell(doc, "quality-1", COMPLETE)["message"].endswith("0.858 against at least 0.841 = 0.98 x baseline 0.858")

@@ -10,13 +10,13 @@ from pathlib import Path
 import jsonpatch
 import pytest
 import yaml
-
 from conftest import EXAMPLES
-from evaluator.rules.assess import assess
+
 from evaluator.engine.loader import load_bytes, load_file
-from evaluator.rules import REGISTRY
-from evaluator.rules.requirements import FIT_CODES
 from evaluator.pipeline import ProfileInput, reassess
+from evaluator.rules import REGISTRY
+from evaluator.rules.assess import assess
+from evaluator.rules.requirements import FIT_CODES
 
 CASES = yaml.safe_load((Path(__file__).parent / "rule_cases.yaml").read_text())
 FIT_CASES = yaml.safe_load((Path(__file__).parent / "fit_cases.yaml").read_text())

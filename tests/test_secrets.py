@@ -10,7 +10,6 @@ import re
 import zlib
 
 import pytest
-
 from conftest import example
 
 pytestmark = pytest.mark.pdf
@@ -48,8 +47,15 @@ def secrets(tmp_path_factory):
     # What must never show: the password, each PEM body line, the DER key, the private exponent (hex).
     needles = [PASSWORD, *[line for pem in pems for line in pem.splitlines() if "-----" not in line]]
     return {
-        "work": work, "key": key_path, "cert": cert_path, "locked": locked, "p12": p12,
-        "password": password_file, "wrong": wrong, "der": der, "needles": needles,
+        "work": work,
+        "key": key_path,
+        "cert": cert_path,
+        "locked": locked,
+        "p12": p12,
+        "password": password_file,
+        "wrong": wrong,
+        "der": der,
+        "needles": needles,
         "d": format(private.private_numbers().d, "x"),
     }
 
@@ -112,14 +118,22 @@ def test_wrong_password_and_wrong_key_errors_name_the_file_and_carry_no_secret(s
 
     caplog.set_level(logging.DEBUG)
     attempts = [
-        (dict(key=None, cert=None, pkcs12=secrets["p12"], password_file=secrets["wrong"]),
-         f"{secrets['p12']}: cannot read the PKCS#12 file (wrong password, or not PKCS#12)"),
-        (dict(key=secrets["locked"], cert=secrets["cert"], pkcs12=None, password_file=secrets["wrong"]),
-         f"{secrets['locked']}: cannot read the key (not PEM/DER, or wrong password)"),
-        (dict(key=secrets["key"], cert=secrets["cert"], pkcs12=None, password_file=secrets["password"]),
-         None),  # an unencrypted key given a password: cryptography refuses; the message must still be clean
-        (dict(key=secrets["cert"], cert=secrets["cert"], pkcs12=None, password_file=secrets["password"]),
-         f"{secrets['cert']}: cannot read the key (not PEM/DER, or wrong password)"),
+        (
+            dict(key=None, cert=None, pkcs12=secrets["p12"], password_file=secrets["wrong"]),
+            f"{secrets['p12']}: cannot read the PKCS#12 file (wrong password, or not PKCS#12)",
+        ),
+        (
+            dict(key=secrets["locked"], cert=secrets["cert"], pkcs12=None, password_file=secrets["wrong"]),
+            f"{secrets['locked']}: cannot read the key (not PEM/DER, or wrong password)",
+        ),
+        (
+            dict(key=secrets["key"], cert=secrets["cert"], pkcs12=None, password_file=secrets["password"]),
+            None,
+        ),  # an unencrypted key given a password: cryptography refuses; the message must still be clean
+        (
+            dict(key=secrets["cert"], cert=secrets["cert"], pkcs12=None, password_file=secrets["password"]),
+            f"{secrets['cert']}: cannot read the key (not PEM/DER, or wrong password)",
+        ),
     ]
     for options, message in attempts:
         with pytest.raises(SigningProblem) as info:

@@ -8,13 +8,12 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+from archive_fixtures import _render, archive_args, db, pg_server  # noqa: F401 (fixtures)
+from conftest import example
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
-
-from archive_fixtures import _render, archive_args, db, pg_server  # noqa: F401 (fixtures)
-from conftest import example
 
 pytestmark = pytest.mark.pdf
 
@@ -23,18 +22,44 @@ SIGNING = {"digital_signature": True, "content_commitment": True}
 
 
 def _usage(**on: bool) -> x509.KeyUsage:
-    flags = dict.fromkeys(["digital_signature", "content_commitment", "key_encipherment", "data_encipherment", "key_agreement",
-                           "key_cert_sign", "crl_sign", "encipher_only", "decipher_only"], False)
+    flags = dict.fromkeys(
+        [
+            "digital_signature",
+            "content_commitment",
+            "key_encipherment",
+            "data_encipherment",
+            "key_agreement",
+            "key_cert_sign",
+            "crl_sign",
+            "encipher_only",
+            "decipher_only",
+        ],
+        False,
+    )
     return x509.KeyUsage(**{**flags, **on})
 
 
-def _certificate(name: str, key, *, issuer=None, issuer_key=None, ca: bool, usage: dict, eku=None,
-                 not_before: dt.datetime | None = None, not_after: dt.datetime | None = None) -> x509.Certificate:
+def _certificate(
+    name: str,
+    key,
+    *,
+    issuer=None,
+    issuer_key=None,
+    ca: bool,
+    usage: dict,
+    eku=None,
+    not_before: dt.datetime | None = None,
+    not_after: dt.datetime | None = None,
+) -> x509.Certificate:
     subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
     builder = (
-        x509.CertificateBuilder().subject_name(subject).issuer_name(issuer.subject if issuer else subject)
-        .public_key(key.public_key()).serial_number(x509.random_serial_number())
-        .not_valid_before(not_before or NOW - dt.timedelta(days=1)).not_valid_after(not_after or NOW + dt.timedelta(days=365))
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(issuer.subject if issuer else subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(not_before or NOW - dt.timedelta(days=1))
+        .not_valid_after(not_after or NOW + dt.timedelta(days=365))
         .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
         .add_extension(_usage(**usage), critical=True)
         .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
@@ -82,8 +107,9 @@ def made(work):
         folder = work / name
         folder.mkdir()
         (folder / "cert.pem").write_bytes(_pem(cert))
-        (folder / "key.pem").write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                                           serialization.NoEncryption()))
+        (folder / "key.pem").write_bytes(
+            key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+        )
         (folder / "report.pdf").write_bytes(sign(unsigned, Identity(key, cert, [], f"Signer {name}", [])))
         out[name] = (folder, cert)
     # Under a CA: a TLS server certificate the CA issued, and its chain as the signer presents it.
@@ -129,8 +155,10 @@ def test_a_ca_issued_tls_certificate_fails_trust(made, cli):
     folder, _ = made["ca-tls-only"]
     out = cli("verify", folder / "report.pdf", "--trust", folder / "ca.pem")
     assert out.exit_code == 1, out.stdout
-    assert ("but its extended key usage (serverAuth) is not for signing documents (one of documentSigning, emailProtection, "
-            "Adobe Authentic Documents Trust, Microsoft document signing, anyExtendedKeyUsage is needed)") in out.stdout
+    assert (
+        "but its extended key usage (serverAuth) is not for signing documents (one of documentSigning, emailProtection, "
+        "Adobe Authentic Documents Trust, Microsoft document signing, anyExtendedKeyUsage is needed)"
+    ) in out.stdout
 
 
 def test_a_document_signing_purpose_and_a_keygen_identity_pass(made, cli, work):

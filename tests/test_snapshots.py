@@ -16,7 +16,6 @@ import shutil
 import subprocess
 
 import pytest
-
 from conftest import EXAMPLES, ROOT
 
 SNAPSHOTS = ROOT / "tests" / "snapshots"

@@ -8,11 +8,11 @@ import json
 
 import jsonpatch
 import pytest
-
 from conftest import EXAMPLES, example
-from evaluator.rules.assess import assess
+
 from evaluator.engine.loader import load_bytes, load_file
 from evaluator.rules import REGISTRY
+from evaluator.rules.assess import assess
 from evaluator.rules.registry import Rule, register
 
 
@@ -29,25 +29,29 @@ def messages(result, code: str) -> list[tuple[str, str]]:
 
 
 def test_an_end_to_end_interval_holds_every_stage_without_listing_them():
-    result = assessed("sd201-offer-b.json", [
-        {"op": "remove", "path": "/runs/0/interval/stages_included"},
-        {"op": "remove", "path": "/runs/0/interval/stages_excluded"},
-        {"op": "replace", "path": "/runs/0/interval/scope", "value": "end-to-end"},
-        {"op": "replace", "path": "/claims/0/scope", "value": "end-to-end"},
-    ])
+    result = assessed(
+        "sd201-offer-b.json",
+        [
+            {"op": "remove", "path": "/runs/0/interval/stages_included"},
+            {"op": "remove", "path": "/runs/0/interval/stages_excluded"},
+            {"op": "replace", "path": "/runs/0/interval/scope", "value": "end-to-end"},
+            {"op": "replace", "path": "/claims/0/scope", "value": "end-to-end"},
+        ],
+    )
     assert messages(result, "interval-incomplete") == []
     assert result.claims[0].verdict == "established"
 
 
 def test_a_stage_stated_as_excluded_is_left_out_even_end_to_end():
-    result = assessed("sd201-offer-b.json", [
-        {"op": "replace", "path": "/runs/0/interval/stages_included", "value": []},
-        {"op": "replace", "path": "/runs/0/interval/stages_excluded", "value": ["proposal"]},
-        {"op": "replace", "path": "/runs/0/interval/scope", "value": "end-to-end"},
-    ])
-    assert messages(result, "interval-incomplete") == [
-        ("/runs/0/interval/stages_excluded", "run offer-b's interval leaves out proposal")
-    ]
+    result = assessed(
+        "sd201-offer-b.json",
+        [
+            {"op": "replace", "path": "/runs/0/interval/stages_included", "value": []},
+            {"op": "replace", "path": "/runs/0/interval/stages_excluded", "value": ["proposal"]},
+            {"op": "replace", "path": "/runs/0/interval/scope", "value": "end-to-end"},
+        ],
+    )
+    assert messages(result, "interval-incomplete") == [("/runs/0/interval/stages_excluded", "run offer-b's interval leaves out proposal")]
 
 
 # ------------------------------------------------------------------ 2: not listed is not left out
@@ -69,11 +73,14 @@ def test_a_clock_around_the_whole_generation_call_covers_scheduling():
 
 
 def test_excluded_and_unstated_stages_are_two_findings_each_in_its_own_words():
-    result = assessed("sd201-offer-b.json", [
-        {"op": "replace", "path": "/runs/0/interval/stages_included", "value": ["verification"]},
-        {"op": "add", "path": "/runs/0/interval/stages_excluded/-", "value": "proposal"},
-        {"op": "add", "path": "/configurations/0/proposer/device", "value": "a separate GPU"},
-    ])
+    result = assessed(
+        "sd201-offer-b.json",
+        [
+            {"op": "replace", "path": "/runs/0/interval/stages_included", "value": ["verification"]},
+            {"op": "add", "path": "/runs/0/interval/stages_excluded/-", "value": "proposal"},
+            {"op": "add", "path": "/configurations/0/proposer/device", "value": "a separate GPU"},
+        ],
+    )
     assert messages(result, "interval-incomplete") == [  # in file order: stages_included comes first
         ("/runs/0/interval/stages_included", "run offer-b's interval does not say whether it includes scheduling"),
         ("/runs/0/interval/stages_excluded", "run offer-b's interval leaves out proposal (the proposer runs on a separate GPU)"),
@@ -93,17 +100,22 @@ NO_BASELINE_NO_COUNTS = [
 def test_a_speedup_with_neither_baseline_nor_counts_names_the_missing_counts_too():
     result = assessed("acceptance-only.json", NO_BASELINE_NO_COUNTS)
     assert messages(result, "baseline-missing") == [("/claims/0/baseline", "the claimed speedup (3x) names no baseline run to compare with")]
-    assert messages(result, "counts-missing") == [(
-        "/runs/0/counts",
-        "output-throughput speedup against the baseline cannot be computed for the claimed 3x: run spec lacks emitted_tokens, duration_s",
-    )]
+    assert messages(result, "counts-missing") == [
+        (
+            "/runs/0/counts",
+            "output-throughput speedup against the baseline cannot be computed for the claimed 3x: run spec lacks emitted_tokens, duration_s",
+        )
+    ]
 
 
 def test_each_run_of_a_speedup_is_named_with_what_it_lacks():
-    result = assessed("complete-offer.yaml", [
-        {"op": "remove", "path": "/runs/1/counts/emitted_tokens"},
-        {"op": "remove", "path": "/runs/0/interval/duration_s"},
-    ])
+    result = assessed(
+        "complete-offer.yaml",
+        [
+            {"op": "remove", "path": "/runs/1/counts/emitted_tokens"},
+            {"op": "remove", "path": "/runs/0/interval/duration_s"},
+        ],
+    )
     prefix = "output-throughput speedup against the baseline cannot be computed for the claimed 2.19x: "
     assert messages(result, "counts-missing") == [
         ("/runs/0/interval/duration_s", prefix + "baseline target-only-c1 lacks duration_s"),
@@ -115,38 +127,53 @@ def test_each_run_of_a_speedup_is_named_with_what_it_lacks():
 
 
 def test_a_range_and_a_bound_read_as_the_vendor_wrote_them():
-    result = assessed("acceptance-only.json", [
-        {"op": "replace", "path": "/claims/0/value", "value": 2.2},
-        {"op": "add", "path": "/claims/0/value_high", "value": 3.6},
-        {"op": "remove", "path": "/claims/0/baseline"},
-        {"op": "remove", "path": "/claims/0/concurrency"},
-    ])
+    result = assessed(
+        "acceptance-only.json",
+        [
+            {"op": "replace", "path": "/claims/0/value", "value": 2.2},
+            {"op": "add", "path": "/claims/0/value_high", "value": 3.6},
+            {"op": "remove", "path": "/claims/0/baseline"},
+            {"op": "remove", "path": "/claims/0/concurrency"},
+        ],
+    )
     assert messages(result, "load-unstated") == [("/claims/0/concurrency", "the claimed 2.2-3.6x states no concurrency or request rate")]
     assert messages(result, "baseline-missing") == [("/claims/0/baseline", "the claimed speedup (2.2-3.6x) names no baseline run to compare with")]
     assert (result.claims[0].stated, result.claims[0].value, result.claims[0].value_high) == ("2.2-3.6x", 2.2, 3.6)
-    upto = assessed("sd201-offer-b.json", [{"op": "replace", "path": "/claims/0/value", "value": 280}, {"op": "add", "path": "/claims/0/bound", "value": "up-to"}])
+    upto = assessed(
+        "sd201-offer-b.json", [{"op": "replace", "path": "/claims/0/value", "value": 280}, {"op": "add", "path": "/claims/0/bound", "value": "up-to"}]
+    )
     assert messages(upto, "claim-mismatch") == [
         ("/claims/0/value", "the claimed up to 280 tokens/s does not match the evidence: emitted output tokens/s (E / T) is 200 tokens/s")
     ]
 
 
 def test_per_user_throughput_is_its_own_figure():
-    result = assessed("sd201-offer-b.json", [
-        {"op": "add", "path": "/runs/0/per_user_throughput", "value": {"tokens_per_s": 274.7188, "definition": "trtllm-bench Per User Output Throughput"}},
-        {"op": "replace", "path": "/claims/0/counted", "value": "per-user-output"},
-        {"op": "replace", "path": "/claims/0/value", "value": 250},
-        {"op": "add", "path": "/claims/0/bound", "value": "at-least"},
-    ])
+    result = assessed(
+        "sd201-offer-b.json",
+        [
+            {
+                "op": "add",
+                "path": "/runs/0/per_user_throughput",
+                "value": {"tokens_per_s": 274.7188, "definition": "trtllm-bench Per User Output Throughput"},
+            },
+            {"op": "replace", "path": "/claims/0/counted", "value": "per-user-output"},
+            {"op": "replace", "path": "/claims/0/value", "value": 250},
+            {"op": "add", "path": "/claims/0/bound", "value": "at-least"},
+        ],
+    )
     assert result.outcome == "established"
     assert result.claims[0].computed == {"figure": "per-user output tokens/s (as stated for the run)", "value": 274.7188, "unit": "tokens/s"}
 
 
 def test_a_response_time_speedup_is_the_baselines_latency_over_the_runs():
-    result = assessed("complete-offer.yaml", [
-        {"op": "replace", "path": "/claims/2/counted", "value": "response-time"},
-        {"op": "add", "path": "/claims/2/latency_metric", "value": "tpot"},
-        {"op": "add", "path": "/claims/2/percentile", "value": "p99"},
-    ])
+    result = assessed(
+        "complete-offer.yaml",
+        [
+            {"op": "replace", "path": "/claims/2/counted", "value": "response-time"},
+            {"op": "add", "path": "/claims/2/latency_metric", "value": "tpot"},
+            {"op": "add", "path": "/claims/2/percentile", "value": "p99"},
+        ],
+    )
     record = result.record
     ours, theirs = record.runs[5].latency.tpot_ms.p99, record.runs[4].latency.tpot_ms.p99
     assert result.claims[2].computed["value"] == theirs / ours
@@ -155,11 +182,14 @@ def test_a_response_time_speedup_is_the_baselines_latency_over_the_runs():
 def test_sampling_n_is_required_only_where_per_request_counts_need_it():
     coverage_stated = assessed("sd201-offer-b.json", [{"op": "remove", "path": "/configurations/0/sampling/n"}])
     assert messages(coverage_stated, "identity-incomplete") == []
-    coverage_unknown = assessed("sd201-offer-b.json", [
-        {"op": "remove", "path": "/configurations/0/sampling/n"},
-        {"op": "remove", "path": "/runs/0/counts/requests_without_metrics"},
-        {"op": "remove", "path": "/runs/0/load/multi_sequence_share"},
-    ])
+    coverage_unknown = assessed(
+        "sd201-offer-b.json",
+        [
+            {"op": "remove", "path": "/configurations/0/sampling/n"},
+            {"op": "remove", "path": "/runs/0/counts/requests_without_metrics"},
+            {"op": "remove", "path": "/runs/0/load/multi_sequence_share"},
+        ],
+    )
     assert messages(coverage_unknown, "identity-incomplete") == [
         ("/configurations/0/sampling/n", "configuration sd201-offer does not state sampling.n")
     ]
@@ -184,8 +214,11 @@ def test_an_undated_offer_says_so(sdeval, tmp_path):
 # ------------------------------------------------------------------ simulated acceptance
 
 SIMULATED = {
-    "vllm": ("flags", "vllm serve T --speculative-config '{\"method\": \"eagle3\", \"rejection_sample_method\": \"synthetic\", "
-             "\"synthetic_acceptance_length\": 3.2}'", "rejection_sample_method=synthetic, synthetic_acceptance_length=3.2"),
+    "vllm": (
+        "flags",
+        'vllm serve T --speculative-config \'{"method": "eagle3", "rejection_sample_method": "synthetic", "synthetic_acceptance_length": 3.2}\'',
+        "rejection_sample_method=synthetic, synthetic_acceptance_length=3.2",
+    ),
     "sglang": ("environment", "SGLANG_SIMULATE_ACC_LEN=2.4 SGLANG_SIMULATE_ACC_METHOD=match-expected", "SGLANG_SIMULATE_ACC_LEN=2.4"),
     "tensorrt-llm": ("environment", "TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS: '1.78'", "TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS=1.78"),
 }
@@ -196,26 +229,36 @@ def test_forced_acceptance_is_found_in_the_recorded_command_or_environment(engin
     field, text, setting = SIMULATED[engine]
     result = assessed("sd201-offer-b.json", [{"op": "add", "path": f"/configurations/0/runtime/{field}", "value": text}])
     words = "server command" if field == "flags" else "environment"
-    assert messages(result, "acceptance-simulated") == [(
-        f"/configurations/0/runtime/{field}",
-        f"configuration sd201-offer's {words} sets {setting}: acceptance was forced by the benchmark, "
-        "not decided by the target model, so its runs say nothing about real traffic",
-    )]
+    assert messages(result, "acceptance-simulated") == [
+        (
+            f"/configurations/0/runtime/{field}",
+            f"configuration sd201-offer's {words} sets {setting}: acceptance was forced by the benchmark, "
+            "not decided by the target model, so its runs say nothing about real traffic",
+        )
+    ]
     assert result.claims[0].verdict == "not-established"
     [ask] = [a for a in result.asks if a.code == "acceptance-simulated"]
-    assert ask.text == f"Please send the runs of configuration sd201-offer again with acceptance decided by the target model on real drafts, without {setting}."
+    assert (
+        ask.text
+        == f"Please send the runs of configuration sd201-offer again with acceptance decided by the target model on real drafts, without {setting}."
+    )
     assert ask.claims == ("b-200",)
 
 
 def test_forced_acceptance_on_a_run_names_the_run():
-    result = assessed("sd201-offer-b.json", [
-        {"op": "add", "path": "/runs/0/simulated_acceptance", "value": {"mechanism": "SGLANG_SIMULATE_ACC_LEN=3", "acceptance_length": 3}},
-    ])
-    assert messages(result, "acceptance-simulated") == [(
-        "/runs/0/simulated_acceptance",
-        "run offer-b's acceptance was forced (SGLANG_SIMULATE_ACC_LEN=3, acceptance length 3), not measured on real drafts, "
-        "so the run says nothing about what real traffic gets",
-    )]
+    result = assessed(
+        "sd201-offer-b.json",
+        [
+            {"op": "add", "path": "/runs/0/simulated_acceptance", "value": {"mechanism": "SGLANG_SIMULATE_ACC_LEN=3", "acceptance_length": 3}},
+        ],
+    )
+    assert messages(result, "acceptance-simulated") == [
+        (
+            "/runs/0/simulated_acceptance",
+            "run offer-b's acceptance was forced (SGLANG_SIMULATE_ACC_LEN=3, acceptance length 3), not measured on real drafts, "
+            "so the run says nothing about what real traffic gets",
+        )
+    ]
 
 
 # ------------------------------------------------------------------ asks
@@ -238,11 +281,13 @@ def test_an_ask_the_page_could_not_fill_is_refused():
 def test_one_ask_per_offer_lists_every_claim_it_concerns():
     result = assessed("complete-offer.yaml", [{"op": "remove", "path": "/runs/5/quality"}])
     quality = [a for a in result.asks if a.code == "quality-missing"]
-    assert [(a.text, a.claims) for a in quality] == [(
-        "Please send a task-quality result for run eagle3-c64's outputs: a score on the task the claim is about, "
-        "or a greedy-equality check against target-only outputs.",
-        ("speedup-c64", "throughput-c64", "tpot-c64"),
-    )]
+    assert [(a.text, a.claims) for a in quality] == [
+        (
+            "Please send a task-quality result for run eagle3-c64's outputs: a score on the task the claim is about, "
+            "or a greedy-equality check against target-only outputs.",
+            ("speedup-c64", "throughput-c64", "tpot-c64"),
+        )
+    ]
 
 
 def test_every_error_finding_of_every_rule_case_gets_a_filled_ask():
@@ -261,23 +306,30 @@ def test_every_error_finding_of_every_rule_case_gets_a_filled_ask():
 
 # The shipped examples' asks, exactly as `sdeval assess -f json` gives them.
 EXAMPLE_ASKS = {
-    "sd201-offer-a.json": [{
-        "code": "throughput-basis",
-        "text": "Please restate the claimed 200 tokens/s in emitted output tokens (what users receive) per second of run "
-                "offer-a's measured interval, not in proposed drafts.",
-        "claims": ["a-200"],
-    }],
+    "sd201-offer-a.json": [
+        {
+            "code": "throughput-basis",
+            "text": "Please restate the claimed 200 tokens/s in emitted output tokens (what users receive) per second of run "
+            "offer-a's measured interval, not in proposed drafts.",
+            "claims": ["a-200"],
+        }
+    ],
     "sd201-offer-b.json": [],
-    "acceptance-only.json": [{
-        "code": "acceptance-only",
-        "text": "Please restate the claimed 3x as an output-throughput speedup against a target-only baseline measured over a "
-                "complete interval (run spec's counts give 1.67x); a mean acceptance length contains no time.",
-        "claims": ["three-x"],
-    }],
+    "acceptance-only.json": [
+        {
+            "code": "acceptance-only",
+            "text": "Please restate the claimed 3x as an output-throughput speedup against a target-only baseline measured over a "
+            "complete interval (run spec's counts give 1.67x); a mean acceptance length contains no time.",
+            "claims": ["three-x"],
+        }
+    ],
     "unstated-load.json": [  # in the order of the findings, which follow the file: runs before claims
         {"code": "load-unstated", "text": "Please state the concurrency or request rate run spec was measured at.", "claims": ["speedup"]},
-        {"code": "load-unstated", "text": "Please state the concurrency or request rate baseline run target-only was measured at.",
-         "claims": ["speedup"]},
+        {
+            "code": "load-unstated",
+            "text": "Please state the concurrency or request rate baseline run target-only was measured at.",
+            "claims": ["speedup"],
+        },
         {"code": "load-unstated", "text": "Please state the concurrency or request rate the claimed 1.67x was measured at.", "claims": ["speedup"]},
     ],
     "vllm-docs-ngram.json": [],
@@ -309,24 +361,44 @@ def test_a_schema_error_asks_for_the_field_to_be_corrected(sdeval, tmp_path):
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(data))
     [entry] = sdeval("validate", "--format", "json", path).json()["files"]
-    assert entry["asks"] == [{
-        "code": "schema",
-        "text": "Please correct the evidence record at /runs/0/counts/accepted_drafts: must be at least 0 (got -3).",
-        "claims": [],
-    }]
+    assert entry["asks"] == [
+        {
+            "code": "schema",
+            "text": "Please correct the evidence record at /runs/0/counts/accepted_drafts: must be at least 0 (got -3).",
+            "claims": [],
+        }
+    ]
 
 
 # Every field record 1.1 added, by model and name.
 ADDED_FIELDS = [
-    ("Offer", "date"), ("Proposer", "method_name"), ("Proposer", "simulated_acceptance"), ("Runtime", "environment"),
-    ("Interval", "whole_generation_call"), ("RepetitionSummary", "count"), ("RepetitionSummary", "statistic"),
-    ("PerUserThroughput", "tokens_per_s"), ("PerUserThroughput", "statistic"), ("PerUserThroughput", "definition"),
-    ("Run", "repetition_summary"), ("Run", "per_user_throughput"), ("Run", "simulated_acceptance"),
-    ("SimulatedAcceptance", "mechanism"), ("SimulatedAcceptance", "acceptance_length"),
-    ("Claim", "value_high"), ("Claim", "bound"),
-    ("Run", "request_latencies"), ("Run", "goodput"), ("RequestLatencies", "ttft_ms"), ("RequestLatencies", "tpot_ms"),
-    ("RequestLatencies", "e2e_ms"), ("ToolGoodput", "requests_per_s"), ("ToolGoodput", "ttft_limit_ms"), ("ToolGoodput", "tpot_limit_ms"),
-    ("ToolGoodput", "e2e_limit_ms"), ("ToolGoodput", "definition"),
+    ("Offer", "date"),
+    ("Proposer", "method_name"),
+    ("Proposer", "simulated_acceptance"),
+    ("Runtime", "environment"),
+    ("Interval", "whole_generation_call"),
+    ("RepetitionSummary", "count"),
+    ("RepetitionSummary", "statistic"),
+    ("PerUserThroughput", "tokens_per_s"),
+    ("PerUserThroughput", "statistic"),
+    ("PerUserThroughput", "definition"),
+    ("Run", "repetition_summary"),
+    ("Run", "per_user_throughput"),
+    ("Run", "simulated_acceptance"),
+    ("SimulatedAcceptance", "mechanism"),
+    ("SimulatedAcceptance", "acceptance_length"),
+    ("Claim", "value_high"),
+    ("Claim", "bound"),
+    ("Run", "request_latencies"),
+    ("Run", "goodput"),
+    ("RequestLatencies", "ttft_ms"),
+    ("RequestLatencies", "tpot_ms"),
+    ("RequestLatencies", "e2e_ms"),
+    ("ToolGoodput", "requests_per_s"),
+    ("ToolGoodput", "ttft_limit_ms"),
+    ("ToolGoodput", "tpot_limit_ms"),
+    ("ToolGoodput", "e2e_limit_ms"),
+    ("ToolGoodput", "definition"),
 ]
 
 

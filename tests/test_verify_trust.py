@@ -7,10 +7,9 @@ import json
 import os
 
 import pytest
+from conftest import example
 from cryptography import x509
 from cryptography.hazmat.primitives.serialization import Encoding
-
-from conftest import example
 from pdf_helpers import cert_fingerprint as fingerprint
 
 pytestmark = pytest.mark.pdf

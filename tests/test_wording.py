@@ -44,7 +44,15 @@ def test_break_even_has_one_decimal():
 
 def test_a_column_shares_one_number_of_decimals_set_by_its_largest_figure():
     assert column([38.4, 84.2001, 291.0004, 553.0029, 1702.1, 2225.9975, 3910.9, 3849.9]) == [
-        "38", "84", "291", "553", "1,702", "2,226", "3,911", "3,850"]
+        "38",
+        "84",
+        "291",
+        "553",
+        "1,702",
+        "2,226",
+        "3,911",
+        "3,850",
+    ]
     assert column([2.1927, 1.90035, 1.3078, 0.9844], "x") == ["2.19x", "1.90x", "1.31x", "0.98x"]
     assert column([0.6533, 0.6367, None]) == ["0.653", "0.637", "-"]
     assert column([200.0, 150.0]) == ["200", "150"]
@@ -70,8 +78,11 @@ def test_a_claim_is_shown_as_its_author_wrote_it():
 
 def test_offers_are_named_by_vendor_and_offer_id_not_by_the_path_typed():
     assert offer_names([("../sdeval/examples/complete-offer.yaml", "Acme Inference Ltd", "ACME-SD-2026-114")]) == [
-        "Acme Inference Ltd, ACME-SD-2026-114"]
+        "Acme Inference Ltd, ACME-SD-2026-114"
+    ]
     assert offer_names([("a/x.yaml", "Acme", "A1"), ("b/y.yaml", "Acme", "A1"), ("c/broken.json", None, None)]) == [
-        "Acme, A1 (x.yaml)", "Acme, A1 (y.yaml)", "broken.json"]
-    assert offer_names([("a/y.yaml", "Acme", "A1"), ("b/y.yaml", "Acme", "A1")]) == [
-        "Acme, A1 (y.yaml) #1", "Acme, A1 (y.yaml) #2"]
+        "Acme, A1 (x.yaml)",
+        "Acme, A1 (y.yaml)",
+        "broken.json",
+    ]
+    assert offer_names([("a/y.yaml", "Acme", "A1"), ("b/y.yaml", "Acme", "A1")]) == ["Acme, A1 (y.yaml) #1", "Acme, A1 (y.yaml) #2"]

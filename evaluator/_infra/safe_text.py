@@ -19,11 +19,31 @@ import unicodedata
 # separators. Written out (Unicode 14, tests/test_hostile_strings.py checks it against
 # unicodedata) so the published schema can carry the same list as a pattern.
 INVISIBLE_RANGES = (
-    (0x00AD, 0x00AD), (0x034F, 0x034F), (0x0600, 0x0605), (0x061C, 0x061C), (0x06DD, 0x06DD), (0x070F, 0x070F),
-    (0x0890, 0x0891), (0x08E2, 0x08E2), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x180F), (0x200B, 0x200F),
-    (0x2028, 0x202E), (0x2060, 0x206F), (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0),
-    (0xFFF0, 0xFFFB), (0x110BD, 0x110BD), (0x110CD, 0x110CD), (0x13430, 0x13438), (0x1BCA0, 0x1BCA3),
-    (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF),
+    (0x00AD, 0x00AD),
+    (0x034F, 0x034F),
+    (0x0600, 0x0605),
+    (0x061C, 0x061C),
+    (0x06DD, 0x06DD),
+    (0x070F, 0x070F),
+    (0x0890, 0x0891),
+    (0x08E2, 0x08E2),
+    (0x115F, 0x1160),
+    (0x17B4, 0x17B5),
+    (0x180B, 0x180F),
+    (0x200B, 0x200F),
+    (0x2028, 0x202E),
+    (0x2060, 0x206F),
+    (0x3164, 0x3164),
+    (0xFE00, 0xFE0F),
+    (0xFEFF, 0xFEFF),
+    (0xFFA0, 0xFFA0),
+    (0xFFF0, 0xFFFB),
+    (0x110BD, 0x110BD),
+    (0x110CD, 0x110CD),
+    (0x13430, 0x13438),
+    (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A),
+    (0xE0000, 0xE0FFF),
 )
 BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 
@@ -66,10 +86,7 @@ def shown(text: object, *, lines: bool = False) -> str:
     text = str(text)
     if text.isascii() and text.isprintable():  # the common case, at C speed
         return text
-    return "".join(
-        _escape(ch) if (is_control(ch) and ch != "\t" and not (lines and ch == "\n")) or is_invisible(ch) else ch
-        for ch in text
-    )
+    return "".join(_escape(ch) if (is_control(ch) and ch != "\t" and not (lines and ch == "\n")) or is_invisible(ch) else ch for ch in text)
 
 
 # Bidi classes that can reorder text around them: right-to-left letters and the explicit controls.
@@ -96,11 +113,12 @@ def identity_problem(text: str) -> str | None:
     an invisible character makes two names that look alike differ."""
     for i, ch in enumerate(text):
         if ch in BIDI_CONTROLS:
-            return (f"holds the bidi control {_name(ch)} at character {i + 1}; a name takes none, "
-                    "since it would reorder the text printed after it (right-to-left letters need no control)")
+            return (
+                f"holds the bidi control {_name(ch)} at character {i + 1}; a name takes none, "
+                "since it would reorder the text printed after it (right-to-left letters need no control)"
+            )
         if is_invisible(ch):
-            return (f"holds the invisible character {_name(ch)} at character {i + 1} "
-                    f"(shown: {shown(text)[:120]}); a name must look like what it is")
+            return f"holds the invisible character {_name(ch)} at character {i + 1} (shown: {shown(text)[:120]}); a name must look like what it is"
     return None  # (control characters: control_problem)
 
 

@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..engine.wording import offer_names
 from . import location
 from .index import Filters, Index, IndexProblem, codes_of
-from .log import LogFileProblem, check_chain, current_user
 from .location import ARCHIVE_FILE, SQLITE_FILE, Archive, NotAnArchive
-from ..engine.wording import offer_names
+from .log import LogFileProblem, check_chain, current_user
 from .store import Staged, Store, StoreProblem, pause_point, write_read_only
 
 MAX_REPORT_BYTES = 200 * 1024 * 1024  # as `sdeval verify` accepts
@@ -93,8 +93,10 @@ def init(root: Path, db: str | None, trust: list[Path], *, add_trust: bool) -> I
     if root.exists() and not root.is_dir():
         raise ArchiveProblem(f"{root}: exists and is not a folder")
     if root.is_dir() and any((root / "objects").glob("*/*.pdf")):
-        raise ArchiveProblem(f"{root}: holds stored reports (objects/) but no {ARCHIVE_FILE}; restore {ARCHIVE_FILE} from a backup "
-                             "and run `sdeval archive rebuild`, rather than starting an empty archive over them")
+        raise ArchiveProblem(
+            f"{root}: holds stored reports (objects/) but no {ARCHIVE_FILE}; restore {ARCHIVE_FILE} from a backup "
+            "and run `sdeval archive rebuild`, rather than starting an empty archive over them"
+        )
     ours = {"anchors", "objects", "tmp", location.LOG_FILE, SQLITE_FILE, f"{SQLITE_FILE}-wal", f"{SQLITE_FILE}-shm", f"{SQLITE_FILE}-journal"}
     if root.exists() and any(p.name not in ours for p in root.iterdir()):
         raise ArchiveProblem(f"{root}: exists and holds other files; give a new or empty folder")
@@ -122,8 +124,7 @@ def init(root: Path, db: str | None, trust: list[Path], *, add_trust: bool) -> I
     finally:
         index.close()
     where = "SQLite index in the folder" if db is None else f"index in {index.shown}"
-    return InitResult([f"created archive {root} ({where}) with {len(added)} trust anchor{'s' * (len(added) != 1)}", *added], True,
-                      head=archive.head)
+    return InitResult([f"created archive {root} ({where}) with {len(added)} trust anchor{'s' * (len(added) != 1)}", *added], True, head=archive.head)
 
 
 def _init_existing(archive: Archive, wanted: dict[str, tuple[Path, bytes]], add_trust: bool) -> InitResult:
@@ -136,7 +137,8 @@ def _init_existing(archive: Archive, wanted: dict[str, tuple[Path, bytes]], add_
         names = ", ".join(sorted({str(path) for path, _ in new.values()}))
         return InitResult(
             [f"{archive.root}: already an archive; nothing changed ({names}: not among its trust anchors; pass --add-trust to add)"],
-            False, exit_code=2,
+            False,
+            exit_code=2,
         )
     added = _add_anchors(archive, new, now_text(), current_user(), action="trust", extra={})
     return InitResult([f"{archive.root}: added {len(added)} trust anchor{'s' * (len(added) != 1)}", *added], True)
@@ -164,7 +166,9 @@ def _add_anchors(archive: Archive, wanted: dict[str, tuple[Path, bytes]], when: 
             if row["fingerprint_sha256"] not in have:
                 archive.index.add_anchor(w.conn, **row)
         w.append(
-            time=when, user=user, action=action,
+            time=when,
+            user=user,
+            action=action,
             detail={**extra, "anchors": [r["fingerprint_sha256"] for r in rows], "summary": f"{len(rows)} trust anchor(s) recorded"},
         )
     return lines
@@ -249,7 +253,9 @@ def _already(archive: Archive, sha256: str) -> int | None:
 def _duplicate(archive: Archive, source: str, report_id: int, sha256: str, user: str) -> Added:
     with archive.writing() as w:
         w.append(
-            time=now_text(), user=user, action="add",
+            time=now_text(),
+            user=user,
+            action="add",
             detail={"source": source, "sha256": sha256, "duplicate_of": report_id, "summary": f"duplicate of report {report_id}: {source}"},
         )
     return Added(source, "duplicate", f"{source}: already archived as report {report_id} (SHA-256 {sha256}); stored once", report_id, sha256)
@@ -258,7 +264,9 @@ def _duplicate(archive: Archive, source: str, report_id: int, sha256: str, user:
 def _refuse(archive: Archive, source: str, sha256: str | None, reason: str, user: str) -> Added:
     with archive.writing() as w:
         w.append(
-            time=now_text(), user=user, action="refuse",
+            time=now_text(),
+            user=user,
+            action="refuse",
             detail={"source": source, "sha256": sha256, "reason": reason, "summary": f"refused {source}: {reason}"},
         )
     return Added(source, "refused", f"refused {source}: {reason}", None, sha256)
@@ -281,8 +289,13 @@ def _admit(archive: Archive, item: Staged, verified, user: str) -> Added:
         pause_point("stored")
         when = now_text()
         row = {
-            **facts["report"], "sha256": item.sha256, "size": item.size, "stored_as": relative,
-            "source_name": item.source.name, "admitted_at": when, "admitted_by": user,
+            **facts["report"],
+            "sha256": item.sha256,
+            "size": item.size,
+            "stored_as": relative,
+            "source_name": item.source.name,
+            "admitted_at": when,
+            "admitted_by": user,
         }
         try:
             with archive.writing() as w:
@@ -291,8 +304,9 @@ def _admit(archive: Archive, item: Staged, verified, user: str) -> Added:
                 seq = (last.seq if last else 0) + 1
                 report_id = archive.index.insert_report(w.conn, {**row, "log_seq": seq}, facts["offers"], facts["claims"], facts["inputs"])
                 # The report's number is in its entry, so `archive rebuild` gives it back the same one.
-                logged = w.append(time=when, user=user, action="add",
-                                  detail={"source": source, "sha256": item.sha256, "report_id": report_id, "summary": summary})
+                logged = w.append(
+                    time=when, user=user, action="add", detail={"source": source, "sha256": item.sha256, "report_id": report_id, "summary": summary}
+                )
                 assert logged == seq
         except BaseException:
             # The row did not land, so neither does the file: unless the index cannot say (a
@@ -305,7 +319,13 @@ def _admit(archive: Archive, item: Staged, verified, user: str) -> Added:
                 archive.store.remove_unindexed(relative)
             raise
         pause_point("indexed")
-    return Added(source, "admitted", f"admitted {source} as report {report_id} ({_offer_words(facts['offers'])}; {row['outcome']}; SHA-256 {item.sha256})", report_id, item.sha256)
+    return Added(
+        source,
+        "admitted",
+        f"admitted {source} as report {report_id} ({_offer_words(facts['offers'])}; {row['outcome']}; SHA-256 {item.sha256})",
+        report_id,
+        item.sha256,
+    )
 
 
 def _offer_words(offers: list[dict[str, Any]]) -> str:
@@ -337,16 +357,40 @@ def indexed_facts(verified) -> dict[str, Any]:
     offers, claims = [], []
     for position, f in enumerate(doc.get("files") or []):
         offer = f.get("offer") or {}
-        offers.append({"position": position, "file": str(f.get("file")), "vendor": offer.get("vendor"),
-                       "offer_id": offer.get("offer_id"), "offer_date": _text(offer.get("date")), "outcome": f.get("outcome")})
+        offers.append(
+            {
+                "position": position,
+                "file": str(f.get("file")),
+                "vendor": offer.get("vendor"),
+                "offer_id": offer.get("offer_id"),
+                "offer_date": _text(offer.get("date")),
+                "outcome": f.get("outcome"),
+            }
+        )
         for seq, c in enumerate(f.get("claims") or []):
             codes = sorted({str(x["code"]) for x in c.get("findings") or []})
-            claims.append({"position": position, "seq": seq, "claim_id": str(c.get("id")), "kind": c.get("kind"),
-                           "verdict": c.get("verdict"), "codes": json.dumps(codes)})
-    inputs = [{"attachment": i["attachment"], "file": i["file"], "role": i.get("role", "evidence record"), "sha256": i["sha256"]}
-              for i in manifest["inputs"]]
-    inputs.append({"attachment": manifest["assessment"]["attachment"], "file": manifest["assessment"]["attachment"],
-                   "role": "assessment", "sha256": manifest["assessment"]["sha256"]})
+            claims.append(
+                {
+                    "position": position,
+                    "seq": seq,
+                    "claim_id": str(c.get("id")),
+                    "kind": c.get("kind"),
+                    "verdict": c.get("verdict"),
+                    "codes": json.dumps(codes),
+                }
+            )
+    inputs = [
+        {"attachment": i["attachment"], "file": i["file"], "role": i.get("role", "evidence record"), "sha256": i["sha256"]}
+        for i in manifest["inputs"]
+    ]
+    inputs.append(
+        {
+            "attachment": manifest["assessment"]["attachment"],
+            "file": manifest["assessment"]["attachment"],
+            "role": "assessment",
+            "sha256": manifest["assessment"]["sha256"],
+        }
+    )
     return {"report": report, "offers": offers, "claims": claims, "inputs": inputs}
 
 
@@ -382,8 +426,11 @@ def report_summary(row: Any, detail: dict[str, list[Any]]) -> dict[str, Any]:
         "timestamp_time": row.timestamp_time,
         "source_name": row.source_name,
         "withdrawn": withdrawal_of(detail),
-        "last_verification": ({"time": detail["verified"][0].time, "result": detail["verified"][0].result,
-                               "reason": detail["verified"][0].reason} if detail["verified"] else None),
+        "last_verification": (
+            {"time": detail["verified"][0].time, "result": detail["verified"][0].result, "reason": detail["verified"][0].reason}
+            if detail["verified"]
+            else None
+        ),
         "offers": [{"file": o.file, "vendor": o.vendor, "offer_id": o.offer_id, "offer_date": o.offer_date, "outcome": o.outcome} for o in offers],
     }
 
@@ -400,21 +447,28 @@ def show(archive: Archive, ident: str) -> dict[str, Any]:
         row = _resolve(archive, conn, ident)
         detail = archive.index.details(conn, [row.id])[row.id]
     out = report_summary(row, detail)
-    out.update({
-        "size": row.size,
-        "stored_as": row.stored_as,
-        "signer_subject": row.signer_subject,
-        "timestamp_authority": row.timestamp_authority,
-        "timestamp_authority_fingerprint": row.timestamp_authority_fingerprint,
-        "log_entry": row.log_seq,
-        "claims": [
-            {"file": detail["offers"][c.position].file if c.position < len(detail["offers"]) else None,
-             "id": c.claim_id, "kind": c.kind, "verdict": c.verdict, "codes": codes_of(c)}
-            for c in detail["claims"]
-        ],
-        "inputs": [{"attachment": i.attachment, "file": i.file, "role": i.role, "sha256": i.sha256} for i in detail["inputs"]],
-        "checks_at_admission": json.loads(row.checks),
-    })
+    out.update(
+        {
+            "size": row.size,
+            "stored_as": row.stored_as,
+            "signer_subject": row.signer_subject,
+            "timestamp_authority": row.timestamp_authority,
+            "timestamp_authority_fingerprint": row.timestamp_authority_fingerprint,
+            "log_entry": row.log_seq,
+            "claims": [
+                {
+                    "file": detail["offers"][c.position].file if c.position < len(detail["offers"]) else None,
+                    "id": c.claim_id,
+                    "kind": c.kind,
+                    "verdict": c.verdict,
+                    "codes": codes_of(c),
+                }
+                for c in detail["claims"]
+            ],
+            "inputs": [{"attachment": i.attachment, "file": i.file, "role": i.role, "sha256": i.sha256} for i in detail["inputs"]],
+            "checks_at_admission": json.loads(row.checks),
+        }
+    )
     return out
 
 
@@ -487,9 +541,16 @@ class Checked:
     withdrawn: dict[str, Any] | None = None  # {time, by, reason} when the report was withdrawn
 
     def as_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "sha256": self.sha256, "stored_as": self.stored_as, "passed": self.passed,
-                "problem": self.problem, "reason": None if self.passed else self.reason, "checks": self.checks,
-                "withdrawn": self.withdrawn}
+        return {
+            "id": self.id,
+            "sha256": self.sha256,
+            "stored_as": self.stored_as,
+            "passed": self.passed,
+            "problem": self.problem,
+            "reason": None if self.passed else self.reason,
+            "checks": self.checks,
+            "withdrawn": self.withdrawn,
+        }
 
 
 def selected(archive: Archive, idents: list[str]) -> list[Any]:
@@ -537,21 +598,29 @@ def verify(archive: Archive, idents: list[str], *, strict: bool, workers: int | 
         c.withdrawn = withdrawal_of(details[c.id])
     problems = [f"log: {p}" for p in log_problems(archive)]
     if not idents:
-        problems += [f"{relative}: stored, but the index has no report for it (its row was removed, or an older index restored)"
-                     for relative in unindexed(archive, [r.stored_as for r in rows])]
+        problems += [
+            f"{relative}: stored, but the index has no report for it (its row was removed, or an older index restored)"
+            for relative in unindexed(archive, [r.stored_as for r in rows])
+        ]
     failed = [c.id for c in ordered if not c.passed]
     summary = verify_summary(ordered, problems)
-    note = _log_quietly(archive, "verify", {"reports": len(ordered), "failed": failed, "strict": strict, "problems": problems, "summary": summary},
-                        verified=[(c.id, c.passed, c.reason) for c in ordered])
+    note = _log_quietly(
+        archive,
+        "verify",
+        {"reports": len(ordered), "failed": failed, "strict": strict, "problems": problems, "summary": summary},
+        verified=[(c.id, c.passed, c.reason) for c in ordered],
+    )
     return ordered, problems, note
 
 
 def verify_summary(checked: list[Checked], problems: list[str]) -> str:
     failed = sum(not c.passed for c in checked)
     withdrawn = sum(c.withdrawn is not None for c in checked)
-    return (f"verified {len(checked)} report{'s' * (len(checked) != 1)}: {len(checked) - failed} passed, {failed} failed"
-            + (f" ({withdrawn} withdrawn)" if withdrawn else "")
-            + (f"; {len(problems)} archive problem{'s' * (len(problems) != 1)}" if problems else ""))
+    return (
+        f"verified {len(checked)} report{'s' * (len(checked) != 1)}: {len(checked) - failed} passed, {failed} failed"
+        + (f" ({withdrawn} withdrawn)" if withdrawn else "")
+        + (f"; {len(problems)} archive problem{'s' * (len(problems) != 1)}" if problems else "")
+    )
 
 
 def withdrawal_of(detail: dict[str, list[Any]]) -> dict[str, Any] | None:
@@ -560,8 +629,19 @@ def withdrawal_of(detail: dict[str, list[Any]]) -> dict[str, Any] | None:
 
 
 # The report-level columns the index fills from a verified report (commands.indexed_facts).
-REPORT_FIELDS = ("assessed_at", "outcome", "requirements_outcome", "catalog", "sdeval_version", "signer", "signer_subject",
-                 "fingerprint_sha256", "timestamp_time", "timestamp_authority", "timestamp_authority_fingerprint")
+REPORT_FIELDS = (
+    "assessed_at",
+    "outcome",
+    "requirements_outcome",
+    "catalog",
+    "sdeval_version",
+    "signer",
+    "signer_subject",
+    "fingerprint_sha256",
+    "timestamp_time",
+    "timestamp_authority",
+    "timestamp_authority_fingerprint",
+)
 
 
 def index_differences(row: Any, detail: dict[str, list[Any]], verified) -> list[str]:
@@ -645,8 +725,9 @@ def withdraw(archive: Archive, ident: str, reason: str) -> str:
             raise ArchiveProblem(f"report {row.id}: already withdrawn on {earlier.time} by {earlier.user_name} ({earlier.reason})")
         when, user = now_text(), current_user()
         summary = f"withdrew report {row.id}: {reason}"
-        seq = w.append(time=when, user=user, action="withdraw",
-                       detail={"report_id": row.id, "sha256": row.sha256, "reason": reason, "summary": summary})
+        seq = w.append(
+            time=when, user=user, action="withdraw", detail={"report_id": row.id, "sha256": row.sha256, "reason": reason, "summary": summary}
+        )
         archive.index.withdraw(w.conn, row.id, time=when, user=user, reason=reason, log_seq=seq)
     return f"report {row.id} withdrawn (log entry {seq}): {reason}; it stays stored, listed and verifiable"
 
@@ -683,8 +764,9 @@ def rebuild(root: Path, db: str | None, *, workers: int | None = None) -> Rebuil
         with index.reading() as conn:
             # An index with tables but no log is one an interrupted rebuild created: carry on with it.
             if index.version(conn) is not None and index.last_entry(conn) is not None:
-                raise ArchiveProblem(f"{index.shown}: already holds an archive index; rebuild re-creates a missing one only "
-                                     "(move this one aside first)")
+                raise ArchiveProblem(
+                    f"{index.shown}: already holds an archive index; rebuild re-creates a missing one only (move this one aside first)"
+                )
         lines, problems = [], []
         # Anchors: each file checked against its name, recorded as the log says it was added.
         added: dict[str, Any] = {}
@@ -699,8 +781,15 @@ def rebuild(root: Path, db: str | None, *, workers: int | None = None) -> Rebuil
             problem = location.anchor_problem(root, f"anchors/{fpr}.pem", fpr, f"log entry {e.seq} record")
             if problem:
                 raise ArchiveProblem(problem)
-            anchor_rows.append({"fingerprint_sha256": fpr, "subject": certificate_subject(load_certificates(path)[0]),
-                                "file": f"anchors/{fpr}.pem", "added_at": e.time, "added_by": e.user})
+            anchor_rows.append(
+                {
+                    "fingerprint_sha256": fpr,
+                    "subject": certificate_subject(load_certificates(path)[0]),
+                    "file": f"anchors/{fpr}.pem",
+                    "added_at": e.time,
+                    "added_by": e.user,
+                }
+            )
         # Admissions as logged, and the stored files no admission names (recovered after them).
         admissions, withdrawals, seen = [], [], set()
         for e in kept:
@@ -747,10 +836,17 @@ def rebuild(root: Path, db: str | None, *, workers: int | None = None) -> Rebuil
                 facts = indexed_facts(outcome)
                 data_size = (root / rel).stat().st_size
                 sha = Path(rel).stem
-                row = {**facts["report"], "id": report_id, "sha256": sha, "size": data_size, "stored_as": rel,
-                       "source_name": os.path.basename(str(d["source"])) if d else Path(rel).name,
-                       "admitted_at": e.time if e else when, "admitted_by": e.user if e else user,
-                       "log_seq": e.seq if e else rebuild_seq}  # recovered without one: the rebuild's entry
+                row = {
+                    **facts["report"],
+                    "id": report_id,
+                    "sha256": sha,
+                    "size": data_size,
+                    "stored_as": rel,
+                    "source_name": os.path.basename(str(d["source"])) if d else Path(rel).name,
+                    "admitted_at": e.time if e else when,
+                    "admitted_by": e.user if e else user,
+                    "log_seq": e.seq if e else rebuild_seq,
+                }  # recovered without one: the rebuild's entry
                 index.insert_report(w.conn, row, facts["offers"], facts["claims"], facts["inputs"])
                 recovered.append((report_id, e is None))
                 verified_rows.append((report_id, True, "passed"))
@@ -761,13 +857,14 @@ def rebuild(root: Path, db: str | None, *, workers: int | None = None) -> Rebuil
                 if d.get("report_id") in ids:
                     index.withdraw(w.conn, d["report_id"], time=e.time, user=e.user, reason=str(d.get("reason")), log_seq=e.seq)
                     withdrawn += 1
-            summary = (f"rebuilt the index from {location.LOG_FILE} ({len(kept)} entries) and objects/: "
-                       f"{len(recovered)} report{'s' * (len(recovered) != 1)} recovered"
-                       + (f", {withdrawn} of them withdrawn" if withdrawn else "")
-                       + (f", {sum(u for _, u in recovered)} with no admission in the log" if any(u for _, u in recovered) else "")
-                       + (f", {len(problems)} problem{'s' * (len(problems) != 1)}" if problems else ""))
-            seq = w.append(time=when, user=user, action="rebuild",
-                           detail={"recovered": sorted(ids), "problems": problems, "summary": summary})
+            summary = (
+                f"rebuilt the index from {location.LOG_FILE} ({len(kept)} entries) and objects/: "
+                f"{len(recovered)} report{'s' * (len(recovered) != 1)} recovered"
+                + (f", {withdrawn} of them withdrawn" if withdrawn else "")
+                + (f", {sum(u for _, u in recovered)} with no admission in the log" if any(u for _, u in recovered) else "")
+                + (f", {len(problems)} problem{'s' * (len(problems) != 1)}" if problems else "")
+            )
+            seq = w.append(time=when, user=user, action="rebuild", detail={"recovered": sorted(ids), "problems": problems, "summary": summary})
             assert seq == rebuild_seq
             index.record_verifications(w.conn, when, verified_rows)
         lines.append(summary)
@@ -799,16 +896,27 @@ class Rejudged:
 
     @property
     def verdicts_change(self) -> bool:
-        return (any(c.verdict_changed for c in self.claims) or self.outcome_before != self.outcome_after
-                or self.requirements_before != self.requirements_after)
+        return (
+            any(c.verdict_changed for c in self.claims)
+            or self.outcome_before != self.outcome_after
+            or self.requirements_before != self.requirements_after
+        )
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "id": self.id, "sha256": self.sha256, "vendor": self.vendor, "offer_id": self.offer_id,
-            "catalog_before": self.catalog_before, "catalog_after": self.catalog_after,
-            "outcome_before": self.outcome_before, "outcome_after": self.outcome_after,
-            "requirements_before": self.requirements_before, "requirements_after": self.requirements_after,
-            "verdicts_change": self.verdicts_change, "claims": [c.as_dict() for c in self.claims], "problem": self.problem,
+            "id": self.id,
+            "sha256": self.sha256,
+            "vendor": self.vendor,
+            "offer_id": self.offer_id,
+            "catalog_before": self.catalog_before,
+            "catalog_after": self.catalog_after,
+            "outcome_before": self.outcome_before,
+            "outcome_after": self.outcome_after,
+            "requirements_before": self.requirements_before,
+            "requirements_after": self.requirements_after,
+            "verdicts_change": self.verdicts_change,
+            "claims": [c.as_dict() for c in self.claims],
+            "problem": self.problem,
         }
 
 
@@ -817,26 +925,44 @@ def rejudge(archive: Archive, idents: list[str], *, workers: int | None = None) 
     verdicts or findings would differ, or which could not be re-assessed; a summary; a note)."""
     from functools import partial
 
-    from ..rules import RULE_CATALOG_VERSION
     from .._infra.forking import map_across_cores
+    from ..rules import RULE_CATALOG_VERSION
 
     rows = selected(archive, idents)
     with archive.index.reading() as conn:
         details = archive.index.details(conn, [r.id for r in rows])
-    jobs = [(r.id, r.sha256, str(archive.store.path_of(r.stored_as)), r.stored_as, r.catalog,
-             report_summary(r, details[r.id])["vendor"], report_summary(r, details[r.id])["offer_id"]) for r in rows]
+    jobs = [
+        (
+            r.id,
+            r.sha256,
+            str(archive.store.path_of(r.stored_as)),
+            r.stored_as,
+            r.catalog,
+            report_summary(r, details[r.id])["vendor"],
+            report_summary(r, details[r.id])["offer_id"],
+        )
+        for r in rows
+    ]
     results = map_across_cores(partial(_rejudge_one, catalog=RULE_CATALOG_VERSION), jobs, workers=workers)
     differing = [r for r in results if r.problem or r.claims or r.verdicts_change]
     changed = sum(1 for r in differing if r.verdicts_change)
     problems = sum(1 for r in differing if r.problem)
-    summary = (f"rejudged {len(results)} report{'s' * (len(results) != 1)} with rule catalog {RULE_CATALOG_VERSION}: "
-               f"{changed} would change verdicts, {len(differing) - changed - problems} differ only in findings, "
-               f"{len(results) - len(differing)} unchanged" + (f", {problems} could not be re-assessed" if problems else ""))
-    note = _log_quietly(archive, "rejudge", {
-        "catalog": RULE_CATALOG_VERSION, "reports": len(results),
-        "changed": [r.id for r in differing if r.verdicts_change], "problems": [r.id for r in differing if r.problem],
-        "summary": summary,
-    })
+    summary = (
+        f"rejudged {len(results)} report{'s' * (len(results) != 1)} with rule catalog {RULE_CATALOG_VERSION}: "
+        f"{changed} would change verdicts, {len(differing) - changed - problems} differ only in findings, "
+        f"{len(results) - len(differing)} unchanged" + (f", {problems} could not be re-assessed" if problems else "")
+    )
+    note = _log_quietly(
+        archive,
+        "rejudge",
+        {
+            "catalog": RULE_CATALOG_VERSION,
+            "reports": len(results),
+            "changed": [r.id for r in differing if r.verdicts_change],
+            "problems": [r.id for r in differing if r.problem],
+            "summary": summary,
+        },
+    )
     return differing, summary, note
 
 

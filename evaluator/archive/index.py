@@ -34,12 +34,14 @@ class IndexProblem(Exception):
 metadata = sa.MetaData()
 
 meta = sa.Table(
-    "archive_meta", metadata,
+    "archive_meta",
+    metadata,
     sa.Column("key", sa.String(64), primary_key=True),
     sa.Column("value", sa.Text, nullable=False),
 )
 anchors = sa.Table(
-    "anchors", metadata,
+    "anchors",
+    metadata,
     sa.Column("fingerprint_sha256", sa.String(64), primary_key=True),
     sa.Column("subject", sa.Text, nullable=False),
     sa.Column("file", sa.Text, nullable=False),  # relative to the archive folder
@@ -47,7 +49,8 @@ anchors = sa.Table(
     sa.Column("added_by", sa.Text, nullable=False),
 )
 reports = sa.Table(
-    "reports", metadata,
+    "reports",
+    metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("sha256", sa.String(64), nullable=False, unique=True),
     sa.Column("size", sa.BigInteger, nullable=False),
@@ -72,7 +75,8 @@ reports = sa.Table(
     sa.Index("reports_assessed_at", "assessed_at"),
 )
 offers = sa.Table(
-    "offers", metadata,
+    "offers",
+    metadata,
     sa.Column("report_id", sa.Integer, sa.ForeignKey("reports.id"), primary_key=True),
     sa.Column("position", sa.Integer, primary_key=True),
     sa.Column("file", sa.Text, nullable=False),
@@ -84,7 +88,8 @@ offers = sa.Table(
     sa.Index("offers_offer_id", "offer_id"),
 )
 claims = sa.Table(
-    "claims", metadata,
+    "claims",
+    metadata,
     sa.Column("report_id", sa.Integer, sa.ForeignKey("reports.id"), primary_key=True),
     sa.Column("position", sa.Integer, primary_key=True),  # the offer's position in the report
     sa.Column("seq", sa.Integer, primary_key=True),
@@ -94,7 +99,8 @@ claims = sa.Table(
     sa.Column("codes", sa.Text, nullable=False),  # JSON list of the finding codes behind the verdict
 )
 inputs = sa.Table(
-    "inputs", metadata,
+    "inputs",
+    metadata,
     sa.Column("report_id", sa.Integer, sa.ForeignKey("reports.id"), primary_key=True),
     sa.Column("attachment", sa.Text, primary_key=True),
     sa.Column("file", sa.Text, nullable=False),
@@ -102,7 +108,8 @@ inputs = sa.Table(
     sa.Column("sha256", sa.String(64), nullable=False),
 )
 log = sa.Table(
-    "action_log", metadata,
+    "action_log",
+    metadata,
     sa.Column("seq", sa.Integer, primary_key=True, autoincrement=False),
     sa.Column("time", sa.String(40), nullable=False),
     sa.Column("user_name", sa.Text, nullable=False),
@@ -114,7 +121,8 @@ log = sa.Table(
 
 # Version 2: a report withdrawn (never deleted), and each report's last verification.
 withdrawals = sa.Table(
-    "withdrawals", metadata,
+    "withdrawals",
+    metadata,
     sa.Column("report_id", sa.Integer, sa.ForeignKey("reports.id"), primary_key=True),
     sa.Column("time", sa.String(40), nullable=False),
     sa.Column("user_name", sa.Text, nullable=False),
@@ -122,7 +130,8 @@ withdrawals = sa.Table(
     sa.Column("log_seq", sa.Integer, nullable=False),
 )
 verifications = sa.Table(
-    "last_verifications", metadata,
+    "last_verifications",
+    metadata,
     sa.Column("report_id", sa.Integer, sa.ForeignKey("reports.id"), primary_key=True),
     sa.Column("time", sa.String(40), nullable=False),
     sa.Column("result", sa.String(16), nullable=False),  # passed | failed
@@ -334,8 +343,21 @@ class Index:
     def copy_log(self, conn: sa.Connection, entries: list[action_log.Entry]) -> None:
         """The log as kept in log.jsonl, entry for entry (archive rebuild)."""
         if entries:
-            conn.execute(sa.insert(log), [{"seq": e.seq, "time": e.time, "user_name": e.user, "action": e.action, "detail": e.detail,
-                                           "prev_hash": e.prev_hash, "hash": e.hash} for e in entries])
+            conn.execute(
+                sa.insert(log),
+                [
+                    {
+                        "seq": e.seq,
+                        "time": e.time,
+                        "user_name": e.user,
+                        "action": e.action,
+                        "detail": e.detail,
+                        "prev_hash": e.prev_hash,
+                        "hash": e.hash,
+                    }
+                    for e in entries
+                ],
+            )
 
     def log_entries(self, conn: sa.Connection) -> list[action_log.Entry]:
         rows = conn.execute(sa.select(log).order_by(log.c.seq)).all()
@@ -393,8 +415,10 @@ class Index:
         for start in range(0, len(ids), 500):
             conn.execute(sa.delete(verifications).where(verifications.c.report_id.in_(ids[start : start + 500])))
         if results:
-            conn.execute(sa.insert(verifications), [{"report_id": i, "time": time, "result": "passed" if ok else "failed", "reason": why}
-                                                    for i, ok, why in results])
+            conn.execute(
+                sa.insert(verifications),
+                [{"report_id": i, "time": time, "result": "passed" if ok else "failed", "reason": why} for i, ok, why in results],
+            )
 
     def set_next_id(self, conn: sa.Connection) -> None:
         """After rows inserted with their own ids (rebuild), PostgreSQL's id sequence must move past them."""
@@ -427,8 +451,7 @@ class Index:
 
     def details(self, conn: sa.Connection, report_ids: list[int]) -> dict[int, dict[str, list[Any]]]:
         """Each report's offers, claims and inputs."""
-        out: dict[int, dict[str, list[Any]]] = {i: {"offers": [], "claims": [], "inputs": [], "withdrawn": [], "verified": []}
-                                                for i in report_ids}
+        out: dict[int, dict[str, list[Any]]] = {i: {"offers": [], "claims": [], "inputs": [], "withdrawn": [], "verified": []} for i in report_ids}
         if not report_ids:
             return out
         for name, table, order in (

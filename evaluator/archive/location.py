@@ -116,7 +116,8 @@ class Archive:
         if mine != theirs:
             raise IndexProblem(
                 f"{self.log_file} ends at {_entry_words(mine)}, the index's log at {_entry_words(theirs)}; "
-                "nothing was written (see `sdeval archive log --check`)")
+                "nothing was written (see `sdeval archive log --check`)"
+            )
         return kept
 
     def _export(self, conn) -> None:
@@ -135,7 +136,7 @@ class Archive:
             os.lseek(fd, kept_size, os.SEEK_SET)
             data = memoryview(b"".join(action_log.line_of(e) for e in entries))
             while data:
-                data = data[os.write(fd, data):]
+                data = data[os.write(fd, data) :]
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -152,8 +153,13 @@ def _entry_words(head: tuple[int, str] | None) -> str:
 
 
 def describe(root: Path, archive_id: str, db: str | None) -> bytes:
-    doc = {"format": FORMAT, "format_version": FORMAT_VERSION, "archive_id": archive_id,
-           "index": _without_password(db) if db else "sqlite", "log": LOG_FILE}
+    doc = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "archive_id": archive_id,
+        "index": _without_password(db) if db else "sqlite",
+        "log": LOG_FILE,
+    }
     return (json.dumps(doc, indent=2) + "\n").encode()
 
 
@@ -234,8 +240,10 @@ def anchor_problem(root: Path, relative: str, recorded: str, by: str) -> str | N
     except ValueError:
         found = []
     if found != [recorded]:
-        return (f"{path}: holds SHA-256 {', '.join(found) or 'no certificate'}, but its name and {by} {recorded}: "
-                "the trust anchor was replaced; nothing was done")
+        return (
+            f"{path}: holds SHA-256 {', '.join(found) or 'no certificate'}, but its name and {by} {recorded}: "
+            "the trust anchor was replaced; nothing was done"
+        )
     return None
 
 

@@ -57,8 +57,13 @@ class Entry:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "seq": self.seq, "time": self.time, "user": self.user, "action": self.action,
-            "detail": json.loads(self.detail) if self.detail else None, "prev_hash": self.prev_hash, "hash": self.hash,
+            "seq": self.seq,
+            "time": self.time,
+            "user": self.user,
+            "action": self.action,
+            "detail": json.loads(self.detail) if self.detail else None,
+            "prev_hash": self.prev_hash,
+            "hash": self.hash,
         }
 
     def text(self) -> str:
@@ -72,8 +77,10 @@ class Entry:
 
 def line_of(e: Entry) -> bytes:
     """One line of log.jsonl: the entry as stored in the index (detail as its stored text)."""
-    return (canonical({"seq": e.seq, "time": e.time, "user": e.user, "action": e.action, "detail": e.detail,
-                       "prev_hash": e.prev_hash, "hash": e.hash}) + "\n").encode("utf-8")
+    return (
+        canonical({"seq": e.seq, "time": e.time, "user": e.user, "action": e.action, "detail": e.detail, "prev_hash": e.prev_hash, "hash": e.hash})
+        + "\n"
+    ).encode("utf-8")
 
 
 class LogFileProblem(Exception):
@@ -94,8 +101,9 @@ def read_file(path) -> list[Entry]:
     for number, raw in enumerate(lines[:-1], 1):  # the part after the last newline is unfinished
         try:
             d = json.loads(raw)
-            entries.append(Entry(int(d["seq"]), str(d["time"]), str(d["user"]), str(d["action"]), str(d["detail"]),
-                                 str(d["prev_hash"]), str(d["hash"])))
+            entries.append(
+                Entry(int(d["seq"]), str(d["time"]), str(d["user"]), str(d["action"]), str(d["detail"]), str(d["prev_hash"]), str(d["hash"]))
+            )
         except (ValueError, KeyError, TypeError):
             raise LogFileProblem(f"{path}: line {number} is not a log entry") from None
     return entries
@@ -114,12 +122,16 @@ def compare(indexed: list[Entry], kept: list[Entry], file_name: str) -> list[str
     last_file = kept[-1].seq if kept else 0
     if last_file > last_index:
         gone = f"entry {last_file}" if last_file == last_index + 1 else f"entries {last_index + 1}-{last_file}"
-        problems.append(f"the index's log ends at entry {last_index}, {file_name} at entry {last_file} (hash {kept[-1].hash}): "
-                        f"{gone} missing from the index (an older copy of the index restored, or its newest entries removed)")
+        problems.append(
+            f"the index's log ends at entry {last_index}, {file_name} at entry {last_file} (hash {kept[-1].hash}): "
+            f"{gone} missing from the index (an older copy of the index restored, or its newest entries removed)"
+        )
     elif last_index > last_file:
         extra = f"entry {last_index}" if last_index == last_file + 1 else f"entries {last_file + 1}-{last_index}"
-        problems.append(f"{file_name} ends at entry {last_file}, the index's log at entry {last_index} (hash {indexed[-1].hash}): "
-                        f"{extra} not in {file_name} (written outside sdeval, or {file_name} cut short)")
+        problems.append(
+            f"{file_name} ends at entry {last_file}, the index's log at entry {last_index} (hash {indexed[-1].hash}): "
+            f"{extra} not in {file_name} (written outside sdeval, or {file_name} cut short)"
+        )
     return problems
 
 

@@ -18,8 +18,8 @@ def assess_again(manifest: dict[str, Any], attachments: dict[str, bytes]) -> dic
     """The assessment document the installed sdeval makes from a report's attached inputs,
     exactly as `sdeval assess INPUT... [--requirements PROFILE] -f json` would print it. The inputs
     are read back by the report container (report/container.py), with the checks verify applies."""
-    from ..report.container import ContainerProblem, inputs
     from ..pipeline import CannotRun, ProfileInput, reassess
+    from ..report.container import ContainerProblem, inputs
 
     try:
         records, profile = inputs(manifest, attachments)
@@ -46,8 +46,13 @@ class ClaimChange:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "file": self.file, "claim": self.claim, "before": self.before, "after": self.after,
-            "verdict_changed": self.verdict_changed, "codes_appeared": self.appeared, "codes_disappeared": self.disappeared,
+            "file": self.file,
+            "claim": self.claim,
+            "before": self.before,
+            "after": self.after,
+            "verdict_changed": self.verdict_changed,
+            "codes_appeared": self.appeared,
+            "codes_disappeared": self.disappeared,
         }
 
     def text(self) -> str:
@@ -58,6 +63,7 @@ class ClaimChange:
 
 def claim_changes(before: dict[str, Any], after: dict[str, Any]) -> list[ClaimChange]:
     """Per claim: the verdict before and after, and the finding codes that appear or disappear."""
+
     def claims(doc: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
         out = {}
         for f in doc.get("files") or []:
@@ -73,8 +79,12 @@ def claim_changes(before: dict[str, Any], after: dict[str, Any]) -> list[ClaimCh
     for key in list(then) + [k for k in now if k not in then]:
         old, new = then.get(key), now.get(key)
         change = ClaimChange(
-            key[0], key[1], old.get("verdict") if old else None, new.get("verdict") if new else None,
-            sorted(codes(new) - codes(old)), sorted(codes(old) - codes(new)),
+            key[0],
+            key[1],
+            old.get("verdict") if old else None,
+            new.get("verdict") if new else None,
+            sorted(codes(new) - codes(old)),
+            sorted(codes(old) - codes(new)),
         )
         if change.verdict_changed or change.appeared or change.disappeared:
             changes.append(change)
@@ -82,7 +92,7 @@ def claim_changes(before: dict[str, Any], after: dict[str, Any]) -> list[ClaimCh
 
 
 def requirements_outcome(doc: dict[str, Any]) -> str | None:
-    """"met" when some offer meets every buyer requirement, "not-met" when none does; None without a profile."""
+    """ "met" when some offer meets every buyer requirement, "not-met" when none does; None without a profile."""
     section = doc.get("requirements")
     if not isinstance(section, dict):
         return None

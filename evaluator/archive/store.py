@@ -125,7 +125,7 @@ class Store:
         try:
             view = memoryview(data)
             while view:
-                view = view[os.write(fd, view):]
+                view = view[os.write(fd, view) :]
             os.fsync(fd)
         except OSError as exc:
             staged.drop()

@@ -109,9 +109,13 @@ def _verified(outcome) -> Verified:
     if outcome.signer is not None:
         info = outcome.signer
         verified.signer = Signer(
-            name=info.common_name or info.subject, subject=info.subject, fingerprint_sha256=info.fingerprint_sha256,
-            not_before=info.not_before.isoformat(), not_after=info.not_after.isoformat(),
-            key_type=info.key_type, key_size=info.key_size,
+            name=info.common_name or info.subject,
+            subject=info.subject,
+            fingerprint_sha256=info.fingerprint_sha256,
+            not_before=info.not_before.isoformat(),
+            not_after=info.not_after.isoformat(),
+            key_type=info.key_type,
+            key_size=info.key_size,
         )
     stamp = outcome.timestamp
     if stamp is not None:

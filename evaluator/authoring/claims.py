@@ -87,9 +87,9 @@ def build_claim(
     (one line, naming the record) for anything that would not be established by its own counts."""
     from pydantic import ValidationError
 
-    from ..engine.context import Context
-    from ..engine.claim_figures import claimed_figure
     from ..engine.baselines import comparison_fields
+    from ..engine.claim_figures import claimed_figure
+    from ..engine.context import Context
     from ..engine.record import Claim, EvidenceRecord
 
     if kind not in KINDS:
@@ -108,7 +108,9 @@ def build_claim(
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
         where = "/".join(str(x) for x in first["loc"])
-        raise ImportProblem(f"{record_name}: not a valid evidence record at {where}: {first['msg']} (`sdeval validate` lists every problem)") from None
+        raise ImportProblem(
+            f"{record_name}: not a valid evidence record at {where}: {first['msg']} (`sdeval validate` lists every problem)"
+        ) from None
     ctx = Context(record)
     run = ctx.run(run_id)
     if run is None:
@@ -147,8 +149,14 @@ def build_claim(
     }
     figure = claimed_figure(ctx, Claim.model_validate(fields))
     if figure is None or figure.value is None:
-        needs = ", ".join(field if who in (None, run.id) else f"{who}: {field}" for who, field in figure.needs) if figure is not None and figure.needs else "the figure's counts"
-        raise ImportProblem(f"{figure.name if figure else kind} cannot be computed: {needs.replace('baseline', 'a baseline')} missing (run {run.id}{f', baseline {base.id}' if base else ''})")
+        needs = (
+            ", ".join(field if who in (None, run.id) else f"{who}: {field}" for who, field in figure.needs)
+            if figure is not None and figure.needs
+            else "the figure's counts"
+        )
+        raise ImportProblem(
+            f"{figure.name if figure else kind} cannot be computed: {needs.replace('baseline', 'a baseline')} missing (run {run.id}{f', baseline {base.id}' if base else ''})"
+        )
     value = as_written(figure.value, kind)
     taken = {c.id for c in record.claims}
     if claim_id is None:
@@ -209,8 +217,16 @@ def execute(
 
     record = read_record(record_path)
     claim = build_claim(
-        record.data, record_name=record_path, run_id=run_id, baseline_id=baseline_id, kind=kind,
-        latency_metric=latency_metric, percentile=percentile, task=task, claim_id=claim_id, text=text,
+        record.data,
+        record_name=record_path,
+        run_id=run_id,
+        baseline_id=baseline_id,
+        kind=kind,
+        latency_metric=latency_metric,
+        percentile=percentile,
+        task=task,
+        claim_id=claim_id,
+        text=text,
     )
     if output is None and not in_place:
         return json.dumps({"claims": [claim]}, indent=2, ensure_ascii=False) + "\n", []

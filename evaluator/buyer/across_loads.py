@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ..engine.context import Context
 from ..engine.baselines import baseline_for
+from ..engine.context import Context
 from ..engine.metrics import RunMetrics, speedup
 from ..engine.record import Run
 from ..engine.wording import num
@@ -85,9 +85,10 @@ def break_even(points: list[tuple[int, float]]) -> BreakEven:
     low, high = pts[0][0], pts[-1][0]
     if pts[0][1] < 1:
         return BreakEven(
-            "below-range", None, None,
-            f"slower than the baseline already at the lowest measured concurrency ({low}); "
-            "break-even not reached in the measured range",
+            "below-range",
+            None,
+            None,
+            f"slower than the baseline already at the lowest measured concurrency ({low}); break-even not reached in the measured range",
         )
     for (c1, s1), (c2, s2) in zip(pts, pts[1:]):
         if s1 == 1:
@@ -96,13 +97,17 @@ def break_even(points: list[tuple[int, float]]) -> BreakEven:
             # Linear in concurrency between the two measured points, on exact fractions.
             at = Fraction(c1) + (Fraction(s1) - 1) / (Fraction(s1) - Fraction(s2)) * (c2 - c1)
             return BreakEven(
-                "interpolated", float(at), (c1, c2),
+                "interpolated",
+                float(at),
+                (c1, c2),
                 f"break-even at concurrency {num(float(at), decimals=1)} (interpolated between measured {c1} and {c2})",
             )
     if pts[-1][1] == 1:
         return BreakEven("measured", float(high), None, f"break-even measured at concurrency {high}")
     return BreakEven(
-        "not-reached", None, None,
+        "not-reached",
+        None,
+        None,
         f"not reached in the measured range (concurrency {low} to {high}; speedup above 1 throughout)",
     )
 
@@ -136,8 +141,13 @@ def series_for_offer(
         base_id, bm = base if base is not None else (None, None)
         by_config.setdefault(run.configuration, []).append(
             LoadPoint(
-                run.load.concurrency, run.id, m.emitted_tokens_per_s, base_id,
-                bm.emitted_tokens_per_s if bm else None, speedup(m, bm) if bm else None, established(run),
+                run.load.concurrency,
+                run.id,
+                m.emitted_tokens_per_s,
+                base_id,
+                bm.emitted_tokens_per_s if bm else None,
+                speedup(m, bm) if bm else None,
+                established(run),
             )
         )
     out = []

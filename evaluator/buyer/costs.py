@@ -161,8 +161,11 @@ class Stretch:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "low": float(self.low), "high": float(self.high), "relation": self.relation,
-            "low_interpolated": self.low_crossing, "high_interpolated": self.high_crossing,
+            "low": float(self.low),
+            "high": float(self.high),
+            "relation": self.relation,
+            "low_interpolated": self.low_crossing,
+            "high_interpolated": self.high_crossing,
         }
 
 
@@ -243,7 +246,9 @@ class Economics:
     def as_dict(self) -> dict[str, Any]:
         p = self.price
         return {
-            "price": None if p is None else {
+            "price": None
+            if p is None
+            else {
                 "currency": p.currency,
                 "per_accelerator_hour": p.per_accelerator_hour,
                 "per_server_hour": p.per_server_hour,

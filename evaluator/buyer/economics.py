@@ -33,15 +33,30 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from ..engine.context import Context
 from ..engine.baselines import baseline_for
+from ..engine.context import Context
 from ..engine.metrics import exact
 from ..engine.record import Run
-from ..rules import requirements as fit_rules
 from ..engine.wording import money, num
+from ..rules import requirements as fit_rules
 from .across_loads import offered_runs
+from .costs import (
+    NO_COUNT,
+    NO_PRICE,
+    PER_REQUEST,
+    PER_USER_LIMITS,
+    Cheapest,
+    ConfigurationCosts,
+    CostFinding,
+    CostPoint,
+    Economics,
+    Frontier,
+    InteractivityLimit,
+    OfferCosts,
+    Stretch,
+    _load_text,
+)
 from .evidence import CONDITIONS, OfferEvidence, mismatches
-from .costs import _load_text, Cheapest, ConfigurationCosts, CostFinding, CostPoint, Economics, Frontier, InteractivityLimit, NO_COUNT, NO_PRICE, OfferCosts, PER_REQUEST, PER_USER_LIMITS, Stretch
 from .goodput import goodput, limits_text, request_limits
 from .loads import Figure, figure_for, locate, required_points
 
@@ -163,9 +178,7 @@ class _Costing:
         # No count, or a count of 0, is no count: never a cost of zero.
         count = (cfg.hardware.count or None) if cfg is not None else None
         price = self.profile.price
-        hourly, hourly_text = (None, NO_PRICE) if price is None else (
-            (None, NO_COUNT) if count is None else hourly_cost(price, count)
-        )
+        hourly, hourly_text = (None, NO_PRICE) if price is None else ((None, NO_COUNT) if count is None else hourly_cost(price, count))
         points = [self.measured(run, hourly, count) for run in runs]
         points += self.interpolated(runs, hourly, count)
         order = {"concurrency": 0, "request_rate": 1, None: 2}
@@ -181,9 +194,23 @@ class _Costing:
         established = not problems
         cost, note = self.cost(established, tps, hourly, count)
         limits, notes = _judge_limits(self.limits, [run])
-        return CostPoint(axis, load, "measured", (run.id,), tps, tps / count if tps is not None and count else None,
-                         user, basis, cost, note, established, self.codes(run), limits, notes,
-                         goodput(run, self.request_limits, self.itl_limited))
+        return CostPoint(
+            axis,
+            load,
+            "measured",
+            (run.id,),
+            tps,
+            tps / count if tps is not None and count else None,
+            user,
+            basis,
+            cost,
+            note,
+            established,
+            self.codes(run),
+            limits,
+            notes,
+            goodput(run, self.request_limits, self.itl_limited),
+        )
 
     def interpolated(self, runs: list[Run], hourly: Fraction | None, count: int | None) -> list[CostPoint]:
         """At each load the buyer will run that lies between two measured loads of this configuration
@@ -209,9 +236,24 @@ class _Costing:
             established = not (self.evidence.gate_codes or self.evidence.problems.get(lo.id) or self.evidence.problems.get(hi.id))
             cost, note = self.cost(established, tps, hourly, count)
             limits, notes = _judge_limits(self.limits, [lo, hi])
-            out.append(CostPoint(axis, load, "interpolated", (lo.id, hi.id), tps,
-                                 tps / count if tps is not None and count else None, user, basis_u, cost, note,
-                                 established, codes, limits, notes))
+            out.append(
+                CostPoint(
+                    axis,
+                    load,
+                    "interpolated",
+                    (lo.id, hi.id),
+                    tps,
+                    tps / count if tps is not None and count else None,
+                    user,
+                    basis_u,
+                    cost,
+                    note,
+                    established,
+                    codes,
+                    limits,
+                    notes,
+                )
+            )
         return out
 
 
@@ -232,10 +274,11 @@ def cheapest(configs: list[ConfigurationCosts], price: Price | None) -> Cheapest
             why = "no measured load within your limits has evidence that matches your sampling, scope and tasks"
         return Cheapest(None, None, f"no cost within your limits: {why}")
     cost, config, point = min(candidates, key=lambda c: c[0])  # ties: the first, in load order
-    return Cheapest(config, point, (
-        f"{money(float(cost), price.currency)} per million output tokens "
-        f"({config} at {_load_text(point.axis, point.load)}, run {point.runs[0]})"
-    ))
+    return Cheapest(
+        config,
+        point,
+        (f"{money(float(cost), price.currency)} per million output tokens ({config} at {_load_text(point.axis, point.load)}, run {point.runs[0]})"),
+    )
 
 
 def _ratio_text(ratio: Fraction | None, offered: Cheapest, baseline: Cheapest | None) -> str:
@@ -331,14 +374,17 @@ def frontier(offered: ConfigurationCosts, baseline: ConfigurationCosts) -> Front
     def spans(relation: str) -> str:
         return " and ".join(
             f"at {num(float(s.low))}" if s.low == s.high else f"from {num(float(s.low))} to {num(float(s.high))}"
-            for s in parts if s.relation == relation
+            for s in parts
+            if s.relation == relation
         )
 
     above, below, level = spans("above"), spans("below"), spans("level")
     if above:
         text = f"{name}'s frontier is above that of {base} {above} tokens/s per user"
     else:
-        text = f"{name}'s frontier is nowhere above that of {base} over {num(float(lo))} to {num(float(hi))} tokens/s per user, where both were measured"
+        text = (
+            f"{name}'s frontier is nowhere above that of {base} over {num(float(lo))} to {num(float(hi))} tokens/s per user, where both were measured"
+        )
     said = [f"below it {below}"] * bool(below) + [f"level with it {level}"] * bool(level)
     if said:
         text += (", " if above else ": ") + " and ".join(said)
@@ -374,8 +420,7 @@ def _baseline_runs(ctx: Context) -> list[Run]:
     return [r for r in ctx.record.runs if r.arrangement == "target-only" and r.configuration in configs and speculative]
 
 
-def _offer_costs(profile: RequirementsProfile, requirements: list[Requirement], offer: OfferEvidence,
-                 baseline: OfferEvidence | None) -> OfferCosts:
+def _offer_costs(profile: RequirementsProfile, requirements: list[Requirement], offer: OfferEvidence, baseline: OfferEvidence | None) -> OfferCosts:
     own = _Costing(profile, requirements, offer)
     offered = [own.configuration(c, runs, "offered") for c, runs in _by_configuration(offered_runs(offer.ctx)).items()]
     if baseline is None:
@@ -404,14 +449,27 @@ def _findings(profile: RequirementsProfile, offers: list[OfferCosts], names: dic
     code = fit_rules.COST_BASIS_MISSING.code
     out = []
     if profile.price is None:
-        out.append(CostFinding(code, None, None, "no cost per million output tokens: the profile states no price (price.per_accelerator_hour or price.per_server_hour)"))
+        out.append(
+            CostFinding(
+                code,
+                None,
+                None,
+                "no cost per million output tokens: the profile states no price (price.per_accelerator_hour or price.per_server_hour)",
+            )
+        )
     seen = set()
     for o in offers:
         for c in o.configurations:
             if c.accelerators is None and (c.offer, c.configuration) not in seen:
                 seen.add((c.offer, c.configuration))
-                out.append(CostFinding(code, c.offer, c.configuration,
-                                       f"no cost for configuration {c.configuration} of {names.get(c.offer, c.offer)}: it states no accelerator count (hardware.count)"))
+                out.append(
+                    CostFinding(
+                        code,
+                        c.offer,
+                        c.configuration,
+                        f"no cost for configuration {c.configuration} of {names.get(c.offer, c.offer)}: it states no accelerator count (hardware.count)",
+                    )
+                )
     return out
 
 
@@ -425,7 +483,9 @@ def interactivity_limits(profile: RequirementsProfile) -> list[InteractivityLimi
     for lim in profile.latency_limits:
         if lim.metric == "tpot":
             value = 1000 / exact(lim.limit_ms)
-            out.append(InteractivityLimit(value, f"1000 / your {lim.percentile} TPOT limit of {num(lim.limit_ms, 'ms')} = {num(float(value), 'tokens/s')}"))
+            out.append(
+                InteractivityLimit(value, f"1000 / your {lim.percentile} TPOT limit of {num(lim.limit_ms, 'ms')} = {num(float(value), 'tokens/s')}")
+            )
     return out
 
 
@@ -440,19 +500,40 @@ def price_text(price: Price | None) -> str:
     return " + ".join(parts) + (f" (source: {price.source})" if price.source else "")
 
 
-def economics(profile: RequirementsProfile, requirements: list[Requirement], offers: list[OfferEvidence],
-              baseline: OfferEvidence | None, names: dict[str, str] | None = None) -> Economics:
+def economics(
+    profile: RequirementsProfile,
+    requirements: list[Requirement],
+    offers: list[OfferEvidence],
+    baseline: OfferEvidence | None,
+    names: dict[str, str] | None = None,
+) -> Economics:
     """`names`: offer file -> the name people read (wording.offer_names), for the findings' words."""
     costs = []
     for offer in offers:
         if offer.ctx is None:
-            costs.append(OfferCosts(offer.file, (), Cheapest(None, None, "no cost: the offer file is not a valid evidence record"),
-                                    None, None, "no baseline to compare the cost with", ()))
+            costs.append(
+                OfferCosts(
+                    offer.file,
+                    (),
+                    Cheapest(None, None, "no cost: the offer file is not a valid evidence record"),
+                    None,
+                    None,
+                    "no baseline to compare the cost with",
+                    (),
+                )
+            )
         else:
             costs.append(_offer_costs(profile, requirements, offer, baseline))
     limits = tuple(r.text.removesuffix(" at every required load") for r in requirements if r.kind in PER_USER_LIMITS)
-    return Economics(profile.price, price_text(profile.price), limits, tuple(interactivity_limits(profile)),
-                     tuple(_findings(profile, costs, names or {})), tuple(costs), goodput_summary(profile, costs))
+    return Economics(
+        profile.price,
+        price_text(profile.price),
+        limits,
+        tuple(interactivity_limits(profile)),
+        tuple(_findings(profile, costs, names or {})),
+        tuple(costs),
+        goodput_summary(profile, costs),
+    )
 
 
 def goodput_summary(profile: RequirementsProfile, offers: list[OfferCosts]) -> str:
@@ -463,8 +544,12 @@ def goodput_summary(profile: RequirementsProfile, offers: list[OfferCosts]) -> s
         return "not counted: you state no per-request latency limit (TTFT, TPOT or end-to-end)"
     points = [p for o in offers for c in o.configurations for p in c.points]
     if not any(p.goodput.basis != "none" for p in points):
-        return (f"not measured: no run keeps per-request latencies or a tool's goodput at limits below yours, "
-                f"so the requests served within {limits_text(limits)} cannot be counted")
-    return (f"requests/s served within {limits_text(limits)} (each request held to the limit at your highest stated "
-            f"percentile): counted from each request's latencies where the run keeps them, at least the tool's own "
-            f"goodput where its limits are below yours, '-' elsewhere")
+        return (
+            f"not measured: no run keeps per-request latencies or a tool's goodput at limits below yours, "
+            f"so the requests served within {limits_text(limits)} cannot be counted"
+        )
+    return (
+        f"requests/s served within {limits_text(limits)} (each request held to the limit at your highest stated "
+        f"percentile): counted from each request's latencies where the run keeps them, at least the tool's own "
+        f"goodput where its limits are below yours, '-' elsewhere"
+    )

@@ -15,12 +15,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..rules.results import FileAssessment
 from ..engine.context import Context
 from ..engine.record import Configuration, EvidenceRecord, Run
+from ..engine.wording import num
 from ..rules import REGISTRY
 from ..rules import requirements as fit_rules
-from ..engine.wording import num
+from ..rules.results import FileAssessment
 from .across_loads import offered_runs
 from .profile import RequirementsProfile
 from .results import Cell, PointResult, Requirement, Status
@@ -143,7 +143,9 @@ def condition_cell(profile: RequirementsProfile, req: Requirement, offer: OfferE
             for name, wanted in profile.pinned_identity.items():
                 theirs = identity_value(cfg, name)
                 if theirs is None or str(theirs).strip().lower() != wanted.strip().lower():
-                    gaps.append(f"configuration {cfg.id} has {name} {json.dumps(theirs) if theirs is not None else 'not stated'}, not {json.dumps(wanted)}")
+                    gaps.append(
+                        f"configuration {cfg.id} has {name} {json.dumps(theirs) if theirs is not None else 'not stated'}, not {json.dumps(wanted)}"
+                    )
         if gaps:
             return gated_cell(req, offer, "not-met", (fit_rules.IDENTITY_MISMATCH.code,), "; ".join(gaps))
         return gated_cell(req, offer, "met", (), "every offered configuration has the pinned identity")
@@ -162,10 +164,18 @@ def identity_value(cfg: Configuration, name: str) -> Any:
     return value
 
 
-def gated_cell(req: Requirement, offer: OfferEvidence, status: Status, codes: tuple[str, ...], message: str, points: tuple[PointResult, ...] = ()) -> Cell:
+def gated_cell(
+    req: Requirement, offer: OfferEvidence, status: Status, codes: tuple[str, ...], message: str, points: tuple[PointResult, ...] = ()
+) -> Cell:
     """Apply the offer-level gate: only established evidence can meet (or fail) a requirement."""
     if offer.gate_codes:
-        return Cell(req.id, offer.file, "not-established", offer.gate_codes,
-                    f"the offer's evidence is not established ({', '.join(offer.gate_codes)}); the evidence says: {message}",
-                    points, message)
+        return Cell(
+            req.id,
+            offer.file,
+            "not-established",
+            offer.gate_codes,
+            f"the offer's evidence is not established ({', '.join(offer.gate_codes)}); the evidence says: {message}",
+            points,
+            message,
+        )
     return Cell(req.id, offer.file, status, codes, message, points, message)

@@ -40,8 +40,7 @@ class Goodput:
     text: str  # how it was obtained, or why there is none
 
     def as_dict(self) -> dict:
-        return {"requests_per_s": None if self.requests_per_s is None else float(self.requests_per_s),
-                "basis": self.basis, "text": self.text}
+        return {"requests_per_s": None if self.requests_per_s is None else float(self.requests_per_s), "basis": self.basis, "text": self.text}
 
 
 def request_limits(profile: RequirementsProfile) -> tuple[dict[str, Fraction], bool]:
@@ -98,4 +97,6 @@ def _tool_floor(run: Run, limits: dict[str, Fraction], why_not_counted: str) -> 
     stated = limits_text(tool) if tool else "no stated limits"
     if all(m in tool and tool[m] < limit for m, limit in limits.items()):
         return Goodput(exact(g.requests_per_s), "at-least", f"at least the tool's goodput, counted at {stated}, each below yours")
-    return Goodput(None, "none", f"{why_not_counted}; the tool's goodput {num(g.requests_per_s, 'requests/s')} was counted at {stated}, not within yours")
+    return Goodput(
+        None, "none", f"{why_not_counted}; the tool's goodput {num(g.requests_per_s, 'requests/s')} was counted at {stated}, not within yours"
+    )

@@ -11,11 +11,11 @@ frontiers (economics.py).
 
 from __future__ import annotations
 
-from ..rules.results import FileAssessment
 from ..engine.metrics import RunMetrics
 from ..engine.record import Run
-from ..rules.registry import Path
 from ..engine.wording import LATENCY_WORDS, names_of, num
+from ..rules.registry import Path
+from ..rules.results import FileAssessment
 from .across_loads import Series, offered_runs, series_for_offer
 from .economics import economics
 from .evidence import OfferEvidence, condition_cell, offer_evidence, sampling_stated, sampling_text
@@ -38,13 +38,19 @@ def requirement_list(profile: RequirementsProfile) -> list[Requirement]:
         add(f"latency-{lim.metric}-{lim.percentile}", "latency", text, ("latency_limits", i), i, lim.source)
     t = profile.throughput
     if t.per_request_tokens_per_s is not None:
-        add("throughput-per-request", "throughput-per-request",
+        add(
+            "throughput-per-request",
+            "throughput-per-request",
             f"at least {num(t.per_request_tokens_per_s, 'output tokens/s')} per request at every required load",
-            ("throughput", "per_request_tokens_per_s"))
+            ("throughput", "per_request_tokens_per_s"),
+        )
     if t.aggregate_tokens_per_s is not None:
-        add("throughput-aggregate", "throughput-aggregate",
+        add(
+            "throughput-aggregate",
+            "throughput-aggregate",
             f"at least {num(t.aggregate_tokens_per_s, 'output tokens/s')} in aggregate at every required load",
-            ("throughput", "aggregate_tokens_per_s"))
+            ("throughput", "aggregate_tokens_per_s"),
+        )
     for i, q in enumerate(profile.quality):
         bar = num(q.min_score) if q.min_score is not None else f"{num(q.min_share_of_baseline)} of the baseline's score"
         add(f"quality-{i + 1}", "quality", f'{q.metric} on "{q.task}" at least {bar}', ("quality", i), i)

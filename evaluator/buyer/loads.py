@@ -15,16 +15,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from fractions import Fraction
 
-from ..engine.context import Context
 from ..engine.claim_figures import latency_value
+from ..engine.context import Context
 from ..engine.record import Run
-from ..rules import requirements as fit_rules
 from ..engine.wording import LATENCY_WORDS, num
+from ..rules import requirements as fit_rules
 from .across_loads import offered_runs
 from .evidence import CONDITIONS, OfferEvidence, fits, gated_cell, mismatches
 from .profile import RequirementsProfile
 from .results import Cell, PointResult, Requirement, Status
-
 
 Figure = Callable[[Run], tuple[float | None, str]]  # value, or None and what is missing
 
@@ -104,9 +103,10 @@ def locate(ctx: Context, runs: list[Run], axis: str, load: float) -> tuple[str, 
     if axis == "concurrency":
         (band, k), (band_lo, k_lo), (band_hi, k_hi) = (_band_k(ctx, lo, c) for c in (load, lo.load.concurrency, hi.load.concurrency))
         if not band == band_lo == band_hi:
-            return "none", [lo, hi], (
-                f"the nearest runs {lo.id} (K = {k_lo}) and {hi.id} (K = {k_hi}) lie in other K bands "
-                f"than concurrency {num(load)} (K = {k})"
+            return (
+                "none",
+                [lo, hi],
+                (f"the nearest runs {lo.id} (K = {k_lo}) and {hi.id} (K = {k_hi}) lie in other K bands than concurrency {num(load)} (K = {k})"),
             )
     return "bracketed", [lo, hi], ""
 
@@ -127,8 +127,9 @@ def _point(profile: RequirementsProfile, offer: OfferEvidence, req: Requirement,
         if unfit_basis != "none" and any(r not in fitting for r in unfit):
             found = [m for r in unfit for m in mismatches(profile, ctx, r, CONDITIONS)]
             codes = tuple(dict.fromkeys(c for c, _ in found))
-            return PointResult(axis, load, "none", tuple(r.id for r in unfit), (), "not-established", codes,
-                               f"at {where}: " + "; ".join(m for _, m in found))
+            return PointResult(
+                axis, load, "none", tuple(r.id for r in unfit), (), "not-established", codes, f"at {where}: " + "; ".join(m for _, m in found)
+            )
         measured = sorted({getattr(r.load, axis) for r in fitting if getattr(r.load, axis) is not None})
         shown = ", ".join(num(m) for m in measured) or "none"
         why = f"no run at {where}" + (f"; {reason}" if reason else f" nor on both sides of it (measured: {shown})")
@@ -148,8 +149,16 @@ def _point(profile: RequirementsProfile, offer: OfferEvidence, req: Requirement,
         )
     problems = sorted(set().union(*(offer.problems.get(r.id, set()) for r in runs)))
     if problems:
-        return PointResult(axis, load, basis, ids, figures, "not-established", tuple(problems),
-                           f"{text}, but the run's evidence is not established ({', '.join(problems)})")
+        return PointResult(
+            axis,
+            load,
+            basis,
+            ids,
+            figures,
+            "not-established",
+            tuple(problems),
+            f"{text}, but the run's evidence is not established ({', '.join(problems)})",
+        )
     verdicts = [passes(v) for v in figures]
     if all(verdicts):
         return PointResult(axis, load, basis, ids, figures, "met", (), text)
@@ -157,8 +166,9 @@ def _point(profile: RequirementsProfile, offer: OfferEvidence, req: Requirement,
         code = fit_rules.SLO_NOT_MET.code if req.kind == "latency" else fit_rules.THROUGHPUT_BELOW.code
         return PointResult(axis, load, basis, ids, figures, "not-met", (code,), text)
     # Met on one side, not on the other: the crossing lies somewhere between, and where was not measured.
-    return PointResult(axis, load, basis, ids, figures, "not-established", (fit_rules.BETWEEN_LOADS.code,),
-                       f"{text}: met on one side only, so undecided here")
+    return PointResult(
+        axis, load, basis, ids, figures, "not-established", (fit_rules.BETWEEN_LOADS.code,), f"{text}: met on one side only, so undecided here"
+    )
 
 
 def _combine(points: list[PointResult]) -> tuple[Status, tuple[str, ...]]:

@@ -67,28 +67,48 @@ class ConcurrencyBand(_Model):
 
 
 class Loads(_Model):
-    concurrency: list[Concurrency] = Field(default_factory=list, max_length=100, description="Each number of concurrent requests (closed loop) you will run, for example [1, 64].")
-    concurrency_bands: list[ConcurrencyBand] = Field(default_factory=list, max_length=100, description="Ranges of concurrency you will run. An offer must have evidence at both ends of each range and wherever its own behaviour changes inside it (a K band edge).")
-    request_rates: list[Positive] = Field(default_factory=list, max_length=100, description="Request rates (requests per second, open loop) you will run, when you state load by rate.")
+    concurrency: list[Concurrency] = Field(
+        default_factory=list, max_length=100, description="Each number of concurrent requests (closed loop) you will run, for example [1, 64]."
+    )
+    concurrency_bands: list[ConcurrencyBand] = Field(
+        default_factory=list,
+        max_length=100,
+        description="Ranges of concurrency you will run. An offer must have evidence at both ends of each range and wherever its own behaviour changes inside it (a K band edge).",
+    )
+    request_rates: list[Positive] = Field(
+        default_factory=list, max_length=100, description="Request rates (requests per second, open loop) you will run, when you state load by rate."
+    )
 
 
 class LatencyLimit(_Model):
-    metric: LatencyMetric = Field(description="Which latency: ttft time to first token, tpot time per output token, itl inter-token latency, e2e end-to-end response time.")
+    metric: LatencyMetric = Field(
+        description="Which latency: ttft time to first token, tpot time per output token, itl inter-token latency, e2e end-to-end response time."
+    )
     percentile: Percentile = Field(description="Which percentile the limit applies to (MLPerf uses p99).")
-    limit_ms: Positive = Field(description="The measured percentile must be below this, in milliseconds (strictly below, as MLPerf's submission checker requires).")
+    limit_ms: Positive = Field(
+        description="The measured percentile must be below this, in milliseconds (strictly below, as MLPerf's submission checker requires)."
+    )
     source: Text | None = Field(default=None, description="Where this limit comes from, when it is a published one (for example an MLPerf rule).")
 
 
 class ThroughputRequirement(_Model):
-    per_request_tokens_per_s: Positive | None = Field(default=None, description="Least output tokens/s each request must receive at every required load: E / T divided by the closed-loop concurrency.")
-    aggregate_tokens_per_s: Positive | None = Field(default=None, description="Least output tokens/s the whole deployment must emit at every required load (E / T).")
+    per_request_tokens_per_s: Positive | None = Field(
+        default=None,
+        description="Least output tokens/s each request must receive at every required load: E / T divided by the closed-loop concurrency.",
+    )
+    aggregate_tokens_per_s: Positive | None = Field(
+        default=None, description="Least output tokens/s the whole deployment must emit at every required load (E / T)."
+    )
 
 
 class QualityThreshold(_Model):
     task: Text = Field(description="The task the quality is judged on, as the offer's quality results name it.")
     metric: Text = Field(description="The quality metric, as the offer's quality results name it (for example 'pass@1').")
-    min_score: float | None = Field(default=None, ge=-10**9, le=10**9, description="Least acceptable score. Give this or min_share_of_baseline.")
-    min_share_of_baseline: Fraction01 | None = Field(default=None, description="Least acceptable score as a share of the comparison baseline's score on the same task and metric (0.99 = within 1 %).")
+    min_score: float | None = Field(default=None, ge=-(10**9), le=10**9, description="Least acceptable score. Give this or min_share_of_baseline.")
+    min_share_of_baseline: Fraction01 | None = Field(
+        default=None,
+        description="Least acceptable score as a share of the comparison baseline's score on the same task and metric (0.99 = within 1 %).",
+    )
 
     @model_validator(mode="after")
     def _one_bar(self) -> QualityThreshold:
@@ -105,7 +125,10 @@ class SamplingPolicy(_Model):
 
 
 class ComparisonBaseline(_Model):
-    kind: Literal["target-only", "offer"] = Field(default="target-only", description="What offers are compared with: each offer's own target-only runs, or another offer given on the same command line.")
+    kind: Literal["target-only", "offer"] = Field(
+        default="target-only",
+        description="What offers are compared with: each offer's own target-only runs, or another offer given on the same command line.",
+    )
     offer_id: Text | None = Field(default=None, description="The offer_id of the baseline offer, when kind is offer.")
 
     @model_validator(mode="after")
@@ -117,9 +140,18 @@ class ComparisonBaseline(_Model):
 
 class Price(_Model):
     currency: str = Field(pattern=r"^[A-Z]{3}$", description="The currency of every price here, as an ISO 4217 code (for example USD, EUR, GBP).")
-    per_accelerator_hour: Positive | None = Field(default=None, description="What one accelerator costs you per hour (rented, or your own hardware's cost spread over its life). Each offer's cost per million output tokens is this x its accelerators / its output tokens per second / 3600 x 1,000,000.")
-    per_server_hour: Positive | None = Field(default=None, description="What one server costs you per hour: the whole price when you rent whole servers (then leave per_accelerator_hour out), or the host, power and rack space on top of the accelerators. Needs accelerators_per_server.")
-    accelerators_per_server: Concurrency | None = Field(default=None, description="How many accelerators one server holds. A configuration pays for whole servers: 4 accelerators at 8 per server is 1 server, 12 is 2.")
+    per_accelerator_hour: Positive | None = Field(
+        default=None,
+        description="What one accelerator costs you per hour (rented, or your own hardware's cost spread over its life). Each offer's cost per million output tokens is this x its accelerators / its output tokens per second / 3600 x 1,000,000.",
+    )
+    per_server_hour: Positive | None = Field(
+        default=None,
+        description="What one server costs you per hour: the whole price when you rent whole servers (then leave per_accelerator_hour out), or the host, power and rack space on top of the accelerators. Needs accelerators_per_server.",
+    )
+    accelerators_per_server: Concurrency | None = Field(
+        default=None,
+        description="How many accelerators one server holds. A configuration pays for whole servers: 4 accelerators at 8 per server is 1 server, 12 is 2.",
+    )
     source: Text | None = Field(default=None, description="Where the price comes from (a quote, a price list and its date).")
 
     @field_validator("currency", mode="before")
@@ -140,20 +172,45 @@ class Price(_Model):
 
 
 class RequirementsProfile(_Model):
-    requirements_version: Literal["1.0", "1.1"] = Field(description="Version of the requirements-profile format. This tool reads 1.0 and 1.1 (1.1 adds the price).")
+    requirements_version: Literal["1.0", "1.1"] = Field(
+        description="Version of the requirements-profile format. This tool reads 1.0 and 1.1 (1.1 adds the price)."
+    )
     buyer: Buyer = Field(description="Who these requirements belong to.")
-    source: LongText | None = Field(default=None, description="Where the limits come from, when they are taken from a published source (cite it with its version).")
+    source: LongText | None = Field(
+        default=None, description="Where the limits come from, when they are taken from a published source (cite it with its version)."
+    )
     loads: Loads = Field(default_factory=Loads, description="The loads you will run. Latency and throughput requirements apply at every one of them.")
     latency_limits: list[LatencyLimit] = Field(default_factory=list, max_length=50, description="Response-time limits, each at a stated percentile.")
-    throughput: ThroughputRequirement = Field(default_factory=ThroughputRequirement, description="Least output throughput, per request and in aggregate, at every required load.")
-    quality: list[QualityThreshold] = Field(default_factory=list, max_length=50, description="Task-quality thresholds, absolute or as a share of the baseline's score.")
-    tasks: list[Text] = Field(default_factory=list, max_length=50, description="The tasks you will run. Evidence measured on another task does not count.")
-    sampling: SamplingPolicy | None = Field(default=None, description="The sampling policy you will use. Evidence sampled differently does not count.")
-    scope: Literal["generation-only", "end-to-end"] | None = Field(default=None, description="The interval your requirements are about. Evidence timed over another interval does not count.")
-    pinned_identity: dict[IdentityField, Text] = Field(default_factory=dict, description="Identity the offered configuration must have, field by field (for example target.model: meta-llama/Llama-3.3-70B-Instruct, hardware.accelerator: NVIDIA H100 SXM5 80GB). Evidence from another model, revision, number format, runtime or hardware is about a different offer. (Every identity field must be stated anyway: see the identity-incomplete rule.)")
-    lossy_acceptance_allowed: bool = Field(default=False, description="Whether relaxed (lossy) acceptance is acceptable to you. When false, an offer using it does not meet your requirements.")
-    baseline: ComparisonBaseline = Field(default_factory=ComparisonBaseline, description="What counts as the comparison baseline for speedups and for quality shares.")
-    price: Price | None = Field(default=None, description="What you pay for the hardware, so each offer's cost per million output tokens can be given at every measured load, and the cheapest load within your latency limits compared with the baseline's. Without a price no cost is given.")
+    throughput: ThroughputRequirement = Field(
+        default_factory=ThroughputRequirement, description="Least output throughput, per request and in aggregate, at every required load."
+    )
+    quality: list[QualityThreshold] = Field(
+        default_factory=list, max_length=50, description="Task-quality thresholds, absolute or as a share of the baseline's score."
+    )
+    tasks: list[Text] = Field(
+        default_factory=list, max_length=50, description="The tasks you will run. Evidence measured on another task does not count."
+    )
+    sampling: SamplingPolicy | None = Field(
+        default=None, description="The sampling policy you will use. Evidence sampled differently does not count."
+    )
+    scope: Literal["generation-only", "end-to-end"] | None = Field(
+        default=None, description="The interval your requirements are about. Evidence timed over another interval does not count."
+    )
+    pinned_identity: dict[IdentityField, Text] = Field(
+        default_factory=dict,
+        description="Identity the offered configuration must have, field by field (for example target.model: meta-llama/Llama-3.3-70B-Instruct, hardware.accelerator: NVIDIA H100 SXM5 80GB). Evidence from another model, revision, number format, runtime or hardware is about a different offer. (Every identity field must be stated anyway: see the identity-incomplete rule.)",
+    )
+    lossy_acceptance_allowed: bool = Field(
+        default=False,
+        description="Whether relaxed (lossy) acceptance is acceptable to you. When false, an offer using it does not meet your requirements.",
+    )
+    baseline: ComparisonBaseline = Field(
+        default_factory=ComparisonBaseline, description="What counts as the comparison baseline for speedups and for quality shares."
+    )
+    price: Price | None = Field(
+        default=None,
+        description="What you pay for the hardware, so each offer's cost per million output tokens can be given at every measured load, and the cheapest load within your latency limits compared with the baseline's. Without a price no cost is given.",
+    )
 
     @model_validator(mode="after")
     def _requires_something(self) -> RequirementsProfile:
@@ -161,8 +218,13 @@ class RequirementsProfile(_Model):
         # a buyer's name) would let any lossless offer "meet every requirement".
         t, s = self.throughput, self.sampling
         asked = (
-            self.latency_limits or t.per_request_tokens_per_s is not None or t.aggregate_tokens_per_s is not None
-            or self.quality or self.tasks or self.scope is not None or self.pinned_identity
+            self.latency_limits
+            or t.per_request_tokens_per_s is not None
+            or t.aggregate_tokens_per_s is not None
+            or self.quality
+            or self.tasks
+            or self.scope is not None
+            or self.pinned_identity
             or (s is not None and any(v is not None for v in (s.temperature, s.top_p, s.top_k, s.n)))
         )
         if not asked:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ..rules import requirements as fit_rules
 from ..engine.wording import distinct, num
+from ..rules import requirements as fit_rules
 from .across_loads import offered_runs
 from .evidence import OfferEvidence, gated_cell, mismatches
 from .profile import RequirementsProfile
@@ -27,8 +27,13 @@ def quality_cell(profile: RequirementsProfile, req: Requirement, offer: OfferEvi
             return gated_cell(req, offer, "not-established", (fit_rules.SAMPLING_MISMATCH.code,), "; ".join(found))
         others = sorted({f'"{e.task}" ({e.metric})' for r in runs for e in r.quality})
         if others:
-            return gated_cell(req, offer, "not-established", (fit_rules.TASK_MISMATCH.code,),
-                         f'no quality result for {q.metric} on "{q.task}"; the offer measured ' + ", ".join(others))
+            return gated_cell(
+                req,
+                offer,
+                "not-established",
+                (fit_rules.TASK_MISMATCH.code,),
+                f'no quality result for {q.metric} on "{q.task}"; the offer measured ' + ", ".join(others),
+            )
         return gated_cell(req, offer, "not-established", (fit_rules.FIGURE_MISSING.code,), f'no quality result for {q.metric} on "{q.task}"')
     verdicts, missing, problems = [], [], set()
     for run, e in entries:

@@ -166,8 +166,6 @@ class Comparison:
             },
             "results": [cell.as_dict() for cell in self.cells],
             "ranking": {"meets_all": self.meets_all, "statements": self.statements},
-            "figures": [
-                {"offer": file, "name": self.name(file), "series": [s.as_dict() for s in series]} for file, series in self.series.items()
-            ],
+            "figures": [{"offer": file, "name": self.name(file), "series": [s.as_dict() for s in series]} for file, series in self.series.items()],
             "economics": self.economics.as_dict() if self.economics is not None else None,
         }

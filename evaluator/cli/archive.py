@@ -18,8 +18,8 @@ from typing import Annotated, Optional
 import typer
 
 from .._infra.safe_text import shown
-from .exits import EXIT_FINDINGS, EXIT_OK, fail, typer_app
 from .._infra.working import ATTRIBUTE
+from .exits import EXIT_FINDINGS, EXIT_OK, fail, typer_app
 
 app = typer_app("archive", "The auditor's archive of signed reports.", add_completion=False)
 
@@ -29,8 +29,12 @@ ArchiveOpt = Annotated[
 ]
 DbOpt = Annotated[
     Optional[str],
-    typer.Option("--db", envvar="SDEVAL_ARCHIVE_DB", metavar="URL",
-                 help="PostgreSQL index, e.g. postgresql://user@host/dbname (or set SDEVAL_ARCHIVE_DB); default: SQLite in the folder."),
+    typer.Option(
+        "--db",
+        envvar="SDEVAL_ARCHIVE_DB",
+        metavar="URL",
+        help="PostgreSQL index, e.g. postgresql://user@host/dbname (or set SDEVAL_ARCHIVE_DB); default: SQLite in the folder.",
+    ),
 ]
 StrictOpt = Annotated[bool, typer.Option("--strict", help="Fail a report that a newer rule catalog assesses differently.")]
 WorkersOpt = Annotated[Optional[int], typer.Option("--workers", min=1, help="Processes to verify with (default: one per core).")]
@@ -105,7 +109,10 @@ def _dump(doc) -> None:
 def init(
     archive: ArchiveOpt = None,
     db: DbOpt = None,
-    trust: Annotated[Optional[list[Path]], typer.Option("--trust", metavar="CERT", help="Trust anchor certificates (PEM, one or more each, or DER); repeat for several.")] = None,
+    trust: Annotated[
+        Optional[list[Path]],
+        typer.Option("--trust", metavar="CERT", help="Trust anchor certificates (PEM, one or more each, or DER); repeat for several."),
+    ] = None,
     add_trust: Annotated[bool, typer.Option("--add-trust", help="On an existing archive: add the --trust certificates it lacks.")] = False,
 ) -> None:
     """Create an archive and record its trust anchors. On an existing archive nothing changes
@@ -152,16 +159,40 @@ def add(
     raise typer.Exit(EXIT_FINDINGS if refused else EXIT_OK)
 
 
-LIST_COLUMNS = ["id", "sha256", "vendor", "offer_id", "offer_date", "outcome", "requirements_outcome", "signer",
-                "fingerprint_sha256", "catalog", "sdeval_version", "assessed_at", "admitted_at", "admitted_by", "timestamp_time", "source_name",
-                "withdrawn_at", "withdrawn_reason", "last_verified_at", "last_verification"]
+LIST_COLUMNS = [
+    "id",
+    "sha256",
+    "vendor",
+    "offer_id",
+    "offer_date",
+    "outcome",
+    "requirements_outcome",
+    "signer",
+    "fingerprint_sha256",
+    "catalog",
+    "sdeval_version",
+    "assessed_at",
+    "admitted_at",
+    "admitted_by",
+    "timestamp_time",
+    "source_name",
+    "withdrawn_at",
+    "withdrawn_reason",
+    "last_verified_at",
+    "last_verification",
+]
 
 
 def _flat(row: dict) -> dict:
     """A list row with its withdrawal and last verification as plain columns (CSV)."""
     w, v = row.get("withdrawn") or {}, row.get("last_verification") or {}
-    return {**row, "withdrawn_at": w.get("time"), "withdrawn_reason": w.get("reason"),
-            "last_verified_at": v.get("time"), "last_verification": v.get("result")}
+    return {
+        **row,
+        "withdrawn_at": w.get("time"),
+        "withdrawn_reason": w.get("reason"),
+        "last_verified_at": v.get("time"),
+        "last_verification": v.get("result"),
+    }
 
 
 @app.command("list")
@@ -171,9 +202,13 @@ def list_(
     vendor: Annotated[Optional[str], typer.Option("--vendor", help="Reports on an offer by this vendor (any letter case).")] = None,
     offer: Annotated[Optional[str], typer.Option("--offer", metavar="ID", help="Reports on the offer with this id.")] = None,
     outcome: Annotated[Optional[OutcomeChoice], typer.Option("--outcome", help="The report's overall outcome.")] = None,
-    signer: Annotated[Optional[str], typer.Option("--signer", metavar="FINGERPRINT", help="Signer certificate's SHA-256 fingerprint (or its start).")] = None,
+    signer: Annotated[
+        Optional[str], typer.Option("--signer", metavar="FINGERPRINT", help="Signer certificate's SHA-256 fingerprint (or its start).")
+    ] = None,
     since: Annotated[Optional[str], typer.Option("--since", metavar="DATE", help="Assessed on or after DATE (YYYY-MM-DD or ISO time).")] = None,
-    until: Annotated[Optional[str], typer.Option("--until", metavar="DATE", help="Assessed on or before DATE (a date includes that whole day).")] = None,
+    until: Annotated[
+        Optional[str], typer.Option("--until", metavar="DATE", help="Assessed on or before DATE (a date includes that whole day).")
+    ] = None,
     catalog: Annotated[Optional[str], typer.Option("--catalog", metavar="VERSION", help="Made with this rule catalog version.")] = None,
     fmt: Annotated[ListFormat, typer.Option("--format", "-f", help="Output format.")] = ListFormat.text,
 ) -> None:
@@ -184,8 +219,13 @@ def list_(
     with _Opened(archive, db) as opened:
         try:
             filters = Filters(
-                vendor=vendor, offer=offer, outcome=outcome.value if outcome else None, signer=signer,
-                since=utc_text(since) if since else None, before=until_bound(until) if until else None, catalog=catalog,
+                vendor=vendor,
+                offer=offer,
+                outcome=outcome.value if outcome else None,
+                signer=signer,
+                since=utc_text(since) if since else None,
+                before=until_bound(until) if until else None,
+                catalog=catalog,
             )
             rows = list_reports(opened, filters)
         except _problems() as exc:
@@ -210,8 +250,21 @@ def _list_text(rows: list[dict]) -> str:
         v = r.get("last_verification")
         checked = f"{v['time'][:19].replace('T', ' ')} {v['result']}" if v else "never"
         status = f"withdrawn {r['withdrawn']['time'][:10]}" if r.get("withdrawn") else ""
-        table.append([str(r["id"]), (r["assessed_at"] or "")[:10], r["vendor"] or "", r["offer_id"] or "", r["offer_date"] or "",
-                      r["outcome"] or "", r["signer"] or "", r["catalog"] or "", r["sha256"][:12], checked, status])
+        table.append(
+            [
+                str(r["id"]),
+                (r["assessed_at"] or "")[:10],
+                r["vendor"] or "",
+                r["offer_id"] or "",
+                r["offer_date"] or "",
+                r["outcome"] or "",
+                r["signer"] or "",
+                r["catalog"] or "",
+                r["sha256"][:12],
+                checked,
+                status,
+            ]
+        )
     table = [[shown(cell) for cell in row] for row in table]  # vendor strings: escaped, then measured
     widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in table]
@@ -237,9 +290,25 @@ def show(
         _dump(doc)
         return
     lines = [f"report {doc['id']}  {doc['sha256']}"]
-    for key in ("source_name", "stored_as", "size", "assessed_at", "admitted_at", "admitted_by", "outcome", "requirements_outcome",
-                "catalog", "sdeval_version", "signer", "signer_subject", "fingerprint_sha256",
-                "timestamp_time", "timestamp_authority", "timestamp_authority_fingerprint", "log_entry"):
+    for key in (
+        "source_name",
+        "stored_as",
+        "size",
+        "assessed_at",
+        "admitted_at",
+        "admitted_by",
+        "outcome",
+        "requirements_outcome",
+        "catalog",
+        "sdeval_version",
+        "signer",
+        "signer_subject",
+        "fingerprint_sha256",
+        "timestamp_time",
+        "timestamp_authority",
+        "timestamp_authority_fingerprint",
+        "log_entry",
+    ):
         if doc.get(key) is not None:
             lines.append(f"  {key.replace('_', ' ')}: {doc[key]}")
     for o in doc["offers"]:
@@ -304,8 +373,13 @@ def verify(
     from ..archive.commands import verify_summary
 
     failed = [r for r in results if not r.passed]
-    summary = {"reports": len(results), "passed": len(results) - len(failed), "failed": len(failed),
-               "withdrawn": sum(r.withdrawn is not None for r in results), "archive_problems": len(problems)}
+    summary = {
+        "reports": len(results),
+        "passed": len(results) - len(failed),
+        "failed": len(failed),
+        "withdrawn": sum(r.withdrawn is not None for r in results),
+        "archive_problems": len(problems),
+    }
     if note:
         typer.echo(f"sdeval: {note}", err=True)
     _echo_head(opened.head)

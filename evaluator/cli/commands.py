@@ -19,13 +19,12 @@ import typer
 from typer.core import TyperCommand
 
 from .. import __version__
-from .exits import EXIT_CANNOT_RUN, EXIT_INTERRUPTED, EXIT_OK, fail_each, typer_app
-from .lazy import lazy_typer
+from .._infra.safe_text import shown
 from ..engine.loader import DEFAULT_MAX_BYTES
 from ..importers.registry import formats_help
 from ..present import FORMATS as REPORT_FORMATS
-from .._infra.safe_text import shown
-
+from .exits import EXIT_CANNOT_RUN, EXIT_INTERRUPTED, EXIT_OK, fail_each, typer_app
+from .lazy import lazy_typer
 
 
 class Command(TyperCommand):
@@ -88,8 +87,10 @@ def _plain_error(message: str) -> str:
 
 
 app = typer_app(
-    "sdeval", "Decide whether a speculative-decoding offer's claims are backed by evidence.",
-    add_completion=True, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+    "sdeval",
+    "Decide whether a speculative-decoding offer's claims are backed by evidence.",
+    add_completion=True,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
 
 
@@ -134,9 +135,7 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
-    version: Annotated[
-        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit.")
-    ] = False,
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit.")] = False,
 ) -> None:
     pass
 
@@ -151,7 +150,11 @@ MaxSizeOpt = Annotated[int, typer.Option("--max-size", help="Largest input file 
 ForceOpt = Annotated[bool, typer.Option("--force", help="Replace the output file if it exists.")]
 TrustOpt = Annotated[
     Optional[list[Path]],
-    typer.Option("--trust", metavar="CERT", help="Trust anchor: a file of one or more PEM certificates, or a folder of them; repeatable. Default: the paths in SDEVAL_TRUST."),
+    typer.Option(
+        "--trust",
+        metavar="CERT",
+        help="Trust anchor: a file of one or more PEM certificates, or a folder of them; repeatable. Default: the paths in SDEVAL_TRUST.",
+    ),
 ]
 
 
@@ -163,7 +166,10 @@ def _assessed(files: list[str], max_size: int, requirements: Path | None = None,
         raise _fail(f"--max-size {max_size}: give a number of bytes of at least 1")
     try:
         return assess_paths(
-            files, profile=None if requirements is None else str(requirements), max_size=max_size, profiles_allowed=profiles_allowed,
+            files,
+            profile=None if requirements is None else str(requirements),
+            max_size=max_size,
+            profiles_allowed=profiles_allowed,
             for_report=for_report,
         )
     except CannotRun as exc:
@@ -204,7 +210,12 @@ def assess(
     max_size: MaxSizeOpt = DEFAULT_MAX_BYTES,
     requirements: Annotated[
         Optional[Path],
-        typer.Option("--requirements", "-r", metavar="PROFILE", help="Judge every offer against this buyer requirements profile; exit 0 only if some offer meets every requirement."),
+        typer.Option(
+            "--requirements",
+            "-r",
+            metavar="PROFILE",
+            help="Judge every offer against this buyer requirements profile; exit 0 only if some offer meets every requirement.",
+        ),
     ] = None,
 ) -> None:
     """Give each claim's verdict, the findings behind it, and the derived figures. Exit 1 if any
@@ -266,12 +277,12 @@ def rules(
 
 @_command(short="Print the JSON Schema of records (or requirements profiles).")
 def schema(
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the schema here instead of standard output.", metavar="FILE")] = None,
+    output: Annotated[
+        Optional[Path], typer.Option("--output", "-o", help="Write the schema here instead of standard output.", metavar="FILE")
+    ] = None,
     force: ForceOpt = False,
     requirements: Annotated[bool, typer.Option("--requirements", help="The requirements profile's schema instead.")] = False,
-    generate: Annotated[
-        bool, typer.Option("--generate", help="Print the schema generated from this version's models (for maintainers).")
-    ] = False,
+    generate: Annotated[bool, typer.Option("--generate", help="Print the schema generated from this version's models (for maintainers).")] = False,
 ) -> None:
     """Print the evidence-record JSON Schema (with --requirements, the requirements profile's)."""
     from .._infra.resources import schema_path
@@ -331,35 +342,62 @@ class Arrangement(str, Enum):
 def import_(
     fmt: Annotated[str, typer.Argument(metavar="FORMAT", help=formats_help())],
     files: Annotated[list[str], typer.Argument(metavar="FILE", help="The tool's output file(s).")],
-    run_id: Annotated[Optional[str], typer.Option("--run-id", help="Id of the imported run (several runs get -1, -2, ...). Default: the file name.")] = None,
-    configuration: Annotated[Optional[str], typer.Option("--configuration", help="Id of the configuration the run used. Default: the record's only one with --into, else 'imported'.")] = None,
-    arrangement: Annotated[Optional[Arrangement], typer.Option("--arrangement", help="speculative or target-only; needed when the file carries no speculative-decoding counts.")] = None,
-    into: Annotated[Optional[str], typer.Option("--into", metavar="RECORD", help="Add the runs to this evidence record (written to -o, or in place with --in-place).")] = None,
+    run_id: Annotated[
+        Optional[str], typer.Option("--run-id", help="Id of the imported run (several runs get -1, -2, ...). Default: the file name.")
+    ] = None,
+    configuration: Annotated[
+        Optional[str],
+        typer.Option("--configuration", help="Id of the configuration the run used. Default: the record's only one with --into, else 'imported'."),
+    ] = None,
+    arrangement: Annotated[
+        Optional[Arrangement],
+        typer.Option("--arrangement", help="speculative or target-only; needed when the file carries no speculative-decoding counts."),
+    ] = None,
+    into: Annotated[
+        Optional[str],
+        typer.Option("--into", metavar="RECORD", help="Add the runs to this evidence record (written to -o, or in place with --in-place)."),
+    ] = None,
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write here instead of standard output.", metavar="FILE")] = None,
     force: ForceOpt = False,
     in_place: Annotated[bool, typer.Option("--in-place", help="With --into: replace RECORD itself, atomically.")] = False,
     skip_bad_lines: Annotated[bool, typer.Option("--skip-bad-lines", help="vllm-responses: skip malformed lines and say how many.")] = False,
     metrics: Annotated[
         Optional[tuple[str, str]],
-        typer.Option("--metrics", metavar="BEFORE AFTER", help="vllm-bench: the server's /metrics scraped just before and just after the benchmark, to settle whose requests its counters cover."),
+        typer.Option(
+            "--metrics",
+            metavar="BEFORE AFTER",
+            help="vllm-bench: the server's /metrics scraped just before and just after the benchmark, to settle whose requests its counters cover.",
+        ),
     ] = None,
     goodput: Annotated[
         Optional[str],
-        typer.Option("--goodput", metavar="LIMITS", help="vllm-bench: the limits given to vllm bench serve --goodput (ttft:MS,tpot:MS,e2el:MS), so its request_goodput is kept with them."),
+        typer.Option(
+            "--goodput",
+            metavar="LIMITS",
+            help="vllm-bench: the limits given to vllm bench serve --goodput (ttft:MS,tpot:MS,e2el:MS), so its request_goodput is kept with them.",
+        ),
     ] = None,
 ) -> None:
     """Import runs from vLLM, vllm bench, guidellm, AIPerf, SGLang, llama.cpp, trtllm-bench, LLMPerf, GenAI-Perf or MLPerf Endpoints output into the record's format."""
+    from .._infra.working import working_on
     from ..importers import ImportProblem
     from ..importers.command import execute
-
-    from .._infra.working import working_on
 
     try:
         with working_on(", ".join(files)):
             text, messages = execute(
-                fmt, files, run_id=run_id, configuration=configuration, arrangement=arrangement.value if arrangement else None,
-                into=into, output=output, force=force, in_place=in_place, skip_bad_lines=skip_bad_lines,
-                metrics=list(metrics) if metrics else None, goodput=goodput,
+                fmt,
+                files,
+                run_id=run_id,
+                configuration=configuration,
+                arrangement=arrangement.value if arrangement else None,
+                into=into,
+                output=output,
+                force=force,
+                in_place=in_place,
+                skip_bad_lines=skip_bad_lines,
+                metrics=list(metrics) if metrics else None,
+                goodput=goodput,
             )
     except ImportProblem as exc:
         raise _fail(str(exc)) from None
@@ -380,10 +418,21 @@ class ClaimKind(str, Enum):
 def claim(
     record: Annotated[str, typer.Argument(metavar="RECORD", help="The evidence record (JSON or YAML) holding the runs.")],
     run: Annotated[str, typer.Option("--run", metavar="RUN", help="Id of the run the claim rests on.")],
-    kind: Annotated[ClaimKind, typer.Option("--kind", metavar="KIND", help="What is claimed: output-throughput, speedup, latency, acceptance-rate or acceptance-length.")],
-    baseline: Annotated[Optional[str], typer.Option("--baseline", metavar="RUN", help="Id of the run it is compared with (needed for a speedup).")] = None,
-    latency_metric: Annotated[Optional[str], typer.Option("--latency-metric", metavar="METRIC", help="For --kind latency, or a speedup of response time: ttft, tpot, itl or e2e.")] = None,
-    percentile: Annotated[Optional[str], typer.Option("--percentile", metavar="STATISTIC", help="For --kind latency, or a speedup of response time: mean, p50, p90, p95 or p99.")] = None,
+    kind: Annotated[
+        ClaimKind,
+        typer.Option("--kind", metavar="KIND", help="What is claimed: output-throughput, speedup, latency, acceptance-rate or acceptance-length."),
+    ],
+    baseline: Annotated[
+        Optional[str], typer.Option("--baseline", metavar="RUN", help="Id of the run it is compared with (needed for a speedup).")
+    ] = None,
+    latency_metric: Annotated[
+        Optional[str],
+        typer.Option("--latency-metric", metavar="METRIC", help="For --kind latency, or a speedup of response time: ttft, tpot, itl or e2e."),
+    ] = None,
+    percentile: Annotated[
+        Optional[str],
+        typer.Option("--percentile", metavar="STATISTIC", help="For --kind latency, or a speedup of response time: mean, p50, p90, p95 or p99."),
+    ] = None,
     task: Annotated[Optional[str], typer.Option("--task", metavar="TASK", help="The task the claim is stated for; must be the run's.")] = None,
     claim_id: Annotated[Optional[str], typer.Option("--id", metavar="ID", help="Id of the new claim. Default: KIND-RUN.")] = None,
     text: Annotated[Optional[str], typer.Option("--text", metavar="TEXT", help="The claim's wording, instead of the generated one.")] = None,
@@ -393,16 +442,25 @@ def claim(
 ) -> None:
     """Add a claim whose value is computed from the runs' counts, with load, scope and task taken from the run.
     Refuses, writing nothing, a baseline not on equal terms or a run that lacks the counts."""
-    from ..importers import ImportProblem
-    from ..authoring.claims import execute
-
     from .._infra.working import working_on
+    from ..authoring.claims import execute
+    from ..importers import ImportProblem
 
     try:
         with working_on(record):
             text_out, messages = execute(
-                record, run_id=run, baseline_id=baseline, kind=kind.value, latency_metric=latency_metric,
-                percentile=percentile, task=task, claim_id=claim_id, text=text, output=output, in_place=in_place, force=force,
+                record,
+                run_id=run,
+                baseline_id=baseline,
+                kind=kind.value,
+                latency_metric=latency_metric,
+                percentile=percentile,
+                task=task,
+                claim_id=claim_id,
+                text=text,
+                output=output,
+                in_place=in_place,
+                force=force,
             )
     except ImportProblem as exc:
         raise _fail(str(exc)) from None
@@ -419,17 +477,35 @@ def render(
     key: Annotated[Optional[Path], typer.Option("--key", help="Signing key (PEM, RSA).")] = None,
     cert: Annotated[Optional[Path], typer.Option("--cert", help="Certificate for --key (PEM).")] = None,
     pkcs12: Annotated[Optional[Path], typer.Option("--pkcs12", help="Signing key and certificate in one PKCS#12 file.")] = None,
-    password_file: Annotated[Optional[Path], typer.Option("--password-file", help="File holding the key's password (or set SDEVAL_SIGNING_PASSWORD).")] = None,
+    password_file: Annotated[
+        Optional[Path], typer.Option("--password-file", help="File holding the key's password (or set SDEVAL_SIGNING_PASSWORD).")
+    ] = None,
     max_size: MaxSizeOpt = DEFAULT_MAX_BYTES,
     requirements: Annotated[
         Optional[Path],
-        typer.Option("--requirements", "-r", metavar="PROFILE", help="Add the buyer requirements x offers table and chart, and attach this profile; exit 0 only if some offer meets every requirement."),
+        typer.Option(
+            "--requirements",
+            "-r",
+            metavar="PROFILE",
+            help="Add the buyer requirements x offers table and chart, and attach this profile; exit 0 only if some offer meets every requirement.",
+        ),
     ] = None,
-    tsa: Annotated[Optional[str], typer.Option("--tsa", metavar="URL", help="Add an RFC 3161 signature timestamp from this time-stamping authority (PAdES B-T).")] = None,
-    ltv: Annotated[bool, typer.Option("--ltv", help="With --tsa: embed the validation data (certificate chains, revocation data) and add a document timestamp (PAdES B-LTA).")] = False,
+    tsa: Annotated[
+        Optional[str], typer.Option("--tsa", metavar="URL", help="Add an RFC 3161 signature timestamp from this time-stamping authority (PAdES B-T).")
+    ] = None,
+    ltv: Annotated[
+        bool,
+        typer.Option(
+            "--ltv", help="With --tsa: embed the validation data (certificate chains, revocation data) and add a document timestamp (PAdES B-LTA)."
+        ),
+    ] = False,
     trust: Annotated[
         Optional[list[Path]],
-        typer.Option("--trust", metavar="CERT", help="With --ltv: root certificates the signer's and the authority's chains end at (PEM file or folder; repeatable; default SDEVAL_TRUST)."),
+        typer.Option(
+            "--trust",
+            metavar="CERT",
+            help="With --ltv: root certificates the signer's and the authority's chains end at (PEM file or folder; repeatable; default SDEVAL_TRUST).",
+        ),
     ] = None,
 ) -> None:
     """Write the assessment as a PDF/A-3a report with the inputs attached; signed with --key/--cert or --pkcs12,
@@ -443,7 +519,15 @@ def render(
     inputs = files + ([str(requirements)] if requirements is not None else [])
     try:
         with Writing(
-            output, inputs, force=force, key=key, cert=cert, pkcs12=pkcs12, password_file=password_file, tsa=tsa, ltv=ltv,
+            output,
+            inputs,
+            force=force,
+            key=key,
+            cert=cert,
+            pkcs12=pkcs12,
+            password_file=password_file,
+            tsa=tsa,
+            ltv=ltv,
             roots=tuple(a.der for a in anchors.anchors) if anchors else (),
         ) as report:
             assessed = _assessed(files, max_size, requirements, for_report=True)
@@ -467,7 +551,8 @@ def keygen(
 ) -> None:
     """Create a self-signed RSA assessor identity for trials (not for production signing)."""
     from .._infra.atomic import OutputRefused
-    from ..report.signing import SigningProblem, keygen as make_identity
+    from ..report.signing import SigningProblem
+    from ..report.signing import keygen as make_identity
 
     try:
         key_path, cert_path = make_identity(directory, common_name=name, force=force)
@@ -480,7 +565,9 @@ def keygen(
 
 @_command(short="Check a signed report: signature, attachments, reproduction.")
 def verify(
-    reports: Annotated[list[Path], typer.Argument(help="Reports written by `sdeval render`, or folders searched for *.pdf.", metavar="REPORT_OR_FOLDER...")],
+    reports: Annotated[
+        list[Path], typer.Argument(help="Reports written by `sdeval render`, or folders searched for *.pdf.", metavar="REPORT_OR_FOLDER...")
+    ],
     trust: TrustOpt = None,
     strict: Annotated[bool, typer.Option("--strict", help="Fail when a newer rule catalog assesses the inputs differently.")] = False,
     fmt: FormatOpt = Format.text,
@@ -528,7 +615,9 @@ def _trust_anchors(paths: list[Path] | None):
 
 
 @app.command(
-    "measure", short_help="Measure an endpoint's two arms and write the evidence record.", add_help_option=False,
+    "measure",
+    short_help="Measure an endpoint's two arms and write the evidence record.",
+    add_help_option=False,
     context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
 )
 def measure(ctx: typer.Context) -> None:
@@ -542,11 +631,13 @@ def measure(ctx: typer.Context) -> None:
 
 # `sdeval archive ...` (evaluator/cli/archive.py), imported only when an archive command runs.
 app.add_typer(
-    lazy_typer("evaluator.cli.archive:app", help="The auditor's archive of signed reports: init, add, list, show, extract, verify, rejudge, log.",
-               short="The auditor's archive of signed reports."),
+    lazy_typer(
+        "evaluator.cli.archive:app",
+        help="The auditor's archive of signed reports: init, add, list, show, extract, verify, rejudge, log.",
+        short="The auditor's archive of signed reports.",
+    ),
     name="archive",
 )
-
 
 
 _interrupted = False

@@ -80,4 +80,3 @@ class Context:
 def speculating(ctx: Context, run: Run) -> bool:
     """A speculative run drafts unless its K (fixed or by band) is 0: then it decodes plainly."""
     return run.arrangement == "speculative" and ctx.effective_k(run) != 0
-

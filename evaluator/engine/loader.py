@@ -128,9 +128,7 @@ def _is_yaml(path: str, text: str) -> bool:
 
 
 def _json_type(value: Any) -> str:
-    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(
-        type(value), "a number"
-    )
+    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(type(value), "a number")
 
 
 def _too_deep(data: Any) -> bool:
@@ -359,9 +357,7 @@ def _parse_yaml(text: str) -> tuple[Any, dict[str, tuple[int, int]], dict[str, s
     return _yaml_node_to_data(node, "", positions, budget, set(), written), positions, written
 
 
-def _yaml_node_to_data(
-    node: yaml.Node, pointer: str, positions: dict, budget: list[int], active: set[int], written: dict | None = None
-) -> Any:
+def _yaml_node_to_data(node: yaml.Node, pointer: str, positions: dict, budget: list[int], active: set[int], written: dict | None = None) -> Any:
     """Build plain data from the node tree ourselves, so every value has a position,
     every tag is checked, and aliases cannot expand into a memory bomb."""
     where = (node.start_mark.line + 1, node.start_mark.column + 1)
@@ -382,13 +378,9 @@ def _yaml_node_to_data(
                 raise ParseProblem("YAML merge keys (<<) are not allowed", key_node.start_mark.line + 1, key_node.start_mark.column + 1)
             key = _yaml_node_to_data(key_node, pointer + "/~key", {}, budget, active)
             if not isinstance(key, str):
-                raise ParseProblem(
-                    f"mapping key {json.dumps(key)} is not a string", key_node.start_mark.line + 1, key_node.start_mark.column + 1
-                )
+                raise ParseProblem(f"mapping key {json.dumps(key)} is not a string", key_node.start_mark.line + 1, key_node.start_mark.column + 1)
             if key in out:
-                raise ParseProblem(
-                    f"duplicate key {json.dumps(key)}", key_node.start_mark.line + 1, key_node.start_mark.column + 1
-                )
+                raise ParseProblem(f"duplicate key {json.dumps(key)}", key_node.start_mark.line + 1, key_node.start_mark.column + 1)
             child = pointer + "/" + key.replace("~", "~0").replace("/", "~1")
             out[key] = _yaml_node_to_data(value_node, child, positions, budget, active, written)
         active.discard(id(node))

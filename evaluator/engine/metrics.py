@@ -116,10 +116,7 @@ def speedup(run: RunMetrics, baseline: RunMetrics) -> float | None:
         return None
     if baseline.emitted_tokens == 0:
         return None
-    return float(
-        (exact(run.emitted_tokens) / exact(run.duration_s))
-        / (exact(baseline.emitted_tokens) / exact(baseline.duration_s))
-    )
+    return float((exact(run.emitted_tokens) / exact(run.duration_s)) / (exact(baseline.emitted_tokens) / exact(baseline.duration_s)))
 
 
 def record_metrics(record: EvidenceRecord) -> dict[str, RunMetrics]:

@@ -26,16 +26,15 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
+from .. import RECORD_VERSION  # noqa: E402,F401  (defined with the package version; see evaluator/__init__.py)
 from .._infra.safe_text import CONTROL_PATTERN, CONTROL_PATTERN_LINES, IDENTITY_PATTERN
 
-from .. import RECORD_VERSION  # noqa: E402,F401  (defined with the package version; see evaluator/__init__.py)
 # Every version this tool reads; a 1.0 record is a valid 1.1 record, a 1.1 record a valid 1.2 one.
 READ_VERSIONS = ("1.0", "1.1", "1.2")
 SCHEMA_ID = "https://sdeval.example/schemas/evidence-record/1.1/evidence-record.schema.json"
 
 # Bounds that keep a count a count: JSON allows 1e999 and 2**200, a record does not.
 MAX_COUNT = 10**15
-
 
 
 def _integral(value: object) -> object:
@@ -128,9 +127,16 @@ MODEL_FREE_METHODS = ("ngram", "suffix", "lookahead", "jacobi", "none")
 
 
 class TargetModel(_Model):
-    model: IdentityText | None = Field(default=None, description="The large model whose output the user receives (for example 'meta-llama/Llama-3.1-70B-Instruct').")
-    revision: Text | None = Field(default=None, description="Exact revision of the target model weights (commit hash or release tag). A different revision is a different comparison.")
-    tokenizer: Text | None = Field(default=None, description="Tokenizer used to count tokens; token counts from different tokenizers are not comparable.")
+    model: IdentityText | None = Field(
+        default=None, description="The large model whose output the user receives (for example 'meta-llama/Llama-3.1-70B-Instruct')."
+    )
+    revision: Text | None = Field(
+        default=None,
+        description="Exact revision of the target model weights (commit hash or release tag). A different revision is a different comparison.",
+    )
+    tokenizer: Text | None = Field(
+        default=None, description="Tokenizer used to count tokens; token counts from different tokenizers are not comparable."
+    )
     tokenizer_revision: Text | None = Field(default=None, description="Exact revision of the tokenizer.")
 
 
@@ -141,26 +147,64 @@ class KBand(_Model):
 
 
 class RelaxedAcceptance(_Model):
-    enabled: bool = Field(description="True when drafts may be accepted that the target would not have sampled (for example TensorRT-LLM use_relaxed_acceptance_for_thinking). Such acceptance is lossy by design.")
+    enabled: bool = Field(
+        description="True when drafts may be accepted that the target would not have sampled (for example TensorRT-LLM use_relaxed_acceptance_for_thinking). Such acceptance is lossy by design."
+    )
     top_k: Count | None = Field(default=None, description="A draft is accepted if it is among the target's top-k candidates (relaxed_topk).")
-    delta: NonNegFloat | None = Field(default=None, description="Largest log-probability distance from the target's top token at which a draft is still accepted (relaxed_delta).")
-    threshold_single: Fraction01 | None = Field(default=None, description="A draft token is accepted when the target gives it at least this probability (SGLang --speculative-accept-threshold-single); below 1 this accepts tokens the target would not have sampled.")
-    description: Text | None = Field(default=None, description="The acceptance or sampling mode in the source's own words, when the source says it may not preserve the target's output distribution.")
+    delta: NonNegFloat | None = Field(
+        default=None, description="Largest log-probability distance from the target's top token at which a draft is still accepted (relaxed_delta)."
+    )
+    threshold_single: Fraction01 | None = Field(
+        default=None,
+        description="A draft token is accepted when the target gives it at least this probability (SGLang --speculative-accept-threshold-single); below 1 this accepts tokens the target would not have sampled.",
+    )
+    description: Text | None = Field(
+        default=None,
+        description="The acceptance or sampling mode in the source's own words, when the source says it may not preserve the target's output distribution.",
+    )
 
 
 class Proposer(_Model):
-    method: ProposerMethod = Field(description="How candidate tokens are proposed: a separate draft model, EAGLE heads, Medusa or Hydra heads, a recurrent drafter (ReDrafter), an MLP or LSTM speculator, n-gram or suffix matching, lookahead (Jacobi iteration with an n-gram pool) or plain Jacobi decoding, multi-token-prediction (MTP) heads, combined (one proposer with another as fallback: name the fallback in fallback_method), another family (other, named in method_name), or none for target-only decoding.")
-    method_name: Text | None = Field(default=None, description="The method as the vendor names it (for example 'P-EAGLE', 'EAGLE 3.1', 'DSpark'). Required when method is other.")
-    fallback_method: ProposerMethod | None = Field(default=None, description="For a combined proposer: the method used when the main one proposes nothing (for example a trained speculator with suffix decoding as fallback).")
-    model: IdentityText | None = Field(default=None, description="Identity of the drafter (model name or heads checkpoint). Not needed for n-gram, suffix or none.")
+    method: ProposerMethod = Field(
+        description="How candidate tokens are proposed: a separate draft model, EAGLE heads, Medusa or Hydra heads, a recurrent drafter (ReDrafter), an MLP or LSTM speculator, n-gram or suffix matching, lookahead (Jacobi iteration with an n-gram pool) or plain Jacobi decoding, multi-token-prediction (MTP) heads, combined (one proposer with another as fallback: name the fallback in fallback_method), another family (other, named in method_name), or none for target-only decoding."
+    )
+    method_name: Text | None = Field(
+        default=None, description="The method as the vendor names it (for example 'P-EAGLE', 'EAGLE 3.1', 'DSpark'). Required when method is other."
+    )
+    fallback_method: ProposerMethod | None = Field(
+        default=None,
+        description="For a combined proposer: the method used when the main one proposes nothing (for example a trained speculator with suffix decoding as fallback).",
+    )
+    model: IdentityText | None = Field(
+        default=None, description="Identity of the drafter (model name or heads checkpoint). Not needed for n-gram, suffix or none."
+    )
     revision: Text | None = Field(default=None, description="Exact revision of the drafter.")
-    k: DraftLength | None = Field(default=None, description="Draft tokens proposed per verification step (num_speculative_tokens), when fixed. Lookahead and Jacobi decoding have no single K: state their window and n-gram settings in the runtime flags instead.")
-    k_schedule: list[KBand] | None = Field(default=None, max_length=64, description="K by concurrency band, when the draft length changes with load (vLLM dynamic speculative decoding). Give this or k.")
-    adaptive_verification: bool = Field(default=False, description="True when K varies per request and step under a global token budget (vLLM adaptive verification). Acceptance figures are then not comparable with fixed-K runs.")
-    online_adapted: bool = Field(default=False, description="True when the drafter keeps learning from live traffic, so its acceptance drifts over time.")
-    relaxed_acceptance: RelaxedAcceptance | None = Field(default=None, description="Whether the acceptance test is relaxed (lossy). Leave out when the standard, lossless test is used.")
-    device: Text | None = Field(default=None, description="Where the proposer runs when not on the target's accelerators (for example a separate GPU or the CPU).")
-    simulated_acceptance: SimulatedAcceptance | None = Field(default=None, description="Set when this configuration forces acceptance with a benchmark setting instead of letting the target model verify real drafts. Every run of it then says nothing about what real traffic gets.")
+    k: DraftLength | None = Field(
+        default=None,
+        description="Draft tokens proposed per verification step (num_speculative_tokens), when fixed. Lookahead and Jacobi decoding have no single K: state their window and n-gram settings in the runtime flags instead.",
+    )
+    k_schedule: list[KBand] | None = Field(
+        default=None,
+        max_length=64,
+        description="K by concurrency band, when the draft length changes with load (vLLM dynamic speculative decoding). Give this or k.",
+    )
+    adaptive_verification: bool = Field(
+        default=False,
+        description="True when K varies per request and step under a global token budget (vLLM adaptive verification). Acceptance figures are then not comparable with fixed-K runs.",
+    )
+    online_adapted: bool = Field(
+        default=False, description="True when the drafter keeps learning from live traffic, so its acceptance drifts over time."
+    )
+    relaxed_acceptance: RelaxedAcceptance | None = Field(
+        default=None, description="Whether the acceptance test is relaxed (lossy). Leave out when the standard, lossless test is used."
+    )
+    device: Text | None = Field(
+        default=None, description="Where the proposer runs when not on the target's accelerators (for example a separate GPU or the CPU)."
+    )
+    simulated_acceptance: SimulatedAcceptance | None = Field(
+        default=None,
+        description="Set when this configuration forces acceptance with a benchmark setting instead of letting the target model verify real drafts. Every run of it then says nothing about what real traffic gets.",
+    )
 
 
 class Numerics(_Model):
@@ -170,19 +214,31 @@ class Numerics(_Model):
 
 
 class Sampling(_Model):
-    mode: Literal["greedy", "stochastic"] | None = Field(default=None, description="How the source describes sampling when it gives no temperature: greedy, or stochastic ('sampling on'). The temperature is still needed to pin the comparison.")
-    temperature: NonNegFloat | None = Field(default=None, description="Sampling temperature; 0 means greedy decoding (deterministic). Above 0 the output is random and results need repetitions.")
+    mode: Literal["greedy", "stochastic"] | None = Field(
+        default=None,
+        description="How the source describes sampling when it gives no temperature: greedy, or stochastic ('sampling on'). The temperature is still needed to pin the comparison.",
+    )
+    temperature: NonNegFloat | None = Field(
+        default=None,
+        description="Sampling temperature; 0 means greedy decoding (deterministic). Above 0 the output is random and results need repetitions.",
+    )
     top_p: Fraction01 | None = Field(default=None, description="Nucleus sampling threshold (1 = off).")
     top_k: Count | None = Field(default=None, description="Top-k sampling limit (0 or -1 in some tools means off; record 0 for off).")
     seed: Count | None = Field(default=None, description="Random seed, when fixed.")
-    n: PositiveCount | None = Field(default=None, description="Completions generated per request. Needed where counts are summed from per-request acceptance metrics, which are missing for requests with n > 1.")
+    n: PositiveCount | None = Field(
+        default=None,
+        description="Completions generated per request. Needed where counts are summed from per-request acceptance metrics, which are missing for requests with n > 1.",
+    )
 
 
 class Runtime(_Model):
     name: Text | None = Field(default=None, description="Serving software (for example vLLM, SGLang, TensorRT-LLM).")
     version: Text | None = Field(default=None, description="Exact version of the serving software.")
     flags: LinesText | None = Field(default=None, description="Command line or configuration used to start the server, verbatim.")
-    environment: LinesText | None = Field(default=None, description="Environment variables the server or benchmark ran with, verbatim (for example SGLANG_SIMULATE_ACC_LEN=-1). Some settings, including forced acceptance, are made only here.")
+    environment: LinesText | None = Field(
+        default=None,
+        description="Environment variables the server or benchmark ran with, verbatim (for example SGLANG_SIMULATE_ACC_LEN=-1). Some settings, including forced acceptance, are made only here.",
+    )
 
 
 class Hardware(_Model):
@@ -219,7 +275,10 @@ Stage = Literal[
 
 
 class Workload(_Model):
-    task: Text | None = Field(default=None, description="The task the requests represent (for example 'chat', 'code completion', 'summarisation'). A speedup holds for the task it was measured on.")
+    task: Text | None = Field(
+        default=None,
+        description="The task the requests represent (for example 'chat', 'code completion', 'summarisation'). A speedup holds for the task it was measured on.",
+    )
     dataset: Text | None = Field(default=None, description="Dataset or prompt set used, with version.")
     num_requests: Count | None = Field(default=None, description="Number of requests in the measured interval.")
     input_tokens_mean: NonNegFloat | None = Field(default=None, description="Mean prompt length, in tokens.")
@@ -228,46 +287,112 @@ class Workload(_Model):
 
 
 class Load(_Model):
-    concurrency: PositiveCount | None = Field(default=None, description="Number of requests in flight at once (closed loop) during the measurement. 1 means a quiet machine.")
-    request_rate: NonNegFloat | None = Field(default=None, description="Requests per second offered (open loop), when load was set by rate instead of concurrency.")
-    loop: Literal["closed", "open"] | None = Field(default=None, description="Closed loop: a new request starts when one finishes (fixed concurrency). Open loop: requests arrive at a set rate.")
-    measured_peak_concurrency: Count | None = Field(default=None, description="Highest concurrency actually observed, when the tool reports it separately from the configured value.")
-    multi_sequence_share: Fraction01 | None = Field(default=None, description="Share of requests asking for more than one completion (n > 1), from 0 to 1.")
+    concurrency: PositiveCount | None = Field(
+        default=None, description="Number of requests in flight at once (closed loop) during the measurement. 1 means a quiet machine."
+    )
+    request_rate: NonNegFloat | None = Field(
+        default=None, description="Requests per second offered (open loop), when load was set by rate instead of concurrency."
+    )
+    loop: Literal["closed", "open"] | None = Field(
+        default=None, description="Closed loop: a new request starts when one finishes (fixed concurrency). Open loop: requests arrive at a set rate."
+    )
+    measured_peak_concurrency: Count | None = Field(
+        default=None, description="Highest concurrency actually observed, when the tool reports it separately from the configured value."
+    )
+    multi_sequence_share: Fraction01 | None = Field(
+        default=None, description="Share of requests asking for more than one completion (n > 1), from 0 to 1."
+    )
 
 
 class Interval(_Model):
     start_event: Text | None = Field(default=None, description="Event at which timing starts (for example 'just before the first proposal').")
     end_event: Text | None = Field(default=None, description="Event at which timing ends (for example 'last output token leaves the server').")
-    stages_included: list[Stage] = Field(default_factory=list, description="Work inside the interval. A speculative run must include proposal, verification and scheduling; an end-to-end interval, or one timed around the whole generation call, includes them by definition.")
-    stages_excluded: list[Stage] = Field(default_factory=list, description="Work outside the interval, stated explicitly (for example prompt-processing, queueing, client-delivery).")
-    scope: Literal["generation-only", "end-to-end"] | None = Field(default=None, description="generation-only: output generation after the prompt is processed; end-to-end: from request arrival to last token delivered, so every stage is inside. Only end-to-end supports response-time claims.")
-    whole_generation_call: bool = Field(default=False, description="True when one clock wraps the whole generation call (for example time.time() around model.generate() in a research harness at batch size 1), so proposal, verification, scheduling and sampling are all inside even where the source does not list them.")
-    measurement: Literal["complete-interval", "stage-sum"] | None = Field(default=None, description="complete-interval: one clock from start to end event. stage-sum: separately timed stages added up (stages overlap, so this is not an interval).")
+    stages_included: list[Stage] = Field(
+        default_factory=list,
+        description="Work inside the interval. A speculative run must include proposal, verification and scheduling; an end-to-end interval, or one timed around the whole generation call, includes them by definition.",
+    )
+    stages_excluded: list[Stage] = Field(
+        default_factory=list, description="Work outside the interval, stated explicitly (for example prompt-processing, queueing, client-delivery)."
+    )
+    scope: Literal["generation-only", "end-to-end"] | None = Field(
+        default=None,
+        description="generation-only: output generation after the prompt is processed; end-to-end: from request arrival to last token delivered, so every stage is inside. Only end-to-end supports response-time claims.",
+    )
+    whole_generation_call: bool = Field(
+        default=False,
+        description="True when one clock wraps the whole generation call (for example time.time() around model.generate() in a research harness at batch size 1), so proposal, verification, scheduling and sampling are all inside even where the source does not list them.",
+    )
+    measurement: Literal["complete-interval", "stage-sum"] | None = Field(
+        default=None,
+        description="complete-interval: one clock from start to end event. stage-sum: separately timed stages added up (stages overlap, so this is not an interval).",
+    )
     duration_s: Seconds | None = Field(default=None, description="Length of the measured interval, in seconds.")
 
 
 class PopulationCheck(_Model):
-    count: Literal["requests", "output-tokens", "verification-steps", "proposed-drafts", "accepted-drafts", "requests-in-flight"] = Field(description="Which count is compared: requests finished, output tokens, verification steps, proposed or accepted drafts, or requests still running or waiting when the later scrape was taken.")
-    benchmark: Count = Field(description="The count as the benchmark tool reported it for its own requests (0 requests in flight once it has finished).")
-    server: Count = Field(description="The same count from the server's own counters: the difference between the scrapes taken just before and just after the benchmark (for requests in flight, the later scrape's value).")
+    count: Literal["requests", "output-tokens", "verification-steps", "proposed-drafts", "accepted-drafts", "requests-in-flight"] = Field(
+        description="Which count is compared: requests finished, output tokens, verification steps, proposed or accepted drafts, or requests still running or waiting when the later scrape was taken."
+    )
+    benchmark: Count = Field(
+        description="The count as the benchmark tool reported it for its own requests (0 requests in flight once it has finished)."
+    )
+    server: Count = Field(
+        description="The same count from the server's own counters: the difference between the scrapes taken just before and just after the benchmark (for requests in flight, the later scrape's value)."
+    )
 
 
 class Counts(_Model):
     verification_steps: Count | None = Field(default=None, description="S: target-model passes that verified a proposal.")
-    proposed_drafts: Count | None = Field(default=None, description="P: candidate tokens proposed by the drafter (after removing any invalidated by structured-output constraints).")
-    accepted_drafts: Count | None = Field(default=None, description="A: proposed tokens the target kept. Excludes the extra token the target adds itself.")
-    bonus_tokens: Count | None = Field(default=None, description="B: tokens the target sampled itself after each step (a correction after a rejection, or a bonus after a fully accepted block).")
-    emitted_tokens: Count | None = Field(default=None, description="E: output tokens the users received in the interval (E = A + B + D for a speculative run). This is what output throughput counts.")
-    outside_step_tokens: Count | None = Field(default=None, description="D (record 1.2): output tokens the target emitted outside verification steps, so not counted in A or B: each request's first token, which comes from the prompt pass, and one token for each decode step in which the drafter proposed nothing. Then E = A + B + D.")
-    reasoning_tokens: Count | None = Field(default=None, description="Of the emitted tokens E, how many were reasoning (thinking) tokens, where the tool reports them. They are part of E: every generated token is output.")
-    invalidated_drafts: Count | None = Field(default=None, description="Drafts discarded by structured-output (grammar) constraints before verification.")
-    accepted_length_histogram: list[Count] | None = Field(default=None, max_length=257, description="Entry j = number of steps that accepted exactly j drafts (j = 0..K). Entries add up to S.")
-    accepted_per_position: list[Count] | None = Field(default=None, max_length=256, description="Entry i = number of steps whose draft at position i+1 was accepted (a survival count, so never increasing).")
-    population: Literal["benchmark-requests", "server-wide", "mixed"] | None = Field(default=None, description="Whose tokens these counts cover: the measured benchmark requests only, everything the server did in the interval (server counters), or a mix of both.")
+    proposed_drafts: Count | None = Field(
+        default=None, description="P: candidate tokens proposed by the drafter (after removing any invalidated by structured-output constraints)."
+    )
+    accepted_drafts: Count | None = Field(
+        default=None, description="A: proposed tokens the target kept. Excludes the extra token the target adds itself."
+    )
+    bonus_tokens: Count | None = Field(
+        default=None,
+        description="B: tokens the target sampled itself after each step (a correction after a rejection, or a bonus after a fully accepted block).",
+    )
+    emitted_tokens: Count | None = Field(
+        default=None,
+        description="E: output tokens the users received in the interval (E = A + B + D for a speculative run). This is what output throughput counts.",
+    )
+    outside_step_tokens: Count | None = Field(
+        default=None,
+        description="D (record 1.2): output tokens the target emitted outside verification steps, so not counted in A or B: each request's first token, which comes from the prompt pass, and one token for each decode step in which the drafter proposed nothing. Then E = A + B + D.",
+    )
+    reasoning_tokens: Count | None = Field(
+        default=None,
+        description="Of the emitted tokens E, how many were reasoning (thinking) tokens, where the tool reports them. They are part of E: every generated token is output.",
+    )
+    invalidated_drafts: Count | None = Field(
+        default=None, description="Drafts discarded by structured-output (grammar) constraints before verification."
+    )
+    accepted_length_histogram: list[Count] | None = Field(
+        default=None, max_length=257, description="Entry j = number of steps that accepted exactly j drafts (j = 0..K). Entries add up to S."
+    )
+    accepted_per_position: list[Count] | None = Field(
+        default=None,
+        max_length=256,
+        description="Entry i = number of steps whose draft at position i+1 was accepted (a survival count, so never increasing).",
+    )
+    population: Literal["benchmark-requests", "server-wide", "mixed"] | None = Field(
+        default=None,
+        description="Whose tokens these counts cover: the measured benchmark requests only, everything the server did in the interval (server counters), or a mix of both.",
+    )
     requests_with_metrics: Count | None = Field(default=None, description="Requests that reported per-request speculative metrics.")
-    requests_without_metrics: Count | None = Field(default=None, description="Requests without per-request metrics (for example n > 1). Missing coverage, not zeros.")
-    missing_metrics_as: Literal["excluded", "zero"] | None = Field(default=None, description="How requests without per-request metrics were treated in the totals. 'zero' understates acceptance and is a coverage gap.")
-    population_check: list[PopulationCheck] | None = Field(default=None, max_length=16, description="The benchmark's own counts set against the server's counters over the same interval, when the server was scraped just before and just after the benchmark. Where every pair agrees, the server served only the benchmark's requests, so its counters are the benchmark's; where one differs, they cover other requests too.")
+    requests_without_metrics: Count | None = Field(
+        default=None, description="Requests without per-request metrics (for example n > 1). Missing coverage, not zeros."
+    )
+    missing_metrics_as: Literal["excluded", "zero"] | None = Field(
+        default=None,
+        description="How requests without per-request metrics were treated in the totals. 'zero' understates acceptance and is a coverage gap.",
+    )
+    population_check: list[PopulationCheck] | None = Field(
+        default=None,
+        max_length=16,
+        description="The benchmark's own counts set against the server's counters over the same interval, when the server was scraped just before and just after the benchmark. Where every pair agrees, the server served only the benchmark's requests, so its counters are the benchmark's; where one differs, they cover other requests too.",
+    )
 
 
 class Percentiles(_Model):
@@ -276,7 +401,10 @@ class Percentiles(_Model):
     p90: NonNegFloat | None = Field(default=None, description="90th percentile, in milliseconds.")
     p95: NonNegFloat | None = Field(default=None, description="95th percentile, in milliseconds.")
     p99: NonNegFloat | None = Field(default=None, description="99th percentile, in milliseconds.")
-    unstated: NonNegFloat | None = Field(default=None, description="A latency the source gives without saying whether it is a mean, a median or a percentile, in milliseconds. Kept as stated; it cannot be compared with a limit or another run.")
+    unstated: NonNegFloat | None = Field(
+        default=None,
+        description="A latency the source gives without saying whether it is a mean, a median or a percentile, in milliseconds. Kept as stated; it cannot be compared with a limit or another run.",
+    )
 
 
 class Latency(_Model):
@@ -287,33 +415,67 @@ class Latency(_Model):
 
 
 class StageTimings(_Model):
-    drafting_s: NonNegFloat | None = Field(default=None, description="Time spent proposing drafts, in seconds. A diagnostic: never added into the interval.")
-    verification_s: NonNegFloat | None = Field(default=None, description="Time spent verifying drafts, in seconds. A diagnostic: never added into the interval.")
+    drafting_s: NonNegFloat | None = Field(
+        default=None, description="Time spent proposing drafts, in seconds. A diagnostic: never added into the interval."
+    )
+    verification_s: NonNegFloat | None = Field(
+        default=None, description="Time spent verifying drafts, in seconds. A diagnostic: never added into the interval."
+    )
 
 
 class RepetitionSummary(_Model):
     count: Count = Field(ge=1, description="Number of repetitions the material says it ran (for example 3 for 'mean speedup over 3 different runs').")
-    statistic: Literal["mean", "median", "best", "other"] | None = Field(default=None, description="How the stated figures summarise the repetitions: their mean, median, best, or another statistic.")
+    statistic: Literal["mean", "median", "best", "other"] | None = Field(
+        default=None, description="How the stated figures summarise the repetitions: their mean, median, best, or another statistic."
+    )
 
 
 class PerUserThroughput(_Model):
-    tokens_per_s: NonNegFloat = Field(description="Output tokens per second for each user (request), as the tool or vendor stated it. Not the aggregate output throughput E / T, which counts every user's tokens.")
-    statistic: Literal["mean", "p50", "p90", "p95", "p99"] | None = Field(default=None, description="Which statistic over the requests this is, when stated (mean, median or a percentile).")
-    definition: Text | None = Field(default=None, description="How the figure is computed, verbatim from the tool or source (for example trtllm-bench 'Per User Output Throughput (tokens/sec/user)', or 1 / p90 of end-to-end latency per output token). Tools define it differently, so per-user figures from different tools are not comparable.")
+    tokens_per_s: NonNegFloat = Field(
+        description="Output tokens per second for each user (request), as the tool or vendor stated it. Not the aggregate output throughput E / T, which counts every user's tokens."
+    )
+    statistic: Literal["mean", "p50", "p90", "p95", "p99"] | None = Field(
+        default=None, description="Which statistic over the requests this is, when stated (mean, median or a percentile)."
+    )
+    definition: Text | None = Field(
+        default=None,
+        description="How the figure is computed, verbatim from the tool or source (for example trtllm-bench 'Per User Output Throughput (tokens/sec/user)', or 1 / p90 of end-to-end latency per output token). Tools define it differently, so per-user figures from different tools are not comparable.",
+    )
 
 
 class RequestLatencies(_Model):
-    ttft_ms: list[NonNegFloat] | None = Field(default=None, max_length=1_000_000, description="Each completed request's time to first token, in milliseconds, in the order the tool lists the requests.")
-    tpot_ms: list[NonNegFloat] | None = Field(default=None, max_length=1_000_000, description="Each completed request's time per output token after the first, in milliseconds, same order (vLLM: (latency - TTFT) / (output tokens - 1), 0 for a one-token output).")
-    e2e_ms: list[NonNegFloat] | None = Field(default=None, max_length=1_000_000, description="Each completed request's end-to-end response time, in milliseconds, same order.")
+    ttft_ms: list[NonNegFloat] | None = Field(
+        default=None,
+        max_length=1_000_000,
+        description="Each completed request's time to first token, in milliseconds, in the order the tool lists the requests.",
+    )
+    tpot_ms: list[NonNegFloat] | None = Field(
+        default=None,
+        max_length=1_000_000,
+        description="Each completed request's time per output token after the first, in milliseconds, same order (vLLM: (latency - TTFT) / (output tokens - 1), 0 for a one-token output).",
+    )
+    e2e_ms: list[NonNegFloat] | None = Field(
+        default=None, max_length=1_000_000, description="Each completed request's end-to-end response time, in milliseconds, same order."
+    )
 
 
 class ToolGoodput(_Model):
-    requests_per_s: NonNegFloat = Field(description="Requests per second that met every limit below, as the tool reported it (vllm bench serve request_goodput: such requests / duration).")
-    ttft_limit_ms: NonNegFloat | None = Field(default=None, description="The time-to-first-token limit the tool held each request to, in milliseconds (vllm bench serve --goodput ttft:MS; the result file does not record it).")
-    tpot_limit_ms: NonNegFloat | None = Field(default=None, description="The time-per-output-token limit the tool held each request to, in milliseconds (--goodput tpot:MS).")
-    e2e_limit_ms: NonNegFloat | None = Field(default=None, description="The end-to-end response-time limit the tool held each request to, in milliseconds (--goodput e2el:MS).")
-    definition: Text | None = Field(default=None, description="How the tool counts a request as good, verbatim where it says (vLLM: every given metric at or below its limit).")
+    requests_per_s: NonNegFloat = Field(
+        description="Requests per second that met every limit below, as the tool reported it (vllm bench serve request_goodput: such requests / duration)."
+    )
+    ttft_limit_ms: NonNegFloat | None = Field(
+        default=None,
+        description="The time-to-first-token limit the tool held each request to, in milliseconds (vllm bench serve --goodput ttft:MS; the result file does not record it).",
+    )
+    tpot_limit_ms: NonNegFloat | None = Field(
+        default=None, description="The time-per-output-token limit the tool held each request to, in milliseconds (--goodput tpot:MS)."
+    )
+    e2e_limit_ms: NonNegFloat | None = Field(
+        default=None, description="The end-to-end response-time limit the tool held each request to, in milliseconds (--goodput e2el:MS)."
+    )
+    definition: Text | None = Field(
+        default=None, description="How the tool counts a request as good, verbatim where it says (vLLM: every given metric at or below its limit)."
+    )
 
 
 class Repetition(_Model):
@@ -324,16 +486,23 @@ class Repetition(_Model):
 class Quality(_Model):
     task: Text = Field(description="Task the quality was measured on.")
     metric: Text = Field(description="Quality metric (for example 'pass@1', 'exact match', 'ROUGE-L').")
-    score: float = Field(ge=-10**9, le=10**9, description="Score this run's outputs achieved.")
-    baseline_score: float | None = Field(default=None, ge=-10**9, le=10**9, description="Score of target-only outputs on the same task, for comparison.")
+    score: float = Field(ge=-(10**9), le=10**9, description="Score this run's outputs achieved.")
+    baseline_score: float | None = Field(
+        default=None, ge=-(10**9), le=10**9, description="Score of target-only outputs on the same task, for comparison."
+    )
     method: Text | None = Field(default=None, description="How the score was obtained (harness, judge, sample size).")
-    equality_check: Literal["greedy-equality", "output-equivalence", "none"] | None = Field(default=None, description="Whether outputs were compared with target-only outputs: token-for-token under greedy decoding, or equivalence of answers.")
+    equality_check: Literal["greedy-equality", "output-equivalence", "none"] | None = Field(
+        default=None,
+        description="Whether outputs were compared with target-only outputs: token-for-token under greedy decoding, or equivalence of answers.",
+    )
     equality_matched: Count | None = Field(default=None, description="Outputs that matched in the equality check.")
     equality_total: Count | None = Field(default=None, description="Outputs compared in the equality check.")
 
 
 class ReportedFigures(_Model):
-    acceptance_rate: Fraction01 | None = Field(default=None, description="Acceptance rate as the vendor or tool reported it, as a fraction (0.5, not 50 %). Compared with A / P.")
+    acceptance_rate: Fraction01 | None = Field(
+        default=None, description="Acceptance rate as the vendor or tool reported it, as a fraction (0.5, not 50 %). Compared with A / P."
+    )
     mean_acceptance_length: NonNegFloat | None = Field(default=None, description="Mean acceptance length as reported. Compared with 1 + A / S.")
     output_tokens_per_s: NonNegFloat | None = Field(default=None, description="Output throughput as reported, in tokens/s. Compared with E / T.")
 
@@ -348,19 +517,33 @@ class Source(_Model):
     file: Text = Field(description="Name of the imported file.")
     sha256: str = Field(pattern=r"^[0-9a-f]{64}$", description="SHA-256 of the imported file.")
     tool_version: Text | None = Field(default=None, description="Version of the tool that wrote the file, when it says.")
-    entry: Text | None = Field(default=None, description="Which part of the file the run came from, when the file holds several runs (for example 'line 3' or 'benchmarks[2]').")
-    earlier_scrape: SourceFile | None = Field(default=None, description="For counts taken as the difference of two server-counter scrapes: the scrape taken before the measured interval. file and sha256 above are then the scrape taken after it.")
-    server_scrapes: list[SourceFile] | None = Field(default=None, max_length=2, description="The server's counter scrapes taken just before and just after the benchmark, when they were imported with its result to check whose requests the server counted (before first).")
+    entry: Text | None = Field(
+        default=None,
+        description="Which part of the file the run came from, when the file holds several runs (for example 'line 3' or 'benchmarks[2]').",
+    )
+    earlier_scrape: SourceFile | None = Field(
+        default=None,
+        description="For counts taken as the difference of two server-counter scrapes: the scrape taken before the measured interval. file and sha256 above are then the scrape taken after it.",
+    )
+    server_scrapes: list[SourceFile] | None = Field(
+        default=None,
+        max_length=2,
+        description="The server's counter scrapes taken just before and just after the benchmark, when they were imported with its result to check whose requests the server counted (before first).",
+    )
 
 
 class SimulatedAcceptance(_Model):
-    mechanism: Text = Field(description="The setting that forced acceptance, verbatim (for example vLLM rejection_sample_method=synthetic, SGLANG_SIMULATE_ACC_LEN=3, TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS=2).")
+    mechanism: Text = Field(
+        description="The setting that forced acceptance, verbatim (for example vLLM rejection_sample_method=synthetic, SGLANG_SIMULATE_ACC_LEN=3, TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS=2)."
+    )
     acceptance_length: NonNegFloat | None = Field(default=None, description="The acceptance length the setting forced, when it states one.")
 
 
 class Run(_Model):
     id: Ident = Field(description="Short name for this run, used by claims (for example 'spec-c64').")
-    arrangement: Literal["speculative", "target-only"] = Field(description="speculative: with a proposer; target-only: plain decoding, usually the baseline.")
+    arrangement: Literal["speculative", "target-only"] = Field(
+        description="speculative: with a proposer; target-only: plain decoding, usually the baseline."
+    )
     configuration: Ident = Field(description="The id of the configuration this run used.")
     workload: Workload = Field(default_factory=Workload, description="What was generated: task, dataset, requests and lengths.")
     load: Load = Field(default_factory=Load, description="How busy the server was during the measurement.")
@@ -369,14 +552,33 @@ class Run(_Model):
     latency: Latency | None = Field(default=None, description="Latency percentiles, where measured.")
     peak_memory_gb: NonNegFloat | None = Field(default=None, description="Peak accelerator memory during the run, in GB (a diagnostic).")
     stage_timings: StageTimings | None = Field(default=None, description="Drafting and verification time, kept as diagnostics only.")
-    repetitions: list[Repetition] = Field(default_factory=list, max_length=1000, description="Each repetition's output tokens and duration, so a spread can be computed. When given, they add up to the run's E and duration.")
-    repetition_summary: RepetitionSummary | None = Field(default=None, description="When the material says how many repetitions the figures summarise (for example 'mean of 3 runs') without giving each one's figures. The spread is then unknown.")
-    per_user_throughput: PerUserThroughput | None = Field(default=None, description="Per-user (per-request) output throughput, where the tool or vendor states it beside or instead of the aggregate.")
-    request_latencies: RequestLatencies | None = Field(default=None, description="Each completed request's latencies, where the tool kept them (vllm bench serve --save-detailed): goodput at the buyer's own limits is counted from them.")
-    goodput: ToolGoodput | None = Field(default=None, description="Requests per second served within per-request latency limits, as the tool reported it, with the limits it used.")
+    repetitions: list[Repetition] = Field(
+        default_factory=list,
+        max_length=1000,
+        description="Each repetition's output tokens and duration, so a spread can be computed. When given, they add up to the run's E and duration.",
+    )
+    repetition_summary: RepetitionSummary | None = Field(
+        default=None,
+        description="When the material says how many repetitions the figures summarise (for example 'mean of 3 runs') without giving each one's figures. The spread is then unknown.",
+    )
+    per_user_throughput: PerUserThroughput | None = Field(
+        default=None, description="Per-user (per-request) output throughput, where the tool or vendor states it beside or instead of the aggregate."
+    )
+    request_latencies: RequestLatencies | None = Field(
+        default=None,
+        description="Each completed request's latencies, where the tool kept them (vllm bench serve --save-detailed): goodput at the buyer's own limits is counted from them.",
+    )
+    goodput: ToolGoodput | None = Field(
+        default=None, description="Requests per second served within per-request latency limits, as the tool reported it, with the limits it used."
+    )
     quality: list[Quality] = Field(default_factory=list, max_length=100, description="Task-quality results for this run's outputs.")
-    reported: ReportedFigures | None = Field(default=None, description="Figures as the vendor or tool stated them; checked against the counts, never used instead of them.")
-    simulated_acceptance: SimulatedAcceptance | None = Field(default=None, description="Set when the run's acceptance was forced by a benchmark setting instead of measured on real drafts: such a run says nothing about what real traffic gets.")
+    reported: ReportedFigures | None = Field(
+        default=None, description="Figures as the vendor or tool stated them; checked against the counts, never used instead of them."
+    )
+    simulated_acceptance: SimulatedAcceptance | None = Field(
+        default=None,
+        description="Set when the run's acceptance was forced by a benchmark setting instead of measured on real drafts: such a run says nothing about what real traffic gets.",
+    )
     source: Source | None = Field(default=None, description="Where the run was imported from, when it was.")
     notes: LongText | None = Field(default=None, description="Anything else the evidence says about this run.")
 
@@ -410,32 +612,82 @@ Counted = Literal[
 
 
 class Composition(_Model):
-    method: Literal["measured-together", "multiplied", "added"] = Field(description="How a combined speedup was obtained: measured in one run with everything on, or computed by multiplying or adding separately measured speedups.")
-    components: list[Text] = Field(default_factory=list, max_length=20, description="The optimisations combined (for example speculation, fp8 quantisation, batching), with their separate speedups.")
+    method: Literal["measured-together", "multiplied", "added"] = Field(
+        description="How a combined speedup was obtained: measured in one run with everything on, or computed by multiplying or adding separately measured speedups."
+    )
+    components: list[Text] = Field(
+        default_factory=list,
+        max_length=20,
+        description="The optimisations combined (for example speculation, fp8 quantisation, batching), with their separate speedups.",
+    )
 
 
 class Claim(_Model):
     id: Ident = Field(description="Short name for this claim (for example 'c1').")
     text: LongText = Field(description="The claim as the vendor worded it.")
-    kind: ClaimKind = Field(description="What is claimed: output throughput (tokens/s), speedup (x), latency (ms), capacity (requests), acceptance rate, acceptance length, or lossless output.")
-    value: float | None = Field(default=None, ge=-10**12, le=10**12, description="The claimed number (200 for '200 tokens/s', 3 for '3x'). For a range ('2.2-3.6x') its low end. Not needed for lossless.")
-    value_high: float | None = Field(default=None, ge=-10**12, le=10**12, description="For a claim stated as a range ('2.2-3.6x'): the high end (3.6); value holds the low end. Leave out for a single figure.")
-    bound: Literal["up-to", "at-least", "at-most"] | None = Field(default=None, description="When the vendor qualifies the figure: up-to for a best case reached ('up to 2.8x', the figure of the run the claim names), at-least for a floor ('over 250 tokens/s'), at-most for a ceiling ('p99 time per output token under 40 ms'). Leave out for a plain figure or a range.")
+    kind: ClaimKind = Field(
+        description="What is claimed: output throughput (tokens/s), speedup (x), latency (ms), capacity (requests), acceptance rate, acceptance length, or lossless output."
+    )
+    value: float | None = Field(
+        default=None,
+        ge=-(10**12),
+        le=10**12,
+        description="The claimed number (200 for '200 tokens/s', 3 for '3x'). For a range ('2.2-3.6x') its low end. Not needed for lossless.",
+    )
+    value_high: float | None = Field(
+        default=None,
+        ge=-(10**12),
+        le=10**12,
+        description="For a claim stated as a range ('2.2-3.6x'): the high end (3.6); value holds the low end. Leave out for a single figure.",
+    )
+    bound: Literal["up-to", "at-least", "at-most"] | None = Field(
+        default=None,
+        description="When the vendor qualifies the figure: up-to for a best case reached ('up to 2.8x', the figure of the run the claim names), at-least for a floor ('over 250 tokens/s'), at-most for a ceiling ('p99 time per output token under 40 ms'). Leave out for a plain figure or a range.",
+    )
     unit: Text | None = Field(default=None, description="Unit of the value (tokens/s, x, ms, requests, fraction, tokens/step).")
-    counted: Counted | None = Field(default=None, description="What the number counts: emitted output tokens (all users together), emitted output per user (per-request throughput, as engine blogs state 'tokens/s per user'), accepted drafts, proposed drafts, acceptance length or rate, response time (a speedup in latency), or requests. A speed must count emitted output.")
+    counted: Counted | None = Field(
+        default=None,
+        description="What the number counts: emitted output tokens (all users together), emitted output per user (per-request throughput, as engine blogs state 'tokens/s per user'), accepted drafts, proposed drafts, acceptance length or rate, response time (a speedup in latency), or requests. A speed must count emitted output.",
+    )
     run: Ident = Field(description="Id of the run the claim rests on.")
-    baseline: Ident | None = Field(default=None, description="Id of the run it is compared with (normally target-only decoding under the same settings). Required for speedups.")
-    concurrency: PositiveCount | None = Field(default=None, description="Concurrency the claim is stated for. A speedup with no stated load is not a result.")
-    request_rate: NonNegFloat | None = Field(default=None, description="Request rate (per second) the claim is stated for, when load is given as a rate.")
-    scope: Literal["generation-only", "end-to-end"] | None = Field(default=None, description="Whether the claim is about output generation only or about end-to-end response time.")
+    baseline: Ident | None = Field(
+        default=None, description="Id of the run it is compared with (normally target-only decoding under the same settings). Required for speedups."
+    )
+    concurrency: PositiveCount | None = Field(
+        default=None, description="Concurrency the claim is stated for. A speedup with no stated load is not a result."
+    )
+    request_rate: NonNegFloat | None = Field(
+        default=None, description="Request rate (per second) the claim is stated for, when load is given as a rate."
+    )
+    scope: Literal["generation-only", "end-to-end"] | None = Field(
+        default=None, description="Whether the claim is about output generation only or about end-to-end response time."
+    )
     task: Text | None = Field(default=None, description="Task the claim is stated for, when it names one.")
-    latency_metric: Literal["ttft", "tpot", "itl", "e2e"] | None = Field(default=None, description="For latency claims and response-time speedups: which latency (time to first token, time per output token, inter-token latency, end-to-end).")
-    percentile: Literal["mean", "p50", "p90", "p95", "p99", "unstated"] | None = Field(default=None, description="For latency claims and response-time speedups: which percentile (or the mean); 'unstated' when the source does not say. For per-user throughput: which statistic, when stated.")
+    latency_metric: Literal["ttft", "tpot", "itl", "e2e"] | None = Field(
+        default=None,
+        description="For latency claims and response-time speedups: which latency (time to first token, time per output token, inter-token latency, end-to-end).",
+    )
+    percentile: Literal["mean", "p50", "p90", "p95", "p99", "unstated"] | None = Field(
+        default=None,
+        description="For latency claims and response-time speedups: which percentile (or the mean); 'unstated' when the source does not say. For per-user throughput: which statistic, when stated.",
+    )
     composition: Composition | None = Field(default=None, description="For combined speedups: how the combination was obtained.")
-    provenance: Literal["measured", "derived", "selected"] | None = Field(default=None, description="Where the claimed figure comes from: measured in the run; derived, computed from other figures (for example per-user throughput times the batch size); or selected, the best point of a sweep over many configurations.")
-    provenance_detail: Text | None = Field(default=None, description="How a derived figure was computed, or what a selected one was selected from, in the source's words.")
-    selected_configuration: Ident | None = Field(default=None, description="For a selected figure: the id of the configuration that gave it. A best-of-sweep figure holds only for that configuration.")
-    installation_items: list[Ident] = Field(default_factory=list, max_length=100, description="Installation-scope items (by id) the claimed figure depends on. Any entry mixes equipment work into a software claim.")
+    provenance: Literal["measured", "derived", "selected"] | None = Field(
+        default=None,
+        description="Where the claimed figure comes from: measured in the run; derived, computed from other figures (for example per-user throughput times the batch size); or selected, the best point of a sweep over many configurations.",
+    )
+    provenance_detail: Text | None = Field(
+        default=None, description="How a derived figure was computed, or what a selected one was selected from, in the source's words."
+    )
+    selected_configuration: Ident | None = Field(
+        default=None,
+        description="For a selected figure: the id of the configuration that gave it. A best-of-sweep figure holds only for that configuration.",
+    )
+    installation_items: list[Ident] = Field(
+        default_factory=list,
+        max_length=100,
+        description="Installation-scope items (by id) the claimed figure depends on. Any entry mixes equipment work into a software claim.",
+    )
 
 
 # ---------------------------------------------------------------------- installation
@@ -448,7 +700,11 @@ class InstallationItem(_Model):
 
 
 class InstallationScope(_Model):
-    items: list[InstallationItem] = Field(default_factory=list, max_length=200, description="Separately identified physical work: servers to rack, cabling, site work. Reported on its own, outside the software performance verdict.")
+    items: list[InstallationItem] = Field(
+        default_factory=list,
+        max_length=200,
+        description="Separately identified physical work: servers to rack, cabling, site work. Reported on its own, outside the software performance verdict.",
+    )
     notes: LongText | None = Field(default=None, description="Anything else about the installation project.")
 
 
@@ -456,9 +712,19 @@ class InstallationScope(_Model):
 
 
 class EvidenceRecord(_Model):
-    record_version: Literal["1.0", "1.1", "1.2"] = Field(description="Version of the evidence-record format. This tool reads 1.0, 1.1 and 1.2; write 1.2 where the counts give D (tokens outside verification steps), else 1.1.")
+    record_version: Literal["1.0", "1.1", "1.2"] = Field(
+        description="Version of the evidence-record format. This tool reads 1.0, 1.1 and 1.2; write 1.2 where the counts give D (tokens outside verification steps), else 1.1."
+    )
     offer: Offer = Field(description="Who makes the offer and what they claim, verbatim.")
-    configurations: list[Configuration] = Field(min_length=1, max_length=100, description="Each arrangement measured: target model, proposer, numerics, sampling, runtime, hardware.")
-    runs: list[Run] = Field(min_length=1, max_length=5000, description="Each measured run: speculative or target-only, with workload, load, interval and counts.")
-    claims: list[Claim] = Field(min_length=1, max_length=500, description="The vendor's claims, each typed and tied to the run (and baseline) it rests on.")
-    installation_scope: InstallationScope | None = Field(default=None, description="Physical installation work, recorded apart from the software claims and never an input to their verdicts.")
+    configurations: list[Configuration] = Field(
+        min_length=1, max_length=100, description="Each arrangement measured: target model, proposer, numerics, sampling, runtime, hardware."
+    )
+    runs: list[Run] = Field(
+        min_length=1, max_length=5000, description="Each measured run: speculative or target-only, with workload, load, interval and counts."
+    )
+    claims: list[Claim] = Field(
+        min_length=1, max_length=500, description="The vendor's claims, each typed and tied to the run (and baseline) it rests on."
+    )
+    installation_scope: InstallationScope | None = Field(
+        default=None, description="Physical installation work, recorded apart from the software claims and never an input to their verdicts."
+    )

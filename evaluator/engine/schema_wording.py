@@ -46,11 +46,20 @@ PATTERN_WORDS = {
     IDENTITY_PATTERN: "must hold no control character, bidi control or invisible character: a name must look like what it is",
 }
 TYPE_WORDS = {
-    "string_type": "text", "int_type": "a whole number", "float_type": "a number", "bool_type": "true or false",
-    "list_type": "a list", "model_type": "a group of fields", "dict_type": "a group of fields",
+    "string_type": "text",
+    "int_type": "a whole number",
+    "float_type": "a number",
+    "bool_type": "true or false",
+    "list_type": "a list",
+    "model_type": "a group of fields",
+    "dict_type": "a group of fields",
 }
-BOUND_WORDS = {"greater_than_equal": ("ge", "at least"), "less_than_equal": ("le", "at most"),
-               "greater_than": ("gt", "more than"), "less_than": ("lt", "less than")}
+BOUND_WORDS = {
+    "greater_than_equal": ("ge", "at least"),
+    "less_than_equal": ("le", "at most"),
+    "greater_than": ("gt", "more than"),
+    "less_than": ("lt", "less than"),
+}
 
 
 def schema_message(error: dict) -> str:

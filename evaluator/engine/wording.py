@@ -26,9 +26,12 @@ from decimal import ROUND_HALF_UP, Decimal
 
 # An assessment's outcome and a claim's verdict, in the terminal (quiet when established)...
 VERDICT_TEXT = {
-    "established": "established", "not-established": "NOT ESTABLISHED", "invalid": "INVALID RECORD",
+    "established": "established",
+    "not-established": "NOT ESTABLISHED",
+    "invalid": "INVALID RECORD",
     # `sdeval validate` given a buyer's requirements profile
-    "valid-profile": "valid requirements profile", "invalid-profile": "INVALID REQUIREMENTS PROFILE",
+    "valid-profile": "valid requirements profile",
+    "invalid-profile": "INVALID REQUIREMENTS PROFILE",
 }
 # ...and on the PDF, where the word is a heading.
 VERDICT_HEADING = {"established": "ESTABLISHED", "not-established": "NOT ESTABLISHED", "invalid": "INVALID RECORD"}
@@ -181,8 +184,10 @@ def offer_names(offers: Iterable[tuple[str, str | None, str | None]]) -> list[st
     name, and a number if even those agree. The path typed on the command line is not a name: it
     stays in the JSON document and the report's manifest. `offers`: (path, vendor, offer_id)."""
     entries = list(offers)
-    base = [f"{vendor}, {offer_id}" if vendor is not None and offer_id is not None else os.path.basename(path) or path
-            for path, vendor, offer_id in entries]
+    base = [
+        f"{vendor}, {offer_id}" if vendor is not None and offer_id is not None else os.path.basename(path) or path
+        for path, vendor, offer_id in entries
+    ]
     names = list(base)
     for i, (path, vendor, _) in enumerate(entries):
         if base.count(base[i]) > 1 and vendor is not None:
@@ -199,6 +204,5 @@ def offer_names(offers: Iterable[tuple[str, str | None, str | None]]) -> list[st
 def names_of(results) -> list[str]:
     """offer_names() for assessed files (anything with .file and .record.offer)."""
     return offer_names(
-        (r.file, r.record.offer.vendor, r.record.offer.offer_id) if getattr(r, "record", None) is not None else (r.file, None, None)
-        for r in results
+        (r.file, r.record.offer.vendor, r.record.offer.offer_id) if getattr(r, "record", None) is not None else (r.file, None, None) for r in results
     )

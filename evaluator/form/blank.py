@@ -17,8 +17,8 @@ from typing import Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
-from ..engine.record import RECORD_VERSION, EvidenceRecord
 from ..buyer.profile import REQUIREMENTS_VERSION, RequirementsProfile
+from ..engine.record import RECORD_VERSION, EvidenceRecord
 
 HEADER = f"""\
 # sdeval evidence record {RECORD_VERSION}: blank form

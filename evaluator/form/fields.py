@@ -46,8 +46,21 @@ _COUNT_UNITS = {
     "count": "accelerators",
     "output_tokens_per_s": "tokens/s",
 }
-_WORDS = {"ttft": "TTFT", "tpot": "TPOT", "itl": "ITL", "e2e": "End-to-end", "k": "K", "n": "n",
-          "kv": "KV", "p50": "p50", "p90": "p90", "p95": "p95", "p99": "p99", "sha256": "SHA-256", "gb": "GB"}
+_WORDS = {
+    "ttft": "TTFT",
+    "tpot": "TPOT",
+    "itl": "ITL",
+    "e2e": "End-to-end",
+    "k": "K",
+    "n": "n",
+    "kv": "KV",
+    "p50": "p50",
+    "p90": "p90",
+    "p95": "p95",
+    "p99": "p99",
+    "sha256": "SHA-256",
+    "gb": "GB",
+}
 _UNIT_SUFFIXES = ("_ms", "_s", "_gb")
 _SYMBOL = re.compile(r"^([A-Z]): ")
 
@@ -128,8 +141,14 @@ def _object_node(schema, key, label, help_text, root, def_name, required) -> Nod
 
 def _bounds(schema: dict[str, Any]) -> dict[str, Any]:
     attrs: dict[str, Any] = {}
-    for keyword, attr in (("minimum", "min"), ("maximum", "max"), ("exclusiveMinimum", "min"),
-                          ("maxLength", "maxlength"), ("minLength", "minlength"), ("pattern", "pattern")):
+    for keyword, attr in (
+        ("minimum", "min"),
+        ("maximum", "max"),
+        ("exclusiveMinimum", "min"),
+        ("maxLength", "maxlength"),
+        ("minLength", "minlength"),
+        ("pattern", "pattern"),
+    ):
         if keyword in schema:
             attrs[attr] = schema[keyword]
     return attrs
@@ -159,8 +178,9 @@ def _node(key: str, prop: dict[str, Any], root: dict[str, Any], parent: str, req
         if "enum" in item:
             return Node("choices", options=list(item["enum"]), attrs=attrs, **base)
         if item.get("type") in ("integer", "number"):
-            return Node("numbers", unit=unit_for(key, description),
-                        attrs={**attrs, **_bounds(item), "integer": item.get("type") == "integer"}, **base)
+            return Node(
+                "numbers", unit=unit_for(key, description), attrs={**attrs, **_bounds(item), "integer": item.get("type") == "integer"}, **base
+            )
         return Node("lines", attrs={**attrs, **_bounds(item)}, **base)
     if ref:
         return Node("pick", ref=ref, attrs=_bounds(inner), **base)
@@ -178,6 +198,13 @@ def _node(key: str, prop: dict[str, Any], root: dict[str, Any], parent: str, req
 
 
 def _singular(label: str) -> str:
-    irregular = {"Claims": "Claim", "Runs": "Run", "Configurations": "Configuration", "Items": "Installation item",
-                 "Repetitions": "Repetition", "Quality": "Quality result", "K schedule": "K band"}
+    irregular = {
+        "Claims": "Claim",
+        "Runs": "Run",
+        "Configurations": "Configuration",
+        "Items": "Installation item",
+        "Repetitions": "Repetition",
+        "Quality": "Quality result",
+        "K schedule": "K band",
+    }
     return irregular.get(label, label[:-1] if label.endswith("s") else label)

@@ -14,10 +14,10 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from ..engine.record import RECORD_VERSION
 from .._infra.resources import data_dir, schema_path
-from ..rules import RULE_CATALOG_VERSION, catalog_document
+from ..engine.record import RECORD_VERSION
 from ..engine.schema_wording import PATTERN_WORDS
+from ..rules import RULE_CATALOG_VERSION, catalog_document
 from .fields import build
 
 # Sections of the record, in the order the page shows them (the record's own order).

@@ -21,7 +21,22 @@ __all__ = ["FORMATS", "ImportProblem", "ImportResult", "describe_guess", "import
 
 
 # Key order of a run in the record, so imported runs read like hand-written ones.
-RUN_KEY_ORDER = ("id", "arrangement", "configuration", "workload", "load", "interval", "counts", "latency", "goodput", "reported", "simulated_acceptance", "source", "notes", "request_latencies")
+RUN_KEY_ORDER = (
+    "id",
+    "arrangement",
+    "configuration",
+    "workload",
+    "load",
+    "interval",
+    "counts",
+    "latency",
+    "goodput",
+    "reported",
+    "simulated_acceptance",
+    "source",
+    "notes",
+    "request_latencies",
+)
 
 
 # ------------------------------------------------------------------------------ naming
@@ -56,7 +71,9 @@ def import_runs(
     if fmt not in FORMATS:
         raise ImportProblem(f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")
     if metrics is not None and fmt != "vllm-bench":
-        raise ImportProblem(f"--metrics BEFORE AFTER applies to vllm-bench only (the scrapes settle whose requests its server counters cover), not to {fmt}")
+        raise ImportProblem(
+            f"--metrics BEFORE AFTER applies to vllm-bench only (the scrapes settle whose requests its server counters cover), not to {fmt}"
+        )
     if goodput is not None and fmt != "vllm-bench":
         raise ImportProblem(f"--goodput applies to vllm-bench only (the limits vllm bench serve counted request_goodput at), not to {fmt}")
     paths = [Path(f) for f in files]

@@ -45,19 +45,42 @@ from pathlib import Path
 from typing import Any
 
 from . import provenance
-from .common import CLIENT_WALL_CLOCK, Imported, ImportProblem, count, drop_none, histogram, number, parse_json_line, percent_to_fraction, percentiles, read_json_document, sha256_of, source
+from .common import (
+    CLIENT_WALL_CLOCK,
+    Imported,
+    ImportProblem,
+    count,
+    drop_none,
+    histogram,
+    number,
+    parse_json_line,
+    percent_to_fraction,
+    percentiles,
+    read_json_document,
+    sha256_of,
+    source,
+)
 
 FORMAT = "aiperf"
 # The statistics a metric block may hold (JsonMetricResult, export_models.py at 896729cf).
 _BLOCK_KEYS = ("unit", "avg", "p1", "p5", "p10", "p25", "p50", "p75", "p90", "p95", "p99", "min", "max", "std", "count", "sum")
 # Exact factors, so 52,000,000 ns is 52 ms and not 52.00000000000001.
-TO_SECONDS = {"s": Fraction(1), "sec": Fraction(1), "secs": Fraction(1), "seconds": Fraction(1), "ms": Fraction(1, 10**3), "us": Fraction(1, 10**6), "ns": Fraction(1, 10**9)}
+TO_SECONDS = {
+    "s": Fraction(1),
+    "sec": Fraction(1),
+    "secs": Fraction(1),
+    "seconds": Fraction(1),
+    "ms": Fraction(1, 10**3),
+    "us": Fraction(1, 10**6),
+    "ns": Fraction(1, 10**9),
+}
 TO_MS = {unit: factor * 1000 for unit, factor in TO_SECONDS.items()}
 
 
 def _convert(value: Any, factor: Fraction) -> float | None:
     v = number(value)
     return None if v is None else v if factor == 1 else float(Fraction(v) * factor)
+
 
 # Earlier names of today's tags (display names are turned into tags by _tag first).
 ALIASES = {
@@ -67,7 +90,11 @@ ALIASES = {
     "total_input_sequence_length": "total_isl",
 }
 # The three layouts, as named in notes and refusals.
-TOP_LEVEL, BY_TAG, BY_NAME = "top-level metric blocks", "records keyed by tag (July to October 2025)", "records keyed by display name (June 2025 pre-release)"
+TOP_LEVEL, BY_TAG, BY_NAME = (
+    "top-level metric blocks",
+    "records keyed by tag (July to October 2025)",
+    "records keyed by display name (June 2025 pre-release)",
+)
 
 
 def _tag(key: str, block: dict) -> str:
@@ -199,7 +226,11 @@ def _load(data: dict) -> tuple[dict, list[str]]:
     if isinstance(phases, list) and phases:
         counted = _counted_phases(phases)
         skipped = [p.get("name", "?") for p in phases if isinstance(p, dict) and p not in counted]
-        notes = [f"AIPerf leaves its warm-up phase{'s' if len(skipped) > 1 else ''} ({', '.join(map(str, skipped))}) out of its results."] if skipped else []
+        notes = (
+            [f"AIPerf leaves its warm-up phase{'s' if len(skipped) > 1 else ''} ({', '.join(map(str, skipped))}) out of its results."]
+            if skipped
+            else []
+        )
         if len(counted) == 1:
             load, more = _phase_load(counted[0])
             return load, notes + more
@@ -207,7 +238,9 @@ def _load(data: dict) -> tuple[dict, list[str]]:
             loads = [_phase_load(p)[0] for p in counted]
             if all(load == loads[0] for load in loads):
                 return loads[0], notes + [f"AIPerf counted {len(counted)} phases, all at the same load."]
-            return {}, notes + [f"AIPerf counted {len(counted)} phases at different loads ({', '.join(str(p.get('name')) for p in counted)}): the load is left unstated."]
+            return {}, notes + [
+                f"AIPerf counted {len(counted)} phases at different loads ({', '.join(str(p.get('name')) for p in counted)}): the load is left unstated."
+            ]
     variations = _dict(_dict(data.get("run_info")).get("variation_values"))
     concurrency = count(variations.get("phases.profiling.concurrency")) or None
     return {"concurrency": concurrency, "loop": "closed" if concurrency else None}, []
@@ -241,7 +274,9 @@ def _goodput(path: Path, data: dict, m: _Metrics) -> tuple[dict | None, list[str
         return None, []
     slos = _slos(data)
     requests = count(m.block("request_count").get("avg"))
-    counted = f"{good}{f' of {requests}' if requests is not None else ''} requests good (good_request_count)" if good is not None else "its good requests"
+    counted = (
+        f"{good}{f' of {requests}' if requests is not None else ''} requests good (good_request_count)" if good is not None else "its good requests"
+    )
     if slos is None:
         return None, [f"AIPerf's goodput {rate!r} requests/s is not kept: the file does not record the SLOs it was counted at."]
     limits, stated = {}, []
@@ -259,14 +294,20 @@ def _goodput(path: Path, data: dict, m: _Metrics) -> tuple[dict | None, list[str
     others = [tag for tag in slos if tag not in SLO_LIMITS]
     notes = [f"Goodput: AIPerf counted {counted} at its SLOs."]
     if others:
-        notes.append(f"Its SLOs on {', '.join(others)} have no field of their own; they are in goodput.definition, and only make its good requests fewer.")
+        notes.append(
+            f"Its SLOs on {', '.join(others)} have no field of their own; they are in goodput.definition, and only make its good requests fewer."
+        )
     return {"requests_per_s": rate, **limits, "definition": definition[:2000]}, notes
 
 
 def _identity(data: dict) -> str | None:
     """Item 4: the model(s), tokenizer and command line the file names."""
     cfg = _dict(data.get("input_config"))
-    models = [item.get("name") for item in _dict(cfg.get("models")).get("items", []) if isinstance(item, dict)] if isinstance(_dict(cfg.get("models")).get("items"), list) else []
+    models = (
+        [item.get("name") for item in _dict(cfg.get("models")).get("items", []) if isinstance(item, dict)]
+        if isinstance(_dict(cfg.get("models")).get("items"), list)
+        else []
+    )
     if not models and isinstance(_dict(cfg.get("endpoint")).get("model_names"), list):
         models = _dict(cfg.get("endpoint"))["model_names"]
     tokenizer = _dict(cfg.get("tokenizer"))
@@ -293,7 +334,9 @@ def _speculative_counts(path: Path, data: dict, m: _Metrics, requests: int | Non
         "verification_steps": m.spec_total("total_spec_decode_steps", "spec_decode_steps"),
         "proposed_drafts": m.spec_total("total_draft_tokens", "spec_decode_draft_tokens"),
         "accepted_drafts": m.spec_total("total_accepted_draft_tokens", "spec_decode_accepted_draft_tokens"),
-        "accepted_length_histogram": histogram(data.get("pooled_spec_decode_acceptance_histogram"), f"{path}: pooled_spec_decode_acceptance_histogram"),
+        "accepted_length_histogram": histogram(
+            data.get("pooled_spec_decode_acceptance_histogram"), f"{path}: pooled_spec_decode_acceptance_histogram"
+        ),
     }
     notes = []
     # Requests whose responses carried spec-decode stats are the ones counted in spec_decode_steps.
@@ -316,7 +359,7 @@ def import_file(path: Path) -> list[Imported]:
         from .sniff import describe_guess
 
         raise ImportProblem(
-            f"{path}: holds no AIPerf metric blocks ({{\"unit\", \"avg\", ...}} at the top level or under records), "
+            f'{path}: holds no AIPerf metric blocks ({{"unit", "avg", ...}} at the top level or under records), '
             f"so it is not {FORMAT} output{describe_guess(path, FORMAT)}"
         )
     blocks, layout = found
@@ -337,8 +380,14 @@ def _run(path: Path, data: dict, blocks: dict[str, dict], layout: str, load: dic
         requests = count(m.block("time_to_last_token").get("count"))
     emitted, reasoning, emitted_from = m.emitted()
     duration = m.seconds("benchmark_duration")
-    if emitted is None and duration is None and not any(m.block(t) for t in ("time_to_first_token", "inter_token_latency", "request_latency", "time_to_last_token")):
-        raise ImportProblem(f"{path}: {where}an AIPerf export ({layout}) without any metric sdeval reads: no token totals, benchmark duration or latencies")
+    if (
+        emitted is None
+        and duration is None
+        and not any(m.block(t) for t in ("time_to_first_token", "inter_token_latency", "request_latency", "time_to_last_token"))
+    ):
+        raise ImportProblem(
+            f"{path}: {where}an AIPerf export ({layout}) without any metric sdeval reads: no token totals, benchmark duration or latencies"
+        )
     spec_counts, spec_notes = _speculative_counts(path, data, m, requests)
     counts = {**spec_counts, "emitted_tokens": emitted, "reasoning_tokens": reasoning, "population": "benchmark-requests"}
     speculative = any(spec_counts[k] is not None for k in ("verification_steps", "proposed_drafts", "accepted_drafts"))
@@ -420,7 +469,10 @@ def _sweep(path: Path, data: dict, sha: str) -> list[Imported]:
         raise ImportProblem(f"{path}: an AIPerf sweep aggregate with no points (per_combination_metrics is empty)")
     trials = _sweep_trials(data)
     flattened = any(
-        isinstance(c, dict) and isinstance(c.get("metrics"), dict) and any(_FLATTENED.search(k) for k in c["metrics"]) and "request_count" not in c["metrics"]
+        isinstance(c, dict)
+        and isinstance(c.get("metrics"), dict)
+        and any(_FLATTENED.search(k) for k in c["metrics"])
+        and "request_count" not in c["metrics"]
         for c in combos
     )
     if (trials or 1) > 1 or (trials is None and flattened):
@@ -434,7 +486,7 @@ def _sweep(path: Path, data: dict, sha: str) -> list[Imported]:
     for i, combo in enumerate(combos):
         where = f"per_combination_metrics[{i}]"
         if not isinstance(combo, dict) or not isinstance(combo.get("metrics"), dict) or not isinstance(combo.get("parameters"), dict):
-            raise ImportProblem(f"{path}: {where} is not a point ({{\"parameters\": ..., \"metrics\": ...}})")
+            raise ImportProblem(f'{path}: {where} is not a point ({{"parameters": ..., "metrics": ...}})')
         blocks = {}
         for tag, stats in combo["metrics"].items():
             if isinstance(stats, dict) and "unit" in stats and ("avg" in stats or "mean" in stats):
@@ -453,8 +505,10 @@ def _sweep(path: Path, data: dict, sha: str) -> list[Imported]:
         elif load.get("concurrency"):
             load["loop"] = "closed"
         label = ", ".join(f"{k}={v!r}" for k, v in combo["parameters"].items())
-        notes = [f"Point {i} of an AIPerf sweep aggregate ({label}), run once; the sweep file records no input_config, so the model, "
-                 "tokenizer, SLOs and command line are in each point's own profile_export_aiperf.json."]
+        notes = [
+            f"Point {i} of an AIPerf sweep aggregate ({label}), run once; the sweep file records no input_config, so the model, "
+            "tokenizer, SLOs and command line are in each point's own profile_export_aiperf.json."
+        ]
         if other:
             notes.append(f"Swept parameters other than the load: {', '.join(other)}.")
         if failed and i == 0:
@@ -473,7 +527,11 @@ def _sweep(path: Path, data: dict, sha: str) -> list[Imported]:
 # request failed}. AIPerf 0.13's per-request speculation is there as spec_decode_steps,
 # spec_decode_draft_tokens and spec_decode_accepted_draft_tokens, on the requests whose response
 # carried the server's per-request record (spec_decode_metrics.py at 388b4f26).
-RECORD_SPEC = {"verification_steps": "spec_decode_steps", "proposed_drafts": "spec_decode_draft_tokens", "accepted_drafts": "spec_decode_accepted_draft_tokens"}
+RECORD_SPEC = {
+    "verification_steps": "spec_decode_steps",
+    "proposed_drafts": "spec_decode_draft_tokens",
+    "accepted_drafts": "spec_decode_accepted_draft_tokens",
+}
 RECORD_LATENCIES = {"ttft_ms": "time_to_first_token", "tpot_ms": "inter_token_latency", "e2e_ms": "request_latency"}
 
 
@@ -494,7 +552,7 @@ def _record_value(path: Path, line_no: int, metrics: dict, tag: str, ms: bool = 
     if entry is None:
         return None
     if not isinstance(entry, dict) or number(entry.get("value")) is None:
-        raise ImportProblem(f"{path}: line {line_no}: metrics.{tag} is not {{\"value\": a number, \"unit\": ...}}")
+        raise ImportProblem(f'{path}: line {line_no}: metrics.{tag} is not {{"value": a number, "unit": ...}}')
     value = entry["value"]
     if not ms:
         counted = count(value)
@@ -519,7 +577,7 @@ def _records(path: Path) -> Imported:
                 continue
             item = parse_json_line(path, number_, line)
             if not isinstance(item, dict) or not isinstance(item.get("metadata"), dict) or not isinstance(item.get("metrics"), dict):
-                raise ImportProblem(f"{path}: line {number_}: not an AIPerf per-request record ({{\"metadata\": ..., \"metrics\": ...}})")
+                raise ImportProblem(f'{path}: line {number_}: not an AIPerf per-request record ({{"metadata": ..., "metrics": ...}})')
             meta, metrics = item["metadata"], item["metrics"]
             if meta.get("benchmark_phase") != "profiling":
                 warmup += 1
@@ -534,7 +592,9 @@ def _records(path: Path) -> Imported:
             values = {k: _record_value(path, number_, metrics, tag) for k, tag in RECORD_SPEC.items()}
             if values["verification_steps"] is not None:
                 if None in values.values():
-                    raise ImportProblem(f"{path}: line {number_}: spec_decode_steps without spec_decode_draft_tokens and spec_decode_accepted_draft_tokens")
+                    raise ImportProblem(
+                        f"{path}: line {number_}: spec_decode_steps without spec_decode_draft_tokens and spec_decode_accepted_draft_tokens"
+                    )
                 covered += 1
                 for k, v in values.items():
                     spec[k] += v  # type: ignore[operator]
@@ -551,10 +611,14 @@ def _records(path: Path) -> Imported:
     if covered:
         counts.update(spec, requests_with_metrics=covered, requests_without_metrics=requests - covered, missing_metrics_as="excluded")
         if requests - covered:
-            notes.append(f"{requests - covered} of {requests} requests carried no per-request speculative record (spec decode off, "
-                         "no verification step, or the server reported none) and are not in S, P and A.")
+            notes.append(
+                f"{requests - covered} of {requests} requests carried no per-request speculative record (spec decode off, "
+                "no verification step, or the server reported none) and are not in S, P and A."
+            )
     if errored:
-        notes.append(f"{errored} errored request{'s' if errored != 1 else ''} (records with an error) {'is' if errored == 1 else 'are'} not in the counts.")
+        notes.append(
+            f"{errored} errored request{'s' if errored != 1 else ''} (records with an error) {'is' if errored == 1 else 'are'} not in the counts."
+        )
     if warmup:
         notes.append(f"{warmup} record{'s' if warmup != 1 else ''} of the warm-up phase left out.")
     if cancelled:
@@ -562,7 +626,9 @@ def _records(path: Path) -> Imported:
     kept = {k: v for k, v in lists.items() if v}
     missing = [RECORD_LATENCIES[k] for k, v in lists.items() if v is None]
     if missing:
-        notes.append(f"Not every request has {', '.join(missing)} (a one-token response has no inter_token_latency), so "
-                     f"{'that list is' if len(missing) == 1 else 'those lists are'} not kept.")
+        notes.append(
+            f"Not every request has {', '.join(missing)} (a one-token response has no inter_token_latency), so "
+            f"{'that list is' if len(missing) == 1 else 'those lists are'} not kept."
+        )
     fields = {"workload": {"num_requests": requests}, "counts": counts, "request_latencies": kept or None, "notes": " ".join(notes)}
     return Imported(fields=drop_none(fields), source=source(FORMAT, path, sha256_of(path)), speculative=covered > 0)

@@ -49,13 +49,15 @@ from .common import Imported, ImportProblem, count, drop_none, number, read_json
 
 FORMAT = "genai-perf"
 TO_MS = {"ms": Fraction(1), "ns": Fraction(1, 10**6), "us": Fraction(1, 10**3), "s": Fraction(1000), "sec": Fraction(1000)}
-RETOKENISED = ("GenAI-Perf counts output tokens by re-tokenising each response's text with its tokenizer{name}, "
-               "not from the server's usage, so E can differ from the server's count.")
+RETOKENISED = (
+    "GenAI-Perf counts output tokens by re-tokenising each response's text with its tokenizer{name}, "
+    "not from the server's usage, so E can differ from the server's count."
+)
 PER_USER = {
     "output_token_throughput_per_user": "GenAI-Perf output_token_throughput_per_user: per request 1 / inter_token_latency, "
-                                        "with inter_token_latency = (request latency - TTFT) / (output tokens - 1); the mean over requests",
+    "with inter_token_latency = (request latency - TTFT) / (output tokens - 1); the mean over requests",
     "output_token_throughput_per_request": "GenAI-Perf output_token_throughput_per_request: per request output tokens / request latency; "
-                                           "the mean over requests",
+    "the mean over requests",
 }
 # 2024 names of today's metrics.
 ALIASES = {
@@ -99,16 +101,26 @@ def _config(cfg: dict) -> dict[str, Any]:
         tokenizer = cfg.get("tokenizer") if isinstance(cfg.get("tokenizer"), dict) else {}
         stimulus = pa.get("stimulus") if isinstance(pa.get("stimulus"), dict) else {}
         return {
-            "layout": "sectioned", "models": _text(cfg.get("model_names")), "tokenizer": _text(tokenizer.get("name")),
-            "service_kind": _text(endpoint.get("service_kind")), "endpoint": _text(endpoint.get("type")),
-            "streaming": endpoint.get("streaming"), "stimulus": stimulus, "warmup": count(pa.get("warmup_request_count")),
+            "layout": "sectioned",
+            "models": _text(cfg.get("model_names")),
+            "tokenizer": _text(tokenizer.get("name")),
+            "service_kind": _text(endpoint.get("service_kind")),
+            "endpoint": _text(endpoint.get("type")),
+            "streaming": endpoint.get("streaming"),
+            "stimulus": stimulus,
+            "warmup": count(pa.get("warmup_request_count")),
             "subcommand": _text(cfg.get("subcommand")),
         }
     stimulus = {k: cfg[k] for k in ("concurrency", "request_rate", "session_concurrency") if cfg.get(k) not in (None, "")}
     return {
-        "layout": "flat", "models": _text(cfg.get("model")), "tokenizer": _text(cfg.get("tokenizer")),
-        "service_kind": _text(cfg.get("service_kind")), "endpoint": _text(cfg.get("endpoint_type")),
-        "streaming": cfg.get("streaming"), "stimulus": stimulus, "warmup": count(cfg.get("warmup_request_count")),
+        "layout": "flat",
+        "models": _text(cfg.get("model")),
+        "tokenizer": _text(cfg.get("tokenizer")),
+        "service_kind": _text(cfg.get("service_kind")),
+        "endpoint": _text(cfg.get("endpoint_type")),
+        "streaming": cfg.get("streaming"),
+        "stimulus": stimulus,
+        "warmup": count(cfg.get("warmup_request_count")),
         "subcommand": _text(cfg.get("subcommand")),
     }
 
@@ -149,7 +161,7 @@ def import_file(path: Path) -> list[Imported]:
         from .sniff import describe_guess
 
         raise ImportProblem(
-            f"{path}: holds no GenAI-Perf metric blocks ({{\"unit\", \"avg\", ...}} at the top level), "
+            f'{path}: holds no GenAI-Perf metric blocks ({{"unit", "avg", ...}} at the top level), '
             f"so it is not {FORMAT} output{describe_guess(path, FORMAT)}"
         )
     cfg_raw = data.get("input_config")
@@ -177,16 +189,22 @@ def import_file(path: Path) -> list[Imported]:
             emitted = int(nearest)
             notes.append(f"E is output_sequence_length.avg x request_count.avg = {mean_out!r} x {requests}.")
         else:
-            notes.append(f"output_sequence_length.avg x request_count.avg = {mean_out!r} x {requests} is not a whole number of tokens, so E is left unstated.")
-    notes.append("GenAI-Perf writes no benchmark duration (it computes one for its throughputs and keeps it), so the run has no interval; "
-                 "its output_token_throughput is kept as reported.")
+            notes.append(
+                f"output_sequence_length.avg x request_count.avg = {mean_out!r} x {requests} is not a whole number of tokens, so E is left unstated."
+            )
+    notes.append(
+        "GenAI-Perf writes no benchmark duration (it computes one for its throughputs and keeps it), so the run has no interval; "
+        "its output_token_throughput is kept as reported."
+    )
     notes.append("request_count and the latencies cover the requests that got a response; the file records no failed-request count.")
 
     itl = _block(data, "inter_token_latency")
     itl_as_tpot = str(itl.get("unit", "")).lower() != "ns"
     if itl and not itl_as_tpot:
-        notes.append("Times are in ns (a GenAI-Perf export of May or June 2024), whose inter_token_latency may be the gap between "
-                     "streamed chunks: it is kept as ITL, not TPOT.")
+        notes.append(
+            "Times are in ns (a GenAI-Perf export of May or June 2024), whose inter_token_latency may be the gap between "
+            "streamed chunks: it is kept as ITL, not TPOT."
+        )
     load, load_note = _load(c["stimulus"])
     if load_note:
         notes.append(load_note)
@@ -199,8 +217,14 @@ def import_file(path: Path) -> list[Imported]:
     if isinstance(sessions, dict) and sessions:
         notes.append(f"The file also holds per-session statistics for {len(sessions)} sessions, not imported.")
 
-    per_user = next(({"tokens_per_s": number(_block(data, key).get("avg")), "statistic": "mean", "definition": text}
-                     for key, text in PER_USER.items() if number(_block(data, key).get("avg")) is not None), None)
+    per_user = next(
+        (
+            {"tokens_per_s": number(_block(data, key).get("avg")), "statistic": "mean", "definition": text}
+            for key, text in PER_USER.items()
+            if number(_block(data, key).get("avg")) is not None
+        ),
+        None,
+    )
     fields = {
         "workload": {
             "num_requests": requests,

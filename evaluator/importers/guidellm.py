@@ -143,11 +143,19 @@ def _interval(bench: dict, metrics: dict, successful: int | None, emitted: int |
         first, last = min(_request_span(r)[0] for r in counted), max(_request_span(r)[1] for r in counted)
         if last > first:
             unstreamed = sum(1 for s in spans if s is None)
-            notes = [f"{counted_note}; {unstreamed} of them were not streamed, so the interval is from the first of them sent to the last response received ({_g(last - first)} s)."]
+            notes = [
+                f"{counted_note}; {unstreamed} of them were not streamed, so the interval is from the first of them sent to the last response received ({_g(last - first)} s)."
+            ]
             if own_rate is not None:
-                notes.append(f"guidellm's own output tokens/s {_g(own_rate)} places an unstreamed request's tokens at its end, so it is a note, not a reported figure.")
+                notes.append(
+                    f"guidellm's own output tokens/s {_g(own_rate)} places an unstreamed request's tokens at its end, so it is a note, not a reported figure."
+                )
             return {**REQUEST_SPAN, "duration_s": last - first}, None, notes
-    rate_note = f"guidellm's own output tokens/s {_g(own_rate)} is over its counted requests' token span, which the file does not give." if own_rate is not None else ""
+    rate_note = (
+        f"guidellm's own output tokens/s {_g(own_rate)} is over its counted requests' token span, which the file does not give."
+        if own_rate is not None
+        else ""
+    )
     if trimmed:
         return (
             {},

@@ -32,8 +32,10 @@ from typing import Any
 from .common import CLIENT_WALL_CLOCK, Imported, ImportProblem, count, drop_none, number, read_json_document, source
 
 FORMAT = "llmperf"
-RETOKENISED = ("LLMPerf counts output tokens by re-tokenising each response's text with its own Llama tokenizer, "
-               "not from the server's usage, so E can differ from the server's count.")
+RETOKENISED = (
+    "LLMPerf counts output tokens by re-tokenising each response's text with its own Llama tokenizer, "
+    "not from the server's usage, so E can differ from the server's count."
+)
 
 
 def _ms(value: Any) -> float | None:
@@ -42,8 +44,13 @@ def _ms(value: Any) -> float | None:
 
 
 def _summary_percentiles(d: dict, metric: str) -> dict | None:
-    keys = {"mean": f"results_{metric}_mean", "p50": f"results_{metric}_quantiles_p50", "p90": f"results_{metric}_quantiles_p90",
-            "p95": f"results_{metric}_quantiles_p95", "p99": f"results_{metric}_quantiles_p99"}
+    keys = {
+        "mean": f"results_{metric}_mean",
+        "p50": f"results_{metric}_quantiles_p50",
+        "p90": f"results_{metric}_quantiles_p90",
+        "p95": f"results_{metric}_quantiles_p95",
+        "p99": f"results_{metric}_quantiles_p99",
+    }
     out = {k: _ms(d.get(key)) for k, key in keys.items()}
     return {k: v for k, v in out.items() if v is not None} or None
 
@@ -55,7 +62,11 @@ def _error_codes(d: dict) -> str | None:
 
 
 def _summary(path: Path, d: dict, sha: str) -> Imported:
-    started, errors, completed = count(d.get("results_num_requests_started")), count(d.get("results_number_errors")), count(d.get("results_num_completed_requests"))
+    started, errors, completed = (
+        count(d.get("results_num_requests_started")),
+        count(d.get("results_number_errors")),
+        count(d.get("results_num_completed_requests")),
+    )
     if completed is None:
         raise ImportProblem(f"{path}: an LLMPerf summary without results_num_completed_requests")
     per_min = number(d.get("results_num_completed_requests_per_min"))
@@ -76,8 +87,11 @@ def _summary(path: Path, d: dict, sha: str) -> Imported:
             notes.append(f"E is results_number_output_tokens_mean x results_num_completed_requests = {mean_out!r} x {completed}.")
     if errors:
         codes = _error_codes(d)
-        notes.append(f"{errors} of {started if started is not None else '?'} requests started failed"
-                     + (f" (error codes {codes})" if codes else "") + " and are not in the counts or latencies.")
+        notes.append(
+            f"{errors} of {started if started is not None else '?'} requests started failed"
+            + (f" (error codes {codes})" if codes else "")
+            + " and are not in the counts or latencies."
+        )
     if started is not None and errors is not None and started != completed + errors:
         notes.append(f"results_num_requests_started ({started}) is not completed ({completed}) + errors ({errors}).")
     concurrency = count(d.get("num_concurrent_requests")) or None
@@ -169,4 +183,3 @@ def import_file(path: Path) -> list[Imported]:
         f"{path}: neither an LLMPerf summary (results_num_completed_requests) nor its per-request list "
         f"(objects with end_to_end_latency_s), so it is not {FORMAT} output{describe_guess(path, FORMAT)}"
     )
-

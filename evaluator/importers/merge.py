@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..engine.loader import UnreadableFile, load_file
 from .._infra.atomic import OutputRefused, write_atomic
+from ..engine.loader import UnreadableFile, load_file
 from .common import ImportProblem
 
 

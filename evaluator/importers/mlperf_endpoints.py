@@ -47,8 +47,10 @@ from typing import Any
 from .common import Imported, ImportProblem, count, drop_none, number, read_json_document, source
 
 FORMAT = "mlperf-endpoints"
-RETOKENISED = ("MLPerf Endpoints counts output tokens by re-tokenising each response with the benchmark's tokenizer, "
-               "not from the server's usage, so E can differ from the server's count.")
+RETOKENISED = (
+    "MLPerf Endpoints counts output tokens by re-tokenising each response with the benchmark's tokenizer, "
+    "not from the server's usage, so E can differ from the server's count."
+)
 INTERVAL = {
     "start_event": "performance phase started by the client, as it begins issuing requests",
     "end_event": "last tracked response completed at the client",
@@ -145,15 +147,19 @@ def import_file(path: Path) -> list[Imported]:
         if emitted is None:
             raise ImportProblem(f"{path}: output_sequence_lengths.total: not a whole number of tokens")
     if incomplete:
-        notes.append(f"The report is marked incomplete (state {d.get('state')!s}, complete false): its token series may miss "
-                     "pending tokenizations, so E is left unstated.")
+        notes.append(
+            f"The report is marked incomplete (state {d.get('state')!s}, complete false): its token series may miss "
+            "pending tokenizations, so E is left unstated."
+        )
         emitted = None
     elif not osl:
         notes.append("output_sequence_lengths is empty (no output tokens were counted), so E is left unstated.")
 
     if failed:
-        notes.append(f"{failed} of {completed} completed requests failed (n_samples_failed): they are not in the request count, "
-                     "but Endpoints' latency series include them.")
+        notes.append(
+            f"{failed} of {completed} completed requests failed (n_samples_failed): they are not in the request count, "
+            "but Endpoints' latency series include them."
+        )
     if issued > completed:
         notes.append(f"{issued - completed} of {issued} requests issued in the performance phase never completed.")
     load, load_note = _load(run_config)
@@ -166,8 +172,10 @@ def import_file(path: Path) -> list[Imported]:
     legacy = count(d.get("legacy_loadgen_window_duration_ns"))
     tps = number(d.get("tps"))
     if legacy:
-        notes.append(f"qps and tps are over the legacy MLPerf LoadGen window ({float(Fraction(legacy, 10**9))!r} s, first request "
-                     f"issued to completion of the last-issued one), not duration_ns: tps {tps!r} is kept as a note only.")
+        notes.append(
+            f"qps and tps are over the legacy MLPerf LoadGen window ({float(Fraction(legacy, 10**9))!r} s, first request "
+            f"issued to completion of the last-issued one), not duration_ns: tps {tps!r} is kept as a note only."
+        )
         tps = None
     reasons = d.get("finish_reason_counts") if isinstance(d.get("finish_reason_counts"), dict) else {}
     shown = [f"{k} {count(v)}" for k, v in reasons.items() if count(v)]

@@ -62,33 +62,58 @@ ROWS = (
     Format("llamacpp-metrics", _metrics("llamacpp-metrics"), "llama.cpp's /metrics", ((r"(?m)^llamacpp:[a-z_:]+(\{| )",),), scrapes=True),
     # GenAI-Perf: AIPerf's metric blocks, then an input_config with GenAI-Perf's own sections (since
     # March 2025) or its flat CLI arguments (2024); AIPerf's input_config has neither.
-    Format("genai-perf", _per_file("genai_perf"), "GenAI-Perf", (
-        (r'"unit"\s*:', r'"input_config"\s*:\s*\{', r'"perf_analyzer"\s*:\s*\{', r'"model_names"\s*:'),
-        (r'"unit"\s*:', r'"input_config"\s*:\s*\{', r'"service_kind"\s*:', r'"endpoint_type"\s*:'),
-    )),
-    Format("aiperf", _per_file("aiperf"), "AIPerf", (
-        (r'"aiperf_version"',),
-        (r'"per_combination_metrics"\s*:',),  # profile_export_aiperf_sweep.json
-        (r'"benchmark_phase"\s*:', r'"metrics"\s*:\s*\{', r'"request_start_ns"\s*:'),  # profile_export.jsonl
-        (r'"unit"\s*:', r'"avg"\s*:', r'"request_throughput"'),
-        (r'"records"\s*:\s*\{', r'"unit"\s*:', r'"avg"\s*:'),
-    )),
+    Format(
+        "genai-perf",
+        _per_file("genai_perf"),
+        "GenAI-Perf",
+        (
+            (r'"unit"\s*:', r'"input_config"\s*:\s*\{', r'"perf_analyzer"\s*:\s*\{', r'"model_names"\s*:'),
+            (r'"unit"\s*:', r'"input_config"\s*:\s*\{', r'"service_kind"\s*:', r'"endpoint_type"\s*:'),
+        ),
+    ),
+    Format(
+        "aiperf",
+        _per_file("aiperf"),
+        "AIPerf",
+        (
+            (r'"aiperf_version"',),
+            (r'"per_combination_metrics"\s*:',),  # profile_export_aiperf_sweep.json
+            (r'"benchmark_phase"\s*:', r'"metrics"\s*:\s*\{', r'"request_start_ns"\s*:'),  # profile_export.jsonl
+            (r'"unit"\s*:', r'"avg"\s*:', r'"request_throughput"'),
+            (r'"records"\s*:\s*\{', r'"unit"\s*:', r'"avg"\s*:'),
+        ),
+    ),
     # mlcommons/endpoints' result_summary.json.
     Format("mlperf-endpoints", _per_file("mlperf_endpoints"), "MLPerf Endpoints", ((r'"n_samples_issued"\s*:', r'"n_samples_completed"\s*:'),)),
     # ray-project/llmperf: its summary's flat results_* keys, or its per-request list.
-    Format("llmperf", _per_file("llmperf"), "LLMPerf", (
-        (r'"results_num_completed_requests"\s*:',),
-        (r'^\s*\[', r'"end_to_end_latency_s"\s*:', r'"number_output_tokens"\s*:'),
-    )),
-    Format("guidellm", _per_file("guidellm"), "guidellm", (
-        (r'"benchmarks"\s*:\s*\[',),
-        (r"(?m)^benchmarks:\s*$", r"(?m)^\s*-?\s*type_:\s*generative_benchmark"),  # benchmarks.yaml
-    )),
-    Format("sglang-bench", _per_file("sglang_bench"), "SGLang's bench_serving", (
-        (r'"accept_length"\s*:', r'"backend"\s*:'),
-        # Keys only SGLang's bench_serving writes, back to its 2024 versions (vLLM's spells e2el).
-        (r'"total_output_tokens_retokenized"\s*:|"(mean|median|p99)_e2e_latency_ms"\s*:',),
-    )),
+    Format(
+        "llmperf",
+        _per_file("llmperf"),
+        "LLMPerf",
+        (
+            (r'"results_num_completed_requests"\s*:',),
+            (r"^\s*\[", r'"end_to_end_latency_s"\s*:', r'"number_output_tokens"\s*:'),
+        ),
+    ),
+    Format(
+        "guidellm",
+        _per_file("guidellm"),
+        "guidellm",
+        (
+            (r'"benchmarks"\s*:\s*\[',),
+            (r"(?m)^benchmarks:\s*$", r"(?m)^\s*-?\s*type_:\s*generative_benchmark"),  # benchmarks.yaml
+        ),
+    ),
+    Format(
+        "sglang-bench",
+        _per_file("sglang_bench"),
+        "SGLang's bench_serving",
+        (
+            (r'"accept_length"\s*:', r'"backend"\s*:'),
+            # Keys only SGLang's bench_serving writes, back to its 2024 versions (vLLM's spells e2el).
+            (r'"total_output_tokens_retokenized"\s*:|"(mean|median|p99)_e2e_latency_ms"\s*:',),
+        ),
+    ),
     Format("trtllm-bench", _per_file("trtllm_bench"), "trtllm-bench", ((r'"decoding_stats"\s*:|"request_info"\s*:', r'"performance"\s*:'),)),
     Format("vllm-bench", _per_file("vllm_bench"), "vllm bench serve", ((r'"duration"\s*:', r'"completed"\s*:', r'"total_output_tokens"\s*:'),)),
     # llama.cpp's responses: its timings object (OpenAI shape or native /completion), before the OpenAI shape.

@@ -68,7 +68,9 @@ def run_fields(d: dict, path: Path, entry: str | None) -> tuple[dict[str, Any], 
     notes = [version_note, load_note]
     accept_length = number(d.get("accept_length"))
     if accept_length is not None:
-        notes.append(f"SGLang reported accept_length {accept_length:g}: the server's cumulative average since it started, not this run's; a diagnostic only.")
+        notes.append(
+            f"SGLang reported accept_length {accept_length:g}: the server's cumulative average since it started, not this run's; a diagnostic only."
+        )
     if number(d.get("concurrency")) is not None:
         notes.append(f"Average achieved concurrency (sum of request latencies / duration): {d['concurrency']:g}.")
     fields = {
@@ -89,13 +91,17 @@ def run_fields(d: dict, path: Path, entry: str | None) -> tuple[dict[str, Any], 
 
 
 def _dataset(d: dict) -> str | None:
-    """"random (random_input_len 1024, random_output_len 1024, random_range_ratio 0.0)": the
+    """ "random (random_input_len 1024, random_output_len 1024, random_range_ratio 0.0)": the
     generator's settings belong to the workload a baseline must share."""
     name = d.get("dataset_name")
     if not isinstance(name, str) or not name:
         return None
     family = name.split("-")[0]
-    settings = [f"{k} {d[k]}" for k in DATASET_SETTINGS if k.startswith(family + "_") and isinstance(d.get(k), (int, float)) and not isinstance(d.get(k), bool)]
+    settings = [
+        f"{k} {d[k]}"
+        for k in DATASET_SETTINGS
+        if k.startswith(family + "_") and isinstance(d.get(k), (int, float)) and not isinstance(d.get(k), bool)
+    ]
     return f"{name} ({', '.join(settings)})" if settings else name
 
 

@@ -154,7 +154,9 @@ def read(path: Path) -> tuple[list[Request], int, str | None]:
                 if not isinstance(choices, list):
                     from .sniff import describe_guess
 
-                    raise ImportProblem(f"{where}: neither a native SGLang response (meta_info) nor an OpenAI-style one (choices), so it is not {FORMAT} output{describe_guess(path, FORMAT)}")
+                    raise ImportProblem(
+                        f"{where}: neither a native SGLang response (meta_info) nor an OpenAI-style one (choices), so it is not {FORMAT} output{describe_guess(path, FORMAT)}"
+                    )
                 streamed_part = not choices or str(obj.get("object", "")).endswith(".chunk")
                 if streamed_part and "usage" not in obj and "sglext" not in obj:
                     content_chunks += 1

@@ -103,9 +103,7 @@ def _decoding_note(stats: dict) -> str:
     length = _section(stats, "acceptance_length_percentiles")
     average, p50 = number(length.get("average")), number(length.get("p50"))
     if average is not None:
-        figures.append(
-            f"acceptance length (output tokens per iteration) average {_g(average)}" + (f", p50 {_g(p50)}" if p50 is not None else "")
-        )
+        figures.append(f"acceptance length (output tokens per iteration) average {_g(average)}" + (f", p50 {_g(p50)}" if p50 is not None else ""))
     if figures:
         text += ", per-request figures kept as diagnostics only: " + "; ".join(figures)
     return (

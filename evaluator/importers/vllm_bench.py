@@ -38,7 +38,18 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .common import CLIENT_WALL_CLOCK, Imported, ImportProblem, count, drop_none, import_entries, number, percent_to_fraction, serving_latency, serving_load
+from .common import (
+    CLIENT_WALL_CLOCK,
+    Imported,
+    ImportProblem,
+    count,
+    drop_none,
+    import_entries,
+    number,
+    percent_to_fraction,
+    serving_latency,
+    serving_load,
+)
 from .sglang_bench import SGLANG_KEYS
 
 FORMAT = "vllm-bench"
@@ -49,7 +60,6 @@ def _guess(path: Path) -> str:
     from .sniff import describe_guess
 
     return describe_guess(path, FORMAT)
-
 
 
 def _sent(d: dict) -> int | None:
@@ -155,7 +165,9 @@ def request_latencies(d: dict, completed: int | None) -> dict[str, list[float]] 
     return {k: v for k, v in found.items() if v is not None} or None
 
 
-GOODPUT_DEFINITION = "vllm bench serve --goodput: a request is good when each given metric is at or below its limit; request_goodput = good requests / duration"
+GOODPUT_DEFINITION = (
+    "vllm bench serve --goodput: a request is good when each given metric is at or below its limit; request_goodput = good requests / duration"
+)
 
 
 def parse_goodput(spec: str) -> dict[str, float]:
@@ -169,7 +181,9 @@ def parse_goodput(spec: str) -> dict[str, float]:
         except ValueError:
             ms = -1.0
         if name not in names or not 0 <= ms < 10**12 or names[name] in limits:
-            raise ImportProblem(f"--goodput {spec!r}: write the limits as vllm bench serve takes them, for example ttft:500,tpot:50,e2el:2000 (milliseconds; ttft, tpot and e2el, each once)")
+            raise ImportProblem(
+                f"--goodput {spec!r}: write the limits as vllm bench serve takes them, for example ttft:500,tpot:50,e2el:2000 (milliseconds; ttft, tpot and e2el, each once)"
+            )
         limits[names[name]] = ms
     return limits
 
@@ -182,7 +196,9 @@ def apply_goodput(imported: list[Imported], spec: str | None) -> None:
         where = item.source["file"] + (f": {item.source['entry']}" if item.source.get("entry") else "")
         if limits is not None:
             if tool is None:
-                raise ImportProblem(f"{where}: has no request_goodput (vllm bench serve was run without --goodput), so --goodput states limits for nothing")
+                raise ImportProblem(
+                    f"{where}: has no request_goodput (vllm bench serve was run without --goodput), so --goodput states limits for nothing"
+                )
             item.fields["goodput"] = {**tool, **limits, "definition": GOODPUT_DEFINITION}
         elif tool is not None:
             item.warnings.append(
@@ -247,7 +263,9 @@ def import_file(path: Path, metrics: tuple[Path, Path] | None = None, goodput: s
     if metrics is None:
         return imported
     if len(imported) != 1:
-        raise ImportProblem(f"{path}: holds {len(imported)} results, and --metrics BEFORE AFTER bracket one benchmark run; import each with its own scrapes")
+        raise ImportProblem(
+            f"{path}: holds {len(imported)} results, and --metrics BEFORE AFTER bracket one benchmark run; import each with its own scrapes"
+        )
     from .common import read_json_document
     from .vllm_metrics import deltas
 
@@ -266,7 +284,11 @@ def import_file(path: Path, metrics: tuple[Path, Path] | None = None, goodput: s
     return imported
 
 
-SPEC_KEYS = (("verification-steps", "verification_steps", "spec_decode_num_drafts"), ("proposed-drafts", "proposed_drafts", "spec_decode_draft_tokens"), ("accepted-drafts", "accepted_drafts", "spec_decode_accepted_tokens"))
+SPEC_KEYS = (
+    ("verification-steps", "verification_steps", "spec_decode_num_drafts"),
+    ("proposed-drafts", "proposed_drafts", "spec_decode_draft_tokens"),
+    ("accepted-drafts", "accepted_drafts", "spec_decode_accepted_tokens"),
+)
 
 
 def settle_population(fields: dict[str, Any], d: dict, scrapes, path: Path) -> tuple[dict[str, Any], bool]:
@@ -291,7 +313,9 @@ def settle_population(fields: dict[str, Any], d: dict, scrapes, path: Path) -> t
             if count(d.get(key)) is not None and field in scrapes.counts:
                 checks.append({"count": name, "benchmark": count(d[key]), "server": scrapes.counts[field]})
     if not any(c["count"] in ("requests", "output-tokens") for c in checks):
-        raise ImportProblem(f"{path}: the scrapes lack vllm:request_success_total and vllm:generation_tokens_total, so they cannot show whom the server served")
+        raise ImportProblem(
+            f"{path}: the scrapes lack vllm:request_success_total and vllm:generation_tokens_total, so they cannot show whom the server served"
+        )
     settled = all(c["benchmark"] == c["server"] for c in checks)
     counts = dict(fields["counts"])
     if scrapes.speculative:
@@ -303,13 +327,11 @@ def settle_population(fields: dict[str, Any], d: dict, scrapes, path: Path) -> t
     fields = {**fields, "counts": counts}
     shown = "; ".join(f"{c['count'].replace('-', ' ')} {c['benchmark']} in the benchmark, {c['server']} on the server" for c in checks)
     if settled:
-        verdict = (
-            f"The server's counters between the scrapes match the benchmark's ({shown}): it served only the benchmark's "
-            "requests" + (", so its speculative counters are the benchmark's." if scrapes.speculative else ".")
+        verdict = f"The server's counters between the scrapes match the benchmark's ({shown}): it served only the benchmark's requests" + (
+            ", so its speculative counters are the benchmark's." if scrapes.speculative else "."
         )
     else:
         verdict = f"The server's counters between the scrapes do not match the benchmark's ({shown}): it served other requests too."
     earlier = " ".join((fields.get("notes") or "").replace(MIXED_NOTE, "").split())
     fields["notes"] = f"{earlier} {verdict}".strip()
     return fields, bench_spec or scrapes.speculative
-

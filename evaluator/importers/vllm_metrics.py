@@ -119,7 +119,9 @@ class Scrape:
                         self._take(sample.name, sample.labels, sample.value)
         except ValueError as exc:
             line = _bad_line(text)
-            raise ImportProblem(f"{path}: {'line ' + str(line) + ': ' if line else ''}not Prometheus text format ({exc or 'unreadable sample'}){_guess(path, server)}") from None
+            raise ImportProblem(
+                f"{path}: {'line ' + str(line) + ': ' if line else ''}not Prometheus text format ({exc or 'unreadable sample'}){_guess(path, server)}"
+            ) from None
         if not self.seen & {server.drafts, server.draft_tokens, server.accepted, server.per_position, server.generated}:
             raise ImportProblem(
                 f"{path}: has no {server.prefix}spec_decode_* or {server.generated} counters, "
@@ -190,7 +192,9 @@ def _bad_line(text: str) -> int | None:
 def _delta(before: float, after: float, name: str, later: Path) -> int:
     d = after - before
     if d < 0:
-        raise ImportProblem(f"{later}: {name} went down ({before:g} -> {after:g}); the server restarted between scrapes, or the files are in the wrong order (before first)")
+        raise ImportProblem(
+            f"{later}: {name} went down ({before:g} -> {after:g}); the server restarted between scrapes, or the files are in the wrong order (before first)"
+        )
     if not float(d).is_integer():
         raise ImportProblem(f"{later}: {name} changed by {d:g}, not a whole number")
     return int(d)
@@ -231,7 +235,12 @@ def deltas(before_path: Path, after_path: Path, server: Server = VLLM) -> Deltas
     before, after = Scrape(before_path, server), Scrape(after_path, server)
     _check_counters(before, after, server)
     counts: dict[str, Any] = {}
-    for name, field in ((server.drafts, "verification_steps"), (server.draft_tokens, "proposed_drafts"), (server.accepted, "accepted_drafts"), (server.generated, "emitted_tokens")):
+    for name, field in (
+        (server.drafts, "verification_steps"),
+        (server.draft_tokens, "proposed_drafts"),
+        (server.accepted, "accepted_drafts"),
+        (server.generated, "emitted_tokens"),
+    ):
         if name in after.seen:
             counts[field] = _delta(before.totals.get(name, 0.0), after.totals[name], name, after_path)
     if after.per_position:

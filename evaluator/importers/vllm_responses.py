@@ -254,9 +254,12 @@ def read(path: Path, skip_bad_lines: bool = False, processes: int | None = None,
         # Hashing gets a process too: on a thread it would wait for this process's GIL between blocks.
         # All are forked before the progress bar starts its thread.
         hashing = Forked(_hash_in_child, path, role="hashing")
-        children = [Forked(_sum_in_child, path, span, skip_bad_lines, _Counter(counters, i), role="line-summing") for i, span in enumerate(ranges[1:], 1)]
+        children = [
+            Forked(_sum_in_child, path, span, skip_bad_lines, _Counter(counters, i), role="line-summing") for i, span in enumerate(ranges[1:], 1)
+        ]
     try:
         with progress(path, size) as show:
+
             def shown() -> None:
                 if show is not None:
                     show(sum(counters))
@@ -366,7 +369,7 @@ def _sum_range(path: Path, span: tuple[int, int], skip_bad_lines: bool, advance:
             for lines in _blocks(fh, start, end, advance):
                 histograms: list[list[int]] = []
                 keep = histograms.append
-                for number, line in enumerate(lines, number + 1):
+                for number, line in enumerate(lines, number + 1):  # noqa: B020 (enumerate took its start before the loop rebinds it)
                     try:
                         response = decode(line)
                     except msgspec.DecodeError:
@@ -457,8 +460,10 @@ def _detailed(sd: SpecDecoding, s: int, p: int, a: int, t: Totals) -> str | None
         if len(acc) != s or len(dra) != s:
             return f"per_step_accepted and per_step_drafted hold {len(acc)} and {len(dra)} steps, not num_spec_steps {s}"
         if sum(acc) != a or sum(dra) != p:
-            return (f"per_step_accepted adds up to {sum(acc)} and per_step_drafted to {sum(dra)}, "
-                    f"not num_accepted_draft_tokens {a} and num_draft_tokens {p}")
+            return (
+                f"per_step_accepted adds up to {sum(acc)} and per_step_drafted to {sum(dra)}, "
+                f"not num_accepted_draft_tokens {a} and num_draft_tokens {p}"
+            )
         if any(x > y for x, y in zip(acc, dra)):
             return "a step of per_step_accepted accepted more drafts than per_step_drafted proposed"
         t.draft_lengths.update(dra)
@@ -576,7 +581,10 @@ def _refuse_if_not_a_response(path: Path, line: bytes, fmt: str = FORMAT) -> Non
         response = _decode_first(line)
     except msgspec.DecodeError:
         return  # decodes as a line: a response whose model or fingerprint is not a string
-    if all(v is None for v in (response.object, response.choices, response.usage, response.metrics, response.timings, response.stop, response.tokens_predicted)):
+    if all(
+        v is None
+        for v in (response.object, response.choices, response.usage, response.metrics, response.timings, response.stop, response.tokens_predicted)
+    ):
         _refuse_other_format(path, fmt, "has no choices, usage or metrics", always=True)
 
 
@@ -601,7 +609,7 @@ def _holds(path: Path, needle: bytes) -> bool:
         while block := fh.read(BLOCK):
             if needle in tail + block:
                 return True
-            tail = block[-len(needle):]
+            tail = block[-len(needle) :]
     return False
 
 
@@ -650,7 +658,9 @@ def _drop_contradictions(path: Path, t: Totals, skip_bad_lines: bool) -> None:
 def _refuse_the_other(path: Path, t: Totals, fmt: str) -> None:
     """A file of the other server's per-request figures, given under this format: say which."""
     if t.requests_with and t.llama_with:
-        raise ImportProblem(f"{path}: mixes vLLM responses (metrics.speculative_decoding) with llama.cpp ones (timings.draft_n); import each server's responses on their own")
+        raise ImportProblem(
+            f"{path}: mixes vLLM responses (metrics.speculative_decoding) with llama.cpp ones (timings.draft_n); import each server's responses on their own"
+        )
     if fmt == "vllm-responses" and not t.requests_with and t.timings_seen:
         raise ImportProblem(
             f"{path}: its responses carry llama.cpp's timings, not vLLM's metrics.speculative_decoding, so this is not vllm-responses "
@@ -664,7 +674,9 @@ def _refuse_the_other(path: Path, t: Totals, fmt: str) -> None:
     if fmt == "llamacpp-responses" and not t.timings_seen:
         from .sniff import describe_guess
 
-        raise ImportProblem(f"{path}: no response carries llama.cpp's timings object, so this is not llamacpp-responses output{describe_guess(path, fmt)}")
+        raise ImportProblem(
+            f"{path}: no response carries llama.cpp's timings object, so this is not llamacpp-responses output{describe_guess(path, fmt)}"
+        )
 
 
 def import_file(path: Path, skip_bad_lines: bool = False, fmt: str = "vllm-responses") -> Imported:
@@ -704,9 +716,13 @@ def import_file(path: Path, skip_bad_lines: bool = False, fmt: str = "vllm-respo
     if len(t.k_values) > 1:
         notes.append(f"Requests reported different num_spec_tokens: {sorted(t.k_values)}.")
     if t.detailed:
-        notes.append(f"{t.detailed} request{'s' if t.detailed != 1 else ''} carried per_step_accepted and per_step_drafted (detailed), checked against their S, P and A.")
+        notes.append(
+            f"{t.detailed} request{'s' if t.detailed != 1 else ''} carried per_step_accepted and per_step_drafted (detailed), checked against their S, P and A."
+        )
     if len(t.draft_lengths) > 1:
-        notes.append(f"Steps were verified at draft lengths {sorted(t.draft_lengths)} (per_step_drafted, acceptance_histogram_by_draft_length): K varied.")
+        notes.append(
+            f"Steps were verified at draft lengths {sorted(t.draft_lengths)} (per_step_drafted, acceptance_histogram_by_draft_length): K varied."
+        )
     if t.requests_with and "emitted_tokens" in counts:
         notes.append("emitted_tokens sums usage.completion_tokens over the requests that carry speculative metrics.")
     served = provenance.note("vLLM", model=t.first_model, model_from="as the first response names it")
@@ -729,29 +745,44 @@ def _llama_run(path: Path, t: Totals) -> Imported:
     counts: dict[str, Any] = {"population": "benchmark-requests"}
     notes, warnings = _skipped(path, t)
     if covered:
-        counts.update(proposed_drafts=t.llama_drafts, accepted_drafts=t.llama_accepted, requests_with_metrics=covered,
-                      requests_without_metrics=without, missing_metrics_as="excluded")
+        counts.update(
+            proposed_drafts=t.llama_drafts,
+            accepted_drafts=t.llama_accepted,
+            requests_with_metrics=covered,
+            requests_without_metrics=without,
+            missing_metrics_as="excluded",
+        )
         if t.llama_emitted is not None:
             counts["emitted_tokens"] = t.llama_emitted
             notes.append("emitted_tokens sums the completion tokens of the requests with timings.draft_n.")
-        notes.append("llama.cpp reports no verification steps per request (timings has draft_n and draft_n_accepted only): S and the histogram are missing.")
+        notes.append(
+            "llama.cpp reports no verification steps per request (timings has draft_n and draft_n_accepted only): S and the histogram are missing."
+        )
         if without - t.multi_choice > 0:
-            notes.append(f"{without - t.multi_choice} of {covered + without} requests have no timings.draft_n (llama.cpp writes it only when the "
-                         "request drafted, so speculation was off or proposed nothing for them) and are not in the counts.")
+            notes.append(
+                f"{without - t.multi_choice} of {covered + without} requests have no timings.draft_n (llama.cpp writes it only when the "
+                "request drafted, so speculation was off or proposed nothing for them) and are not in the counts."
+            )
     elif t.plain_emitted is not None:
         counts["emitted_tokens"] = t.plain_emitted
     if t.multi_choice:
         one = t.multi_choice == 1
-        notes.append(f"{t.multi_choice} response{'' if one else 's'} with several choices (n > 1 or several prompts) "
-                     f"{'carries' if one else 'carry'} one choice's timings and usage for all of them, so {'it is' if one else 'they are'} not covered.")
+        notes.append(
+            f"{t.multi_choice} response{'' if one else 's'} with several choices (n > 1 or several prompts) "
+            f"{'carries' if one else 'carry'} one choice's timings and usage for all of them, so {'it is' if one else 'they are'} not covered."
+        )
     if t.merged_choices:
         one = t.merged_choices == 1
-        notes.append(f"{t.merged_choices} further choice{'' if one else 's'} of streamed n > 1 requests, each with its own timings, "
-                     f"{'was' if one else 'were'} added to {'its' if one else 'their'} request.")
+        notes.append(
+            f"{t.merged_choices} further choice{'' if one else 's'} of streamed n > 1 requests, each with its own timings, "
+            f"{'was' if one else 'were'} added to {'its' if one else 'their'} request."
+        )
     if t.content_chunks:
         notes.append(f"{t.content_chunks} streamed content chunk{'s' if t.content_chunks != 1 else ''} passed over.")
     version = t.fingerprint
-    served = provenance.note("llama.cpp server" + (f" {version}" if version else ""), model=t.first_model, model_from="as the first response names it")
+    served = provenance.note(
+        "llama.cpp server" + (f" {version}" if version else ""), model=t.first_model, model_from="as the first response names it"
+    )
     if served:
         notes.append(served)
     if version:

@@ -8,12 +8,11 @@ import copy
 import hashlib
 import math
 from collections import defaultdict
-from pathlib import Path
 from typing import Any
 
+from ..importers.vllm_metrics import SERVERS
 from .capture import Capture, MeasureProblem
 from .scrape import window_deltas
-from ..importers.vllm_metrics import SERVERS
 
 RECORD_VERSION = "1.2"
 
@@ -28,7 +27,9 @@ def _percentiles(values: list[float]) -> dict[str, float] | None:
         lo, hi = math.floor(pos), math.ceil(pos)
         return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
 
-    return {k: round(v, 3) for k, v in (("mean", sum(ordered) / len(ordered)), ("p50", at(0.5)), ("p90", at(0.9)), ("p95", at(0.95)), ("p99", at(0.99)))}
+    return {
+        k: round(v, 3) for k, v in (("mean", sum(ordered) / len(ordered)), ("p50", at(0.5)), ("p90", at(0.9)), ("p95", at(0.95)), ("p99", at(0.99)))
+    }
 
 
 def request_times(r: dict) -> tuple[float, float, float]:
@@ -91,7 +92,9 @@ def _configuration(arm: dict, settings: dict) -> dict:
     stated = arm.get("configuration") or {}
     cfg = _merge(cfg, {k: v for k, v in stated.items() if k != "id"})
     # What the engine is sampled with is what measure sent, whatever the file says.
-    cfg["sampling"] = _merge(cfg.get("sampling", {}), {"temperature": settings["temperature"], "top_p": settings["top_p"], "seed": settings["seed"], "n": 1})
+    cfg["sampling"] = _merge(
+        cfg.get("sampling", {}), {"temperature": settings["temperature"], "top_p": settings["top_p"], "seed": settings["seed"], "n": 1}
+    )
     if settings["temperature"] == 0:
         cfg["sampling"]["mode"] = "greedy"
     return cfg
@@ -143,12 +146,14 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
                 have.add("requests")
     buffered = sum(1 for r in completed if r["content_chunks"] > 1 and r["first_token"] == r["finished"])
     if buffered:
-        findings.append(f"{name} c={c}: {buffered} of {len(completed)} responses arrived in one piece (a buffering gateway or proxy?): their TTFT and TPOT are not the server's")
+        findings.append(
+            f"{name} c={c}: {buffered} of {len(completed)} responses arrived in one piece (a buffering gateway or proxy?): their TTFT and TPOT are not the server's"
+        )
     for model in sorted(models - set(arm["models"])):
         findings.append(f"{name}: responses name model {model!r}, not the {', '.join(arm['models'])} /v1/models lists")
     E = sum(r["completion_tokens"] for r in completed)
     counts: dict[str, Any] = {"emitted_tokens": E}
-    notes = [f"Measured by: {session['command']}", f"Client timing, one monotonic clock; repetition durations at microsecond resolution."]
+    notes = [f"Measured by: {session['command']}", "Client timing, one monotonic clock; repetition durations at microsecond resolution."]
     population_check = [{"count": k, "benchmark": v[0], "server": v[1]} for k, v in checks.items() if k in have]
     if population_check:
         settled = all(p["benchmark"] == p["server"] for p in population_check)
@@ -162,7 +167,9 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
         if settled:
             notes.append(f"The server's counter deltas over each window match the client's ({shown}): it served only the measured requests.")
         else:
-            findings.append(f"{name} c={c}: the server's counters do not match the measured requests ({shown}): it served other requests too, or its usage is wrong")
+            findings.append(
+                f"{name} c={c}: the server's counters do not match the measured requests ({shown}): it served other requests too, or its usage is wrong"
+            )
             notes.append(f"The server's counter deltas do not match the client's ({shown}).")
         S, A = counts.get("verification_steps"), counts.get("accepted_drafts")
         if speculative and settled and S is not None and A is not None and E - A - S >= 0:
@@ -187,7 +194,9 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
             "task": tasks[0] if len(tasks) == 1 else "mixed: " + ", ".join(tasks),
             "dataset": f"{settings['dataset']} (sha256 {settings['dataset_sha256'][:12]})",
             "num_requests": len(completed),
-            "input_tokens_mean": round(sum(prompt_tokens) / len(prompt_tokens), 3) if prompt_tokens and len(prompt_tokens) == len(completed) else None,
+            "input_tokens_mean": round(sum(prompt_tokens) / len(prompt_tokens), 3)
+            if prompt_tokens and len(prompt_tokens) == len(completed)
+            else None,
             "output_tokens_mean": round(E / len(completed), 3) if completed else None,
             "max_output_tokens": settings["max_tokens"],
         },
@@ -200,7 +209,11 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
             "duration_s": duration_us / 1e6,
         },
         "counts": counts,
-        "latency": {"ttft_ms": _percentiles([t[0] for t in times]), "tpot_ms": _percentiles([t[1] for t in times]), "e2e_ms": _percentiles([t[2] for t in times])},
+        "latency": {
+            "ttft_ms": _percentiles([t[0] for t in times]),
+            "tpot_ms": _percentiles([t[1] for t in times]),
+            "e2e_ms": _percentiles([t[2] for t in times]),
+        },
         "repetitions": repetitions,
         "request_latencies": {"ttft_ms": [t[0] for t in times], "tpot_ms": [t[1] for t in times], "e2e_ms": [t[2] for t in times]},
         "source": {"format": "sdeval-measure", "file": capture.log.name, "sha256": hashlib.sha256(capture.log.read_bytes()).hexdigest()},
@@ -214,7 +227,10 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
         del run["request_latencies"]
     seconds = duration_us / 1e6
     row = {
-        "arm": name, "concurrency": c, "completed": len(completed), "failed": sum(failures.values()),
+        "arm": name,
+        "concurrency": c,
+        "completed": len(completed),
+        "failed": sum(failures.values()),
         "tokens_per_s": E / seconds if seconds else 0.0,
         "ttft_p50": _percentiles([t[0] for t in times])["p50"] if times else None,
         "ttft_p99": _percentiles([t[0] for t in times])["p99"] if times else None,
@@ -241,16 +257,18 @@ def _equality(runs: list[dict], arms: list[dict], outputs: dict, settings: dict)
         if not pairs:
             continue
         matched = sum(a == b for a, b in pairs)
-        run["quality"] = [{
-            "task": run["workload"]["task"],
-            "metric": "greedy output equality with target-only",
-            "score": round(matched / len(pairs), 6),
-            "baseline_score": 1.0,
-            "method": f"sdeval measure: the same {len(pairs)} salted prompts at temperature 0 sent to arm {baseline}; outputs compared text for text",
-            "equality_check": "greedy-equality",
-            "equality_matched": matched,
-            "equality_total": len(pairs),
-        }]
+        run["quality"] = [
+            {
+                "task": run["workload"]["task"],
+                "metric": "greedy output equality with target-only",
+                "score": round(matched / len(pairs), 6),
+                "baseline_score": 1.0,
+                "method": f"sdeval measure: the same {len(pairs)} salted prompts at temperature 0 sent to arm {baseline}; outputs compared text for text",
+                "equality_check": "greedy-equality",
+                "equality_matched": matched,
+                "equality_total": len(pairs),
+            }
+        ]
 
 
 def _record(configurations: list[dict], runs: list[dict], session: dict) -> dict[str, Any]:
@@ -262,7 +280,7 @@ def _record(configurations: list[dict], runs: list[dict], session: dict) -> dict
             "vendor": session.get("vendor") or "not stated (measured by the buyer)",
             "offer_id": session.get("offer_id") or f"measured-{session['started'][:10]}",
             "claim_text": f"Measured with sdeval measure: {', '.join(c['id'] for c in configurations)} at concurrency "
-                          f"{', '.join(str(c) for c in session['settings']['concurrencies'])}.",
+            f"{', '.join(str(c) for c in session['settings']['concurrencies'])}.",
         },
         "configurations": configurations,
         "runs": runs,
@@ -274,13 +292,21 @@ def _record(configurations: list[dict], runs: list[dict], session: dict) -> dict
             from ..importers.common import ImportProblem
 
             try:
-                claims.append(build_claim({**record, "claims": claims}, record_name="the measured record", run_id=run["id"], baseline_id=None, kind="output-throughput"))
+                claims.append(
+                    build_claim(
+                        {**record, "claims": claims}, record_name="the measured record", run_id=run["id"], baseline_id=None, kind="output-throughput"
+                    )
+                )
             except ImportProblem:
                 pass
     if not claims:  # the schema wants a claim: the first run's output throughput
         for run in runs:
             if run["counts"].get("emitted_tokens"):
-                claims.append(build_claim({**record, "claims": claims}, record_name="the measured record", run_id=run["id"], baseline_id=None, kind="output-throughput"))
+                claims.append(
+                    build_claim(
+                        {**record, "claims": claims}, record_name="the measured record", run_id=run["id"], baseline_id=None, kind="output-throughput"
+                    )
+                )
                 break
     if not claims:
         raise MeasureProblem("no request completed, so there is nothing to write a record about")

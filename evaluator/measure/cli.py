@@ -54,18 +54,42 @@ def _positive_list(text: str) -> list[int]:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="sdeval measure", description="Measure two arms of an offer (speculative and target-only) at a sweep of loads, and write an evidence record.")
-    p.add_argument("--arm", action=_ArmAction, dest="arms", metavar="NAME=URL", help="An arm and its OpenAI-compatible base URL; NAME speculative or target-only (or any id with --arrangement).")
+    p = argparse.ArgumentParser(
+        prog="sdeval measure",
+        description="Measure two arms of an offer (speculative and target-only) at a sweep of loads, and write an evidence record.",
+    )
+    p.add_argument(
+        "--arm",
+        action=_ArmAction,
+        dest="arms",
+        metavar="NAME=URL",
+        help="An arm and its OpenAI-compatible base URL; NAME speculative or target-only (or any id with --arrangement).",
+    )
     p.add_argument("--metrics", action=_PerArm, metavar="URL", help="This arm's Prometheus /metrics (vLLM or llama.cpp counters).")
     p.add_argument("--api-key-env", action=_PerArm, metavar="VAR", help="Environment variable holding this arm's API key (never written anywhere).")
-    p.add_argument("--configuration", action=_PerArm, metavar="FILE", help="YAML with this arm's configuration fields (hardware, numerics, proposer, revisions).")
+    p.add_argument(
+        "--configuration", action=_PerArm, metavar="FILE", help="YAML with this arm's configuration fields (hardware, numerics, proposer, revisions)."
+    )
     p.add_argument("--arrangement", action=_PerArm, choices=ARRANGEMENTS, help="speculative or target-only, for an arm whose NAME is neither.")
-    p.add_argument("-o", "--output", type=Path, required=True, metavar="RECORD", help="The record to write (JSON); the raw capture goes to RECORD.capture/.")
-    p.add_argument("--append", action="store_true", help="Measure more arms into RECORD's capture (the same URL after a server restart) and rewrite RECORD.")
+    p.add_argument(
+        "-o", "--output", type=Path, required=True, metavar="RECORD", help="The record to write (JSON); the raw capture goes to RECORD.capture/."
+    )
+    p.add_argument(
+        "--append", action="store_true", help="Measure more arms into RECORD's capture (the same URL after a server restart) and rewrite RECORD."
+    )
     p.add_argument("--resume", action="store_true", help="Continue RECORD's capture after its last finished window and rewrite RECORD.")
-    p.add_argument("--prompts", type=Path, metavar="FILE", help="JSONL prompts: {\"prompt\": ...} or {\"messages\": [...]}, optional \"task\". Default: the shipped set (chat, code, summarisation, maths).")
-    p.add_argument("--random-prompts", type=int, metavar="N", help="N random-token prompts instead (they overstate speculative gains; named in the record).")
-    p.add_argument("--concurrency", type=_positive_list, default=[1, 8, 32], metavar="C,C,...", help="Closed-loop concurrencies to measure (default 1,8,32).")
+    p.add_argument(
+        "--prompts",
+        type=Path,
+        metavar="FILE",
+        help='JSONL prompts: {"prompt": ...} or {"messages": [...]}, optional "task". Default: the shipped set (chat, code, summarisation, maths).',
+    )
+    p.add_argument(
+        "--random-prompts", type=int, metavar="N", help="N random-token prompts instead (they overstate speculative gains; named in the record)."
+    )
+    p.add_argument(
+        "--concurrency", type=_positive_list, default=[1, 8, 32], metavar="C,C,...", help="Closed-loop concurrencies to measure (default 1,8,32)."
+    )
     p.add_argument("--repetitions", type=int, default=3, metavar="N", help="Repetitions per load (default 3).")
     p.add_argument("--warmup", type=int, default=2, metavar="N", help="Warm-up requests before each window, never counted (default 2).")
     p.add_argument("--requests", type=int, metavar="N", help="Measured requests per window (default 4 x concurrency, at least 8).")
@@ -88,7 +112,9 @@ def _settings_of(args) -> Settings:
         raise MeasureProblem("--warmup must be 0 or more, --requests at least 1 and --timeout above 0")
     if not 0 <= args.temperature <= 100 or not 0 < args.top_p <= 1:
         raise MeasureProblem("--temperature must be 0 or more and --top-p within (0, 1]")
-    return Settings(args.concurrency, args.repetitions, args.warmup, args.requests, args.max_tokens, args.temperature, args.top_p, args.seed, args.timeout)
+    return Settings(
+        args.concurrency, args.repetitions, args.warmup, args.requests, args.max_tokens, args.temperature, args.top_p, args.seed, args.timeout
+    )
 
 
 def _arms_of(args) -> list[Arm]:
@@ -106,7 +132,17 @@ def _arms_of(args) -> list[Arm]:
             if not key:
                 raise MeasureProblem(f"--api-key-env {a['api_key_env']}: the variable is not set")
             headers["Authorization"] = f"Bearer {key}"
-        arms.append(Arm(a["name"], a["url"], arrangement, a.get("metrics"), a.get("api_key_env"), Path(a["configuration"]) if a.get("configuration") else None, headers))
+        arms.append(
+            Arm(
+                a["name"],
+                a["url"],
+                arrangement,
+                a.get("metrics"),
+                a.get("api_key_env"),
+                Path(a["configuration"]) if a.get("configuration") else None,
+                headers,
+            )
+        )
     return arms
 
 
@@ -162,7 +198,10 @@ def _measure(args, argv: list[str]) -> int:
     if args.random_prompts is not None:
         if args.random_prompts < 1:
             raise MeasureProblem("--random-prompts must be at least 1")
-        prompts, dataset = random_prompts(args.random_prompts, 64, args.seed), f"random tokens ({args.random_prompts} prompts of 64 words, --random-prompts)"
+        prompts, dataset = (
+            random_prompts(args.random_prompts, 64, args.seed),
+            f"random tokens ({args.random_prompts} prompts of 64 words, --random-prompts)",
+        )
         import hashlib
 
         sha = hashlib.sha256(json.dumps([p.messages for p in prompts]).encode()).hexdigest()
@@ -174,7 +213,8 @@ def _measure(args, argv: list[str]) -> int:
         "kind": "session",
         "command": _command_line(argv),
         "started": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "vendor": args.vendor, "offer_id": args.offer_id,
+        "vendor": args.vendor,
+        "offer_id": args.offer_id,
         "settings": {**settings.__dict__, "dataset": dataset, "dataset_sha256": sha},
     }
     capture = Capture(directory)
@@ -247,8 +287,18 @@ async def _run(arms, prompts, settings, capture, session, continuing, done, conf
             known = {k["name"] for k in known_arms}
             for arm in arms:
                 if arm.name not in known:
-                    capture.write({"kind": "arm", "name": arm.name, "url": arm.url, "arrangement": arm.arrangement, "metrics": arm.metrics,
-                                   "api_key_env": arm.api_key_env, "configuration": configs.get(arm.name), **identities[arm.name]})
+                    capture.write(
+                        {
+                            "kind": "arm",
+                            "name": arm.name,
+                            "url": arm.url,
+                            "arrangement": arm.arrangement,
+                            "metrics": arm.metrics,
+                            "api_key_env": arm.api_key_env,
+                            "configuration": configs.get(arm.name),
+                            **identities[arm.name],
+                        }
+                    )
             for arm in arms:
                 await measure_arm(client, arm, identities[arm.name]["models"][0], prompts, settings, capture, done, progress)
         finally:

@@ -27,12 +27,12 @@ FAILURES = ("http-error", "stream-error", "truncated", "timeout", "not-openai", 
 class Result:
     outcome: str = "completed"
     detail: str = ""
-    sent: float = 0.0           # monotonic clock, when the request was handed to the connection
+    sent: float = 0.0  # monotonic clock, when the request was handed to the connection
     first_token: float | None = None
     finished: float | None = None  # the chunk carrying finish_reason
     last_byte: float | None = None
-    chunks: int = 0             # every data event
-    content_chunks: int = 0     # events carrying non-empty content or reasoning content
+    chunks: int = 0  # every data event
+    content_chunks: int = 0  # events carrying non-empty content or reasoning content
     completion_tokens: int | None = None
     prompt_tokens: int | None = None
     model: str | None = None

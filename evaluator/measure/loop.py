@@ -13,8 +13,7 @@ from typing import Any
 from .capture import Capture, MeasureProblem
 from .client import stream_chat
 from .prompts import Prompt, salt_for, salted
-from .scrape import get
-from .scrape import check, fetch
+from .scrape import check, fetch, get
 
 
 @dataclass
@@ -55,7 +54,9 @@ def _openai_models(body: bytes, url: str) -> list[str]:
         if not all(isinstance(i, str) for i in ids) or not ids:
             raise ValueError
     except (ValueError, KeyError, TypeError):
-        raise MeasureProblem(f"{url}: did not answer an OpenAI model list ({body[:60].decode('utf-8', 'replace')!r}); is this an OpenAI-compatible base URL?") from None
+        raise MeasureProblem(
+            f"{url}: did not answer an OpenAI model list ({body[:60].decode('utf-8', 'replace')!r}); is this an OpenAI-compatible base URL?"
+        ) from None
     return ids
 
 
@@ -84,8 +85,15 @@ async def identify(client, arm: Arm) -> dict[str, Any]:
 def _body(prompt: Prompt, salt: str, model: str, s: Settings) -> dict[str, Any]:
     # Every sampling setting sent explicitly: nothing relies on server defaults.
     return {
-        "model": model, "messages": salted(prompt, salt), "stream": True, "stream_options": {"include_usage": True},
-        "max_tokens": s.max_tokens, "temperature": s.temperature, "top_p": s.top_p, "seed": s.seed, "n": 1,
+        "model": model,
+        "messages": salted(prompt, salt),
+        "stream": True,
+        "stream_options": {"include_usage": True},
+        "max_tokens": s.max_tokens,
+        "temperature": s.temperature,
+        "top_p": s.top_p,
+        "seed": s.seed,
+        "n": 1,
     }
 
 
@@ -113,7 +121,15 @@ async def measure_arm(client, arm: Arm, model: str, prompts: list[Prompt], s: Se
             # a window cut short by a crash is measured again from here; build.py keeps only this attempt
             capture.write({"kind": "window-start", **where})
             warm = [(i, prompts[i % len(prompts)], salt_for(c, rep, i, warmup=True)) for i in range(s.warmup)]
-            await _closed_loop(client, arm, model, warm, c, s, lambda i, p, r: capture.write({"kind": "request", **where, "warmup": True, "index": i, "prompt": p.id, **r.to_json()}))
+            await _closed_loop(
+                client,
+                arm,
+                model,
+                warm,
+                c,
+                s,
+                lambda i, p, r: capture.write({"kind": "request", **where, "warmup": True, "index": i, "prompt": p.id, **r.to_json()}),  # noqa: B023 (awaited within this iteration)
+            )
             scrapes = {}
             if arm.metrics:
                 scrapes["before"] = await _scrape(client, arm, capture, where, "before")
@@ -136,8 +152,16 @@ async def measure_arm(client, arm: Arm, model: str, prompts: list[Prompt], s: Se
             start = min(r.sent for r in window)
             end = max(r.last_byte or r.sent for r in window)
             # a fixed resolution (microseconds), so repetitions add up exactly to the run's interval
-            capture.write({"kind": "window", **where, "duration_us": max(1, round((end - start) * 1e6)), "scrapes": scrapes,
-                           "metrics_format": metrics_server.format if metrics_server else None, "ended": time.time()})
+            capture.write(
+                {
+                    "kind": "window",
+                    **where,
+                    "duration_us": max(1, round((end - start) * 1e6)),
+                    "scrapes": scrapes,
+                    "metrics_format": metrics_server.format if metrics_server else None,
+                    "ended": time.time(),
+                }
+            )
 
 
 async def _scrape(client, arm: Arm, capture: Capture, where: dict, when: str) -> str:

@@ -26,10 +26,12 @@ class Progress:
         if not self.live:
             return _Bar(None, None)
         from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress as RichProgress, TextColumn, TimeElapsedColumn
+        from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+        from rich.progress import Progress as RichProgress
 
-        progress = RichProgress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                                console=Console(stderr=True))
+        progress = RichProgress(
+            TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=Console(stderr=True)
+        )
         task = progress.add_task(label, total=total)
         progress.start()
         return _Bar(progress, task)
@@ -41,7 +43,9 @@ def _ms(value) -> str:
 
 def summary(rows: list[dict]) -> str:
     """The table per arm and load; plain text, every field a number or an id measure chose."""
-    head = f"{'arm':<16} {'conc':>5} {'done':>5} {'fail':>5} {'E/T tok/s':>10} {'TTFT p50':>9} {'TTFT p99':>9} {'TPOT p50':>9} {'accept':>7}  population"
+    head = (
+        f"{'arm':<16} {'conc':>5} {'done':>5} {'fail':>5} {'E/T tok/s':>10} {'TTFT p50':>9} {'TTFT p99':>9} {'TPOT p50':>9} {'accept':>7}  population"
+    )
     lines = [head, "-" * len(head)]
     for r in rows:
         accept = "-" if r["acceptance"] is None else f"{r['acceptance']:.3f}"

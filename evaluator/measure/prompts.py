@@ -35,15 +35,17 @@ def _read(text: str, where: str) -> list[Prompt]:
             raise MeasureProblem(f"{where}: line {number}: not a JSON object")
         if isinstance(obj.get("prompt"), str):
             messages = ({"role": "user", "content": obj["prompt"]},)
-        elif isinstance(obj.get("messages"), list) and obj["messages"] and all(
-            isinstance(m, dict) and isinstance(m.get("role"), str) and isinstance(m.get("content"), str) for m in obj["messages"]
+        elif (
+            isinstance(obj.get("messages"), list)
+            and obj["messages"]
+            and all(isinstance(m, dict) and isinstance(m.get("role"), str) and isinstance(m.get("content"), str) for m in obj["messages"])
         ):
             messages = tuple({"role": m["role"], "content": m["content"]} for m in obj["messages"])
         else:
-            raise MeasureProblem(f"{where}: line {number}: needs \"prompt\" (text) or \"messages\" (a list of {{role, content}})")
+            raise MeasureProblem(f'{where}: line {number}: needs "prompt" (text) or "messages" (a list of {{role, content}})')
         task = obj.get("task")
         if task is not None and not isinstance(task, str):
-            raise MeasureProblem(f"{where}: line {number}: \"task\" must be text")
+            raise MeasureProblem(f'{where}: line {number}: "task" must be text')
         prompts.append(Prompt(str(obj.get("id", f"line-{number}")), messages, task))
     if not prompts:
         raise MeasureProblem(f"{where}: holds no prompts")

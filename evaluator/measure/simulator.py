@@ -26,18 +26,18 @@ from starlette.routing import Route
 # Every fault the harness must catch; each names a bug peers' tools have.
 FAULTS = (
     "none",
-    "no-role-chunk",       # no empty role-only first chunk (most servers send one; the default sends it)
-    "slow-usage",          # the trailing usage-only chunk comes late (stretches a naive end-to-end latency)
-    "no-usage",            # the stream carries no usage at all
-    "wrong-usage",         # usage.completion_tokens is one short of what was streamed
-    "error-event",         # an error event inside a 200 stream, then [DONE]
-    "truncated",           # the stream stops mid-answer, without finish_reason or [DONE]
-    "stall",               # the stream stops sending and holds the connection open
-    "http-500",            # the request is refused with an HTTP error
-    "not-openai",          # /v1/models (and completions) answer an HTML page
+    "no-role-chunk",  # no empty role-only first chunk (most servers send one; the default sends it)
+    "slow-usage",  # the trailing usage-only chunk comes late (stretches a naive end-to-end latency)
+    "no-usage",  # the stream carries no usage at all
+    "wrong-usage",  # usage.completion_tokens is one short of what was streamed
+    "error-event",  # an error event inside a 200 stream, then [DONE]
+    "truncated",  # the stream stops mid-answer, without finish_reason or [DONE]
+    "stall",  # the stream stops sending and holds the connection open
+    "http-500",  # the request is refused with an HTTP error
+    "not-openai",  # /v1/models (and completions) answer an HTML page
     "metrics-without-spec",  # /metrics has no spec-decode counters at all
     "sglang-gauges",  # /metrics as SGLang writes it: acceptance gauges, no counters
-    "buffered",            # a buffering gateway: every chunk arrives at once, at the end
+    "buffered",  # a buffering gateway: every chunk arrives at once, at the end
 )
 
 
@@ -63,9 +63,20 @@ def _draft_right(seed: bytes, i: int, accept_probability: float) -> bool:
 
 
 class Simulator:
-    def __init__(self, *, speculative: bool = False, k: int = 4, accept_probability: float = 0.7, model: str = "sim-target",
-                 fault: str = "none", fault_every: int = 1, step_delay_s: float = 0.0, prefill_s: float = 0.0, stall_s: float = 30.0,
-                 api_key: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        speculative: bool = False,
+        k: int = 4,
+        accept_probability: float = 0.7,
+        model: str = "sim-target",
+        fault: str = "none",
+        fault_every: int = 1,
+        step_delay_s: float = 0.0,
+        prefill_s: float = 0.0,
+        stall_s: float = 30.0,
+        api_key: str | None = None,
+    ) -> None:
         if fault not in FAULTS:
             raise ValueError(f"unknown fault {fault!r}")
         self.speculative, self.k, self.p = speculative, k, accept_probability
@@ -75,12 +86,14 @@ class Simulator:
         self.requests = 0
         self.api_key = api_key  # when set, /v1/ answers 401 without "Authorization: Bearer KEY"
         self.authorizations: list[str | None] = []  # what each /v1/ request presented
-        self.app = Starlette(routes=[
-            Route("/health", lambda r: JSONResponse({"status": "ok"})),
-            Route("/v1/models", self.models),
-            Route("/v1/chat/completions", self.chat, methods=["POST"]),
-            Route("/metrics", self.metrics),
-        ])
+        self.app = Starlette(
+            routes=[
+                Route("/health", lambda r: JSONResponse({"status": "ok"})),
+                Route("/v1/models", self.models),
+                Route("/v1/chat/completions", self.chat, methods=["POST"]),
+                Route("/metrics", self.metrics),
+            ]
+        )
 
     # ------------------------------------------------------------------ endpoints
 
@@ -103,8 +116,10 @@ class Simulator:
         if self.fault == "metrics-without-spec":
             return PlainTextResponse("# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total 1.5\n")
         if self.fault == "sglang-gauges":
-            return PlainTextResponse('# TYPE sglang:spec_accept_length gauge\nsglang:spec_accept_length{model_name="m"} 2.9\n'
-                                     '# TYPE sglang:spec_accept_rate gauge\nsglang:spec_accept_rate{model_name="m"} 0.63\n')
+            return PlainTextResponse(
+                '# TYPE sglang:spec_accept_length gauge\nsglang:spec_accept_length{model_name="m"} 2.9\n'
+                '# TYPE sglang:spec_accept_rate gauge\nsglang:spec_accept_rate{model_name="m"} 0.63\n'
+            )
         lines = [
             ("llamacpp:prompt_tokens_total", "counter", c.prompt_tokens),
             ("llamacpp:tokens_predicted_total", "counter", c.predicted),
@@ -170,8 +185,12 @@ class Simulator:
         return steps, c
 
     def _chunk(self, delta: dict, finish: str | None = None) -> bytes:
-        obj = {"id": "chatcmpl-sim", "object": "chat.completion.chunk", "model": self.model,
-               "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+        obj = {
+            "id": "chatcmpl-sim",
+            "object": "chat.completion.chunk",
+            "model": self.model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
         return b"data: " + json.dumps(obj).encode() + b"\n\n"
 
     async def _stream(self, steps, counts: Counters, prompt_tokens: int, usage_wanted: bool, fault: str):
@@ -206,8 +225,13 @@ class Simulator:
                 finished = True
             if finished and usage_wanted and fault != "no-usage":
                 reported = counts.predicted - (1 if fault == "wrong-usage" else 0)
-                usage = {"id": "chatcmpl-sim", "object": "chat.completion.chunk", "model": self.model, "choices": [],
-                         "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": reported, "total_tokens": prompt_tokens + reported}}
+                usage = {
+                    "id": "chatcmpl-sim",
+                    "object": "chat.completion.chunk",
+                    "model": self.model,
+                    "choices": [],
+                    "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": reported, "total_tokens": prompt_tokens + reported},
+                }
                 if fault == "slow-usage":
                     for piece in out:
                         yield piece

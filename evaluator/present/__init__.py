@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..rules.results import FileAssessment
     from ..buyer.results import Comparison
+    from ..rules.results import FileAssessment
 
     Reporter = Callable[[list[FileAssessment], bool, "Comparison | None"], str]
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from markupsafe import Markup
 
 from ..engine.wording import REQUIREMENT_STATUS as STATUS_WORDS
-from ..engine.wording import column, loads_text, money, num
+from ..engine.wording import column, loads_text, money
 from .charts import Series, frontier_chart, line_chart, offer_style
 
 # The rule catalog entry behind a code (Assessed.rule): the PDF explains findings without
@@ -116,26 +116,28 @@ def _offer_costs(e: Economics, o: OfferCosts, name: Callable[[str], str]) -> dic
     for config in o.configurations:
         for p in config.points:
             good_figure = next(good)
-            rows.append({
-                "configuration": config.configuration,
-                "role": config.role,
-                "load": p.label,
-                "interpolated": p.basis == "interpolated",
-                "runs": " \u2013 ".join(p.runs),
-                "per_accelerator": next(per_accelerator),
-                "per_user": next(per_user),
-                "per_user_basis": p.per_user_basis if p.per_user_basis and p.per_user_basis != "E / T / concurrency" else None,
-                "goodput": good_figure if p.goodput.basis != "none" else "-",
-                "goodput_basis": {"at-least": "at least", "counted": "counted"}.get(p.goodput.basis),
-                "cost": money(float(p.cost)) if p.cost is not None else None,
-                "cost_note": p.cost_note,
-                "cheapest": p.cheapest,
-                "limits": p.limits,
-                "mark": LIMIT_MARKS[p.limits],
-                "words": LIMIT_WORDS[p.limits],
-                "notes": list(p.limit_notes),
-                "codes": list(p.codes),
-            })
+            rows.append(
+                {
+                    "configuration": config.configuration,
+                    "role": config.role,
+                    "load": p.label,
+                    "interpolated": p.basis == "interpolated",
+                    "runs": " \u2013 ".join(p.runs),
+                    "per_accelerator": next(per_accelerator),
+                    "per_user": next(per_user),
+                    "per_user_basis": p.per_user_basis if p.per_user_basis and p.per_user_basis != "E / T / concurrency" else None,
+                    "goodput": good_figure if p.goodput.basis != "none" else "-",
+                    "goodput_basis": {"at-least": "at least", "counted": "counted"}.get(p.goodput.basis),
+                    "cost": money(float(p.cost)) if p.cost is not None else None,
+                    "cost_note": p.cost_note,
+                    "cheapest": p.cheapest,
+                    "limits": p.limits,
+                    "mark": LIMIT_MARKS[p.limits],
+                    "words": LIMIT_WORDS[p.limits],
+                    "notes": list(p.limit_notes),
+                    "codes": list(p.codes),
+                }
+            )
     return {
         "file": name(o.offer),
         "rows": rows,
@@ -162,12 +164,14 @@ def _frontier_chart(e: Economics, o: OfferCosts, name: Callable[[str], str]) -> 
         label = f"{config.configuration} ({'offered' if config.role == 'offered' else 'baseline'})"
         if config.offer != o.offer:
             label += f", {name(config.offer)}"
-        series.append(Series(
-            label + ("" if established else " (not established)"),
-            [(float(p.per_user), float(p.per_accelerator)) for p in points],
-            offer_style(i, baseline=config.role == "baseline", established=established),
-            [p.label + ("" if p.within_limits else f" {LIMIT_MARKS[p.limits]}") + (" cheapest" if p.cheapest else "") for p in points],
-        ))
+        series.append(
+            Series(
+                label + ("" if established else " (not established)"),
+                [(float(p.per_user), float(p.per_accelerator)) for p in points],
+                offer_style(i, baseline=config.role == "baseline", established=established),
+                [p.label + ("" if p.within_limits else f" {LIMIT_MARKS[p.limits]}") + (" cheapest" if p.cheapest else "") for p in points],
+            )
+        )
     svg = frontier_chart(
         series,
         title="Throughput per accelerator against tokens/s per user",
@@ -221,16 +225,26 @@ def chart_data(c: Comparison) -> dict[str, Any]:
     lines = []
     for file, series_list in c.series.items():
         for s in series_list:
-            lines.append({
-                "offer": file,
-                "configuration": s.configuration,
-                "role": "offer",
-                "points": [(p.concurrency, p.tokens_per_s) for p in s.points if p.tokens_per_s is not None],
-                "established": all(p.established for p in s.points),
-                "break_even": s.break_even.as_dict(),
-            })
+            lines.append(
+                {
+                    "offer": file,
+                    "configuration": s.configuration,
+                    "role": "offer",
+                    "points": [(p.concurrency, p.tokens_per_s) for p in s.points if p.tokens_per_s is not None],
+                    "established": all(p.established for p in s.points),
+                    "break_even": s.break_even.as_dict(),
+                }
+            )
             base = [(p.concurrency, p.baseline_tokens_per_s) for p in s.points if p.baseline_tokens_per_s is not None]
             if base:
-                lines.append({"offer": file, "configuration": s.configuration, "role": "baseline", "points": base,
-                              "established": lines[-1]["established"], "break_even": None})
+                lines.append(
+                    {
+                        "offer": file,
+                        "configuration": s.configuration,
+                        "role": "baseline",
+                        "points": base,
+                        "established": lines[-1]["established"],
+                        "break_even": None,
+                    }
+                )
     return {"x": "concurrency", "y": "output tokens/s (E / T)", "lines": lines}

@@ -3,10 +3,10 @@ the reason behind every cell, the ranking in plain sentences, and the figures ac
 
 from __future__ import annotations
 
-from ..engine.wording import REQUIREMENT_STATUS as _STATUS
-from ..engine.wording import column, loads_text, money, num
 from ..buyer.costs import PER_REQUEST
 from ..buyer.results import Comparison
+from ..engine.wording import REQUIREMENT_STATUS as _STATUS
+from ..engine.wording import column, loads_text, money
 
 
 def _table(rows: list[tuple[str, ...]], indent: str = "  ") -> list[str]:
@@ -31,9 +31,7 @@ def render(c: Comparison) -> str:
     total = len(c.requirements)
     for s in c.standings:
         evidence = "evidence established" if s.evidence == "established" else f"evidence {s.evidence.replace('-', ' ').upper()}"
-        out.append(
-            f"  {s.rank}. {s.name}: meets {s.met} of {total}, not met {s.not_met}, not established {s.not_established} ({evidence})"
-        )
+        out.append(f"  {s.rank}. {s.name}: meets {s.met} of {total}, not met {s.not_met}, not established {s.not_established} ({evidence})")
     out += [f"  {line}" for line in c.statements]
     out += _cost_summary(c)
     for s in c.standings:
@@ -63,15 +61,17 @@ def _figures(c: Comparison, file: str) -> list[str]:
         # Each figure column with one number of decimals (wording.column).
         tps, base, speedups = (column([getattr(p, k) for p in points]) for k in ("tokens_per_s", "baseline_tokens_per_s", "speedup"))
         for k, p in enumerate(points):
-            rows.append((
-                str(p.concurrency),
-                p.run,
-                tps[k],
-                p.baseline_run or "-",
-                base[k],
-                speedups[k] + ("x" if p.speedup is not None else ""),
-                "" if p.established else "not established",
-            ))
+            rows.append(
+                (
+                    str(p.concurrency),
+                    p.run,
+                    tps[k],
+                    p.baseline_run or "-",
+                    base[k],
+                    speedups[k] + ("x" if p.speedup is not None else ""),
+                    "" if p.established else "not established",
+                )
+            )
         out += _table(rows, "    ")
         out.append(f"    {series.break_even.text}")
     return out
@@ -86,7 +86,9 @@ def _cost_summary(c: Comparison) -> list[str]:
         return []
     out = ["", "cost per million output tokens (the whole hour of the hardware charged to the output tokens emitted in it):"]
     out.append(f"  price: {e.price_text}")
-    out.append(f"  within your limits: {'; '.join(e.limits) if e.limits else 'no latency or per-request throughput limits stated, so every load counts'}")
+    out.append(
+        f"  within your limits: {'; '.join(e.limits) if e.limits else 'no latency or per-request throughput limits stated, so every load counts'}"
+    )
     out.append(f"  tokens/s per user: {PER_REQUEST} for a closed-loop run, otherwise 1000 / TPOT (where a cell says so)")
     out.append(f"  goodput: {e.goodput}")
     out += [f"  {f.code}: {f.message}" for f in e.findings]
@@ -108,8 +110,19 @@ def _costs(c: Comparison, file: str) -> list[str]:
     priced = e.price is not None
     points = [p for config in o.configurations for p in config.points]
     counted = any(p.goodput.basis != "none" for p in points)  # the column only where some point has one
-    rows = [("load", "configuration", "role", "runs", "tok/s per accelerator", "tok/s per user",
-             *(["goodput req/s"] if counted else []), *([f"{currency} per million tokens"] if priced else []), "within your limits")]
+    rows = [
+        (
+            "load",
+            "configuration",
+            "role",
+            "runs",
+            "tok/s per accelerator",
+            "tok/s per user",
+            *(["goodput req/s"] if counted else []),
+            *([f"{currency} per million tokens"] if priced else []),
+            "within your limits",
+        )
+    ]
     good = iter(column([None if p.goodput.requests_per_s is None else float(p.goodput.requests_per_s) for p in points]))
     # One number of decimals per column (wording.column); costs in cents (wording.money).
     per_accelerator = iter(column([None if p.per_accelerator is None else float(p.per_accelerator) for p in points]))
@@ -121,17 +134,19 @@ def _costs(c: Comparison, file: str) -> list[str]:
             limits = LIMIT_WORDS[p.limits] + (f" ({'; '.join(p.limit_notes)})" if p.limit_notes else "")
             if p.codes:
                 limits += f" [{', '.join(p.codes)}]"
-            rows.append((
-                p.label + (" (interpolated)" if p.basis == "interpolated" else ""),
-                config.configuration + ("" if config.offer == file else f" ({c.name(config.offer)})"),
-                config.role,
-                " - ".join(p.runs),
-                next(per_accelerator),
-                user,
-                *([_goodput_cell(next(good), p)] if counted else []),
-                *([cost] if priced else []),
-                limits,
-            ))
+            rows.append(
+                (
+                    p.label + (" (interpolated)" if p.basis == "interpolated" else ""),
+                    config.configuration + ("" if config.offer == file else f" ({c.name(config.offer)})"),
+                    config.role,
+                    " - ".join(p.runs),
+                    next(per_accelerator),
+                    user,
+                    *([_goodput_cell(next(good), p)] if counted else []),
+                    *([cost] if priced else []),
+                    limits,
+                )
+            )
     out += _table(rows, "    ")
     if e.price is not None:
         out += [f"    {config.configuration}: {config.hourly_text}" for config in o.configurations]

@@ -84,10 +84,7 @@ def log_ticks(low: float, high: float, steps: tuple[float, ...] = (1, 2, 5)) -> 
 
 
 def _text(x: float, y: float, text: str, *, size: float = 9, anchor: str = "middle", extra: str = "") -> str:
-    return (
-        f'<text x="{x:.1f}" y="{y:.1f}" font-family="{FONT}" font-size="{size}" '
-        f'text-anchor="{anchor}" fill="#000"{extra}>{escape(text)}</text>'
-    )
+    return f'<text x="{x:.1f}" y="{y:.1f}" font-family="{FONT}" font-size="{size}" text-anchor="{anchor}" fill="#000"{extra}>{escape(text)}</text>'
 
 
 def _marker(kind: str, x: float, y: float, fill: str, size: float | None = None, stroke: str = "#000") -> str:
@@ -159,8 +156,17 @@ def line_text(series: list[Series], x_name: str, y_unit: str) -> str:
     return " ".join(parts)
 
 
-def line_chart(series: list[Series], *, title: str, x_label: str, y_label: str, width: int = 500, height: int = 290,
-               x_name: str = "concurrency", y_unit: str = "tokens/s") -> str:
+def line_chart(
+    series: list[Series],
+    *,
+    title: str,
+    x_label: str,
+    y_label: str,
+    width: int = 500,
+    height: int = 290,
+    x_name: str = "concurrency",
+    y_unit: str = "tokens/s",
+) -> str:
     """Log y over a log2 x axis (concurrency 1, 8, 64, 256 spread evenly), one line per series.
     On a log y axis a speedup is the vertical gap, whatever the throughput's size."""
     series = [Series(s.label, [(x, y) for x, y in s.points if x > 0 and y > 0], s.style) for s in series]
@@ -168,12 +174,32 @@ def line_chart(series: list[Series], *, title: str, x_label: str, y_label: str, 
     ys = [y for s in series for _, y in s.points]
     if not xs or not ys:
         return ""
-    return _chart(series, _log2_axis(xs), _log10_axis(ys), title=title, x_label=x_label, y_label=y_label, width=width, height=height,
-                  x_name=x_name, y_unit=y_unit)
+    return _chart(
+        series,
+        _log2_axis(xs),
+        _log10_axis(ys),
+        title=title,
+        x_label=x_label,
+        y_label=y_label,
+        width=width,
+        height=height,
+        x_name=x_name,
+        y_unit=y_unit,
+    )
 
 
-def frontier_chart(series: list[Series], *, title: str, x_label: str, y_label: str, x_marks: list[tuple[float, str]] = (),
-                   width: int = 660, height: int = 320, x_name: str = "tokens/s per user", y_unit: str = "tokens/s per accelerator") -> str:
+def frontier_chart(
+    series: list[Series],
+    *,
+    title: str,
+    x_label: str,
+    y_label: str,
+    x_marks: list[tuple[float, str]] = (),
+    width: int = 660,
+    height: int = 320,
+    x_name: str = "tokens/s per user",
+    y_unit: str = "tokens/s per accelerator",
+) -> str:
     """Linear axes from 0, one line per series joined in order of x, each point labelled with its
     series' `point_labels` (concurrency), and a dashed vertical line at each of `x_marks` (a limit)."""
     series = [s for s in series if s.points]
@@ -181,12 +207,35 @@ def frontier_chart(series: list[Series], *, title: str, x_label: str, y_label: s
     ys = [y for s in series for _, y in s.points]
     if not ys:
         return ""
-    return _chart(series, _linear_axis(xs), _linear_axis(ys), title=title, x_label=x_label, y_label=y_label,
-                  width=width, height=height, x_marks=x_marks, x_name=x_name, y_unit=y_unit)
+    return _chart(
+        series,
+        _linear_axis(xs),
+        _linear_axis(ys),
+        title=title,
+        x_label=x_label,
+        y_label=y_label,
+        width=width,
+        height=height,
+        x_marks=x_marks,
+        x_name=x_name,
+        y_unit=y_unit,
+    )
 
 
-def _chart(series: list[Series], x_axis: _Axis, y_axis: _Axis, *, title: str, x_label: str, y_label: str, width: int,
-           height: int, x_name: str, y_unit: str, x_marks: list[tuple[float, str]] = ()) -> str:
+def _chart(
+    series: list[Series],
+    x_axis: _Axis,
+    y_axis: _Axis,
+    *,
+    title: str,
+    x_label: str,
+    y_label: str,
+    width: int,
+    height: int,
+    x_name: str,
+    y_unit: str,
+    x_marks: list[tuple[float, str]] = (),
+) -> str:
     left, right, top, bottom = 62, 14, 30, 62
     legend = _legend_rows([s.label for s in series], width, left)
     height += 13 * (len(legend) - 1)  # the plot keeps its size; extra legend rows go below it
@@ -217,7 +266,9 @@ def _chart(series: list[Series], x_axis: _Axis, y_axis: _Axis, *, title: str, x_
     parts.append(_text(14, top + plot_h / 2, y_label, size=9, extra=f' transform="rotate(-90 14 {top + plot_h / 2:.1f})"'))
     for i, (x, label) in enumerate(x_marks):
         # A limit: a heavy dash-dot line, unlike any series' pattern, labelled inside the plot's top edge.
-        parts.append(f'<line x1="{px(x):.1f}" y1="{top}" x2="{px(x):.1f}" y2="{top + plot_h}" stroke="#000" stroke-width="1.2" stroke-dasharray="8 2 1 2"/>')
+        parts.append(
+            f'<line x1="{px(x):.1f}" y1="{top}" x2="{px(x):.1f}" y2="{top + plot_h}" stroke="#000" stroke-width="1.2" stroke-dasharray="8 2 1 2"/>'
+        )
         # Right of the line, or left of it where the label would run past the plot's right edge.
         fits = px(x) + 4 + 4.7 * len(label) <= left + plot_w
         parts.append(_text(px(x) + (4 if fits else -4), top + 11 + 11 * i, label, size=8, anchor="start" if fits else "end"))
@@ -238,7 +289,9 @@ def _chart(series: list[Series], x_axis: _Axis, y_axis: _Axis, *, title: str, x_
         for i, legend_x in entries:
             style = styles[i]
             stroke = style.get("stroke", "#000")
-            parts.append(f'<line x1="{legend_x}" y1="{ly - 3}" x2="{legend_x + 26}" y2="{ly - 3}" stroke="{stroke}" stroke-width="1.6"{dash(style)}/>')
+            parts.append(
+                f'<line x1="{legend_x}" y1="{ly - 3}" x2="{legend_x + 26}" y2="{ly - 3}" stroke="{stroke}" stroke-width="1.6"{dash(style)}/>'
+            )
             parts.append(_marker(style["marker"], legend_x + 13, ly - 3, style["fill"], style.get("size"), stroke))
             parts.append(_text(legend_x + 32, ly, series[i].label, size=8.5, anchor="start"))
     parts.append("</svg>")
@@ -251,8 +304,9 @@ _LABEL_SPOTS = ((6, -6, "start"), (8, 3, "start"), (6, 13, "start"), (-6, -6, "e
 _LABEL_SPOTS_BELOW = ((6, 13, "start"), (8, 3, "start"), (6, -6, "start"), (-6, 13, "end"), (-6, -6, "end"), (-8, 3, "end"))
 
 
-def _point_labels(series: list[Series], px: Callable[[float], float], py: Callable[[float], float],
-                  frame: tuple[float, float, float, float]) -> list[str]:
+def _point_labels(
+    series: list[Series], px: Callable[[float], float], py: Callable[[float], float], frame: tuple[float, float, float, float]
+) -> list[str]:
     """Each point's label beside it, at the first spot that covers no marker, no label placed
     before it and stays inside the plot (text width estimated at 4.4 px a character at 7.5 pt)."""
     taken = [(px(x) - 5, py(y) - 5, px(x) + 5, py(y) + 5) for s in series for x, y in s.points]
@@ -287,8 +341,12 @@ def bar_chart(counts: list[int], *, title: str, x_label: str, y_label: str, widt
     slot = plot_w / len(counts)
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img" aria-label={quoteattr(title)}>',
-        _alternative(title, f"{y_label} by {x_label}: " + "; ".join(
-            f"{j}: {num(c)} ({100 * c / total:.0f} %)" if total else f"{j}: {num(c)}" for j, c in enumerate(counts)) + "."),
+        _alternative(
+            title,
+            f"{y_label} by {x_label}: "
+            + "; ".join(f"{j}: {num(c)} ({100 * c / total:.0f} %)" if total else f"{j}: {num(c)}" for j, c in enumerate(counts))
+            + ".",
+        ),
         _text(width / 2, 14, title, size=9.5, extra=' font-weight="bold"'),
     ]
     for t in ticks:
@@ -298,7 +356,9 @@ def bar_chart(counts: list[int], *, title: str, x_label: str, y_label: str, widt
     for j, c in enumerate(counts):
         h = c / y_max * plot_h
         x = left + j * slot + slot * 0.18
-        parts.append(f'<rect x="{x:.1f}" y="{top + plot_h - h:.1f}" width="{slot * 0.64:.1f}" height="{h:.1f}" fill="#777" stroke="#000" stroke-width="0.8"/>')
+        parts.append(
+            f'<rect x="{x:.1f}" y="{top + plot_h - h:.1f}" width="{slot * 0.64:.1f}" height="{h:.1f}" fill="#777" stroke="#000" stroke-width="0.8"/>'
+        )
         share = f"{100 * c / total:.0f} %" if total else "-"
         parts.append(_text(left + (j + 0.5) * slot, top + plot_h - h - 3, share, size=7.5))
         parts.append(_text(left + (j + 0.5) * slot, top + plot_h + 12, str(j), size=8))

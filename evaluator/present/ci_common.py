@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 from ..rules import lookup
 
 if TYPE_CHECKING:
-    from ..rules.results import FileAssessment, Finding
     from ..rules.registry import Rule
+    from ..rules.results import FileAssessment, Finding
 
 _URL = re.compile(r"https://[^\s,;)]+")
 

@@ -68,9 +68,11 @@ def describe_differences(embedded: dict[str, Any], fresh: dict[str, Any]) -> lis
 
 def _run_differences(embedded: dict[str, Any], fresh: dict[str, Any]) -> list[str]:
     """Each run figure that changed (a figure the report prints, such as a speedup or K)."""
+
     def runs(doc: dict[str, Any]) -> dict[tuple[Any, Any], dict[str, Any]]:
-        return {(f.get("file"), r.get("run")): r for f in doc.get("files", []) if isinstance(f, dict)
-                for r in f.get("runs") or [] if isinstance(r, dict)}
+        return {
+            (f.get("file"), r.get("run")): r for f in doc.get("files", []) if isinstance(f, dict) for r in f.get("runs") or [] if isinstance(r, dict)
+        }
 
     then, now = runs(embedded), runs(fresh)
     out = []
@@ -89,8 +91,9 @@ def requirements_differences(embedded: Any, fresh: Any) -> list[str]:
     if embedded == fresh:
         return []
     if not isinstance(embedded, dict) or not isinstance(fresh, dict):
-        return [f"requirements section: {'absent' if not embedded else 'present'} in the report, "
-                f"{'absent' if not fresh else 'present'} when judged again"]
+        return [
+            f"requirements section: {'absent' if not embedded else 'present'} in the report, {'absent' if not fresh else 'present'} when judged again"
+        ]
     out = []
     then_profile, now_profile = embedded.get("profile") or {}, fresh.get("profile") or {}
     for key in ("file", "sha256", "buyer", "profile_id"):
@@ -128,8 +131,12 @@ def _cost_differences(embedded: Any, fresh: Any) -> list[str]:
         out.append(f"price: {embedded.get('price_text')} -> {fresh.get('price_text')}")
 
     def cheapest(doc: dict[str, Any]) -> dict[tuple[Any, str], Any]:
-        return {(o.get("offer"), key): (o.get(key) or {}).get("text") for o in doc.get("offers") or [] if isinstance(o, dict)
-                for key in ("cheapest", "baseline_cheapest")}
+        return {
+            (o.get("offer"), key): (o.get(key) or {}).get("text")
+            for o in doc.get("offers") or []
+            if isinstance(o, dict)
+            for key in ("cheapest", "baseline_cheapest")
+        }
 
     then, now = cheapest(embedded), cheapest(fresh)
     for (offer, key), text in now.items():

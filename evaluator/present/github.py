@@ -12,8 +12,8 @@ from .ci_common import findings, message
 from .text import summary_line
 
 if TYPE_CHECKING:
-    from ..rules.results import FileAssessment
     from ..buyer.results import Comparison
+    from ..rules.results import FileAssessment
 
 COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
 

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 from .ci_common import findings, fingerprint, message
 
 if TYPE_CHECKING:
-    from ..rules.results import FileAssessment
     from ..buyer.results import Comparison
+    from ..rules.results import FileAssessment
 
 # GitLab's severities are info, minor, major, critical and blocker.
 SEVERITY = {"error": "major", "warning": "minor", "info": "info"}

@@ -14,10 +14,10 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__
-from ..rules.results import FileAssessment
 from ..engine.record import RECORD_VERSION
-from ..rules import RULE_CATALOG_VERSION
 from ..engine.wording import names_of
+from ..rules import RULE_CATALOG_VERSION
+from ..rules.results import FileAssessment
 
 if TYPE_CHECKING:
     from ..buyer.results import Comparison
@@ -55,11 +55,7 @@ def document(results: list[FileAssessment], *, full: bool = True, comparison: Co
         }
         if full:
             entry["record_version"] = r.record.record_version if r.record else None
-            entry["offer"] = (
-                {"vendor": r.record.offer.vendor, "offer_id": r.record.offer.offer_id, "date": r.record.offer.date}
-                if r.record
-                else None
-            )
+            entry["offer"] = {"vendor": r.record.offer.vendor, "offer_id": r.record.offer.offer_id, "date": r.record.offer.date} if r.record else None
             entry["claims"] = [
                 {
                     "id": c.id,

@@ -13,8 +13,8 @@ from ..engine.wording import VERDICT_TEXT
 from .ci_common import message
 
 if TYPE_CHECKING:
-    from ..rules.results import FileAssessment
     from ..buyer.results import Comparison
+    from ..rules.results import FileAssessment
 
 # XML 1.0 has no way to write these characters at all, escaped or not.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")

@@ -9,23 +9,22 @@ lists, dicts) and is escaped there, except the SVG charts, whose labels charts.p
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
-from ..engine.wording import VERDICT_HEADING as OUTCOME_WORDS
 from .._infra.safe_text import isolated, xml_safe
+from ..engine.wording import VERDICT_HEADING as OUTCOME_WORDS
 from ..engine.wording import claimed, column, num, offer_names
-from .charts import Series, bar_chart, line_chart
 from .buyer_pages import RuleOf, fit_context
+from .charts import Series, bar_chart, line_chart
 
 if TYPE_CHECKING:
     from ..engine.metrics import RunMetrics
-    from ..rules.results import FileAssessment, Finding
     from ..engine.record import EvidenceRecord, Run
     from ..pipeline import Assessed
+    from ..rules.results import FileAssessment, Finding
 
 
 @dataclass(frozen=True)
@@ -42,9 +41,7 @@ class Embedded:
         return hashlib.sha256(self.data).hexdigest()
 
 
-def report_context(
-    assessed: Assessed, document: dict[str, Any], embedded: list[Embedded], *, assessed_at: str, signer: str | None
-) -> dict[str, Any]:
+def report_context(assessed: Assessed, document: dict[str, Any], embedded: list[Embedded], *, assessed_at: str, signer: str | None) -> dict[str, Any]:
     results = assessed.results
     # Vendor and offer id each in its own bidi isolate: the footer and the title join them.
     names = offer_names(
@@ -98,8 +95,9 @@ def _footer(results: list[FileAssessment], names: list[str]) -> str:
     return f"{len(results)} evidence records"
 
 
-def _finding(f: Finding, rule_of: RuleOf, explained: set[str] | None = None, shown: dict[int, str] | None = None,
-             claim: str | None = None) -> dict[str, Any]:
+def _finding(
+    f: Finding, rule_of: RuleOf, explained: set[str] | None = None, shown: dict[int, str] | None = None, claim: str | None = None
+) -> dict[str, Any]:
     """A finding with its rule's title and rationale; the rationale only the first time a
     rule appears in `explained`'s section. A finding already shown under an earlier claim
     (`shown`: finding -> claim id) is given as a one-line reference to it."""
@@ -165,9 +163,9 @@ def _file(r: FileAssessment, name: str, rule_of: RuleOf, entry: dict[str, Any]) 
             "run": c.run,
             "baseline": c.baseline,
             # As the vendor stated it: a range or a bound as stated ("up to 4x"), a figure as written ("1.90x").
-            "claimed": c.stated if c.value_high is not None or c.bound is not None else (
-                None if c.value is None else claimed(c.text, c.written, c.value, c.unit or "")
-            ),
+            "claimed": c.stated
+            if c.value_high is not None or c.bound is not None
+            else (None if c.value is None else claimed(c.text, c.written, c.value, c.unit or "")),
             "computed": _figure(c.computed),
             "output": _figure(c.output) if c.output != c.computed else None,
             "findings": [_finding(f, rule_of, explained, shown, c.id) for f in c.findings if not _shared_note(f, c.id)],
@@ -189,9 +187,7 @@ def _file(r: FileAssessment, name: str, rule_of: RuleOf, entry: dict[str, Any]) 
     out["quality_missing"] = [run.id for run in rec.runs if not run.quality]
     scope = rec.installation_scope
     out["installation"] = (
-        {"items": [i.model_dump() for i in scope.items], "notes": scope.notes}
-        if scope is not None and (scope.items or scope.notes)
-        else None
+        {"items": [i.model_dump() for i in scope.items], "notes": scope.notes} if scope is not None and (scope.items or scope.notes) else None
     )
     return out
 
@@ -218,7 +214,11 @@ def _quality(rec: EvidenceRecord) -> dict[str, Any] | None:
         "shared": shared,
         "columns": [label for _, label in columns],
         "rows": [
-            {"run": r["run"], "score": scores[k], "cells": [_text(r[key]) if key != "baseline_score" or r[key] is None else num(r[key]) for key, _ in columns]}
+            {
+                "run": r["run"],
+                "score": scores[k],
+                "cells": [_text(r[key]) if key != "baseline_score" or r[key] is None else num(r[key]) for key, _ in columns],
+            }
             for k, r in enumerate(rows)
         ],
     }
@@ -266,10 +266,8 @@ def _accounting(run: Run, m: RunMetrics) -> dict[str, Any]:
     if m.spread is not None:
         sp = m.spread
         low, high = column([sp.minimum, sp.maximum])
-        spread = (
-            f"{sp.repetitions} repetitions: median {num(sp.median, 'tokens/s')}, "
-            f"range {low} to {high}"
-            + ("" if sp.relative_range is None else f" ({100 * sp.relative_range:.1f} % of the median)")
+        spread = f"{sp.repetitions} repetitions: median {num(sp.median, 'tokens/s')}, range {low} to {high}" + (
+            "" if sp.relative_range is None else f" ({100 * sp.relative_range:.1f} % of the median)"
         )
     return {
         "run": run.id,
@@ -369,10 +367,16 @@ def _configuration(cfg) -> dict[str, Any]:
         ("tokenizer", f"{_text(cfg.target.tokenizer)} @ {_text(cfg.target.tokenizer_revision)}"),
         ("proposer", proposer + (f" ({', '.join(extras)})" if extras else "")),
         ("draft length K", k if p.method != "none" else "not applicable"),
-        ("numerics", f"weights {_text(cfg.numerics.weights)}; activations {_text(cfg.numerics.activations)}; KV cache {_text(cfg.numerics.kv_cache)}"),
+        (
+            "numerics",
+            f"weights {_text(cfg.numerics.weights)}; activations {_text(cfg.numerics.activations)}; KV cache {_text(cfg.numerics.kv_cache)}",
+        ),
         ("sampling", f"temperature {_text(s.temperature)}, top-p {_text(s.top_p)}, top-k {_text(s.top_k)}, seed {_text(s.seed)}, n {_text(s.n)}"),
         ("runtime", f"{_text(cfg.runtime.name)} {_text(cfg.runtime.version)}"),
-        ("hardware", f"{_text(cfg.hardware.count)} x {_text(cfg.hardware.accelerator)}; {_text(cfg.hardware.interconnect)}; host {_text(cfg.hardware.host)}"),
+        (
+            "hardware",
+            f"{_text(cfg.hardware.count)} x {_text(cfg.hardware.accelerator)}; {_text(cfg.hardware.interconnect)}; host {_text(cfg.hardware.host)}",
+        ),
     ]
     return {"id": cfg.id, "rows": rows, "flags": cfg.runtime.flags}
 

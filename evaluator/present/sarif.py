@@ -14,8 +14,8 @@ from ..rules import REGISTRY, RULE_CATALOG_VERSION
 from .ci_common import findings, fingerprint, help_text, help_uri, message, rule_of
 
 if TYPE_CHECKING:
-    from ..rules.results import FileAssessment
     from ..buyer.results import Comparison
+    from ..rules.results import FileAssessment
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVEL = {"error": "error", "warning": "warning", "info": "note"}

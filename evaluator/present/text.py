@@ -10,10 +10,10 @@ from __future__ import annotations
 import textwrap
 from typing import TYPE_CHECKING
 
-from ..rules.results import FileAssessment, Finding
-from ..rules import REGISTRY
 from .._infra.safe_text import shown
 from ..engine.wording import VERDICT_TEXT, column, num
+from ..rules import REGISTRY
+from ..rules.results import FileAssessment, Finding
 
 if TYPE_CHECKING:
     from ..buyer.results import Comparison
@@ -87,7 +87,7 @@ def _assessment(r: FileAssessment) -> list[str]:
     for c in r.claims:
         out.append("")
         verdict = VERDICT_TEXT[c.verdict]
-        out.append(f"  claim {c.id} ({c.kind}): \"{shown(c.text)}\": {verdict}")
+        out.append(f'  claim {c.id} ({c.kind}): "{shown(c.text)}": {verdict}')
         figures = [x for x in (_figure(c.computed), _figure(c.output)) if x]
         if figures:
             out.append("    computed: " + "; ".join(dict.fromkeys(figures)))
@@ -130,10 +130,21 @@ def _accounting(r: FileAssessment) -> list[str]:
     header = ("run", "S", "P", "A", "B", "E", "T (s)", "A/P", "1+A/S", "E/T tok/s", "A/T", "P/T", "spread")
     metrics = list(r.metrics.values())
     # One column each, every row with the same decimals (wording.column).
-    columns = [column([getattr(m, name) for m in metrics]) for name in (
-        "verification_steps", "proposed_drafts", "accepted_drafts", "bonus_tokens", "emitted_tokens",
-        "acceptance_rate", "mean_acceptance_length", "emitted_tokens_per_s", "accepted_tokens_per_s", "proposed_tokens_per_s",
-    )]
+    columns = [
+        column([getattr(m, name) for m in metrics])
+        for name in (
+            "verification_steps",
+            "proposed_drafts",
+            "accepted_drafts",
+            "bonus_tokens",
+            "emitted_tokens",
+            "acceptance_rate",
+            "mean_acceptance_length",
+            "emitted_tokens_per_s",
+            "accepted_tokens_per_s",
+            "proposed_tokens_per_s",
+        )
+    ]
     rows = [header]
     for k, m in enumerate(metrics):
         spread = "-"

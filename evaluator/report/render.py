@@ -10,8 +10,8 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from .._infra.resources import data_dir
-from .container import ASSESSMENT_NAME, MANIFEST_NAME, RECORD_ROLE, REQUIREMENTS_ROLE, SOURCE_ROLES, attachment_name, manifest
 from ..present.report_pages import Embedded, report_context
+from .container import ASSESSMENT_NAME, MANIFEST_NAME, RECORD_ROLE, REQUIREMENTS_ROLE, SOURCE_ROLES, attachment_name, manifest
 
 if TYPE_CHECKING:
     from ..pipeline import Assessed
@@ -92,7 +92,5 @@ def render_pdf(assessed: Assessed, *, signer: str | None, when: dt.datetime | No
     when = when or assessed_at()
     embedded = embedded_files(assessed, when)
     html = render_html(assessed, embedded, when=when, signer=signer)
-    attachments = [
-        Attachment(e.name, f"{e.role}: {e.source}", "Source" if e.role in SOURCE_ROLES else "Data", e.data) for e in embedded
-    ]
+    attachments = [Attachment(e.name, f"{e.role}: {e.source}", "Source" if e.role in SOURCE_ROLES else "Data", e.data) for e in embedded]
     return (writer.write if writer is not None else write_pdf)(html, attachments, when)

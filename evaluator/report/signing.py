@@ -58,8 +58,15 @@ def keygen(directory: Path, *, common_name: str, force: bool, days: int = 3650) 
         .add_extension(
             # digital signature + non-repudiation (content commitment): what pyHanko expects of a signer.
             x509.KeyUsage(
-                digital_signature=True, content_commitment=True, key_encipherment=False, data_encipherment=False,
-                key_agreement=False, key_cert_sign=True, crl_sign=False, encipher_only=False, decipher_only=False,
+                digital_signature=True,
+                content_commitment=True,
+                key_encipherment=False,
+                data_encipherment=False,
+                key_agreement=False,
+                key_cert_sign=True,
+                crl_sign=False,
+                encipher_only=False,
+                decipher_only=False,
             ),
             critical=True,
         )
@@ -121,10 +128,10 @@ def read_password(password_file: Path | None) -> bytes | None:
 def load_identity(*, key: Path | None, cert: Path | None, pkcs12: Path | None, password_file: Path | None) -> Identity:
     """Read the key once with cryptography (which checks an RSA key's maths on every load) and
     hand pyHanko a signer that reuses it, instead of pyHanko re-reading it for each signature value."""
+    from cryptography import x509
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric import rsa
     from cryptography.hazmat.primitives.serialization import pkcs12 as p12
-    from cryptography import x509
 
     password = read_password(password_file)
     if pkcs12 is not None:
@@ -301,9 +308,7 @@ def _timestamper(identity: Identity, timestamping: Timestamping):
     given = [asn1_x509.Certificate.load(der) for der in timestamping.roots]
     roots = given + [c for c in mine + theirs if c.self_signed in ("yes", "maybe")]  # asn1crypto says "no" when not
     # hard-fail: a certificate that names a CRL or OCSP responder must have its revocation data fetched.
-    context = ValidationContext(
-        trust_roots=roots, other_certs=mine + theirs, allow_fetching=True, revocation_mode="hard-fail"
-    )
+    context = ValidationContext(trust_roots=roots, other_certs=mine + theirs, allow_fetching=True, revocation_mode="hard-fail")
     return timestamper, context
 
 
@@ -347,7 +352,12 @@ class Signing(forking.ForkedOrHere):
     otherwise here, first. Use as a context manager; the forked process never outlives it."""
 
     def __init__(
-        self, *, key: Path | None, cert: Path | None, pkcs12: Path | None, password_file: Path | None,
+        self,
+        *,
+        key: Path | None,
+        cert: Path | None,
+        pkcs12: Path | None,
+        password_file: Path | None,
         timestamping: Timestamping | None = None,
     ) -> None:
         options = {"key": key, "cert": cert, "pkcs12": pkcs12, "password_file": password_file}

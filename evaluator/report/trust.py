@@ -53,10 +53,7 @@ class CertificateInfo:
 
     def text(self) -> str:
         key = f"{self.key_type} {self.key_size} bits" if self.key_size else self.key_type
-        return (
-            f"{self.subject}; SHA-256 {self.fingerprint_sha256}; "
-            f"valid {_iso(self.not_before)} to {_iso(self.not_after)}; {key}"
-        )
+        return f"{self.subject}; SHA-256 {self.fingerprint_sha256}; valid {_iso(self.not_before)} to {_iso(self.not_after)}; {key}"
 
 
 def _iso(moment: dt.datetime) -> str:
@@ -205,7 +202,7 @@ def _read_file(path: Path, origin: str) -> list[Anchor]:
         try:
             asn1_x509.Certificate.load(der).native  # noqa: B018 (parses every field)
             info = describe(der)
-        except Exception as exc:  # asn1crypto and cryptography raise several kinds on bad DER
+        except Exception:  # asn1crypto and cryptography raise several kinds on bad DER
             # Neither PEM nor DER certificate bytes (a README, a key, a damaged file).
             raise TrustProblem(f"{where}: not a certificate (PEM or DER) ({origin})") from None
         anchors.append(Anchor(der, info, str(path)))
@@ -224,8 +221,11 @@ DOCUMENT_SIGNING_PURPOSES = {
     "2.5.29.37.0": "anyExtendedKeyUsage",
 }
 _PURPOSE_NAMES = {
-    "1.3.6.1.5.5.7.3.1": "serverAuth", "1.3.6.1.5.5.7.3.2": "clientAuth", "1.3.6.1.5.5.7.3.3": "codeSigning",
-    "1.3.6.1.5.5.7.3.8": "timeStamping", "1.3.6.1.5.5.7.3.9": "OCSPSigning",
+    "1.3.6.1.5.5.7.3.1": "serverAuth",
+    "1.3.6.1.5.5.7.3.2": "clientAuth",
+    "1.3.6.1.5.5.7.3.3": "codeSigning",
+    "1.3.6.1.5.5.7.3.8": "timeStamping",
+    "1.3.6.1.5.5.7.3.9": "OCSPSigning",
 }
 
 

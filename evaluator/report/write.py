@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .._infra.atomic import OutputRefused, refuse_output as output_problem
-from .._infra.atomic import write_atomic
+from .._infra.atomic import OutputRefused, write_atomic
+from .._infra.atomic import refuse_output as output_problem
 from .signing import SigningProblem, Timestamping
 
 if TYPE_CHECKING:
@@ -67,7 +67,11 @@ def refuse_output(output: Path, inputs: list[str], *, force: bool) -> None:
 
 
 def start_signing(
-    *, key: Path | None, cert: Path | None, pkcs12: Path | None, password_file: Path | None,
+    *,
+    key: Path | None,
+    cert: Path | None,
+    pkcs12: Path | None,
+    password_file: Path | None,
     timestamping: Timestamping | None = None,
 ) -> AbstractContextManager[Signing | None]:
     """The signer (reading the key and importing pyHanko in another process meanwhile, where
@@ -110,8 +114,17 @@ class Writing:
     """One `sdeval render`: everything but the assessment, in the order that wastes no work."""
 
     def __init__(
-        self, output: Path, inputs: list[str], *, force: bool, key: Path | None = None, cert: Path | None = None,
-        pkcs12: Path | None = None, password_file: Path | None = None, tsa: str | None = None, ltv: bool = False,
+        self,
+        output: Path,
+        inputs: list[str],
+        *,
+        force: bool,
+        key: Path | None = None,
+        cert: Path | None = None,
+        pkcs12: Path | None = None,
+        password_file: Path | None = None,
+        tsa: str | None = None,
+        ltv: bool = False,
         roots: tuple[bytes, ...] = (),
     ) -> None:
         self.output, self.inputs, self.force = output, inputs, force

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 
 from .._infra import forking
 
-
 PDF_VARIANT = "pdf/a-3a"
 
 

@@ -16,16 +16,16 @@ from functools import partial
 
 from pydantic import ValidationError
 
-from ..engine.context import Context
 from ..engine.baselines import baseline_for
 from ..engine.claim_figures import claimed_figure, claimed_text, claimed_value, output_figure
-from .results import Ask, ClaimResult, FileAssessment, Finding, Verdict
+from ..engine.context import Context
 from ..engine.loader import LoadedFile, pointer
 from ..engine.metrics import speedup
 from ..engine.record import EvidenceRecord
+from ..engine.schema_wording import schema_problems
 from . import REGISTRY
 from .registry import Path
-from ..engine.schema_wording import schema_problems
+from .results import Ask, ClaimResult, FileAssessment, Finding, Verdict
 
 
 def assess(loaded: LoadedFile) -> FileAssessment:
@@ -46,12 +46,9 @@ def assess(loaded: LoadedFile) -> FileAssessment:
     result.record = record
     result.metrics = ctx.metrics
     result.k = {run.id: ctx.effective_k(run) for run in record.runs}
-    result.baseline = {
-        run.id: getattr(baseline_for(ctx, run), "id", None) if run.arrangement == "speculative" else None for run in record.runs
-    }
+    result.baseline = {run.id: getattr(baseline_for(ctx, run), "id", None) if run.arrangement == "speculative" else None for run in record.runs}
     result.speedup = {
-        run_id: speedup(m, ctx.metrics[base]) if (base := result.baseline.get(run_id)) in ctx.metrics else None
-        for run_id, m in ctx.metrics.items()
+        run_id: speedup(m, ctx.metrics[base]) if (base := result.baseline.get(run_id)) in ctx.metrics else None for run_id, m in ctx.metrics.items()
     }
     findings = []
     for rule in REGISTRY.values():
@@ -103,11 +100,7 @@ def _relevant_prefixes(ctx: Context, index: int) -> list[Path]:
 def _claim_result(ctx: Context, index: int, findings: list[Finding], written: Callable[[], str | None]) -> ClaimResult:
     claim = ctx.record.claims[index]
     prefixes = _relevant_prefixes(ctx, index)
-    behind = [
-        f
-        for f in findings
-        if f.claim == claim.id or (f.claim is None and any(f.path[: len(p)] == p for p in prefixes))
-    ]
+    behind = [f for f in findings if f.claim == claim.id or (f.claim is None and any(f.path[: len(p)] == p for p in prefixes))]
     verdict: Verdict = "not-established" if any(f.severity == "error" for f in behind) else "established"
     figure, out = claimed_figure(ctx, claim), output_figure(ctx, claim)
     return ClaimResult(
@@ -133,7 +126,14 @@ def _schema_findings(exc: ValidationError, loaded: LoadedFile) -> list[Finding]:
     problems = schema_problems(exc.errors(include_url=False), loaded, "evidence-record.schema.json")
     schema_rule = REGISTRY["schema"]
     return [
-        Finding("schema", "error", p.path, p.message, line=p.line, column=p.column,
-                ask=schema_rule.request(where=pointer(p.path) or "the record", problem=p.message))
+        Finding(
+            "schema",
+            "error",
+            p.path,
+            p.message,
+            line=p.line,
+            column=p.column,
+            ask=schema_rule.request(where=pointer(p.path) or "the record", problem=p.message),
+        )
         for p in problems
     ]

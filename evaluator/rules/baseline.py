@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-from ..engine.context import Context
-from ..engine.claim_figures import claimed_text
 from ..engine.baselines import comparison_fields
+from ..engine.claim_figures import claimed_text
+from ..engine.context import Context
 from ..engine.record import Claim, Run
 from ..engine.wording import and_join, num
 from .registry import Violation, message, rule

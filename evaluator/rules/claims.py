@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-
 from fractions import Fraction
 
-from ..engine.claim_figures import CLAIM_FORMULAS, UNDEFINED, Figure, basis_undefined, claimed_figure, claimed_range, claimed_text, claimed_value, output_figure
-from ..engine.metrics import Bounds, exact
+from ..engine.claim_figures import (
+    CLAIM_FORMULAS,
+    UNDEFINED,
+    Figure,
+    basis_undefined,
+    claimed_figure,
+    claimed_range,
+    claimed_text,
+    claimed_value,
+    output_figure,
+)
 from ..engine.context import Context
+from ..engine.metrics import Bounds, exact
 from ..engine.record import Claim
 from ..engine.wording import LATENCY_WORDS, and_join, num, seconds
 from .registry import Violation, rule
@@ -93,10 +102,7 @@ def throughput_basis(ctx: Context) -> Iterator[Violation]:
         if run is not None and claim.kind == "output-throughput":
             m = ctx.metrics[run.id]
             if m.emitted_tokens_per_s is not None:
-                message += (
-                    f"; emitted output over the same {seconds(m.duration_s)} interval is "
-                    f"{num(m.emitted_tokens_per_s, 'tokens/s')}"
-                )
+                message += f"; emitted output over the same {seconds(m.duration_s)} interval is {num(m.emitted_tokens_per_s, 'tokens/s')}"
             else:
                 message += f"; run {run.id} gives no emitted output over a measured interval"
         yield Violation(message, ("claims", i, "counted"), claim=claim.id, ask={"value": _claimed(claim), "run": claim.run, "what": what})
@@ -296,11 +302,15 @@ def figure_provenance(ctx: Context) -> Iterator[Violation]:
             how = f" ({claim.provenance_detail})" if claim.provenance_detail else ""
             problem = (f"{claimed} was derived from other figures{how}, not measured; only a run measuring it establishes it", "provenance")
         elif claim.provenance == "selected" and claim.selected_configuration is None:
-            problem = (f"{claimed} is the best point of a sweep but names no configuration it was selected from "
-                       "(selected_configuration)", "provenance")
+            problem = (
+                f"{claimed} is the best point of a sweep but names no configuration it was selected from (selected_configuration)",
+                "provenance",
+            )
         elif claim.provenance == "selected" and claim.selected_configuration not in ctx.config_index:
-            problem = (f"{claimed} was selected from configuration {claim.selected_configuration}, which the record does "
-                       "not have", "selected_configuration")
+            problem = (
+                f"{claimed} was selected from configuration {claim.selected_configuration}, which the record does not have",
+                "selected_configuration",
+            )
         else:
             continue
         message, field = problem
@@ -380,10 +390,8 @@ def task_extrapolated(ctx: Context) -> Iterator[Violation]:
         measured = run.workload.task
         if measured is None or measured.strip().lower() != claim.task.strip().lower():
             yield Violation(
-                f'the claim is stated for task "{claim.task}" but run {run.id} measured '
-                + (f'"{measured}"' if measured else "no stated task"),
+                f'the claim is stated for task "{claim.task}" but run {run.id} measured ' + (f'"{measured}"' if measured else "no stated task"),
                 ("claims", i, "task"),
                 claim=claim.id,
                 ask={"task": claim.task, "run": run.id, "measured": f'"{measured}"' if measured else "no stated task"},
             )
-

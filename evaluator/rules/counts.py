@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from fractions import Fraction
 
+from ..engine.context import Context, speculating
 from ..engine.metrics import TOOL_TIMING_RESOLUTION_S, Bounds, exact, output_rate_bounds
 from ..engine.record import Run
-from ..engine.context import Context, speculating
 from ..engine.wording import distinct, num
 from .registry import Violation, message, rule
 
@@ -49,7 +49,10 @@ def _identity_violations(ctx: Context, i: int, run: Run) -> Iterator[Violation]:
     if k is not None and S is not None and P is not None:
         offered = P + (c.invalidated_drafts or 0)
         if offered > k * S:
-            yield v(f"P = {P}{' plus ' + str(c.invalidated_drafts) + ' invalidated' if c.invalidated_drafts else ''} exceeds K x S = {k} x {S} = {k * S}", "proposed_drafts")
+            yield v(
+                f"P = {P}{' plus ' + str(c.invalidated_drafts) + ' invalidated' if c.invalidated_drafts else ''} exceeds K x S = {k} x {S} = {k * S}",
+                "proposed_drafts",
+            )
     h = c.accepted_length_histogram
     if h is not None:
         if S is not None and sum(h) != S:
@@ -132,7 +135,12 @@ def _reported_figures(ctx: Context, i: int, run: Run) -> Iterator[Violation]:
     for name, computed, formula, bounds in (
         ("acceptance_rate", m.acceptance_rate, "A / P", _ratio(c.accepted_drafts, c.proposed_drafts)),
         ("mean_acceptance_length", m.mean_acceptance_length, "1 + A / S", _ratio(c.accepted_drafts, c.verification_steps, 1)),
-        ("output_tokens_per_s", m.emitted_tokens_per_s, "E / T", output_rate_bounds(c.emitted_tokens, run.interval.duration_s, timing_resolution=resolution)),
+        (
+            "output_tokens_per_s",
+            m.emitted_tokens_per_s,
+            "E / T",
+            output_rate_bounds(c.emitted_tokens, run.interval.duration_s, timing_resolution=resolution),
+        ),
     ):
         reported = getattr(run.reported, name)
         if reported is not None and bounds is not None and not bounds.allows(reported, stated_precision=True):
@@ -188,7 +196,11 @@ def _disagreements(run: Run) -> list[str]:
 
 
 def _capture_advice(run: Run) -> str:
-    command = " and import them with the result: sdeval import vllm-bench RESULT --metrics BEFORE AFTER" if run.source and run.source.format == "vllm-bench" else ""
+    command = (
+        " and import them with the result: sdeval import vllm-bench RESULT --metrics BEFORE AFTER"
+        if run.source and run.source.format == "vllm-bench"
+        else ""
+    )
     return (
         "; to settle it, scrape the server's /metrics just before and just after the benchmark, with nothing else sent to it"
         f"{command}, so the server's request and token counts can show it served only the benchmark"
@@ -225,8 +237,7 @@ def coverage_gap(ctx: Context) -> Iterator[Violation]:
             )
         elif c.requests_without_metrics and c.missing_metrics_as is None:
             yield Violation(
-                f"run {run.id}: {c.requests_without_metrics} requests have no per-request metrics and the record "
-                "does not say how they were treated",
+                f"run {run.id}: {c.requests_without_metrics} requests have no per-request metrics and the record does not say how they were treated",
                 ("runs", i, "counts", "missing_metrics_as"),
                 run=run.id,
                 ask={"run": run.id},
@@ -240,8 +251,10 @@ def coverage_gap(ctx: Context) -> Iterator[Violation]:
                 run=run.id,
                 ask={"run": run.id},
             )
-        elif disagreements and c.population != "server-wide" and any(
-            v is not None for v in (c.verification_steps, c.proposed_drafts, c.accepted_drafts)
+        elif (
+            disagreements
+            and c.population != "server-wide"
+            and any(v is not None for v in (c.verification_steps, c.proposed_drafts, c.accepted_drafts))
         ):
             yield Violation(
                 message("coverage-gap", "contradicted", run=run.id, details="; ".join(disagreements)),

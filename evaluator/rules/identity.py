@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..engine.record import MODEL_FREE_METHODS, Configuration, EvidenceRecord
 from ..engine.context import Context
+from ..engine.record import MODEL_FREE_METHODS, Configuration, EvidenceRecord
 from ..engine.wording import and_join
 from .registry import Violation, rule
 

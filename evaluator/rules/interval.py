@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..engine.context import Context, speculating
 from ..engine.claim_figures import claimed_text
+from ..engine.context import Context, speculating
 from ..engine.record import Interval
 from ..engine.wording import and_join
 from .registry import Violation, rule
@@ -81,11 +81,7 @@ def interval_incomplete(ctx: Context) -> Iterator[Violation]:
         # Stated as excluded: left out, whatever the scope says.
         excluded = [s for s in required if s in interval.stages_excluded]
         # Neither listed nor covered by the interval's own definition: not known to be inside.
-        unstated = (
-            []
-            if covered_by_definition(interval)
-            else [s for s in required if s not in interval.stages_included and s not in excluded]
-        )
+        unstated = [] if covered_by_definition(interval) else [s for s in required if s not in interval.stages_included and s not in excluded]
         at = ("runs", i, "interval")
         if excluded:
             cfg = ctx.configuration(run)

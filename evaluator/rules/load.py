@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..engine.context import Context
 from ..engine.claim_figures import claimed_text
+from ..engine.context import Context
 from ..engine.wording import num
 from .registry import Violation, message, rule
 
@@ -79,8 +79,7 @@ def load_extrapolated(ctx: Context) -> Iterator[Violation]:
             # The capacity claimed must have been measured by the run the claim rests on.
             if claim.value is not None and (run.load.concurrency is None or run.load.concurrency < claim.value):
                 yield Violation(
-                    f"the claimed capacity of {claimed_text(claim)} was not measured: run {run.id} "
-                    f"ran at {_load_text(*measured)}",
+                    f"the claimed capacity of {claimed_text(claim)} was not measured: run {run.id} ran at {_load_text(*measured)}",
                     ("claims", i, "value"),
                     claim=claim.id,
                     ask={"wanted": f"concurrency {num(claim.value)}", "measured": _load_text(*measured), "run": run.id},

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from ..engine.context import Context
 from ..engine.record import Configuration, SimulatedAcceptance
-from ..engine.wording import and_join, num
+from ..engine.wording import num
 from .registry import Violation, rule
 
 # A setting's name, then = or : (quoted or not), then its value.
@@ -56,7 +56,7 @@ def forcing_settings(text: str | None) -> list[str]:
     ask="Please send a task-quality result for run {run}'s outputs: a score on the task the claim is about, or a greedy-equality check against target-only outputs.",
 )
 def quality_missing(ctx: Context) -> Iterator[Violation]:
-    for i, claim in ctx.performance_claims():
+    for _, claim in ctx.performance_claims():
         run = ctx.run(claim.run)
         if run is not None and run.arrangement == "speculative" and not run.quality:
             yield Violation(
@@ -147,8 +147,7 @@ def acceptance_simulated(ctx: Context) -> Iterator[Violation]:
     for c, cfg in ctx.used_configurations():
         for path, says, setting in _configuration_settings(c, cfg):
             yield Violation(
-                f"{says}: acceptance was forced by the benchmark, "
-                "not decided by the target model, so its runs say nothing about real traffic",
+                f"{says}: acceptance was forced by the benchmark, not decided by the target model, so its runs say nothing about real traffic",
                 path,
                 ask={"subject": f"the runs of configuration {cfg.id}", "setting": setting},
             )

@@ -96,10 +96,7 @@ def _plain_template(template: str) -> bool:
         parts = list(string.Formatter().parse(template))
     except ValueError:
         return False
-    return all(
-        name is None or (name.isidentifier() and not spec and conversion is None)
-        for _, name, spec, conversion in parts
-    )
+    return all(name is None or (name.isidentifier() and not spec and conversion is None) for _, name, spec, conversion in parts)
 
 
 def register(rule: Rule) -> Rule:
@@ -138,8 +135,17 @@ def rule(
     def decorate(check: Callable[[Context], Iterator[Violation]]) -> Callable[[Context], Iterator[Violation]]:
         register(
             Rule(
-                code, severity, title, " ".join(rationale.split()), failing, passing, reference, check, aliases,
-                dict(messages or {}), ask,
+                code,
+                severity,
+                title,
+                " ".join(rationale.split()),
+                failing,
+                passing,
+                reference,
+                check,
+                aliases,
+                dict(messages or {}),
+                ask,
             )
         )
         return check

@@ -33,7 +33,7 @@ LOAD_UNCOVERED = _fit(
     "Buyer at concurrency 32 to 128; the offer was measured at concurrency 1 and 8 only.",
     "Runs at concurrency 32, 64 and 128, or at 16 and 256 within one K band.",
     "README, The checklist behind the rules, item 3 (the load it was measured at); vLLM Dynamic Speculative Decoding, https://docs.vllm.ai/en/stable/features/speculative_decoding/dynamic_speculative_decoding/",
-    "Please send runs at the loads you will run, or at loads on both sides of each within one K band."
+    "Please send runs at the loads you will run, or at loads on both sides of each within one K band.",
 )
 
 BETWEEN_LOADS = _fit(
@@ -46,7 +46,7 @@ BETWEEN_LOADS = _fit(
     "Aggregate minimum 1500 tokens/s at concurrency 32; measured 553 tokens/s at 8 and 2226 at 64.",
     "A run at concurrency 32, or both neighbouring runs above 1500 tokens/s.",
     "README, The checklist behind the rules, item 3 (the load it was measured at)",
-    "Please send a run at the load between the two measured ones that you will run."
+    "Please send a run at the load between the two measured ones that you will run.",
 )
 
 SLO_NOT_MET = _fit(
@@ -59,7 +59,7 @@ SLO_NOT_MET = _fit(
     "Limit: p99 end-to-end below 20000 ms at concurrency 64; the run measured 23500 ms.",
     "The run at concurrency 64 measured p99 end-to-end 19800 ms.",
     "MLPerf Inference submission checker (llm_check, LLM_LATENCY_LIMITS), https://github.com/mlcommons/inference/tree/master/tools/submission",
-    "Please show how the offer meets your latency limit at that load, or send a configuration measured below it."
+    "Please show how the offer meets your latency limit at that load, or send a configuration measured below it.",
 )
 
 THROUGHPUT_BELOW = _fit(
@@ -71,7 +71,7 @@ THROUGHPUT_BELOW = _fit(
     "Requirement: 180 output tokens/s per request at concurrency 1; the run emits 150 tokens/s.",
     "SD-201 offer B: 15 tokens in 0.075 s at concurrency 1, 200 tokens/s per request.",
     "README, What a claim needs before it counts (the figures and their formulas); README, The checklist behind the rules, item 1 (output, not acceptance)",
-    "Please show how the offer reaches your minimum output throughput at that load, or send a configuration measured above it."
+    "Please show how the offer reaches your minimum output throughput at that load, or send a configuration measured above it.",
 )
 
 QUALITY_BELOW = _fit(
@@ -83,7 +83,7 @@ QUALITY_BELOW = _fit(
     "Threshold: at least 0.99 of the baseline's rubric pass rate; the offer scores 0.84 against 0.861.",
     "The offer scores 0.858 against the baseline's 0.861 (0.9965 of it) with a threshold of 0.98.",
     "README, The checklist behind the rules, item 6 (task quality)",
-    "Please send a configuration whose task-quality score meets your threshold, measured on your task."
+    "Please send a configuration whose task-quality score meets your threshold, measured on your task.",
 )
 
 SAMPLING_MISMATCH = _fit(
@@ -95,7 +95,7 @@ SAMPLING_MISMATCH = _fit(
     "Buyer samples at temperature 0.7; the offer was measured with greedy decoding (temperature 0).",
     "Buyer and offer both at temperature 0.7, top-p 0.95.",
     "README, The checklist behind the rules, item 4 (a baseline on equal terms) and item 5 (configuration identity)",
-    "Please send runs measured with your sampling settings (temperature, top-p, top-k and n)."
+    "Please send runs measured with your sampling settings (temperature, top-p, top-k and n).",
 )
 
 SCOPE_MISMATCH = _fit(
@@ -107,7 +107,7 @@ SCOPE_MISMATCH = _fit(
     "Buyer's limits are end-to-end; the offer's runs were timed generation-only.",
     "Buyer and offer runs both end-to-end.",
     "README, The checklist behind the rules, item 2 (a complete measured interval)",
-    "Please send runs timed over the interval your requirements are about (end-to-end or generation-only)."
+    "Please send runs timed over the interval your requirements are about (end-to-end or generation-only).",
 )
 
 TASK_MISMATCH = _fit(
@@ -119,7 +119,7 @@ TASK_MISMATCH = _fit(
     "Buyer runs customer-support chat; the offer measured code completion.",
     "The offer's runs and quality results name the buyer's task.",
     "README, The checklist behind the rules, item 8 (task dependence and repeatability); Spec-Bench, https://github.com/hemingkx/Spec-Bench",
-    "Please send runs and quality results measured on your own task."
+    "Please send runs and quality results measured on your own task.",
 )
 
 FIGURE_MISSING = _fit(
@@ -131,7 +131,7 @@ FIGURE_MISSING = _fit(
     "Limit on p99 time to first token; the run at concurrency 64 reports only the p50.",
     "The run reports p50 and p99 time to first token.",
     _BRIEF,
-    "Please send the figure the requirement is judged on (the latency percentile, closed-loop concurrency or baseline score) for the run at that load."
+    "Please send the figure the requirement is judged on (the latency percentile, closed-loop concurrency or baseline score) for the run at that load.",
 )
 
 IDENTITY_MISMATCH = _fit(
@@ -143,7 +143,7 @@ IDENTITY_MISMATCH = _fit(
     "Buyer pins hardware.accelerator: NVIDIA H100 SXM5 80GB; the offer was measured on another accelerator.",
     "The offer's configuration states exactly the pinned target model and accelerator.",
     "README, The checklist behind the rules, item 5 (configuration identity)",
-    "Please send evidence measured with the configuration you pinned (target model, drafter, number format, runtime or accelerator)."
+    "Please send evidence measured with the configuration you pinned (target model, drafter, number format, runtime or accelerator).",
 )
 
 
@@ -156,7 +156,7 @@ RELAXED_REFUSED = _fit(
     "lossy_acceptance_allowed: false; the offer's configuration has relaxed_acceptance.enabled: true.",
     "The offer uses the standard acceptance test.",
     "README, The checklist behind the rules, item 6 (task quality); TensorRT-LLM speculative decoding (MTP relaxed acceptance), https://nvidia.github.io/TensorRT-LLM/examples/llm_speculative_decoding.html",
-    "Please send evidence measured with the standard, lossless acceptance test."
+    "Please send evidence measured with the standard, lossless acceptance test.",
 )
 
 

@@ -49,13 +49,12 @@ def verify_one(path: Path, *, trust: TrustAnchors | None, strict: bool, now: dt.
 
 def warm_up() -> None:
     """Import what verifying needs before forking, so each process does not pay for it again."""
-    import pypdf  # noqa: F401
     import pyhanko.sign.diff_analysis  # noqa: F401
     import pyhanko.sign.validation  # noqa: F401
     import pyhanko_certvalidator  # noqa: F401
+    import pypdf  # noqa: F401
 
     from ..pipeline import preload
-
     from . import signature as signature_checks  # noqa: F401
 
     preload()
@@ -69,7 +68,11 @@ def cores() -> int:
 
 
 def verify_many(
-    paths: Iterable[str | os.PathLike], *, trust: TrustAnchors | None, strict: bool, workers: int | None = None,
+    paths: Iterable[str | os.PathLike],
+    *,
+    trust: TrustAnchors | None,
+    strict: bool,
+    workers: int | None = None,
     now: dt.datetime | None = None,
 ) -> list[Outcome]:
     """One Outcome per path, in the order given (a non-report is a failing Outcome with `problem` set)."""

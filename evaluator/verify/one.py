@@ -35,13 +35,21 @@ from pathlib import Path
 from typing import Any
 
 from .._infra.reading import UnreadableFile, read_bytes
-from .checks import NOT_ESTABLISHED, NOT_EVALUATED, NOT_REPRODUCIBLE, Check, not_evaluated
-from ..report.container import ASSESSMENT_NAME, MANIFEST_NAME, REQUIREMENTS_ROLE, ContainerProblem, ReportContents, inputs as read_inputs, role
-from .signature import NO_ANCHOR, TimestampInfo
+from ..report.container import ASSESSMENT_NAME, MANIFEST_NAME, REQUIREMENTS_ROLE, ContainerProblem, ReportContents, role
+from ..report.container import inputs as read_inputs
 from ..report.trust import CertificateInfo, TrustAnchors, TrustProblem, iso_time
+from .checks import NOT_ESTABLISHED, NOT_EVALUATED, NOT_REPRODUCIBLE, Check, not_evaluated
+from .signature import NO_ANCHOR, TimestampInfo
 
 __all__ = [
-    "Check", "NotAReport", "Outcome", "SignerInfo", "TimestampInfo", "TrustAnchors", "TrustProblem", "verify_report",
+    "Check",
+    "NotAReport",
+    "Outcome",
+    "SignerInfo",
+    "TimestampInfo",
+    "TrustAnchors",
+    "TrustProblem",
+    "verify_report",
 ]
 
 MAX_REPORT_BYTES = 200 * 1024 * 1024
@@ -200,8 +208,13 @@ def verify_report(path: Path, *, trust: TrustAnchors | None, strict: bool, now: 
         raise NotAReport(f"{path}: holds no sdeval assessment (no {MANIFEST_NAME} / {ASSESSMENT_NAME} attachment)")
     found = check_signature(data, trust, now=now)
     outcome = Outcome(
-        path, found.checks, signer=found.signer, timestamps=found.timestamps,
-        claimed_signing_time=found.claimed_signing_time, signing_time=found.signing_time, signer_salvaged=found.signer_salvaged,
+        path,
+        found.checks,
+        signer=found.signer,
+        timestamps=found.timestamps,
+        claimed_signing_time=found.claimed_signing_time,
+        signing_time=found.signing_time,
+        signer_salvaged=found.signer_salvaged,
     )
     if contents is None:
         outcome.checks.append(Check("attachments", False, f"cannot be read ({problem})"))
@@ -286,8 +299,8 @@ def _compare_hashes(contents: ReportContents) -> Check:
 
 
 def _reproduction_check(contents: ReportContents, strict: bool) -> Check:
-    from ..present.differences import as_of_schema, describe_differences, without_tool
     from ..pipeline import CannotRun, ProfileInput, reassess
+    from ..present.differences import as_of_schema, describe_differences, without_tool
 
     try:
         manifest = contents.manifest()
@@ -364,8 +377,10 @@ def judge_claimed_catalog(tool_version: object, catalog: object) -> ClaimedCatal
     if not isinstance(catalog, str) or not catalog:
         return ClaimedCatalog(UNKNOWN, "the report names no rule catalog")
     if isinstance(tool_version, str) and tool_version in known and known[tool_version] != catalog:
-        return ClaimedCatalog(UNKNOWN, f"the report claims sdeval {tool_version} with rule catalog {catalog}, "
-                                       f"but sdeval {tool_version} has rule catalog {known[tool_version]}")
+        return ClaimedCatalog(
+            UNKNOWN,
+            f"the report claims sdeval {tool_version} with rule catalog {catalog}, but sdeval {tool_version} has rule catalog {known[tool_version]}",
+        )
     if catalog == RULE_CATALOG_VERSION:
         return ClaimedCatalog(CURRENT, f"sdeval {__version__}")
     shipped = [release for release, shipped_catalog in RELEASES.items() if shipped_catalog == catalog]
@@ -375,5 +390,8 @@ def judge_claimed_catalog(tool_version: object, catalog: object) -> ClaimedCatal
     if ours is not None and theirs is not None and theirs > ours:
         return ClaimedCatalog(NEWER, "a release newer than this one")
     released = ", ".join(f"{c} (sdeval {r})" for r, c in RELEASES.items())
-    return ClaimedCatalog(UNKNOWN, f"the report claims rule catalog {catalog}, which no sdeval release has "
-                                   f"(released: {released}; this sdeval {__version__}: {RULE_CATALOG_VERSION})")
+    return ClaimedCatalog(
+        UNKNOWN,
+        f"the report claims rule catalog {catalog}, which no sdeval release has "
+        f"(released: {released}; this sdeval {__version__}: {RULE_CATALOG_VERSION})",
+    )

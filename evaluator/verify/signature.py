@@ -23,8 +23,8 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .checks import NONE, NOT_ESTABLISHED, Check, not_evaluated
 from ..report.trust import CertificateInfo, TrustAnchors, describe, iso_time, unfit_for_signing
+from .checks import NONE, NOT_ESTABLISHED, Check, not_evaluated
 
 NO_ANCHOR = "no trust anchor given (--trust CERT or SDEVAL_TRUST)"
 # Sub-indications pyHanko gives when a certificate is used outside its validity period.
@@ -60,8 +60,11 @@ class TimestampInfo:
 
     def text(self) -> str:
         who = f"{self.authority.subject} (SHA-256 {self.authority.fingerprint_sha256})" if self.authority else "an unreadable authority"
-        later = (f" (its authority's certificate has since expired; it was valid at the document timestamp {iso_time(self.trusted_at)})"
-                 if self.trusted_at else "")
+        later = (
+            f" (its authority's certificate has since expired; it was valid at the document timestamp {iso_time(self.trusted_at)})"
+            if self.trusted_at
+            else ""
+        )
         return f"{self.kind} timestamp {iso_time(self.time)} by {who}{later}"
 
 
@@ -97,16 +100,20 @@ def check_signature(data: bytes, trust: TrustAnchors | None, *, now: dt.datetime
         reader = PdfFileReader(io.BytesIO(data), strict=False)
     except Exception as exc:  # structurally damaged files raise instead of returning a status
         return _broken(
-            f"cannot be validated: the file structure is damaged ({_one_line(exc)})", "the signature is broken",
-            signer=_salvaged_signer(data), signer_salvaged=True,
+            f"cannot be validated: the file structure is damaged ({_one_line(exc)})",
+            "the signature is broken",
+            signer=_salvaged_signer(data),
+            signer_salvaged=True,
         )
     try:  # listing the signatures parses each one's CMS container
         regular = list(reader.embedded_regular_signatures)
         documents = list(reader.embedded_timestamp_signatures)
     except Exception as exc:
         return _broken(
-            f"cannot be validated: the signature's CMS container is damaged ({_one_line(exc)})", "the signature is broken",
-            signer=_salvaged_signer(data), signer_salvaged=True,
+            f"cannot be validated: the signature's CMS container is damaged ({_one_line(exc)})",
+            "the signature is broken",
+            signer=_salvaged_signer(data),
+            signer_salvaged=True,
         )
     if not regular:
         return _broken("the report is not signed (an unsigned draft)", "the report is not signed")
@@ -121,9 +128,7 @@ def check_signature(data: bytes, trust: TrustAnchors | None, *, now: dt.datetime
     except Exception as exc:  # a damaged CMS raises inside pyHanko rather than returning a status
         if signer is None:
             known.update(signer=_salvaged_signer(data), signer_salvaged=True)
-        return _broken(
-            f"cannot be validated: the signature's CMS container is damaged ({_one_line(exc)})", "the signature is broken", **known
-        )
+        return _broken(f"cannot be validated: the signature's CMS container is damaged ({_one_line(exc)})", "the signature is broken", **known)
 
 
 def _salvaged_signer(data: bytes) -> CertificateInfo | None:
@@ -207,8 +212,9 @@ class _Validation:
 
         from .._infra.aio import run
 
-        return run(lambda: async_validate_pdf_signature(
-            self.sig, self.context(moment), ts_validation_context=self.context(self.now), skip_diff=skip_diff))
+        return run(
+            lambda: async_validate_pdf_signature(self.sig, self.context(moment), ts_validation_context=self.context(self.now), skip_diff=skip_diff)
+        )
 
     # -------------------------------------------------------------------- the checks
 
@@ -242,8 +248,12 @@ class _Validation:
         else:
             detail = f"intact and valid, {coverage}; {claimed} (not proven by a trusted timestamp)"
         return SignatureResult(
-            Check("signature", True, detail), timestamp, trust,
-            timestamps=[s for s, _ in stamps], signing_time=signing_time, **self.known,
+            Check("signature", True, detail),
+            timestamp,
+            trust,
+            timestamps=[s for s, _ in stamps],
+            signing_time=signing_time,
+            **self.known,
         )
 
     def integrity_problems(self, status, *, changed: str | None = None) -> list[str]:
@@ -304,8 +314,13 @@ class _Validation:
                 problems.append(f"the signature timestamp is {_crypto_problem(token)}")
             found.append((self.stamp_info("signature", token), ok))
             statuses.append(token)
-            again.append(lambda moment: run(lambda: async_validate_pdf_signature(
-                self.sig, self.context(self.now), ts_validation_context=self.context(moment))).timestamp_validity)
+            again.append(
+                lambda moment: (
+                    run(
+                        lambda: async_validate_pdf_signature(self.sig, self.context(self.now), ts_validation_context=self.context(moment))
+                    ).timestamp_validity
+                )
+            )
         for ts in self.documents:
             try:
                 doc = run(lambda ts=ts: async_validate_pdf_timestamp(ts, self.context(self.now)))
@@ -355,14 +370,16 @@ class _Validation:
             return TimestampInfo(kind, status.timestamp, authority)
         if status.trusted and status.validation_path is not None:
             return TimestampInfo(kind, status.timestamp, authority, True)
-        reason = _trust_reason(status, "the authority's certificate", self.trust, now=self.now,
-                               tail=", and no later trusted document timestamp covers it")
+        reason = _trust_reason(
+            status, "the authority's certificate", self.trust, now=self.now, tail=", and no later trusted document timestamp covers it"
+        )
         return TimestampInfo(kind, status.timestamp, authority, False, problem=reason)
 
     def timestamp_check(self, stamps: list[tuple[TimestampInfo, bool]], problems: list[str]) -> Check:
         if not stamps and not problems:
             return Check(
-                "timestamp", True,
+                "timestamp",
+                True,
                 "no trusted timestamp: the signing time is only the signer's claim (render with --tsa to add one)",
                 status=NONE,
             )
@@ -370,8 +387,7 @@ class _Validation:
         if problems:
             return Check("timestamp", False, "; ".join(problems), [listed] if listed else [])
         if self.trust is None:
-            return Check("timestamp", None, f"{listed}: intact and valid, but the authority is not established: {NO_ANCHOR}",
-                         status=NOT_ESTABLISHED)
+            return Check("timestamp", None, f"{listed}: intact and valid, but the authority is not established: {NO_ANCHOR}", status=NOT_ESTABLISHED)
         untrusted = [info for info, _ in stamps if not info.trusted]
         if untrusted:
             return Check("timestamp", False, "; ".join(f"{info.text()}: {info.problem}" for info in untrusted))
@@ -398,11 +414,11 @@ class _Validation:
                 signer = self.known["signer"]
                 state = "has expired" if self.now > signer.not_after else "is not valid at the validation time"
                 return Check(
-                    "trust", True,
+                    "trust",
+                    True,
                     self.chained(earlier.validation_path)
                     + f"; the certificate {state} (valid {iso_time(signer.not_before)} to {iso_time(signer.not_after)}),"
-                    f" but was valid at the trusted timestamp {iso_time(signing_time)}"
-                    + self.revocation_note(earlier),
+                    f" but was valid at the trusted timestamp {iso_time(signing_time)}" + self.revocation_note(earlier),
                 )
         look_alike = _look_alike(status.signing_cert, self.trust)
         if look_alike:
@@ -410,8 +426,11 @@ class _Validation:
         if status.validation_path is not None and indication not in _TIME_BOUND:
             # A chain to an anchor was found but does not validate: pyHanko's own words say why.
             return Check("trust", False, self.chained(status.validation_path) + f", but the chain does not validate: {self.explain()}")
-        tail = (", and no trusted timestamp shows when it was used" if signing_time is None
-                else f", nor at the trusted timestamp {iso_time(signing_time)}")
+        tail = (
+            ", and no trusted timestamp shows when it was used"
+            if signing_time is None
+            else f", nor at the trusted timestamp {iso_time(signing_time)}"
+        )
         return Check("trust", False, _trust_reason(status, "the signer's certificate", self.trust, now=self.now, tail=tail))
 
     def unfit(self, signing_time: dt.datetime | None) -> str | None:
@@ -557,8 +576,7 @@ def _later_change(reader, sig) -> str | None:
                 if isinstance(obj, generic.ArrayObject) or not isinstance(obj, generic.DictionaryObject):
                     continue  # lists of fields and annotations, numbers (a /Length)
                 kind = obj.get("/Type")
-                if kind in ("/XRef", "/ObjStm", "/Sig", "/DocTimeStamp", "/Metadata") or obj.get("/FT") == "/Sig" \
-                        or obj.get("/Subtype") == "/Widget":
+                if kind in ("/XRef", "/ObjStm", "/Sig", "/DocTimeStamp", "/Metadata") or obj.get("/FT") == "/Sig" or obj.get("/Subtype") == "/Widget":
                     continue
                 what = f"{'a stream' if isinstance(obj, generic.StreamObject) else 'a dictionary'}" + (f" of type {kind}" if kind else "")
                 return f"object {ref.idnum} is {what}, neither validation data nor a document timestamp"
@@ -581,6 +599,7 @@ def _changed_keys(before, ref, obj) -> set[str]:
         old = None
     if not isinstance(old, generic.DictionaryObject) or not isinstance(obj, generic.DictionaryObject):
         return set(getattr(obj, "keys", lambda: [])())
+
     # raw_get: an indirect value compares by its reference, so a key pointing elsewhere counts as changed.
     def raw(d, k):
         return d.raw_get(k) if k in d else None

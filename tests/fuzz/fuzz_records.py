@@ -21,10 +21,10 @@ from pathlib import Path
 import atheris
 
 with atheris.instrument_imports():
-    from evaluator.rules.assess import assess
-    from evaluator.present.json_document import document as as_document
     from evaluator.engine.loader import load_bytes
     from evaluator.present import REPORTER_BY_NAME
+    from evaluator.present.json_document import document as as_document
+    from evaluator.rules.assess import assess
 
 ROOT = Path(__file__).resolve().parents[2]
 
