@@ -70,6 +70,18 @@ def test_assess_text_and_json_are_the_approved_ones(sdeval, record):
     approve(f"{snapshot_name(record)}.assess.json", document.stdout)
 
 
+def test_the_rule_catalog_lists_as_approved(sdeval):
+    """The catalog's order is its modules' registration order; listings, SARIF's rule table and the
+    form all show it."""
+    approve("rules.txt", sdeval("rules").stdout)
+    approve("rules.json", sdeval("rules", "--format", "json").stdout)
+
+
+def test_sarif_of_a_shipped_example_is_the_approved_one(sdeval):
+    out = sdeval("assess", "examples/sd201-offer-a.json", "--format", "sarif")
+    approve("sd201-offer-a.json.assess.sarif", out.stdout)
+
+
 @pytest.mark.parametrize("case", sorted(REQUIREMENTS))
 def test_assess_requirements_text_and_json_are_the_approved_ones(sdeval, case):
     text = sdeval("assess", *REQUIREMENTS[case])
