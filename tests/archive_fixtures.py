@@ -136,10 +136,7 @@ def _render(kind: str) -> bytes:
     if kind == "older-catalog":
         # A report as sdeval 0.1.0's rule catalog (1.2) made it: its one claim was not established, on a
         # finding today's catalog no longer makes. The archive admits it (a real older catalog may differ).
-        real = assessed.document
-
-        def older():
-            doc = real()
+        def older(doc):
             doc["tool"].update(version="0.1.0", rule_catalog_version="1.2")
             claim = doc["files"][0]["claims"][0]
             claim["verdict"] = "not-established"
@@ -158,9 +155,8 @@ def _render(kind: str) -> bytes:
                 }
             )
             doc["files"][0]["outcome"] = doc["outcome"] = "not-established"
-            return doc
 
-        assessed.document = older
+        older(assessed.document)
     return render_module.render_pdf(assessed, signer="Archive Assessor")
 
 
