@@ -79,7 +79,14 @@ def test_endpoints_result_summary_to_the_exact_counts(sdeval, tmp_path):
     path = tmp_path / "result_summary.json"
     path.write_text(json.dumps(_summary(), indent=2))
     run = _import(sdeval, path)
-    assert run["workload"] == {"num_requests": 198, "input_tokens_mean": 1024.0, "output_tokens_mean": 200.0}  # 200 completed - 2 failed
+    # 200 completed - 2 failed; of the 200 issued, the 2 failed are lost
+    assert run["workload"] == {
+        "num_requests": 198,
+        "requests_sent": 200,
+        "requests_failed": 2,
+        "input_tokens_mean": 1024.0,
+        "output_tokens_mean": 200.0,
+    }
     assert run["counts"] == {"emitted_tokens": 39_600, "population": "benchmark-requests"}
     assert run["interval"]["duration_s"] == 41.25 and run["interval"]["scope"] == "end-to-end"
     assert run["load"] == {"concurrency": 8, "loop": "closed"}
@@ -146,7 +153,7 @@ def test_endpoints_early_2026_shape_with_whole_number_percentile_keys(sdeval, tm
     path.write_text(json.dumps(data, indent=2))
     run = _import(sdeval, path)
     assert run["counts"]["emitted_tokens"] == 8_192 and run["interval"]["duration_s"] == 10.0
-    assert run["workload"] == {"num_requests": 64, "output_tokens_mean": 128.0}
+    assert run["workload"] == {"num_requests": 64, "requests_sent": 64, "requests_failed": 0, "output_tokens_mean": 128.0}
     assert run["latency"] == {"e2e_ms": {"mean": 1000.0, "p50": 950.0, "p90": 1200.0, "p95": 1300.0, "p99": 1500.0}}
     assert run["reported"] == {"output_tokens_per_s": 819.2}  # 8,192 / 10
     assert "load" not in run and "no run_config.load_pattern" in run["notes"]

@@ -378,7 +378,7 @@ def test_sglang_december_2024_without_accept_length_is_sglang_and_keeps_e2e_late
 
 def test_sglang_infinite_rate_without_a_cap_is_a_burst_of_every_request(sdeval):
     [run] = imported(sdeval, "sglang-bench", "sglang-bench/datacrunch-deepseek-dp-mla-2024-12.jsonl")
-    assert run["load"] == {"concurrency": 10000, "loop": "closed"}
+    assert run["load"] == {"concurrency": 10000, "loop": "open"}  # a burst, never a closed loop at 10,000
     assert run["counts"] == {"emitted_tokens": 5120000, "population": "benchmark-requests"}
     assert run["interval"] == {**CLIENT_WALL_CLOCK, "duration_s": 412.49091206211597}
     assert run["reported"] == {"output_tokens_per_s": 12412.394674113431}
@@ -395,7 +395,8 @@ def test_sglang_infinite_rate_without_a_cap_is_a_burst_of_every_request(sdeval):
     }
     assert run["notes"] == (
         "request_rate is infinite and max_concurrency unset: all 10000 requests (the completed ones; the file "
-        "does not record failures) were sent at once, a closed loop at concurrency 10000."
+        "does not record failures) were sent at once (a burst: at most 10000 in flight, fewer as they finished; "
+        "not a closed loop at concurrency 10000)."
     )
 
 
@@ -468,7 +469,7 @@ def test_vllm_bench_sweep_summary_is_one_run_per_element(sdeval):
     ]
     assert [r["notes"] for r in runs] == ["From a vllm bench sweep summary: run_number 0.", "From a vllm bench sweep summary: run_number 1."]
     assert runs[1]["latency"]["e2e_ms"] == {"mean": 159.49398987686436, "p50": 157.98742300103186, "p99": 169.63662419613684}
-    assert runs[0]["workload"] == {"num_requests": 8, "input_tokens_mean": 32.0, "output_tokens_mean": 16.0}
+    assert runs[0]["workload"] == {"num_requests": 8, "requests_sent": 8, "requests_failed": 0, "input_tokens_mean": 32.0, "output_tokens_mean": 16.0}
 
 
 def test_vllm_bench_multi_turn_states_its_load(sdeval):
@@ -490,7 +491,13 @@ def test_vllm_bench_multi_turn_states_its_load(sdeval):
         "mean_acceptance_length": 5.493975903614458,
         "output_tokens_per_s": 72.78380802185274,
     }
-    assert run["workload"] == {"num_requests": 8, "input_tokens_mean": 19149 / 8, "output_tokens_mean": 512.0}
+    assert run["workload"] == {
+        "num_requests": 8,
+        "requests_sent": 8,
+        "requests_failed": 0,
+        "input_tokens_mean": 19149 / 8,
+        "output_tokens_mean": 512.0,
+    }
     assert run["latency"]["e2e_ms"] == {"mean": 7034.3788485, "p50": 6441.078977, "p90": 9932.3095211, "p95": 10066.27395205, "p99": 10173.44549681}
     assert run["notes"].startswith("vllm bench serve multi-turn mode: 1 conversation(s) in flight; 1 conversation(s), 8 requests (turns).")
 
@@ -522,7 +529,7 @@ def test_vllm_bench_v0251_speculative_and_target_only(sdeval):
     assert plain["interval"]["duration_s"] == 1.5441598830002476
     assert plain["load"] == {"concurrency": 2, "loop": "closed", "measured_peak_concurrency": 6}
     assert plain["reported"] == {"output_tokens_per_s": 82.89297074037474}
-    assert plain["workload"] == {"num_requests": 8, "input_tokens_mean": 32.0, "output_tokens_mean": 16.0}
+    assert plain["workload"] == {"num_requests": 8, "requests_sent": 8, "requests_failed": 0, "input_tokens_mean": 32.0, "output_tokens_mean": 16.0}
 
 
 def test_vllm_bench_inferencex_forks(sdeval):
@@ -531,7 +538,13 @@ def test_vllm_bench_inferencex_forks(sdeval):
     assert atom["interval"]["duration_s"] == 315.2482071389677
     assert atom["load"] == {"concurrency": 64, "loop": "closed"}
     assert atom["reported"] == {"output_tokens_per_s": 1865.520522185723}
-    assert atom["workload"] == {"num_requests": 640, "input_tokens_mean": 4729077 / 640, "output_tokens_mean": 588102 / 640}
+    assert atom["workload"] == {
+        "num_requests": 640,
+        "requests_sent": 640,
+        "requests_failed": 0,
+        "input_tokens_mean": 4729077 / 640,
+        "output_tokens_mean": 588102 / 640,
+    }
     assert atom["latency"]["e2e_ms"] == {"mean": 30556.423812185494, "p50": 30514.44219693076, "p90": 35588.647377025336, "p99": 42845.612753537716}
     [oss] = imported(sdeval, "vllm-bench", "vllm-bench/inferencex-multinode-gpt-oss-120b-conc4.json")
     assert oss["counts"] == {"emitted_tokens": 40960, "population": "benchmark-requests"}
@@ -575,7 +588,13 @@ def test_a_real_scrape_given_to_a_json_importer_is_named_a_scrape(sdeval, fmt):
 
 def test_llmperf_summary_takes_its_interval_from_the_completion_rate_and_says_so(sdeval):
     (run,) = imported(sdeval, "llmperf", "llmperf/ray-leaderboard-anyscale-70b-summary.json")
-    assert run["workload"] == {"num_requests": 150, "input_tokens_mean": 550.0, "output_tokens_mean": 146.94666666666666}
+    assert run["workload"] == {
+        "num_requests": 150,
+        "requests_sent": 150,
+        "requests_failed": 0,
+        "input_tokens_mean": 550.0,
+        "output_tokens_mean": 146.94666666666666,
+    }
     assert run["load"] == {"concurrency": 5, "loop": "closed"}
     # 150 completed at 84.73327721639254 a minute: 106.2156... s; 146.9466... tokens x 150 = 22,042.
     assert run["interval"] == {**CLIENT_WALL_CLOCK, "duration_s": 150 * 60 / 84.73327721639254}
@@ -597,6 +616,7 @@ def test_llmperf_summary_takes_its_interval_from_the_completion_rate_and_says_so
 def test_llmperf_summary_with_rate_limited_requests_counts_only_the_completed(sdeval):
     (run,) = imported(sdeval, "llmperf", "llmperf/ray-leaderboard-lepton-13b-summary.json")
     assert run["workload"]["num_requests"] == 20
+    assert (run["workload"]["requests_sent"], run["workload"]["requests_failed"]) == (150, 130)
     assert run["counts"]["emitted_tokens"] == 3020
     assert run["interval"]["duration_s"] == 20 * 60 / 23.560301595745855
     assert "130 of 150 requests started failed (error codes {429.0: 130}) and are not in the counts or latencies." in run["notes"]

@@ -281,6 +281,14 @@ class Workload(_Model):
     )
     dataset: Text | None = Field(default=None, description="Dataset or prompt set used, with version.")
     num_requests: Count | None = Field(default=None, description="Number of requests in the measured interval.")
+    requests_sent: Count | None = Field(
+        default=None,
+        description="Record 1.2: requests sent in the measured interval, completed or not (a benchmark's num_prompts). With num_requests, the difference is the requests that did not complete.",
+    )
+    requests_failed: Count | None = Field(
+        default=None,
+        description="Record 1.2: requests sent in the measured interval that failed or never completed (an error, a timeout, a truncated stream); they are not in num_requests or the counts.",
+    )
     input_tokens_mean: NonNegFloat | None = Field(default=None, description="Mean prompt length, in tokens.")
     output_tokens_mean: NonNegFloat | None = Field(default=None, description="Mean generated length per request, in tokens.")
     max_output_tokens: Count | None = Field(default=None, description="Cap on generated tokens per request.")

@@ -208,7 +208,8 @@ def serving_load(d: dict, sent: int | None, concurrency_key: str = "max_concurre
 
     `request_rate` is a rate (open loop, with `max_concurrency` as a cap when set) or infinite
     ("inf" from vLLM, Infinity from SGLang): then `max_concurrency` bounds a closed loop, and
-    without it every request is sent at once, which is a closed loop at concurrency = requests sent."""
+    without it every request is sent at once: a burst, an open loop with every request in flight at
+    the start and fewer as they finish, never a closed loop at concurrency = requests sent."""
     raw = d.get("request_rate")
     infinite = raw == "inf" or (isinstance(raw, float) and math.isinf(raw) and raw > 0)
     rate = None if infinite else number(raw)
@@ -218,9 +219,9 @@ def serving_load(d: dict, sent: int | None, concurrency_key: str = "max_concurre
     if cap is not None:
         return {"concurrency": cap, "loop": "closed"}, None
     if infinite and sent:
-        return {"concurrency": sent, "loop": "closed"}, (
-            f"request_rate is infinite and max_concurrency unset: all {sent} requests{sent_is} were sent at once, "
-            f"a closed loop at concurrency {sent}."
+        return {"concurrency": sent, "loop": "open"}, (
+            f"request_rate is infinite and max_concurrency unset: all {sent} requests{sent_is} were sent at once "
+            f"(a burst: at most {sent} in flight, fewer as they finished; not a closed loop at concurrency {sent})."
         )
     return {}, None
 

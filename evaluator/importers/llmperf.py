@@ -98,6 +98,8 @@ def _summary(path: Path, d: dict, sha: str) -> Imported:
     fields = {
         "workload": {
             "num_requests": completed,
+            "requests_sent": started,
+            "requests_failed": errors if errors is not None else (started - completed if started is not None and started >= completed else None),
             "input_tokens_mean": number(d.get("results_number_input_tokens_mean")),
             "output_tokens_mean": mean_out,
             "max_output_tokens": None,
@@ -157,6 +159,8 @@ def _individual(path: Path, items: list, sha: str) -> Imported:
     fields = {
         "workload": {
             "num_requests": len(completed),
+            "requests_sent": len(items),
+            "requests_failed": failed,
             "input_tokens_mean": statistics.fmean(inputs) if inputs else None,
             "output_tokens_mean": statistics.fmean(outputs) if outputs else None,
         },

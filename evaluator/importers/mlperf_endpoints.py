@@ -186,6 +186,9 @@ def import_file(path: Path) -> list[Imported]:
     fields = {
         "workload": {
             "num_requests": succeeded,
+            # Issued but not succeeded: failed, or never completed before the run ended.
+            "requests_sent": issued,
+            "requests_failed": issued - succeeded if issued >= succeeded else None,
             "input_tokens_mean": number(_series(d, "input_sequence_lengths", path).get("avg")),
             "output_tokens_mean": number(osl.get("avg")),
         },

@@ -70,6 +70,16 @@ def _sent(d: dict) -> int | None:
     return completed + (failed or 0) if completed is not None else None
 
 
+def _failed(d: dict) -> int | None:
+    """Requests sent that did not complete: `failed`, else num_prompts less completed (older
+    benchmark_serving.py results have no `failed` key)."""
+    failed = count(d.get("failed"))
+    if failed is not None:
+        return failed
+    prompts, completed = count(d.get("num_prompts")), count(d.get("completed"))
+    return prompts - completed if prompts is not None and completed is not None and prompts >= completed else None
+
+
 def run_fields(d: dict, path: Path, entry: str | None) -> tuple[dict[str, Any], bool]:
     where = f"{path}{': ' + entry if entry else ''}"
     sglang = [k for k in SGLANG_KEYS if k in d]
@@ -101,6 +111,9 @@ def run_fields(d: dict, path: Path, entry: str | None) -> tuple[dict[str, Any], 
     fields = {
         "workload": {
             "num_requests": completed,
+            # Sent and lost: num_prompts less completed where an older benchmark_serving.py has no `failed`.
+            "requests_sent": _sent(d),
+            "requests_failed": _failed(d),
             "input_tokens_mean": _mean(d.get("total_input_tokens"), completed),
             "output_tokens_mean": _mean(d.get("total_output_tokens"), completed),
         },
@@ -125,8 +138,8 @@ def run_fields(d: dict, path: Path, entry: str | None) -> tuple[dict[str, Any], 
         )
     if "run_number" in d:
         notes.append(f"From a vllm bench sweep summary: run_number {d['run_number']}.")
-    if count(d.get("failed")):
-        notes.append(f"{d['failed']} requests failed and are not in the counts.")
+    if _failed(d):
+        notes.append(f"{_failed(d)} of {_sent(d)} requests sent failed or did not complete and are not in the counts.")
     if speculative:
         notes.append(MIXED_NOTE)
     if any(notes):

@@ -194,6 +194,8 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
             "task": tasks[0] if len(tasks) == 1 else "mixed: " + ", ".join(tasks),
             "dataset": f"{settings['dataset']} (sha256 {settings['dataset_sha256'][:12]})",
             "num_requests": len(completed),
+            "requests_sent": len(completed) + sum(failures.values()),
+            "requests_failed": sum(failures.values()),
             "input_tokens_mean": round(sum(prompt_tokens) / len(prompt_tokens), 3)
             if prompt_tokens and len(prompt_tokens) == len(completed)
             else None,

@@ -123,3 +123,64 @@ def k_band_unmeasured(ctx: Context) -> Iterator[Violation]:
                     f"{band.max_concurrency}, and no run was measured in that band",
                     ("configurations", c, "proposer", "k_schedule", b),
                 )
+
+
+THROUGHPUT_KINDS = ("output-throughput", "speedup", "capacity")
+
+
+def lost_requests(run) -> tuple[int, int | None] | None:
+    """(requests that failed or never completed, requests sent) where the run says any were lost."""
+    w = run.workload
+    failed = w.requests_failed
+    if failed is None and w.requests_sent is not None and w.num_requests is not None and w.requests_sent > w.num_requests:
+        failed = w.requests_sent - w.num_requests
+    if not failed:
+        return None
+    sent = w.requests_sent if w.requests_sent is not None else (w.num_requests + failed if w.num_requests is not None else None)
+    return failed, sent
+
+
+@rule(
+    "requests-failed",
+    "error",
+    "A throughput, capacity or speedup claim rests on a run in which requests failed or did not complete",
+    rationale="""A request that fails or times out leaves the measured interval without its tokens, and the
+    slow requests are the ones that time out first: the tokens per second of what completed overstates
+    what the machine serves, and a speedup over such a run compares different work. MLPerf rejects a run
+    in which any query did not complete; older benchmark_serving.py results report only the completed
+    requests (1,015 of 2,000 in one published file).""",
+    failing="The speedup's run sent 2,000 requests and 1,015 completed (985 lost).",
+    passing="Every request sent in the interval completed (requests_failed 0, or requests_sent equal to num_requests).",
+    reference="MLPerf Inference rules, every query must complete, https://github.com/mlcommons/inference_policies/blob/master/inference_rules.adoc; README, The checklist behind the rules, item 3",
+    messages={
+        "run": "{role} {run}: {failed} of {sent} requests sent failed or did not complete{share}; the claimed {value} counts only those that did",
+    },
+    ask="Please measure {subject} again until every request completes (or at a load the server sustains), and send the run with its failed requests stated.",
+)
+def requests_failed(ctx: Context) -> Iterator[Violation]:
+    for _, claim in ctx.performance_claims():
+        if claim.kind not in THROUGHPUT_KINDS:
+            continue
+        for role, run_id in (("run", claim.run), ("baseline", claim.baseline)):
+            run = ctx.run(run_id)
+            lost = None if run is None else lost_requests(run)
+            if lost is None:
+                continue
+            failed, sent = lost
+            share = "" if not sent else f" ({100 * failed / sent:.1f} %)"
+            field = "requests_failed" if run.workload.requests_failed else "requests_sent"
+            yield Violation(
+                message(
+                    "requests-failed",
+                    "run",
+                    role=role,
+                    run=run.id,
+                    failed=failed,
+                    sent="an unknown number" if sent is None else sent,
+                    share=share,
+                    value=claimed_text(claim),
+                ),
+                ("runs", ctx.run_index[run.id], "workload", field),
+                claim=claim.id,
+                ask={"subject": f"{'run' if role == 'run' else 'baseline run'} {run.id}"},
+            )
