@@ -110,6 +110,37 @@ def test_vllm_bench_percentage_becomes_a_fraction_and_loads_stay_apart(sdeval):
     assert run["latency"]["ttft_ms"] == {"mean": 4099.48, "p50": 3907.57, "p99": 8800.81}
 
 
+def test_an_older_benchmark_serving_result_without_failed_counts_its_lost_requests(sdeval, tmp_path):
+    """Older benchmark_serving.py results have no `failed` key: 1,015 of 2,000 prompts completed and
+    the import said nothing (and called the unbounded burst a closed loop at concurrency 2,000)."""
+    path = tmp_path / "benchmark_serving.json"
+    path.write_text(
+        json.dumps(
+            {
+                "duration": 812.5,
+                "completed": 1015,
+                "num_prompts": 2000,
+                "request_rate": "inf",
+                "total_input_tokens": 1015 * 200,
+                "total_output_tokens": 1015 * 256,
+                "output_throughput": 1015 * 256 / 812.5,
+                "mean_ttft_ms": 9000.0,
+            }
+        )
+    )
+    [run] = runs_of(sdeval("import", "vllm-bench", path, "--arrangement", "target-only"))
+    assert run["workload"] == {
+        "num_requests": 1015,
+        "requests_sent": 2000,
+        "requests_failed": 985,
+        "input_tokens_mean": 200.0,
+        "output_tokens_mean": 256.0,
+    }
+    assert run["load"] == {"concurrency": 2000, "loop": "open"}
+    assert "985 of 2000 requests sent failed or did not complete and are not in the counts." in run["notes"]
+    assert "closed loop at concurrency 2000." not in run["notes"]
+
+
 def test_vllm_bench_append_form_gives_one_run_per_line(sdeval):
     runs = runs_of(sdeval("import", "vllm-bench", DATA / "vllm-bench-append.jsonl", "--arrangement", "speculative", "--run-id", "bench"))
     assert [r["id"] for r in runs] == ["bench-1", "bench-2"]
