@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from ..buyer.results import Comparison
 
 # 1.1: each file entry gained `asks`, each claim `value_high` and `bound` (additions only).
-# 1.2: each run gained `k`, `baseline_run` and `speedup` (additions; present/differences.as_of_schema).
+# 1.2: each claim gained `unfavourable`; each run gained `k`, `baseline_run` and `speedup` (additions; present/differences.as_of_schema).
 ASSESSMENT_SCHEMA_VERSION = "1.2"
 
 
@@ -68,6 +68,7 @@ def document(results: list[FileAssessment], *, full: bool = True, comparison: Co
                     "run": c.run,
                     "baseline": c.baseline,
                     "verdict": c.verdict,
+                    "unfavourable": c.unfavourable,
                     "computed": c.computed,
                     "output": c.output,
                     "findings": [{"code": f.code, "severity": f.severity, "path": f.pointer} for f in c.findings],

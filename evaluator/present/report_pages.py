@@ -168,6 +168,10 @@ def _file(r: FileAssessment, name: str, rule_of: RuleOf, entry: dict[str, Any]) 
             else (None if c.value is None else claimed(c.text, c.written, c.value, c.unit or "")),
             "computed": _figure(c.computed),
             "output": _figure(c.output) if c.output != c.computed else None,
+            # The cover's column: the figure users receive (E / T, or the output-throughput speedup),
+            # and one line why the verdict is what it is.
+            "receives": _figure(c.output) or _cannot_compute(r, c),
+            "reason": c.unfavourable or _reason(c, rule_of),
             "findings": [_finding(f, rule_of, explained, shown, c.id) for f in c.findings if not _shared_note(f, c.id)],
             # Notes about what only some claims rest on are pointed to from those claims.
             "notes": sorted({f.code for f in c.findings if _shared_note(f, c.id) and id(f) not in everywhere}),
@@ -190,6 +194,24 @@ def _file(r: FileAssessment, name: str, rule_of: RuleOf, entry: dict[str, Any]) 
         {"items": [i.model_dump() for i in scope.items], "notes": scope.notes} if scope is not None and (scope.items or scope.notes) else None
     )
     return out
+
+
+def _cannot_compute(r: FileAssessment, c) -> str:
+    m = r.metrics.get(c.run)
+    if m is None or m.emitted_tokens is None:
+        return "cannot be computed: no token counts"
+    if m.duration_s is None:
+        return "cannot be computed: no measured interval"
+    return "cannot be computed from the record"
+
+
+def _reason(c, rule_of: RuleOf) -> str | None:
+    """The first error behind a not-established verdict, as its rule's title."""
+    error = next((f for f in c.findings if f.severity == "error"), None)
+    if error is None:
+        return None
+    rule = rule_of(error.code)
+    return f"{error.code}: {rule.title[0].lower() + rule.title[1:]}" if rule is not None else error.code
 
 
 def _figure(d: dict | None) -> str | None:

@@ -88,6 +88,8 @@ def _assessment(r: FileAssessment) -> list[str]:
         out.append("")
         verdict = VERDICT_TEXT[c.verdict]
         out.append(f'  claim {c.id} ({c.kind}): "{shown(c.text)}": {verdict}')
+        if c.unfavourable:
+            out.append(f"    NOTE: {c.unfavourable}")
         figures = [x for x in (_figure(c.computed), _figure(c.output)) if x]
         if figures:
             out.append("    computed: " + "; ".join(dict.fromkeys(figures)))

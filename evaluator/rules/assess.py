@@ -23,6 +23,7 @@ from ..engine.loader import LoadedFile, pointer
 from ..engine.metrics import speedup
 from ..engine.record import EvidenceRecord
 from ..engine.schema_wording import schema_problems
+from ..engine.wording import num
 from . import REGISTRY
 from .registry import Path
 from .results import Ask, ClaimResult, FileAssessment, Finding, Verdict
@@ -103,6 +104,9 @@ def _claim_result(ctx: Context, index: int, findings: list[Finding], written: Ca
     behind = [f for f in findings if f.claim == claim.id or (f.claim is None and any(f.path[: len(p)] == p for p in prefixes))]
     verdict: Verdict = "not-established" if any(f.severity == "error" for f in behind) else "established"
     figure, out = claimed_figure(ctx, claim), output_figure(ctx, claim)
+    unfavourable = None
+    if verdict == "established" and claim.kind == "speedup" and out is not None and out.value is not None and out.value < 1:
+        unfavourable = f"established, but slower than its baseline: {num(out.value, 'x')} its output throughput"
     return ClaimResult(
         id=claim.id,
         kind=claim.kind,
@@ -119,6 +123,7 @@ def _claim_result(ctx: Context, index: int, findings: list[Finding], written: Ca
         stated=None if claim.value is None else claimed_text(claim),
         value_high=claim.value_high,
         bound=claim.bound,
+        unfavourable=unfavourable,
     )
 
 

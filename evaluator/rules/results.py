@@ -64,6 +64,8 @@ class ClaimResult:
     stated: str | None = None
     value_high: float | None = None
     bound: str | None = None
+    # An established result that does not favour the offer (a speedup below 1: slower than its baseline).
+    unfavourable: str | None = None
 
     # The claimed value exactly as the record writes it ("1.90"), read from the file only when a
     # report shows it (a large JSON file's text is walked once for it).
