@@ -67,6 +67,9 @@ class CostPoint:
     limit_notes: tuple[str, ...]  # each limit not met, undecided or without its figure
     goodput: Goodput = NOT_INTERPOLATED
     cheapest: bool = False
+    # The profile names the loads the buyer will run, and this is not one of them: shown as context,
+    # never the cheapest.
+    outside_loads: bool = False
 
     @property
     def within_limits(self) -> bool:
@@ -74,8 +77,10 @@ class CostPoint:
 
     @property
     def eligible(self) -> bool:
-        """May be the cheapest: measured, established, the buyer's conditions, every limit met."""
-        return self.basis == "measured" and self.cost is not None and not self.codes and self.within_limits
+        """May be the cheapest: at one of the buyer's loads (any measured load where the profile names
+        none; an interpolated point exists only at one), established, the buyer's conditions, every
+        limit met."""
+        return not self.outside_loads and self.cost is not None and not self.codes and self.within_limits
 
     @property
     def label(self) -> str:
@@ -86,6 +91,7 @@ class CostPoint:
     def as_dict(self) -> dict[str, Any]:
         return {
             "axis": self.axis,
+            "outside_your_loads": self.outside_loads,
             "load": self.load,
             "basis": self.basis,
             "interpolated": self.basis == "interpolated",

@@ -181,6 +181,10 @@ class _Costing:
         hourly, hourly_text = (None, NO_PRICE) if price is None else ((None, NO_COUNT) if count is None else hourly_cost(price, count))
         points = [self.measured(run, hourly, count) for run in runs]
         points += self.interpolated(runs, hourly, count)
+        # Where the profile names loads, the cost is the cost at those loads; the others are context.
+        wanted = set(required_points(self.profile, self.ctx, runs))
+        if wanted:
+            points = [replace(p, outside_loads=(p.axis, p.load) not in wanted) for p in points]
         order = {"concurrency": 0, "request_rate": 1, None: 2}
         points.sort(key=lambda p: (order[p.axis], p.load if p.load is not None else 0))
         return ConfigurationCosts(self.evidence.file, config_id, role, count, hourly, hourly_text, tuple(points))
@@ -265,19 +269,23 @@ def cheapest(configs: list[ConfigurationCosts], price: Price | None) -> Cheapest
     if price is None:
         return Cheapest(None, None, "no cost: the profile states no price")
     if not candidates:
-        measured = [p for c in configs for p in c.points if p.basis == "measured"]
-        if not any(p.cost is not None for p in measured):
-            why = "no measured load has established evidence with an output throughput and an accelerator count"
-        elif not any(p.cost is not None and p.within_limits for p in measured):
-            why = "no measured load with established evidence meets every one of your limits"
+        # Where the profile names loads, only those count (other measured loads are context).
+        named = any(p.outside_loads for c in configs for p in c.points)
+        pool = [p for c in configs for p in c.points if (not p.outside_loads if named else p.basis == "measured")]
+        where = "at the loads you will run, no point" if named else "no measured load"
+        if not any(p.cost is not None for p in pool):
+            why = f"{where} has established evidence with an output throughput and an accelerator count"
+        elif not any(p.cost is not None and p.within_limits for p in pool):
+            why = f"{where} with established evidence meets every one of your limits"
         else:
-            why = "no measured load within your limits has evidence that matches your sampling, scope and tasks"
+            why = f"{where} within your limits has evidence that matches your sampling, scope and tasks"
         return Cheapest(None, None, f"no cost within your limits: {why}")
     cost, config, point = min(candidates, key=lambda c: c[0])  # ties: the first, in load order
+    where = f"run {point.runs[0]}" if point.basis == "measured" else f"interpolated between runs {point.runs[0]} and {point.runs[1]}"
     return Cheapest(
         config,
         point,
-        (f"{money(float(cost), price.currency)} per million output tokens ({config} at {_load_text(point.axis, point.load)}, run {point.runs[0]})"),
+        (f"{money(float(cost), price.currency)} per million output tokens ({config} at {_load_text(point.axis, point.load)}, {where})"),
     )
 
 

@@ -122,6 +122,7 @@ def _offer_costs(e: Economics, o: OfferCosts, name: Callable[[str], str]) -> dic
                     "role": config.role,
                     "load": p.label,
                     "interpolated": p.basis == "interpolated",
+                    "outside_loads": p.outside_loads,
                     "runs": " \u2013 ".join(p.runs),
                     "per_accelerator": next(per_accelerator),
                     "per_user": next(per_user),

@@ -136,7 +136,7 @@ def _costs(c: Comparison, file: str) -> list[str]:
                 limits += f" [{', '.join(p.codes)}]"
             rows.append(
                 (
-                    p.label + (" (interpolated)" if p.basis == "interpolated" else ""),
+                    p.label + (" (interpolated)" if p.basis == "interpolated" else "") + (" (outside your loads)" if p.outside_loads else ""),
                     config.configuration + ("" if config.offer == file else f" ({c.name(config.offer)})"),
                     config.role,
                     " - ".join(p.runs),
