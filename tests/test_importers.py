@@ -141,6 +141,49 @@ def test_an_older_benchmark_serving_result_without_failed_counts_its_lost_reques
     assert "closed loop at concurrency 2000." not in run["notes"]
 
 
+def test_a_bench_result_of_another_model_is_refused_into_a_record(sdeval, tmp_path):
+    """vllm bench serve names model_id and tokenizer_id; a facebook/opt-125m result imported under a
+    configuration declaring Llama-3.3-70B was accepted silently."""
+    record = tmp_path / "offer.yaml"
+    record.write_text(example("complete-offer.yaml").read_text())
+    bench = tmp_path / "bench.json"
+    bench.write_text(
+        json.dumps(
+            {
+                "duration": 10.0,
+                "completed": 8,
+                "num_prompts": 8,
+                "failed": 0,
+                "max_concurrency": 1,
+                "request_rate": "inf",
+                "total_input_tokens": 256,
+                "total_output_tokens": 128,
+                "model_id": "facebook/opt-125m",
+                "tokenizer_id": "facebook/opt-125m",
+            }
+        )
+    )
+    merged = tmp_path / "merged.yaml"
+    args = ("import", "vllm-bench", bench, "--into", record, "--configuration", "target-only", "--arrangement", "target-only", "-o", merged)
+    refused = sdeval(*args)
+    assert refused.exit_code == 2
+    assert refused.stderr == (
+        "sdeval: bench.json: names the model facebook/opt-125m, but configuration target-only declares the target "
+        "meta-llama/Llama-3.3-70B-Instruct (give --allow-model-mismatch to import it anyway; assess then reports model-mismatch)\n"
+    )
+    assert not merged.exists()  # nothing written
+    kept = sdeval(*args, "--allow-model-mismatch")
+    assert kept.exit_code == 0, kept.stderr
+    assert "imported with --allow-model-mismatch, and assess will report model-mismatch" in kept.stderr
+    document = json.loads(sdeval("assess", merged, "--format", "json").stdout)
+    found = [f for f in document["findings"] if f["code"] == "model-mismatch"]
+    assert [(f["path"], f["severity"]) for f in found] == [("/runs/8/source/model", "error")]
+    import yaml
+
+    run = yaml.safe_load(merged.read_text())["runs"][8]
+    assert (run["source"]["model"], run["source"]["tokenizer"]) == ("facebook/opt-125m", "facebook/opt-125m")
+
+
 def test_vllm_bench_append_form_gives_one_run_per_line(sdeval):
     runs = runs_of(sdeval("import", "vllm-bench", DATA / "vllm-bench-append.jsonl", "--arrangement", "speculative", "--run-id", "bench"))
     assert [r["id"] for r in runs] == ["bench-1", "bench-2"]
@@ -351,7 +394,8 @@ def test_a_tools_figure_that_disagrees_with_its_counts_is_counts_inconsistent(sd
     source = tmp_path / "edited.json"
     source.write_text(json.dumps(bench))
     out = tmp_path / "merged.json"
-    assert sdeval("import", "vllm-bench", source, "--into", _record(tmp_path), "-o", out).exit_code == 0
+    # The file names another Llama than the record's target: kept with --allow-model-mismatch.
+    assert sdeval("import", "vllm-bench", source, "--into", _record(tmp_path), "-o", out, "--allow-model-mismatch").exit_code == 0
     findings = sdeval("validate", "--format", "json", out).json()["findings"]
     assert ("counts-inconsistent", "/runs/1/reported/acceptance_rate") in {(f["code"], f["path"]) for f in findings}
 

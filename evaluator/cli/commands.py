@@ -377,6 +377,13 @@ def import_(
             help="vllm-bench: the limits given to vllm bench serve --goodput (ttft:MS,tpot:MS,e2el:MS), so its request_goodput is kept with them.",
         ),
     ] = None,
+    allow_model_mismatch: Annotated[
+        bool,
+        typer.Option(
+            "--allow-model-mismatch",
+            help="With --into: import a run whose tool names another model than the configuration's target (assess then reports model-mismatch).",
+        ),
+    ] = False,
 ) -> None:
     """Import runs from vLLM, vllm bench, guidellm, AIPerf, SGLang, llama.cpp, trtllm-bench, LLMPerf, GenAI-Perf or MLPerf Endpoints output into the record's format."""
     from .._infra.working import working_on
@@ -398,6 +405,7 @@ def import_(
                 skip_bad_lines=skip_bad_lines,
                 metrics=list(metrics) if metrics else None,
                 goodput=goodput,
+                allow_model_mismatch=allow_model_mismatch,
             )
     except ImportProblem as exc:
         raise _fail(str(exc)) from None

@@ -525,6 +525,11 @@ class Source(_Model):
     file: Text = Field(description="Name of the imported file.")
     sha256: str = Field(pattern=r"^[0-9a-f]{64}$", description="SHA-256 of the imported file.")
     tool_version: Text | None = Field(default=None, description="Version of the tool that wrote the file, when it says.")
+    model: Text | None = Field(
+        default=None,
+        description="Record 1.2: the model the tool says it ran (vllm bench serve's model_id, LLMPerf's model, AIPerf's model names), as the file writes it; compared with the configuration's target model.",
+    )
+    tokenizer: Text | None = Field(default=None, description="Record 1.2: the tokenizer the tool says it counted with, as the file writes it.")
     entry: Text | None = Field(
         default=None,
         description="Which part of the file the run came from, when the file holds several runs (for example 'line 3' or 'benchmarks[2]').",

@@ -300,8 +300,8 @@ def _goodput(path: Path, data: dict, m: _Metrics) -> tuple[dict | None, list[str
     return {"requests_per_s": rate, **limits, "definition": definition[:2000]}, notes
 
 
-def _identity(data: dict) -> str | None:
-    """Item 4: the model(s), tokenizer and command line the file names."""
+def _named(data: dict) -> tuple[list[str], str | None, str | None]:
+    """The model(s), the tokenizer's name and the tokenizer with its revision, as input_config names them."""
     cfg = _dict(data.get("input_config"))
     models = (
         [item.get("name") for item in _dict(cfg.get("models")).get("items", []) if isinstance(item, dict)]
@@ -311,11 +311,17 @@ def _identity(data: dict) -> str | None:
     if not models and isinstance(_dict(cfg.get("endpoint")).get("model_names"), list):
         models = _dict(cfg.get("endpoint"))["model_names"]
     tokenizer = _dict(cfg.get("tokenizer"))
-    tok = tokenizer.get("name") if isinstance(tokenizer.get("name"), str) else None
-    if tok and isinstance(tokenizer.get("revision"), str):
-        tok = f"{tok} (revision {tokenizer['revision']})"
+    name = tokenizer.get("name") if isinstance(tokenizer.get("name"), str) else None
+    tok = f"{name} (revision {tokenizer['revision']})" if name and isinstance(tokenizer.get("revision"), str) else name
+    return [m for m in models if isinstance(m, str)], name, tok
+
+
+def _identity(data: dict) -> str | None:
+    """Item 4: the model(s), tokenizer and command line the file names."""
+    cfg = _dict(data.get("input_config"))
+    models, _, tok = _named(data)
     command = _dict(data.get("run_info")).get("cli_command") or cfg.get("cli_command")
-    return provenance.note("AIPerf", data.get("aiperf_version"), [m for m in models if isinstance(m, str)], tok, command)
+    return provenance.note("AIPerf", data.get("aiperf_version"), models, tok, command)
 
 
 def _variation(data: dict) -> str | None:
@@ -365,7 +371,9 @@ def import_file(path: Path) -> list[Imported]:
     blocks, layout = found
     load, load_notes = _load(data)
     fields, speculative = _run(path, data, blocks, layout, load, load_notes)
-    return [Imported(fields=fields, source=source(FORMAT, path, sha, data.get("aiperf_version")), speculative=speculative)]
+    models, tokenizer, _ = _named(data)
+    found = source(FORMAT, path, sha, data.get("aiperf_version"), model=models, tokenizer=tokenizer)
+    return [Imported(fields=fields, source=found, speculative=speculative)]
 
 
 def _run(path: Path, data: dict, blocks: dict[str, dict], layout: str, load: dict, load_notes: list[str], where: str = "") -> tuple[dict, bool]:

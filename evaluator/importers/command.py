@@ -12,6 +12,25 @@ from . import ImportProblem, import_runs
 STANDALONE_CONFIGURATION = "imported"
 
 
+def _model_check(record, configuration: str | None, runs: list[dict], allowed: bool) -> list[str]:
+    """A run whose tool names another model than the configuration's target is refused (the
+    figures would describe the wrong model), or with --allow-model-mismatch kept and said."""
+    from ..rules.identity import same_model
+
+    configs = {c.get("id"): c for c in record.data.get("configurations") or [] if isinstance(c, dict)}
+    target = ((configs.get(configuration) or {}).get("target") or {}).get("model")
+    out = []
+    for run in runs:
+        named = run.get("source", {}).get("model")
+        if not (named and isinstance(target, str) and target) or same_model(named, target):
+            continue
+        problem = f"{run['source']['file']}: names the model {named}, but configuration {configuration} declares the target {target}"
+        if not allowed:
+            raise ImportProblem(f"{problem} (give --allow-model-mismatch to import it anyway; assess then reports model-mismatch)")
+        out.append(f"warning: {problem}; imported with --allow-model-mismatch, and assess will report model-mismatch")
+    return out
+
+
 def execute(
     fmt: str,
     files: list[str],
@@ -26,6 +45,7 @@ def execute(
     skip_bad_lines: bool,
     metrics: list[str] | None = None,
     goodput: str | None = None,
+    allow_model_mismatch: bool = False,
 ) -> tuple[str, list[str]]:
     """Returns (what to print on standard output, messages for standard error)."""
     record = None
@@ -49,6 +69,7 @@ def execute(
     messages = list(result.warnings)
     ids = ", ".join(r["id"] for r in result.runs)
     if record is not None:
+        messages += _model_check(record, configuration, result.runs, allow_model_mismatch)
         from .merge import write_merged
 
         target, warnings = write_merged(record, result.runs, output, in_place=in_place, force=force)

@@ -42,12 +42,20 @@ def sha256_of(path: Path) -> str:
         raise ImportProblem(f"{path}: cannot read ({exc.strerror})") from None
 
 
-def source(fmt: str, path: Path, sha256: str, tool_version: Any = None, entry: str | None = None) -> dict[str, Any]:
+def source(
+    fmt: str, path: Path, sha256: str, tool_version: Any = None, entry: str | None = None, *, model: Any = None, tokenizer: Any = None
+) -> dict[str, Any]:
     out: dict[str, Any] = {"format": fmt, "file": path.name, "sha256": sha256}
     if tool_version not in (None, ""):
         out["tool_version"] = str(tool_version)
     if entry is not None:
         out["entry"] = entry
+    # The model and tokenizer the file names (the first, for a run over several), where they are
+    # plain names: a name holding control characters is not kept (the record refuses them).
+    for key, value in (("model", model), ("tokenizer", tokenizer)):
+        value = value[0] if isinstance(value, list) and value else value
+        if isinstance(value, str) and value.strip() and value.isprintable():
+            out[key] = value.strip()[:500]
     return out
 
 
@@ -122,7 +130,9 @@ def import_entries(path: Path, fmt: str, run_fields, arrays: str | None = None) 
     out = []
     for entry, d in found:
         fields, speculative, *version = run_fields(d, path, entry)
-        out.append(Imported(fields=fields, source=source(fmt, path, sha, version[0] if version else None, entry=entry), speculative=speculative))
+        # vllm bench serve and SGLang's bench_serving both name the model and tokenizer so.
+        found_source = source(fmt, path, sha, version[0] if version else None, entry=entry, model=d.get("model_id"), tokenizer=d.get("tokenizer_id"))
+        out.append(Imported(fields=fields, source=found_source, speculative=speculative))
     return out
 
 

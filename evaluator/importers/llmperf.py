@@ -115,7 +115,7 @@ def _summary(path: Path, d: dict, sha: str) -> Imported:
         "reported": {"output_tokens_per_s": number(d.get("results_mean_output_throughput_token_per_s"))},
         "notes": " ".join(notes),
     }
-    return Imported(fields=drop_none(fields), source=source(FORMAT, path, sha, d.get("version")), speculative=False)
+    return Imported(fields=drop_none(fields), source=source(FORMAT, path, sha, d.get("version"), model=d.get("model")), speculative=False)
 
 
 def _percentiles(values: list[float]) -> dict | None:

@@ -114,3 +114,42 @@ def identity_incomplete(ctx: Context) -> Iterator[Violation]:
                 ("configurations", c, *missing[0]),
                 ask={"configuration": cfg.id, "missing": and_join(_WORDS[m] for m in missing)},
             )
+
+
+def same_model(named: str, target: str) -> bool:
+    """Whether the model a tool names is the configuration's target: the same name (letter case
+    aside), or the same last component where one of them is a bare name or a local path
+    ("opt-125m", "/models/opt-125m" for "facebook/opt-125m"); another organisation's model of the
+    same name is another model."""
+    a, b = named.strip().lower().rstrip("/"), target.strip().lower().rstrip("/")
+    if a == b:
+        return True
+    bare = lambda s: "/" not in s or s.startswith(("/", ".", "~"))  # noqa: E731
+    return (bare(a) or bare(b)) and a.rsplit("/", 1)[-1] == b.rsplit("/", 1)[-1]
+
+
+@rule(
+    "model-mismatch",
+    "error",
+    "The model a run's tool output names is not its configuration's target model",
+    rationale="""An imported run carries the model its benchmark tool says it ran. When that is not the
+    target the configuration declares (a facebook/opt-125m baseline under a configuration that says
+    Qwen/Qwen3.8-27B-FP8), the run measured something else, and every figure taken from it describes
+    the wrong model.""",
+    failing="A run imported from vllm bench serve output naming facebook/opt-125m, under a configuration whose target is Qwen/Qwen3.8-27B-FP8.",
+    passing="The run's source names the configuration's target model (or the same model as a bare name or local path).",
+    reference="README, The checklist behind the rules, item 5 (configuration identity)",
+    ask="Please confirm which model run {run} measured: its tool output names {named}, its configuration {configuration} declares {target}.",
+)
+def model_mismatch(ctx: Context) -> Iterator[Violation]:
+    for i, run in enumerate(ctx.record.runs):
+        named = run.source.model if run.source is not None else None
+        cfg = ctx.configuration(run)
+        target = cfg.target.model if cfg is not None else None
+        if named and target and not same_model(named, target):
+            yield Violation(
+                f"run {run.id}: its tool output names the model {named}, but configuration {cfg.id} declares {target}",
+                ("runs", i, "source", "model"),
+                run=run.id,
+                ask={"run": run.id, "named": named, "configuration": cfg.id, "target": target},
+            )
