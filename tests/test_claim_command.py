@@ -54,7 +54,7 @@ def test_speedup_at_concurrency_8_is_1_90x_and_the_record_validates(sdeval, bare
     assessed = sdeval("assess", out, "-f", "json").json()
     assert assessed["files"][0]["claims"][0]["verdict"] == "established"
     assert [f["code"] for f in assessed["findings"] if f["severity"] == "error"] == []
-    assert result.stderr == f"sdeval: added claim speedup-eagle3-c8 ({claim['text']}) to {out}\n"
+    assert result.stderr == f"sdeval: added claim speedup-eagle3-c8 ({claim['text']}) to {out}\nsdeval: claim speedup-eagle3-c8: established\n"
 
 
 def test_without_an_output_the_claim_is_printed(sdeval, bare):
@@ -171,3 +171,18 @@ def test_a_response_time_speedup_is_written_from_the_latencies(sdeval, bare):
     # p50 end-to-end: 14,100 ms target-only over 7,460 ms speculative.
     assert (claim["value"], claim["counted"], claim["latency_metric"], claim["percentile"]) == (1.89, "response-time", "e2e", "p50")
     assert claim["text"] == "1.89x faster p50 end-to-end latency against target-only-c8 at 8 concurrent requests (customer-support chat)"
+
+
+def test_claim_says_whether_the_new_claim_is_established_and_what_stands_in_its_way(sdeval, bare, tmp_path):
+    path, data = bare
+    out = tmp_path / "with-claim.json"
+    ok = sdeval("claim", path, "--run", "eagle3-c8", "--baseline", "target-only-c8", "--kind", "speedup", "-o", out)
+    assert ok.exit_code == 0 and ok.stderr.splitlines()[-1] == "sdeval: claim speedup-eagle3-c8: established"
+    del data["configurations"][0]["runtime"]["version"]
+    path.write_text(json.dumps(data))
+    printed = sdeval("claim", path, "--run", "eagle3-c8", "--baseline", "target-only-c8", "--kind", "speedup")
+    assert printed.exit_code == 0 and json.loads(printed.stdout)["claims"][0]["id"] == "speedup-eagle3-c8"
+    assert printed.stderr.splitlines() == [
+        "sdeval: claim speedup-eagle3-c8: NOT ESTABLISHED; 1 error stands in its way:",
+        "sdeval:   identity-incomplete at /configurations/0/runtime/version: configuration eagle3-dynamic-k does not state runtime.version",
+    ]

@@ -228,7 +228,27 @@ def execute(
         claim_id=claim_id,
         text=text,
     )
+    standing = standing_of(record, claim)
     if output is None and not in_place:
-        return json.dumps({"claims": [claim]}, indent=2, ensure_ascii=False) + "\n", []
+        return json.dumps({"claims": [claim]}, indent=2, ensure_ascii=False) + "\n", standing
     target, warnings = write_merged(record, [claim], output, in_place=in_place, force=force, key="claims")
-    return "", [*warnings, f"added claim {claim['id']} ({claim['text']}) to {target}"]
+    return "", [*warnings, f"added claim {claim['id']} ({claim['text']}) to {target}", *standing]
+
+
+def standing_of(record, claim: dict[str, Any], shown_at_most: int = 5) -> list[str]:
+    """The new claim judged as `sdeval assess` judges the record with it: its verdict and, when not
+    established, each error that stands in its way (the first few, then how many more)."""
+    from ..importers.merge import merged_text
+    from ..pipeline import reassess
+
+    text = merged_text(record, [claim], as_yaml=False, key="claims")
+    result = reassess([(str(record.path), text.encode("utf-8"))]).results[0]
+    judged = next(c for c in result.claims if c.id == claim["id"])
+    if judged.verdict == "established":
+        return [f"claim {judged.id}: established" + (f" ({judged.unfavourable})" if judged.unfavourable else "")]
+    errors = [f for f in judged.findings if f.severity == "error"]
+    lines = [f"claim {judged.id}: NOT ESTABLISHED; {len(errors)} error{'s' * (len(errors) != 1)} stand{'s' * (len(errors) == 1)} in its way:"]
+    lines += [f"  {f.code} at {f.pointer or '/'}: {f.message}" for f in errors[:shown_at_most]]
+    if len(errors) > shown_at_most:
+        lines.append(f"  and {len(errors) - shown_at_most} more (`sdeval assess` lists them all)")
+    return lines

@@ -449,7 +449,7 @@ def claim(
     force: ForceOpt = False,
 ) -> None:
     """Add a claim whose value is computed from the runs' counts, with load, scope and task taken from the run.
-    Refuses, writing nothing, a baseline not on equal terms or a run that lacks the counts."""
+    Refuses, writing nothing, a baseline not on equal terms or a run that lacks the counts; then says whether the claim is established and, if not, what stands in its way."""
     from .._infra.working import working_on
     from ..authoring.claims import execute
     from ..importers import ImportProblem
