@@ -129,10 +129,28 @@ def assess_loaded(loaded: list[LoadedFile], profile: ProfileInput | None = None,
         return Assessed(loaded, results, profile, judge(results, profile))
 
 
+def _not_tool_output(item: LoadedFile) -> None:
+    """A benchmark tool's output given where a record is expected stops the run in one line, naming
+    the tool and the command that takes it (its 40 schema errors would hide what it is)."""
+    if not isinstance(item.data, dict | list) or (isinstance(item.data, dict) and "record_version" in item.data):
+        return
+    from .importers.sniff import sniff_text
+
+    fmt = sniff_text(item.raw[: 256 * 1024].decode("utf-8", errors="replace"))
+    if fmt is not None:
+        name = os.path.basename(item.path)
+        files = "BEFORE AFTER" if fmt.endswith("-metrics") else name
+        raise CannotRun(
+            f"{item.path}: is {fmt} output, not an evidence record: import its runs with "
+            f"`sdeval import {fmt} {files} --into RECORD` (or without --into to see them)"
+        )
+
+
 def _assess_one(item: LoadedFile, profiles_allowed: bool) -> FileAssessment:
     from .buyer.profile import looks_like_profile
 
     if not looks_like_profile(item.data):
+        _not_tool_output(item)
         return assess(item)
     if not profiles_allowed:
         raise CannotRun(
@@ -201,7 +219,16 @@ def judge(results: list[FileAssessment], profile: ProfileInput) -> Comparison:
     """Every offer judged against the profile; a profile that cannot be used is CannotRun."""
     from .buyer.judge import BaselineNotGiven, compare
     from .buyer.profile import RequirementsError, load_requirements_bytes
+    from .importers.sniff import own_kind_of_text, sniff_text
 
+    head = profile.raw[: 256 * 1024].decode("utf-8", errors="replace")
+    if own_kind_of_text(head) == "record":
+        raise CannotRun(
+            f"{profile.path}: is an evidence record, not a requirements profile: give it as a file to judge "
+            f"(`sdeval assess {os.path.basename(profile.path)} --requirements PROFILE`)"
+        )
+    if own_kind_of_text(head) is None and (fmt := sniff_text(head)) is not None:
+        raise CannotRun(f"{profile.path}: is {fmt} output, not a requirements profile: import its runs with `sdeval import {fmt}`")
     try:
         model, sha256 = load_requirements_bytes(profile.path, profile.raw)
         return compare(model, results, profile.path, sha256)

@@ -413,3 +413,39 @@ def test_every_failing_assess_says_why_in_one_line(sdeval):
     fit = sdeval("assess", example("complete-offer.yaml"), "-r", example("requirements.yaml"))
     assert fit.stderr == f"sdeval: exit 1: no offer meets every requirement of {example('requirements.yaml')}\n"
     assert sdeval("assess", example("sd201-offer-b.json")).stderr == ""
+
+
+def test_the_wrong_kind_of_file_says_what_it_is_and_which_command_takes_it(sdeval, tmp_path):
+    """A tool's output, a record and a profile, each given where another is expected: one line each
+    (a vllm bench result given to assess was 39 schema errors)."""
+    bench = tmp_path / "bench.json"
+    bench.write_text('{"duration": 10.0, "completed": 8, "total_output_tokens": 128, "num_prompts": 8}')
+    record = example("sd201-offer-a.json")
+    cases = [
+        (
+            ("assess", bench),
+            f"sdeval: {bench}: is vllm-bench output, not an evidence record: import its runs with "
+            "`sdeval import vllm-bench bench.json --into RECORD` (or without --into to see them)",
+        ),
+        (("validate", bench), None),
+        (
+            ("assess", example("sd201-offer-b.json"), "-r", record),
+            f"sdeval: {record}: is an evidence record, not a requirements profile: give it as a file to judge "
+            "(`sdeval assess sd201-offer-a.json --requirements PROFILE`)",
+        ),
+        (
+            ("import", "vllm-bench", record, "--arrangement", "target-only"),
+            f"sdeval: {record}: lacks duration, completed, total_output_tokens, so it is not vllm-bench output; it is an evidence record "
+            "(`sdeval assess sd201-offer-a.json` judges it; `--into sd201-offer-a.json` adds imported runs to it)",
+        ),
+        (
+            ("verify", record),
+            f"sdeval: {record}: not a PDF (no %PDF- header); it is an evidence record (`sdeval render` makes a signed report of it)",
+        ),
+    ]
+    for args, line in cases:
+        result = sdeval(*args)
+        assert result.exit_code == 2, (args, result.stdout)
+        assert len(result.stderr.splitlines()) == 1, result.stderr
+        if line is not None:
+            assert result.stderr == line + "\n"

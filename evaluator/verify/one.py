@@ -198,7 +198,13 @@ def verify_report(path: Path, *, trust: TrustAnchors | None, strict: bool, now: 
     except UnreadableFile as exc:
         raise NotAReport(str(exc)) from None
     if b"%PDF-" not in data[:1024]:
-        raise NotAReport(f"{path}: not a PDF (no %PDF- header)")
+        from ..importers.sniff import own_kind
+
+        what = {
+            "record": "; it is an evidence record (`sdeval render` makes a signed report of it)",
+            "profile": "; it is a requirements profile (`sdeval render RECORD... -r` attaches it to a report)",
+        }.get(own_kind(path) or "", "")
+        raise NotAReport(f"{path}: not a PDF (no %PDF- header){what}")
     # One pypdf reading serves the attachment and cover checks; pyHanko reads the signature.
     try:
         contents, problem = ReportContents.read(data), None
