@@ -449,3 +449,20 @@ def test_the_wrong_kind_of_file_says_what_it_is_and_which_command_takes_it(sdeva
         assert len(result.stderr.splitlines()) == 1, result.stderr
         if line is not None:
             assert result.stderr == line + "\n"
+
+
+def test_did_you_mean_for_enum_values_values_with_units_commands_and_rules(sdeval, tmp_path):
+    record = yaml.safe_load(example("complete-offer.yaml").read_text())
+    record["runs"][0]["arrangement"] = "target_only"
+    record["claims"][0].update(kind="speed-up", value="2.19x")
+    path = tmp_path / "typos.json"
+    path.write_text(json.dumps(record))
+    messages = {f["path"]: f["message"] for f in sdeval("validate", path, "--format", "json").json()["findings"]}
+    assert messages["/runs/0/arrangement"] == 'must be "speculative" or "target-only" (got "target_only"; did you mean "target-only"?)'
+    assert messages["/claims/0/kind"].endswith('(got "speed-up"; did you mean "speedup"?)')
+    assert messages["/claims/0/value"] == 'must be a number (got "2.19x"; write the number, 2.19, and the unit apart: unit: "x")'
+    assert (
+        sdeval("rules", "acceptence-only").stderr
+        == "sdeval: no rule named 'acceptence-only'; did you mean 'acceptance-only'? (`sdeval rules` lists them)\n"
+    )
+    assert "Did you mean 'assess'?" in sdeval("asess", path).stderr

@@ -248,7 +248,11 @@ def rules(
     if code is not None:
         found = lookup(code)
         if found is None:
-            raise _fail(f"no rule named {code!r}; `sdeval rules` lists them")
+            from difflib import get_close_matches
+
+            close = get_close_matches(code, list(REGISTRY), n=1, cutoff=0.7)
+            meant = f"; did you mean {close[0]!r}?" if close else ""
+            raise _fail(f"no rule named {code!r}{meant} (`sdeval rules` lists them)")
         selected = [found]
     else:
         selected = list(REGISTRY.values())

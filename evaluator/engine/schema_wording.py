@@ -6,6 +6,7 @@ published schemas themselves are generated in form/schemas.py.)
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -83,11 +84,17 @@ def schema_message(error: dict) -> str:
         said = PATTERN_WORDS.get(ctx.get("pattern", ""), "does not have the form this field needs")
     elif kind in TYPE_WORDS:
         said = f"must be {TYPE_WORDS[kind]}"
+        written = _with_unit(error.get("input")) if kind in ("float_type", "float_parsing") and error["loc"][-1] in ("value", "value_high") else None
+        if written is not None:
+            number, unit = written
+            return f"{said} (got {_shown(error.get('input'))}; write the number, {number}, and the unit apart: unit: {json.dumps(unit)})"
     elif kind in BOUND_WORDS:
         key, words = BOUND_WORDS[kind]
         said = f"must be {words} {num(ctx[key])}"
     elif kind == "literal_error":
         said = "must be " + ctx.get("expected", "").replace("'", '"')
+        if (meant := _meant(error.get("input"), re.findall(r"'([^']*)'", ctx.get("expected", "")))) is not None:
+            return f"{said} (got {_shown(error.get('input'))}; did you mean {json.dumps(meant)}?)"
     elif kind == "string_too_long":
         said = f"is longer than the {num(ctx['max_length'])} characters allowed"
     elif kind == "too_long":
@@ -98,6 +105,29 @@ def schema_message(error: dict) -> str:
         msg = error["msg"]
         said = f"{msg[0].lower()}{msg[1:]}"
     return f"{said} (got {_shown(error.get('input'))})"
+
+
+def _meant(value: Any, allowed: list[str]) -> str | None:
+    """The allowed value a misspelt one was meant to be: the same letters in another case or with
+    other separators, or the one close match (difflib)."""
+    if not isinstance(value, str) or not allowed:
+        return None
+    plain = re.sub(r"[\s_-]+", "", value.lower())
+    for option in allowed:
+        if re.sub(r"[\s_-]+", "", option.lower()) == plain:
+            return option
+    from difflib import get_close_matches
+
+    close = get_close_matches(value.lower(), allowed, n=2, cutoff=0.75)
+    return close[0] if len(close) == 1 else None
+
+
+def _with_unit(value: Any) -> tuple[str, str] | None:
+    """("2.19", "x") for a claimed value written with its unit ("2.19x", "200 tokens/s")."""
+    if not isinstance(value, str):
+        return None
+    m = re.fullmatch(r"\s*([-+]?\d+(?:\.\d+)?)\s*([A-Za-z%/][\w/ %.-]*?)\s*", value)
+    return (m.group(1), m.group(2)) if m else None
 
 
 def _shown(value: Any) -> str:
