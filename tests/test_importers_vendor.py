@@ -547,3 +547,35 @@ def test_an_import_that_carries_forced_acceptance_draws_acceptance_simulated_at_
     assert done.exit_code == 0, done.stderr
     findings = [f for f in sdeval("validate", record, "-f", "json").json()["findings"] if f["code"] == "acceptance-simulated"]
     assert [(f["path"], f["run"]) for f in findings] == [("/runs/0/simulated_acceptance", "spec-c1")]
+
+
+def test_init_vendor_gives_a_record_import_into_and_claim_take(sdeval, tmp_path):
+    """The vendor's start (issue 26.10): `init --vendor`, two bench results imported into its two
+    configurations, a speedup claimed; what is left is evidence the vendor still owes, never the
+    record's shape."""
+    offer = tmp_path / "offer.yaml"
+    assert sdeval("init", "--vendor", "-o", offer).exit_code == 0
+    base = {
+        "duration": 10.0,
+        "completed": 8,
+        "num_prompts": 8,
+        "failed": 0,
+        "max_concurrency": 8,
+        "request_rate": "inf",
+        "total_input_tokens": 256,
+        "total_output_tokens": 1024,
+        "model_id": "<org/model>",
+    }
+    (tmp_path / "base.json").write_text(json.dumps(base))
+    spec = dict(base, duration=5.0, spec_decode_num_drafts=300, spec_decode_draft_tokens=900, spec_decode_accepted_tokens=700)
+    (tmp_path / "spec.json").write_text(json.dumps(spec))
+    one, two, claimed = tmp_path / "one.yaml", tmp_path / "two.yaml", tmp_path / "claimed.yaml"
+    assert sdeval("import", "vllm-bench", tmp_path / "spec.json", "--into", offer, "-o", one, "--configuration", "speculative").exit_code == 0
+    imported = sdeval(
+        "import", "vllm-bench", tmp_path / "base.json", "--into", one, "-o", two, "--configuration", "target-only", "--arrangement", "target-only"
+    )
+    assert imported.exit_code == 0, imported.stderr
+    made = sdeval("claim", two, "--run", "spec", "--baseline", "base", "--kind", "speedup", "-o", claimed)
+    assert made.exit_code == 0, made.stderr
+    codes = {f["code"] for f in sdeval("assess", claimed, "--format", "json").json()["findings"] if f["severity"] == "error"}
+    assert codes == {"quality-missing", "coverage-gap"}  # the evidence still owed: a quality result, the server's scrapes

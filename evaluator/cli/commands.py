@@ -313,11 +313,16 @@ def init(
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the form here instead of standard output.", metavar="FILE")] = None,
     force: ForceOpt = False,
     requirements: Annotated[bool, typer.Option("--requirements", help="Write a blank buyer requirements profile instead.")] = False,
+    vendor: Annotated[
+        bool, typer.Option("--vendor", help="Write a vendor's starting record instead: two configurations that import --into and claim take.")
+    ] = False,
 ) -> None:
     """Write a blank evidence form (or requirements profile) in YAML, every field explained."""
-    from ..form.blank import blank_form, blank_requirements
+    from ..form.blank import blank_form, blank_requirements, vendor_skeleton
 
-    text = blank_requirements() if requirements else blank_form()
+    if requirements and vendor:
+        raise _fail("give --requirements or --vendor, not both")
+    text = blank_requirements() if requirements else vendor_skeleton() if vendor else blank_form()
     if output is None:
         sys.stdout.write(text)
         return

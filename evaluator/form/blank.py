@@ -48,6 +48,17 @@ def blank_form() -> str:
     return model_form(EvidenceRecord, HEADER, "record_version", RECORD_VERSION)
 
 
+def vendor_skeleton(today: str | None = None) -> str:
+    """A vendor's starting record (templates/vendor-skeleton.yaml) dated today: one speculative and one
+    target-only configuration, no runs and no claims yet, for `import --into` and `claim` to fill."""
+    import datetime as dt
+
+    from .._infra.resources import data_dir
+
+    text = (data_dir("templates") / "vendor-skeleton.yaml").read_text(encoding="utf-8")
+    return text.replace("<YYYY-MM-DD>", today or dt.date.today().isoformat())
+
+
 def blank_requirements() -> str:
     return model_form(RequirementsProfile, REQUIREMENTS_HEADER, "requirements_version", REQUIREMENTS_VERSION)
 
