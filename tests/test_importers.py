@@ -932,3 +932,12 @@ def test_llmperf_is_sniffed_and_a_wrong_file_is_refused_in_one_line(sdeval, tmp_
     bad.write_text(json.dumps([{"error_code": None, "end_to_end_latency_s": 1.0, "number_output_tokens": 1.5}]))
     out = sdeval("import", "llmperf", bad, "--arrangement", "target-only")
     assert (out.exit_code, out.stderr) == (2, f"sdeval: {bad}: [0].number_output_tokens: not a whole number of tokens\n")
+
+
+def test_import_help_lists_every_format_with_the_versions_tested(sdeval):
+    from evaluator.importers.registry import ROWS
+
+    shown = "".join(sdeval("import", "--help").stdout.split())  # the help wraps anywhere, hyphens included
+    for row in ROWS:
+        listed = "".join(f"{row.name} ({'BEFORE AFTER; ' if row.scrapes else ''}{row.tested})".split())
+        assert row.tested and listed in shown, row.name

@@ -22,6 +22,7 @@ Reader = Callable[[list[Path], bool], list[Any]]
 @dataclass(frozen=True)
 class Format:
     name: str
+    tested: str  # the versions the tests read, for `sdeval import --help`
     read: Reader
     tool: str
     signatures: tuple[tuple[str, ...], ...]
@@ -58,12 +59,22 @@ def _per_file(name: str) -> Reader:
 
 
 ROWS = (
-    Format("vllm-metrics", _metrics("vllm-metrics"), "vLLM's /metrics", ((r"(?m)^vllm:[a-z_:]+(\{| )",),), scrapes=True),
-    Format("llamacpp-metrics", _metrics("llamacpp-metrics"), "llama.cpp's /metrics", ((r"(?m)^llamacpp:[a-z_:]+(\{| )",),), scrapes=True),
+    Format(
+        "vllm-metrics", "vLLM's Prometheus counters", _metrics("vllm-metrics"), "vLLM's /metrics", ((r"(?m)^vllm:[a-z_:]+(\{| )",),), scrapes=True
+    ),
+    Format(
+        "llamacpp-metrics",
+        "llama.cpp server --metrics, tested live",
+        _metrics("llamacpp-metrics"),
+        "llama.cpp's /metrics",
+        ((r"(?m)^llamacpp:[a-z_:]+(\{| )",),),
+        scrapes=True,
+    ),
     # GenAI-Perf: AIPerf's metric blocks, then an input_config with GenAI-Perf's own sections (since
     # March 2025) or its flat CLI arguments (2024); AIPerf's input_config has neither.
     Format(
         "genai-perf",
+        "GenAI-Perf 2024 to 0.0.16dev, from its source",
         _per_file("genai_perf"),
         "GenAI-Perf",
         (
@@ -73,6 +84,7 @@ ROWS = (
     ),
     Format(
         "aiperf",
+        "AIPerf June 2025 to 0.13",
         _per_file("aiperf"),
         "AIPerf",
         (
@@ -84,10 +96,17 @@ ROWS = (
         ),
     ),
     # mlcommons/endpoints' result_summary.json.
-    Format("mlperf-endpoints", _per_file("mlperf_endpoints"), "MLPerf Endpoints", ((r'"n_samples_issued"\s*:', r'"n_samples_completed"\s*:'),)),
+    Format(
+        "mlperf-endpoints",
+        "MLPerf Endpoints 0.1.0, from its source",
+        _per_file("mlperf_endpoints"),
+        "MLPerf Endpoints",
+        ((r'"n_samples_issued"\s*:', r'"n_samples_completed"\s*:'),),
+    ),
     # ray-project/llmperf: its summary's flat results_* keys, or its per-request list.
     Format(
         "llmperf",
+        "LLMPerf 2023-08-31",
         _per_file("llmperf"),
         "LLMPerf",
         (
@@ -97,6 +116,7 @@ ROWS = (
     ),
     Format(
         "guidellm",
+        "guidellm 0.3 to 0.7",
         _per_file("guidellm"),
         "guidellm",
         (
@@ -106,6 +126,7 @@ ROWS = (
     ),
     Format(
         "sglang-bench",
+        "SGLang bench_serving, December 2024 on",
         _per_file("sglang_bench"),
         "SGLang's bench_serving",
         (
@@ -114,18 +135,48 @@ ROWS = (
             (r'"total_output_tokens_retokenized"\s*:|"(mean|median|p99)_e2e_latency_ms"\s*:',),
         ),
     ),
-    Format("trtllm-bench", _per_file("trtllm_bench"), "trtllm-bench", ((r'"decoding_stats"\s*:|"request_info"\s*:', r'"performance"\s*:'),)),
-    Format("vllm-bench", _per_file("vllm_bench"), "vllm bench serve", ((r'"duration"\s*:', r'"completed"\s*:', r'"total_output_tokens"\s*:'),)),
+    Format(
+        "trtllm-bench",
+        "trtllm-bench --report_json",
+        _per_file("trtllm_bench"),
+        "trtllm-bench",
+        ((r'"decoding_stats"\s*:|"request_info"\s*:', r'"performance"\s*:'),),
+    ),
+    Format(
+        "vllm-bench",
+        "vllm bench serve 0.25 on, sweeps, InferenceX's fork",
+        _per_file("vllm_bench"),
+        "vllm bench serve",
+        ((r'"duration"\s*:', r'"completed"\s*:', r'"total_output_tokens"\s*:'),),
+    ),
     # llama.cpp's responses: its timings object (OpenAI shape or native /completion), before the OpenAI shape.
-    Format("llamacpp-responses", _responses("llamacpp-responses"), "llama.cpp's responses", ((r'"timings"\s*:\s*\{', r'"predicted_n"\s*:'),)),
+    Format(
+        "llamacpp-responses",
+        "llama.cpp server, tested live",
+        _responses("llamacpp-responses"),
+        "llama.cpp's responses",
+        ((r'"timings"\s*:\s*\{', r'"predicted_n"\s*:'),),
+    ),
     # SGLang's responses before the OpenAI shape they share with vLLM's: its meta_info or sglext.
-    Format("sglang-responses", _per_file("sglang_responses"), "SGLang's responses", ((r'"meta_info"\s*:\s*\{',), (r'"sglext"\s*:\s*\{',))),
-    Format("vllm-responses", _responses("vllm-responses"), "vLLM's responses", ((r'"choices"\s*:',), (r'"speculative_decoding"\s*:',))),
+    Format(
+        "sglang-responses",
+        "SGLang /generate and sglext",
+        _per_file("sglang_responses"),
+        "SGLang's responses",
+        ((r'"meta_info"\s*:\s*\{',), (r'"sglext"\s*:\s*\{',)),
+    ),
+    Format(
+        "vllm-responses",
+        "vLLM per-request spec-decode metrics",
+        _responses("vllm-responses"),
+        "vLLM's responses",
+        ((r'"choices"\s*:',), (r'"speculative_decoding"\s*:',)),
+    ),
 )
 FORMATS: dict[str, Format] = {f.name: f for f in ROWS}
 
 
 def formats_help() -> str:
     """The FORMAT argument's help: every row, scrape formats marked with their two files."""
-    names = [f"{f.name} (BEFORE AFTER)" if f.scrapes else f.name for f in ROWS]
+    names = [f"{f.name} ({'BEFORE AFTER; ' if f.scrapes else ''}{f.tested})" for f in ROWS]
     return ", ".join(names[:-1]) + " or " + names[-1] + "."
