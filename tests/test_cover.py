@@ -70,14 +70,16 @@ def slower(tmp_path):
 
 
 def test_an_established_slowdown_is_marked_in_text_json_and_pdf(sdeval, slower, tmp_path):
-    words = "established, but slower than its baseline: 0.980x its output throughput"
+    slow = "established, but slower than its baseline: 0.980x its output throughput"
+    quality = "its quality is below the baseline's on customer-support chat: rubric pass rate (LLM judge, 3 judges majority) 0.858 against 0.861"
     text = sdeval("assess", slower)
     assert 'claim speedup-c1 (speedup): "0.98x output throughput at 1 concurrent request": established' in text.stdout
-    assert f"    NOTE: {words}" in text.stdout
+    assert f"    NOTE: {slow}; {quality}" in text.stdout
     document = json.loads(sdeval("assess", slower, "--format", "json").stdout)
     claims = {c["id"]: c for c in document["files"][0]["claims"]}
-    assert claims["speedup-c1"]["verdict"] == "established" and claims["speedup-c1"]["unfavourable"] == words
-    assert claims["speedup-c8"]["unfavourable"] is None
+    assert claims["speedup-c1"]["verdict"] == "established" and claims["speedup-c1"]["unfavourable"] == f"{slow}; {quality}"
+    # complete-offer.yaml's speedup at concurrency 8 is faster, but its quality is 0.858 against 0.861.
+    assert claims["speedup-c8"]["unfavourable"] == f"established, but {quality}"
     pdf = tmp_path / "slower.pdf"
     assert sdeval("render", slower, "-o", pdf).exit_code == 0
-    assert words in _cover(pdf)
+    assert slow in _cover(pdf)

@@ -245,7 +245,7 @@ def standing_of(record, claim: dict[str, Any], shown_at_most: int = 5) -> list[s
     result = reassess([(str(record.path), text.encode("utf-8"))]).results[0]
     judged = next(c for c in result.claims if c.id == claim["id"])
     if judged.verdict == "established":
-        return [f"claim {judged.id}: established" + (f" ({judged.unfavourable})" if judged.unfavourable else "")]
+        return [f"claim {judged.id}: {judged.unfavourable or 'established'}"]
     errors = [f for f in judged.findings if f.severity == "error"]
     lines = [f"claim {judged.id}: NOT ESTABLISHED; {len(errors)} error{'s' * (len(errors) != 1)} stand{'s' * (len(errors) == 1)} in its way:"]
     lines += [f"  {f.code} at {f.pointer or '/'}: {f.message}" for f in errors[:shown_at_most]]

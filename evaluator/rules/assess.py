@@ -104,9 +104,7 @@ def _claim_result(ctx: Context, index: int, findings: list[Finding], written: Ca
     behind = [f for f in findings if f.claim == claim.id or (f.claim is None and any(f.path[: len(p)] == p for p in prefixes))]
     verdict: Verdict = "not-established" if any(f.severity == "error" for f in behind) else "established"
     figure, out = claimed_figure(ctx, claim), output_figure(ctx, claim)
-    unfavourable = None
-    if verdict == "established" and claim.kind == "speedup" and out is not None and out.value is not None and out.value < 1:
-        unfavourable = f"established, but slower than its baseline: {num(out.value, 'x')} its output throughput"
+    unfavourable = _unfavourable(ctx, claim, out) if verdict == "established" else None
     return ClaimResult(
         id=claim.id,
         kind=claim.kind,
@@ -125,6 +123,26 @@ def _claim_result(ctx: Context, index: int, findings: list[Finding], written: Ca
         bound=claim.bound,
         unfavourable=unfavourable,
     )
+
+
+# Quality metrics where less is better; every other metric is read as higher-is-better.
+_LOWER_IS_BETTER = ("perplexity", "wer", "cer", "error", "loss", "latency")
+
+
+def _unfavourable(ctx: Context, claim, out) -> str | None:
+    """What an established result says against the offer: a speedup below 1, or the run's quality
+    below the baseline's on a task (both said, when both hold)."""
+    said = []
+    if claim.kind == "speedup" and out is not None and out.value is not None and out.value < 1:
+        said.append(f"slower than its baseline: {num(out.value, 'x')} its output throughput")
+    run = ctx.run(claim.run)
+    for q in (run.quality or []) if run is not None else []:
+        if q.baseline_score is None or q.score == q.baseline_score:
+            continue
+        lower_better = any(word in q.metric.lower() for word in _LOWER_IS_BETTER)
+        if (q.score > q.baseline_score) if lower_better else (q.score < q.baseline_score):
+            said.append(f"its quality is below the baseline's on {q.task}: {q.metric} {num(q.score)} against {num(q.baseline_score)}")
+    return "established, but " + "; ".join(said) if said else None
 
 
 def _schema_findings(exc: ValidationError, loaded: LoadedFile) -> list[Finding]:
