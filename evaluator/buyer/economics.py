@@ -18,11 +18,12 @@ For each offer, offered configuration, baseline configuration and measured load:
 
 Each point is marked as meeting the buyer's per-user limits (every latency limit and the least
 per-request throughput) or not. Only established evidence gets a cost, so nothing that is not
-established, and no load that fails a limit, is ever the cheapest. At a load the buyer will run
-that lies between two measured loads of one configuration and K band, the figures are interpolated
-linearly in load and marked as such; they are never the cheapest (between two points the cost is
-never below the cheaper end) and nothing is extrapolated. Arithmetic is on exact fractions of the
-numbers as written, as in metrics.py.
+established, and no load that fails a limit, is ever the cheapest. Where the profile names the
+loads the buyer will run, the cheapest is taken at those loads only, and the other measured loads
+are context ("outside your loads"). At a load the buyer will run that lies between two measured
+loads of one configuration and K band, the figures are interpolated linearly in load and marked
+as such (such a point may be the cheapest, and says so); nothing is extrapolated. Arithmetic is on
+exact fractions of the numbers as written, as in metrics.py.
 """
 
 from __future__ import annotations
