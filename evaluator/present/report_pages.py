@@ -170,8 +170,8 @@ def _file(r: FileAssessment, name: str, rule_of: RuleOf, entry: dict[str, Any]) 
             "output": _figure(c.output) if c.output != c.computed else None,
             # The cover's column: the figure users receive (E / T, or the output-throughput speedup),
             # and one line why the verdict is what it is.
-            "receives": _figure(c.output) or _cannot_compute(r, c),
-            "reason": c.unfavourable or _reason(c, rule_of),
+            "receives": _brief_figure(c.output) or ("-" if c.kind == "lossless" else _cannot_compute(r, c)),
+            "reason": c.unfavourable_brief or _reason(c),
             "findings": [_finding(f, rule_of, explained, shown, c.id) for f in c.findings if not _shared_note(f, c.id)],
             # Notes about what only some claims rest on are pointed to from those claims.
             "notes": sorted({f.code for f in c.findings if _shared_note(f, c.id) and id(f) not in everywhere}),
@@ -205,13 +205,25 @@ def _cannot_compute(r: FileAssessment, c) -> str:
     return "cannot be computed from the record"
 
 
-def _reason(c, rule_of: RuleOf) -> str | None:
-    """The first error behind a not-established verdict, as its rule's title."""
-    error = next((f for f in c.findings if f.severity == "error"), None)
-    if error is None:
+def _reason(c) -> str | None:
+    """Why a claim is not established, in a few words for the cover: the first error's code (the
+    claim's findings below explain each)."""
+    errors = list(dict.fromkeys(f.code for f in c.findings if f.severity == "error"))
+    if not errors:
         return None
-    rule = rule_of(error.code)
-    return f"{error.code}: {rule.title[0].lower() + rule.title[1:]}" if rule is not None else error.code
+    return errors[0] + (f" and {len(errors) - 1} more" if len(errors) > 1 else "")
+
+
+def _brief_figure(d: dict | None) -> str | None:
+    """A claim's output figure in a few words: its formula where the name gives one ("E / T =
+    150 tokens/s"), else the name."""
+    if d is None or d["value"] is None:
+        return None
+    name = d["figure"]
+    if d["unit"] == "x":
+        return f"{num(d['value'], 'x')} the baseline's {'output throughput' if 'output' in name else name.removesuffix(' against the baseline')}"
+    formula = name[name.rindex("(") + 1 : -1] if name.endswith(")") and "(" in name else name
+    return f"{formula} = {num(d['value'], '' if d['unit'] == 'fraction' else d['unit'])}"
 
 
 def _figure(d: dict | None) -> str | None:

@@ -105,6 +105,7 @@ def _claim_result(ctx: Context, index: int, findings: list[Finding], written: Ca
     verdict: Verdict = "not-established" if any(f.severity == "error" for f in behind) else "established"
     figure, out = claimed_figure(ctx, claim), output_figure(ctx, claim)
     unfavourable = _unfavourable(ctx, claim, out) if verdict == "established" else None
+    unfavourable, unfavourable_brief = unfavourable or (None, None)
     return ClaimResult(
         id=claim.id,
         kind=claim.kind,
@@ -122,6 +123,7 @@ def _claim_result(ctx: Context, index: int, findings: list[Finding], written: Ca
         value_high=claim.value_high,
         bound=claim.bound,
         unfavourable=unfavourable,
+        unfavourable_brief=unfavourable_brief,
     )
 
 
@@ -129,12 +131,13 @@ def _claim_result(ctx: Context, index: int, findings: list[Finding], written: Ca
 _LOWER_IS_BETTER = ("perplexity", "wer", "cer", "error", "loss", "latency")
 
 
-def _unfavourable(ctx: Context, claim, out) -> str | None:
+def _unfavourable(ctx: Context, claim, out) -> tuple[str, str] | None:
     """What an established result says against the offer: a speedup below 1, or the run's quality
-    below the baseline's on a task (both said, when both hold)."""
-    said = []
+    below the baseline's on a task (both said, when both hold); in full and in a few words."""
+    said, brief = [], []
     if claim.kind == "speedup" and out is not None and out.value is not None and out.value < 1:
         said.append(f"slower than its baseline: {num(out.value, 'x')} its output throughput")
+        brief.append(f"slower than its baseline ({num(out.value, 'x')})")
     run = ctx.run(claim.run)
     for q in (run.quality or []) if run is not None else []:
         if q.baseline_score is None or q.score == q.baseline_score:
@@ -142,7 +145,8 @@ def _unfavourable(ctx: Context, claim, out) -> str | None:
         lower_better = any(word in q.metric.lower() for word in _LOWER_IS_BETTER)
         if (q.score > q.baseline_score) if lower_better else (q.score < q.baseline_score):
             said.append(f"its quality is below the baseline's on {q.task}: {q.metric} {num(q.score)} against {num(q.baseline_score)}")
-    return "established, but " + "; ".join(said) if said else None
+            brief.append(f"quality below the baseline's ({num(q.score)} against {num(q.baseline_score)})")
+    return ("established, but " + "; ".join(said), "; ".join(brief)) if said else None
 
 
 def _schema_findings(exc: ValidationError, loaded: LoadedFile) -> list[Finding]:

@@ -66,6 +66,7 @@ class ClaimResult:
     bound: str | None = None
     # An established result that does not favour the offer (a speedup below 1: slower than its baseline).
     unfavourable: str | None = None
+    unfavourable_brief: str | None = None  # the same in a few words, for the report's cover
 
     # The claimed value exactly as the record writes it ("1.90"), read from the file only when a
     # report shows it (a large JSON file's text is walked once for it).
