@@ -12,17 +12,14 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+from llama_engine import MODEL, SPECULATION, start, stop, wait_ready
 
 HERE = Path(__file__).resolve().parent
 REPEAT = "Repeat this list exactly three times: apple, banana, cherry, date, elderberry, fig, grape."
-SPECULATION = ["--spec-type", "ngram-simple", "--spec-ngram-simple-size-n", "3", "--spec-ngram-simple-size-m", "8"]
-MODEL = "gemma3-270m"
 
 
 def _chat(content: str, max_tokens: int, **extra) -> dict:
@@ -63,57 +60,6 @@ def exchange(httpx, url: str, requests: list[tuple[str, dict]]) -> list[str]:
     return lines
 
 
-def start_server(engine, weights, port: int, log: Path) -> subprocess.Popen:
-    with open(log, "wb") as out:
-        return subprocess.Popen(
-            [
-                str(engine.binary_path()),
-                "-m",
-                str(weights.assemble()),
-                "-np",
-                "2",
-                "-c",
-                "4096",
-                "-t",
-                "2",
-                "--metrics",
-                "--alias",
-                MODEL,
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(port),
-                *SPECULATION,
-            ],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-
-
-def wait_ready(httpx, proc: subprocess.Popen, url: str, log: Path) -> None:
-    deadline = time.monotonic() + 90
-    while True:
-        if proc.poll() is not None:
-            raise RuntimeError(f"llama-server exited: {log.read_text()[-2000:]}")
-        try:
-            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        if time.monotonic() > deadline:
-            raise RuntimeError("llama-server not ready on /health within 90 s")
-        time.sleep(0.25)
-
-
-def stop(proc: subprocess.Popen) -> None:
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-
-
 def counter(text: str, name: str) -> int:
     return int(sum(float(m.group(1)) for m in re.finditer(rf"^{re.escape(name)}(?:\{{[^}}]*\}})? (\S+)$", text, re.M)))
 
@@ -128,7 +74,7 @@ def test_real_llama_server_responses_import_to_the_servers_own_counters(tmp_path
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     log = tmp_path / "llama.log"
-    proc = start_server(engine, weights, port, log)
+    proc = start(str(engine.binary_path()), str(weights.assemble()), port, SPECULATION, log)
     try:
         wait_ready(httpx, proc, url, log)
         before = httpx.get(f"{url}/metrics").text
@@ -170,7 +116,7 @@ def main(out: Path) -> None:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     log = out.with_suffix(".log")
-    proc = start_server(engine, weights, port, log)
+    proc = start(str(engine.binary_path()), str(weights.assemble()), port, SPECULATION, log)
     try:
         wait_ready(httpx, proc, url, log)
         before = httpx.get(f"{url}/metrics").text

