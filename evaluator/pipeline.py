@@ -218,6 +218,18 @@ def reassess(records: list[tuple[str, bytes]], profile: ProfileInput | None = No
 def judge(results: list[FileAssessment], profile: ProfileInput) -> Comparison:
     """Every offer judged against the profile; a profile that cannot be used is CannotRun."""
     from .buyer.judge import BaselineNotGiven, compare
+    from .buyer.profile import RequirementsError
+
+    model, sha256 = check_profile(profile)
+    try:
+        return compare(model, results, profile.path, sha256)
+    except (RequirementsError, BaselineNotGiven) as exc:
+        raise CannotRun(str(exc)) from None
+
+
+def check_profile(profile: ProfileInput):
+    """The profile's model and SHA-256; CannotRun, in one line, for another kind of file or a
+    profile that cannot be used (`sdeval serve -r` checks it before it listens)."""
     from .buyer.profile import RequirementsError, load_requirements_bytes
     from .importers.sniff import own_kind_of_text, sniff_text
 
@@ -230,7 +242,6 @@ def judge(results: list[FileAssessment], profile: ProfileInput) -> Comparison:
     if own_kind_of_text(head) is None and (fmt := sniff_text(head)) is not None:
         raise CannotRun(f"{profile.path}: is {fmt} output, not a requirements profile: import its runs with `sdeval import {fmt}`")
     try:
-        model, sha256 = load_requirements_bytes(profile.path, profile.raw)
-        return compare(model, results, profile.path, sha256)
-    except (RequirementsError, BaselineNotGiven) as exc:
+        return load_requirements_bytes(profile.path, profile.raw)
+    except RequirementsError as exc:
         raise CannotRun(str(exc)) from None

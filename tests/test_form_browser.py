@@ -174,7 +174,9 @@ def test_offer_b_typed_field_by_field_saves_a_record_sdeval_accepts(page, sdeval
     record = offer_b()
     type_record(page, record)
     assert page.evaluate("window.sdevalForm.findings()") == []
-    assert page.locator("#findings-summary").inner_text() == "No problems found: sdeval validate will accept this record."
+    assert page.locator("#findings-summary").inner_text() == (
+        "No problems found in the schema or the counts. The verdict needs sdeval: sdeval validate on the saved file checks every rule."
+    )
     saved = save(page, tmp_path)
     assert saved.name == "saved.json"
     result = sdeval("validate", saved)

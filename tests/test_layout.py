@@ -28,6 +28,7 @@ LAYERS = {
     "evaluator.form": 6,
     "evaluator.verify": 7,
     "evaluator.measure": 7,
+    "evaluator.serve": 7,  # the form served, assessed through the pipeline
     "evaluator.archive": 8,
     "evaluator.cli": 9,
     "evaluator.__main__": 10,

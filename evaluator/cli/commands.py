@@ -342,6 +342,66 @@ def form(
     typer.echo(f"wrote {output}", err=True)
 
 
+@_command(short="Serve the form on 127.0.0.1, assessed live by sdeval's own rules.")
+def serve(
+    record: Annotated[
+        Optional[Path], typer.Argument(metavar="[RECORD]", help="A record to start from (JSON or YAML); it is read, never written.")
+    ] = None,
+    requirements: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--requirements", "-r", metavar="PROFILE", help="Also judge the record against this buyer requirements profile, read once at start."
+        ),
+    ] = None,
+    port: Annotated[int, typer.Option("--port", help="The port on 127.0.0.1; 0 takes a free one.", metavar="N")] = 0,
+) -> None:
+    """Serve the evidence form on 127.0.0.1 and assess what is typed with the same pipeline as
+    `sdeval assess` (and the profile, with -r): findings, verdicts and asks, live. Only the browser
+    given the printed address (with its random token) can use it; Ctrl-C stops it."""
+    import socket
+
+    from ..pipeline import CannotRun, assess_paths, check_profile, read_profile
+
+    if not 0 <= port <= 65535:
+        raise _fail(f"--port {port}: give a port from 1 to 65535, or 0 for a free one")
+    try:
+        # The same checks as `assess`: another kind of file, or a profile that cannot be used, is refused now.
+        profile = None if requirements is None else read_profile(str(requirements))
+        if profile is not None:
+            check_profile(profile)
+        initial = None
+        if record is not None:
+            assessed = assess_paths([str(record)])
+            loaded = assessed.loaded[0]
+            if loaded.problem is not None:
+                raise CannotRun(f"{record}: {loaded.problem.where()}{loaded.problem.message}")
+            initial = (str(record), loaded.raw.decode("utf-8"))
+    except CannotRun as exc:
+        raise _fail(str(exc)) from None
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.bind(("127.0.0.1", port))
+    except OSError as exc:
+        sock.close()
+        raise _fail(f"--port {port}: cannot listen on 127.0.0.1 ({exc.strerror}); give another, or 0 for a free one") from None
+    sock.listen(16)
+    from ..serve.app import Served, new_token, run
+
+    served = Served(token=new_token(), port=sock.getsockname()[1], profile=profile, initial=initial)
+    url = f"http://127.0.0.1:{served.port}/?token={served.token}"
+
+    def announce() -> None:
+        typer.echo(url)
+        typer.echo("sdeval serve: open the address above in your browser; Ctrl-C stops the server", err=True)
+
+    try:
+        run(served, sock, announce)
+    finally:
+        # uvicorn stops on Ctrl-C and raises it again: the exit is then 130, as for every command.
+        sock.close()
+        typer.echo("sdeval serve: stopped", err=True)
+
+
 class Arrangement(str, Enum):
     speculative = "speculative"
     target_only = "target-only"

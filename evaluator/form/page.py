@@ -36,7 +36,9 @@ def _inline(text: str) -> str:
     return text
 
 
-def render_form() -> str:
+def render_form(served: dict[str, Any] | None = None) -> str:
+    """The page; `served` (token, profile name, a record to start from) when `sdeval serve` serves
+    it, so the page asks that process for the verdict; None for the offline file."""
     schema = json.loads(schema_path().read_text(encoding="utf-8"))
     templates = data_dir("templates")
     env = Environment(
@@ -61,4 +63,6 @@ def render_form() -> str:
         ajv=_inline((form_dir / "vendor" / "ajv2020.min.js").read_text(encoding="utf-8")),
         js_yaml=_inline((form_dir / "vendor" / "js-yaml.min.js").read_text(encoding="utf-8")),
         script=_inline((form_dir / "form.js").read_text(encoding="utf-8")),
+        served=served,
+        served_json=_script_json(served),
     )

@@ -12,6 +12,9 @@
   const CATALOG = JSON.parse(document.getElementById("sdeval-catalog").textContent);
   // What a schema pattern means, in the CLI's words (evaluator/schema.py PATTERN_WORDS).
   const WORDING = JSON.parse(document.getElementById("sdeval-wording").textContent);
+  // Set when `sdeval serve` serves the page: the verdict is then sdeval's own (evaluator/serve).
+  const SERVED_EL = document.getElementById("sdeval-served");
+  const SERVED = SERVED_EL ? JSON.parse(SERVED_EL.textContent) : null;
   const RULES = {};
   CATALOG.rules.forEach(function (r) { RULES[r.code] = r; });
   const STORAGE_KEY = "sdeval-form:" + SCHEMA.$id;
@@ -19,7 +22,14 @@
   const statusLine = document.getElementById("status");
   const AjvClass = window.ajv2020.default || window.ajv2020;
   // verbose: each error carries its schema and value, for the CLI's words and "did you mean".
-  const validateSchema = new AjvClass({ allErrors: true, strict: false, verbose: true }).compile(SCHEMA);
+  // Compiled on first use, offline only: Ajv compiles to code with new Function, which the served
+  // page's Content-Security-Policy (no 'unsafe-eval') forbids, and there sdeval checks the schema.
+  let compiledSchema = null;
+  function validateSchema(record) {
+    if (!compiledSchema) compiledSchema = new AjvClass({ allErrors: true, strict: false, verbose: true }).compile(SCHEMA);
+    validateSchema.errors = compiledSchema(record) ? null : compiledSchema.errors;
+    return validateSchema.errors === null;
+  }
 
   // ------------------------------------------------------------ values as written
 
@@ -655,7 +665,10 @@
     });
     const listed = all.length - waiting;
     let summary;
-    if (!all.length) summary = "No problems found: sdeval validate will accept this record.";
+    if (!all.length) {
+      summary = SERVED ? (answer ? "sdeval finds no problems in this record." : "Asking sdeval\u2026")
+        : "No problems found in the schema or the counts. The verdict needs sdeval: sdeval validate on the saved file checks every rule.";
+    }
     else if (!waiting) summary = listed + (listed === 1 ? " problem" : " problems") + " found.";
     else summary = (listed ? listed + (listed === 1 ? " problem" : " problems") + " found; " : "") +
       waiting + (waiting === 1 ? " field is" : " fields are") + " still to fill in or fix: shown as you reach them, and all at once when you save.";
@@ -709,6 +722,7 @@
 
   function check() {
     const value = current();
+    if (SERVED) { ask(value); show(findings); return value; }
     const record = plain(value);
     const seen = {};
     findings = schemaFindings(record).concat(ruleFindings(record)).filter(function (f) {
@@ -719,6 +733,67 @@
     });
     show(findings);
     return value;
+  }
+
+  // ------------------------------------------------------ served: sdeval's verdict
+
+  // Only the newest record's answer is shown; an older one arriving late is dropped.
+  let asked = 0, answered = 0, answer = null;
+  function ask(value) {
+    const seq = ++asked;
+    fetch("/assess", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-Sdeval-Token": SERVED.token },
+      body: stringify(value) + "\n",
+      cache: "no-store",
+      credentials: "omit",
+    }).then(function (r) {
+      return r.json().then(function (body) { return { ok: r.ok, body: body }; });
+    }).then(function (reply) {
+      if (seq !== asked) return;
+      answered = seq;
+      if (!reply.ok) { servedProblem(reply.body.error || "sdeval could not assess the record"); return; }
+      answer = reply.body;
+      findings = answer.document.findings.map(function (f) {
+        return { code: f.code, severity: f.severity, path: f.path, message: f.message };
+      });
+      show(findings);
+      showVerdict(answer);
+    }).catch(function (e) {
+      if (seq !== asked) return;
+      answered = seq;
+      servedProblem("sdeval serve did not answer (" + e.message + "); is it still running?");
+    });
+  }
+
+  function servedProblem(text) {
+    answer = null;
+    document.getElementById("verdict").hidden = true;
+    document.getElementById("findings-summary").textContent = isolated(text);
+  }
+
+  function fillList(id, items) {
+    const list = document.getElementById(id);
+    list.innerHTML = "";
+    items.forEach(function (text) {
+      const li = document.createElement("li");
+      li.textContent = isolated(text);
+      list.appendChild(li);
+    });
+  }
+
+  function showVerdict(reply) {
+    const file = reply.document.files[0];
+    const firstLine = reply.text.split("\n")[0];
+    document.getElementById("verdict-outcome").textContent = isolated(firstLine + (reply.reason ? " \u2014 sdeval: " + reply.reason : ""));
+    fillList("verdict-claims", file.claims.map(function (c) {
+      const out = c.output && c.output.value !== null && c.output.value !== undefined
+        ? "; users receive " + num(c.output.value, c.output.unit) + " (" + c.output.figure + ")" : "";
+      return c.id + ": " + c.verdict.replace(/-/g, " ") + (c.unfavourable ? " (" + c.unfavourable + ")" : "") + out;
+    }));
+    fillList("verdict-asks", file.asks.map(function (a) { return a.text + " (" + a.code + ")"; }));
+    document.getElementById("verdict-text").textContent = reply.text;
+    document.getElementById("verdict").hidden = false;
   }
 
   let pending = null;
@@ -891,7 +966,11 @@
   renumber();
   let draft = null;
   try { draft = JSON.parse(localStorage.getItem(STORAGE_KEY) || "null"); } catch (e) { draft = null; }
-  if (draft && typeof draft.record === "string") {
+  if (SERVED && SERVED.initial) {
+    const start = SERVED.initial;
+    load(looksLikeYaml(start.name, start.text) ? parseYamlRecord(start.text) : parseRecord(start.text));
+    statusLine.textContent = "Loaded " + start.name + " (given to sdeval serve).";
+  } else if (draft && typeof draft.record === "string") {
     load(parseRecord(draft.record));
     showAll = false;  // a draft is still being typed: its blanks are not yet mistakes
     if (Array.isArray(draft.touched)) draft.touched.forEach(function (p) { touched[p] = true; });
@@ -907,6 +986,9 @@
     loadYaml: function (text) { load(parseYamlRecord(text)); },
     num: num,
     findings: function () { return findings; },
+    // Served: true once sdeval has answered for the record the page holds now.
+    settled: function () { return SERVED !== null && asked > 0 && answered === asked && answer !== null; },
+    verdict: function () { return answer; },
     catalog: CATALOG,
   };
 })();

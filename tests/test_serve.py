@@ -1,0 +1,339 @@
+"""`sdeval serve`: the form served on 127.0.0.1 and assessed by sdeval itself.
+
+The real `sdeval serve` process is started as a user starts it (the console script, port 0) and
+stopped at the end. Over HTTP: only loopback, only with the printed token, only at the Host it
+listens on. In Debian's Chromium: every shipped example and public-claims record loaded into the
+page gets exactly the findings, verdicts and asks that `sdeval assess --format json` gives the
+same record; with a profile, the page shows the text `assess -r` prints.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import EXAMPLES, example
+from test_form_browser import ARGS, CHROMIUM
+
+httpx = pytest.importorskip("httpx")
+
+SDEVAL = str(Path(sys.executable).with_name("sdeval"))
+
+
+class Server:
+    def __init__(self, *args: str, cwd: Path):
+        self.proc = subprocess.Popen([SDEVAL, "serve", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd)
+        self.url = self.proc.stdout.readline().strip()
+        if not self.url:
+            self.stop()
+            raise AssertionError(f"sdeval serve printed no address: {self.proc.stderr.read()}")
+        self.base, _, self.token = self.url.partition("/?token=")
+        self.port = int(self.base.rsplit(":", 1)[1])
+
+    def assess(self, body: bytes, **headers) -> httpx.Response:
+        return httpx.post(f"{self.base}/assess", content=body, headers={"X-Sdeval-Token": self.token, **headers}, timeout=60)
+
+    def stop(self) -> str:
+        """Ctrl-C, as a user stops it; returns what it wrote on standard error."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(2)
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        return self.proc.stderr.read()
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    server = Server(cwd=tmp_path_factory.mktemp("serve"))
+    yield server
+    server.stop()
+
+
+def _assess_json(sdeval, path: Path, *args) -> dict:
+    return sdeval("assess", "--format", "json", path, *args).json()
+
+
+def _listening_addresses(port: int) -> set[str]:
+    """Local addresses of sockets listening on `port`, read from the kernel's tables."""
+    found = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        if not os.path.exists(table):
+            continue
+        for line in Path(table).read_text().splitlines()[1:]:
+            local, state = line.split()[1], line.split()[3]
+            address, hex_port = local.split(":")
+            if int(hex_port, 16) == port and state == "0A":  # LISTEN
+                found.add(address)
+    return found
+
+
+# ------------------------------------------------------------------ HTTP
+
+
+def test_it_listens_on_loopback_only(served):
+    assert _listening_addresses(served.port) == {"0100007F"}  # 127.0.0.1, nothing else
+
+
+def test_the_page_and_assessing_need_the_printed_token(served):
+    assert httpx.get(served.url).status_code == 200
+    assert httpx.get(served.base + "/").status_code == 403
+    assert httpx.get(served.base + "/?token=" + "x" * len(served.token)).status_code == 403
+    body = example("sd201-offer-a.json").read_bytes()
+    assert served.assess(body, **{"X-Sdeval-Token": "wrong"}).status_code == 403
+    assert httpx.post(f"{served.base}/assess", content=body).status_code == 403
+    # DNS rebinding: a page from another site reaching this port under its own name.
+    assert served.assess(body, Host=f"attacker.example:{served.port}").status_code == 403
+    assert httpx.get(served.url, headers={"Host": f"attacker.example:{served.port}"}).status_code == 403
+
+
+def test_the_page_is_never_cached_framed_or_referred(served):
+    headers = httpx.get(served.url).headers
+    assert headers["cache-control"] == "no-store"
+    assert headers["referrer-policy"] == "no-referrer"
+    assert "frame-ancestors 'none'" in headers["content-security-policy"]
+    assert "connect-src 'self'" in headers["content-security-policy"]
+
+
+def test_a_cross_origin_preflight_is_not_granted(served):
+    answer = httpx.options(
+        f"{served.base}/assess",
+        headers={"Origin": "https://attacker.example", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "x-sdeval-token"},
+    )
+    assert "access-control-allow-origin" not in answer.headers
+
+
+def test_the_answer_is_assess_json_for_the_same_bytes(served, sdeval, tmp_path):
+    body = example("sd201-offer-a.json").read_bytes()
+    (tmp_path / "form.json").write_bytes(body)
+    answer = served.assess(body).json()
+    cli = sdeval("assess", "--format", "json", tmp_path / "form.json")
+    expected = cli.json()
+    for f in expected["findings"]:
+        f["file"] = "form.json"
+    expected["files"][0]["file"] = "form.json"
+    assert answer["document"] == expected
+    assert answer["exit"] == cli.exit_code == 1
+    assert answer["reason"] == "exit 1: form.json has 1 error finding"
+
+
+def test_a_record_over_the_size_limit_is_refused_in_one_line(served):
+    from evaluator.engine.loader import DEFAULT_MAX_BYTES
+
+    answer = served.assess(b" " * (DEFAULT_MAX_BYTES + 1))
+    assert answer.status_code == 413
+    assert answer.json() == {"error": f"the record is over {DEFAULT_MAX_BYTES} bytes"}
+
+
+def test_bad_start_arguments_are_one_line_errors(tmp_path):
+    tool_output = tmp_path / "bench.json"
+    tool_output.write_text(json.dumps({"date": "20260101-000000", "backend": "vllm", "num_prompts": 10, "completed": 10, "duration": 1.0}))
+    cases = [
+        (["serve", str(tmp_path / "missing.json")], f"{tmp_path / 'missing.json'}: "),
+        (
+            ["serve", "-r", str(example("sd201-offer-a.json"))],
+            f"sdeval: {example('sd201-offer-a.json')}: is an evidence record, not a requirements profile",
+        ),
+        (["serve", "--port", "70000"], "sdeval: --port 70000: give a port from 1 to 65535, or 0 for a free one"),
+    ]
+    for args, start in cases:
+        done = subprocess.run([SDEVAL, *args], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2, done
+        assert done.stdout == ""
+        assert len(done.stderr.splitlines()) == 1, done.stderr
+        assert start in done.stderr, done.stderr
+
+
+def test_a_port_in_use_is_a_one_line_error(served):
+    done = subprocess.run([SDEVAL, "serve", "--port", str(served.port)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"sdeval: --port {served.port}: cannot listen on 127.0.0.1 (")
+    assert len(done.stderr.splitlines()) == 1
+
+
+def test_ctrl_c_stops_it_quietly(tmp_path):
+    server = Server(cwd=tmp_path)
+    err = server.stop()
+    assert server.proc.returncode == 130  # Ctrl-C, as every sdeval command exits on it
+    assert err == "sdeval serve: open the address above in your browser; Ctrl-C stops the server\nsdeval serve: stopped\n"
+    with pytest.raises(httpx.ConnectError):
+        httpx.get(server.url, timeout=2)
+
+
+# --------------------------------------------------------------- Chromium
+
+# Evidence records: the shipped examples and the transcribed public claims (profiles are not records).
+RECORDS = sorted(
+    str(p.relative_to(EXAMPLES))
+    for p in [*EXAMPLES.glob("*.*"), *(EXAMPLES / "public-claims").glob("*.*")]
+    if p.suffix in (".json", ".yaml") and "record_version" in p.read_text()
+)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no Chromium at {CHROMIUM} (scripts/setup test installs Debian's chromium as root)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("the playwright package is not installed (pip install -e '.[test]')")
+    with sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield launched
+        launched.close()
+
+
+# The page's Content-Security-Policy forbids eval, which Playwright's wait_for_function uses
+# in the page; these poll from outside instead (page.evaluate is not subject to it), so the
+# page is tested under the policy a user's browser enforces.
+def _until(page, expression: str, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while not page.evaluate(expression):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not true within {seconds:.0f} s: {expression}")
+        page.wait_for_timeout(50)
+
+
+def _open(browser, url: str):
+    context = browser.new_context(viewport={"width": 1366, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.goto(url)
+    _until(page, "window.sdevalForm !== undefined")
+    return context, page, errors
+
+
+def _load(page, path: Path) -> None:
+    """As a person loads a file: through the page's file input."""
+    page.set_input_files("#load-file", str(path))
+    _until(page, "document.getElementById('status').textContent.startsWith('Loaded')")
+
+
+def _settled(page) -> dict:
+    _until(page, "window.sdevalForm.settled()")
+    return page.evaluate("window.sdevalForm.verdict()")
+
+
+def _as_json(name: str, tmp_path: Path) -> Path:
+    """The record as JSON (the page's file input takes either; JSON keeps the comparison to one parser)."""
+    path = example(name)
+    data = yaml.safe_load(path.read_text()) if path.suffix == ".yaml" else json.loads(path.read_text())
+    out = tmp_path / "in.json"
+    out.write_text(json.dumps(data, indent=2))
+    return out
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("name", RECORDS)
+def test_the_served_pages_findings_verdicts_and_asks_are_assess_json(browser, served, sdeval, tmp_path, name):
+    context, page, errors = _open(browser, served.url)
+    try:
+        given = _as_json(name, tmp_path)
+        _load(page, given)
+        verdict = _settled(page)
+        expected = _assess_json(sdeval, given)
+        shown = {(f["code"], f["severity"], f["path"], f["message"]) for f in page.evaluate("window.sdevalForm.findings()")}
+        assert shown == {(f["code"], f["severity"], f["path"], f["message"]) for f in expected["findings"]}
+        got, want = verdict["document"]["files"][0], expected["files"][0]
+        assert [(c["id"], c["verdict"], c["unfavourable"]) for c in got["claims"]] == [
+            (c["id"], c["verdict"], c["unfavourable"]) for c in want["claims"]
+        ]
+        assert got["asks"] == want["asks"]
+        assert got["outcome"] == want["outcome"]
+        # What the person sees: every finding listed, and the asks as the CLI words them.
+        assert page.locator("#findings-list li").count() == len([f for f in expected["findings"]])
+        assert page.locator("#verdict-asks li").all_inner_texts() == [f"{a['text']} ({a['code']})" for a in want["asks"]]
+    finally:
+        context.close()
+    assert errors == []
+
+
+@pytest.mark.browser
+def test_typing_changes_the_verdict_live(browser, served, tmp_path):
+    context, page, errors = _open(browser, served.url)
+    try:
+        _load(page, _as_json("sd201-offer-a.json", tmp_path))
+        before = _settled(page)
+        assert before["document"]["files"][0]["claims"][0]["verdict"] == "not-established"
+        assert "throughput-basis" in page.locator("#findings-list").inner_text()
+        # The vendor's figure, restated as what users receive and counted as emitted: established.
+        page.locator('[data-pointer="/claims/0/value"]').fill("150")
+        page.locator('[data-pointer="/claims/0/counted"]').select_option("emitted-output")
+        _until(page, "window.sdevalForm.settled() && window.sdevalForm.verdict().document.files[0].claims[0].verdict !== 'not-established'")
+        after = page.evaluate("window.sdevalForm.verdict()")
+        assert after["document"]["files"][0]["claims"][0]["verdict"] == "established"
+        assert page.locator("#verdict-claims li").first.inner_text().startswith("a-200: established; users receive 150 tokens/s")
+    finally:
+        context.close()
+    assert errors == []
+
+
+@pytest.mark.browser
+def test_with_a_profile_the_page_shows_what_assess_r_prints(browser, sdeval, tmp_path):
+    profile = example("requirements-sd201.yaml")
+    record = example("sd201-offer-a.json")
+    server = Server(str(record), "-r", str(profile), cwd=tmp_path)
+    try:
+        context, page, errors = _open(browser, server.url)
+        try:
+            verdict = _settled(page)
+            saved = tmp_path / "form.json"
+            saved.write_text(page.evaluate("window.sdevalForm.collect()") + "\n")
+            cwd = os.getcwd()
+            os.chdir(tmp_path)
+            try:
+                cli = sdeval("assess", "form.json", "-r", str(profile))
+            finally:
+                os.chdir(cwd)
+            assert verdict["text"] == cli.stdout
+            assert page.locator("#verdict-text").inner_text().rstrip("\n") == cli.stdout.rstrip("\n")
+            assert verdict["exit"] == cli.exit_code == 1
+            assert page.locator("#verdict-text-box").get_attribute("open") is not None
+            assert page.locator("#status").inner_text() == "Loaded sd201-offer-a.json (given to sdeval serve)."
+        finally:
+            context.close()
+        assert errors == []
+    finally:
+        server.stop()
+
+
+def test_the_offline_form_never_promises_what_validate_will_say():
+    from evaluator.form.page import render_form
+
+    page = render_form()
+    assert "will accept" not in page
+    assert "the verdict needs sdeval" in page
+    assert 'id="sdeval-served"' not in page
+    served = render_form(served={"token": "t", "profile": None, "initial": None})
+    assert 'id="sdeval-served"' in served and "every change is assessed by sdeval" in served
+
+
+def test_the_served_page_escapes_a_hostile_profile_name_and_record():
+    from evaluator.form.page import render_form
+
+    page = render_form(
+        served={
+            "token": "t",
+            "profile": "<img src=x onerror=alert(1)>.yaml",
+            "initial": {"name": "a</script><b>", "text": "</script><script>alert(2)</script>"},
+        }
+    )
+    # Inside the JSON data element only '</' could end it early, and every one is escaped there.
+    start = page.index('<script type="application/json" id="sdeval-served">')
+    end = page.index("</script>", start)
+    data = page[start:end]
+    assert "</" not in data[data.index(">") + 1 :]
+    assert "<img src=x" not in page[:start] + page[end:]
+    assert "</script><script>alert(2)" not in page
+    assert "&lt;img src=x onerror=alert(1)&gt;.yaml" in page
