@@ -24,6 +24,13 @@ class Result:
         return json.loads(self.stdout)
 
 
+@pytest.fixture(autouse=True)
+def _whole_lines(monkeypatch):
+    """Text output unfolded, so tests can match a line whole; the fitting to 100 columns (and to
+    a terminal) is tested in test_text_width.py and shown in the snapshots."""
+    monkeypatch.setenv("SDEVAL_TEXT_WIDTH", "0")
+
+
 @pytest.fixture
 def sdeval():
     """Invoke `sdeval ARGS...` through the real typer app; returns exit code, stdout, stderr."""

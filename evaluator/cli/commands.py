@@ -114,7 +114,9 @@ _fail = fail_each
 def _out(text: str) -> None:
     """Standard output of a text format: reporters escape each input string in its place, and
     this keeps any they missed from reaching the terminal raw (JSON, CSV and YAML pass as data)."""
-    sys.stdout.write(shown(text, lines=True))
+    from ..present.width import fit, output_width
+
+    sys.stdout.write(fit(shown(text, lines=True), output_width()))
 
 
 def _finish(assessed) -> typer.Exit:

@@ -1,0 +1,145 @@
+"""Text output fitted to a width: the terminal's when standard output is one, else 100 columns.
+
+Reporters write each line whole; this folds what is too wide, after the fact, so every text
+format fits the same way. A prose line wraps at spaces, its continuation indented two more
+columns than the line. A table (consecutive lines at one indent whose columns are separated by
+at least two spaces in every line) is split into column groups that fit, each repeating the first
+column, so a row is never broken in the middle of a figure. A word wider than the width (an
+address, a hash) is left whole rather than cut.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import textwrap
+
+NOT_A_TERMINAL = 100
+# SDEVAL_TEXT_WIDTH=N fits to N columns; 0 leaves every line whole (for scripts that match lines).
+WIDTH_VARIABLE = "SDEVAL_TEXT_WIDTH"
+_CELL_GAP = re.compile(r"\S {2,}\S")
+_NUMBERED = re.compile(r"^\d+\. ")
+
+
+def output_width(stream=None) -> int:
+    """A terminal's width (COLUMNS where the shell sets it, else the terminal's own), else 100:
+    piped and redirected output is the same on every machine."""
+    stream = stream or sys.stdout
+    if (given := os.environ.get(WIDTH_VARIABLE, "")).isdigit():
+        return int(given) if int(given) == 0 else max(40, int(given))
+    try:
+        if not stream.isatty():
+            return NOT_A_TERMINAL
+        if (columns := os.environ.get("COLUMNS", "")).isdigit():
+            return max(40, int(columns))
+        return max(40, os.get_terminal_size(stream.fileno()).columns)
+    except (AttributeError, OSError, ValueError):
+        return NOT_A_TERMINAL
+
+
+def fit(text: str, width: int) -> str:
+    if width <= 0:
+        return text
+    lines = text.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        block = _table_at(lines, i)
+        if len(block) >= 2:
+            out.extend(_split_table(block, width))
+            i += len(block)
+            continue
+        out.extend(_wrap(lines[i], width))
+        i += 1
+    return "\n".join(out)
+
+
+def _indent(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" "))]
+
+
+def _table_at(lines: list[str], start: int) -> list[str]:
+    """The table starting at `start`: lines of one indent, each with a column gap."""
+    first = lines[start]
+    if not _CELL_GAP.search(first.strip()):
+        return []
+    indent = _indent(first)
+    block = []
+    for line in lines[start:]:
+        if not line.strip() or _indent(line) != indent or not _CELL_GAP.search(line.strip()):
+            break
+        block.append(line)
+    return block
+
+
+def _wrap(line: str, width: int) -> list[str]:
+    if len(line) <= width:
+        return [line]
+    indent = _indent(line)
+    # A numbered item's continuation lines up with its text; any other line's is two columns in.
+    item = _NUMBERED.match(line.strip())
+    return textwrap.wrap(
+        line.strip(),
+        width=width,
+        initial_indent=indent,
+        subsequent_indent=indent + (" " * len(item.group(0)) if item else "  "),
+        break_long_words=False,
+        break_on_hyphens=False,
+    ) or [line]
+
+
+def _hang(line: str, column: int, width: int) -> list[str]:
+    if len(line) <= width or width - column < 30:
+        return _wrap(line, width)
+    parts = textwrap.wrap(line[column:], width=width - column, break_long_words=False, break_on_hyphens=False)
+    return [line[:column] + parts[0], *(" " * column + part for part in parts[1:])]
+
+
+def _split_table(block: list[str], width: int) -> list[str]:
+    longest = max(len(line) for line in block)
+    if longest <= width:
+        return block
+    padded = [line.ljust(longest) for line in block]
+    blank = [all(row[c] == " " for row in padded) for c in range(longest)]
+    # Cells: spans between runs of two or more columns blank in every row.
+    cells, c, start = [], len(_indent(block[0])), None
+    while c < longest:
+        if not blank[c]:
+            start = c if start is None else start
+            c += 1
+            continue
+        run = c
+        while run < longest and blank[run]:
+            run += 1
+        if start is not None and (run - c >= 2 or run == longest):
+            cells.append((start, c))
+            start = None
+        c = run
+    if start is not None:
+        cells.append((start, longest))
+    if len(cells) < 3:
+        # A label and a sentence: the sentence wraps in its own column.
+        return [piece for line in block for piece in _hang(line, cells[-1][0], width)]
+    label_end = cells[0][1]
+    # Each further cell keeps the blank columns before it, so right-aligned figures stay aligned.
+    segments = [(cells[k - 1][1], cells[k][0], cells[k][1]) for k in range(1, len(cells))]
+    groups: list[list[tuple[int, int, int]]] = [[]]
+    used = label_end
+    for segment in segments:
+        wide = segment[2] - segment[0]
+        if groups[-1] and used + wide > width:
+            groups.append([])
+            used = label_end
+        groups[-1].append(segment)
+        used += wide
+    out: list[str] = []
+    for n, group in enumerate(groups):
+        if n:
+            out.append("")
+        # A last cell still too wide (a sentence) wraps in its own column.
+        last = label_end + sum(end - start for start, _, end in group[:-1]) + group[-1][1] - group[-1][0]
+        for row in padded:
+            line = (row[:label_end] + "".join(row[start:end] for start, _, end in group)).rstrip()
+            out.extend(_hang(line, last, width))
+    return out

@@ -1,0 +1,109 @@
+"""Text output fits: a terminal's width, 100 columns through a pipe, wide tables split into column
+groups that repeat the row label, JSON untouched (evaluator/present/width.py)."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import re
+import struct
+import subprocess
+import sys
+import termios
+from pathlib import Path
+
+from conftest import ROOT
+
+from evaluator.present.width import fit
+
+SDEVAL = str(Path(sys.executable).with_name("sdeval"))
+TWO_OFFERS = ["examples/complete-offer.yaml", "examples/quiet-load-offer.yaml", "-r", "examples/requirements-cost.yaml"]
+
+
+def _piped(*args: str, width: str | None = None) -> str:
+    env = {k: v for k, v in os.environ.items() if k not in ("SDEVAL_TEXT_WIDTH", "COLUMNS")}
+    if width is not None:
+        env["SDEVAL_TEXT_WIDTH"] = width
+    return subprocess.run([SDEVAL, *args], capture_output=True, text=True, cwd=ROOT, env=env, timeout=120).stdout
+
+
+def _on_a_terminal(columns: int, *args: str) -> str:
+    """The command's standard output on a pseudo-terminal `columns` wide."""
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 50, columns, 0, 0))
+    env = {k: v for k, v in os.environ.items() if k not in ("SDEVAL_TEXT_WIDTH", "COLUMNS")}
+    proc = subprocess.Popen([SDEVAL, *args], stdout=follower, stderr=subprocess.DEVNULL, cwd=ROOT, env=env)
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # the follower closed
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    proc.wait(timeout=120)
+    os.close(leader)
+    return b"".join(chunks).decode().replace("\r\n", "\n")
+
+
+def test_requirements_output_through_a_pipe_is_at_most_100_columns():
+    # Before: lines up to 412 columns (65 of 245 wider than 120).
+    out = _piped("assess", *TWO_OFFERS)
+    assert max(len(line) for line in out.splitlines()) <= 100
+    assert len(out.splitlines()) > 150
+
+
+def test_on_a_terminal_it_fits_the_terminals_width():
+    out = _on_a_terminal(80, "assess", *TWO_OFFERS)
+    assert max(len(line) for line in out.splitlines()) <= 80
+    assert "What to ask the vendor" in out or "established" in out
+
+
+def test_folding_keeps_every_word_of_prose_in_order():
+    whole = _piped("assess", "examples/acceptance-only.json", width="0")
+    fitted = _piped("assess", "examples/acceptance-only.json")
+    assert fitted != whole
+    assert fitted.split() == whole.split()
+
+
+def test_json_is_never_folded():
+    assert _piped("assess", *TWO_OFFERS, "--format", "json") == _piped("assess", *TWO_OFFERS, "--format", "json", width="0")
+
+
+TABLE = """  accounting per run:
+    run                    S        P        A       B        E    T (s)    A/P  1+A/S  E/T tok/s    A/T    P/T               spread
+    target-only-c1         -        -        -       -   24,576      640      -      -         38      -      -    3 reps, 37.9-38.7
+    eagle3-c64        68,267  204,801  128,342  68,267  196,609   88.324  0.627   2.88      2,226  1,453  2,319  3 reps, 2,200-2,246
+  after the table"""
+
+
+def test_a_wide_table_splits_into_column_groups_that_repeat_the_row_label():
+    lines = fit(TABLE, 100).split("\n")
+    assert max(len(line) for line in lines) <= 100
+    first, second = lines[1:4], lines[5:8]
+    assert lines[4] == "" and lines[8] == "  after the table"
+    assert [row.split()[0] for row in first] == [row.split()[0] for row in second] == ["run", "target-only-c1", "eagle3-c64"]
+    # Every cell is whole, and the groups hold the columns in order.
+    cells = [re.split(r" {2,}", row.strip()) for row in first]
+    more = [re.split(r" {2,}", row.strip())[1:] for row in second]
+    assert cells[0] + more[0] == re.split(r" {2,}", TABLE.split("\n")[1].strip())
+    assert cells[2] + more[2] == re.split(r" {2,}", TABLE.split("\n")[3].strip())
+    # Right-aligned figures stay right-aligned under their heading.
+    assert first[0].index("E/T tok/s") + len("E/T tok/s") == first[2].index("2,226") + len("2,226")
+
+
+def test_a_table_that_fits_and_a_word_wider_than_the_width_are_left_whole():
+    narrow = "    a     b\n    cc   dd"
+    assert fit(narrow, 100) == narrow
+    address = "  see " + "https://example.org/" + "x" * 120
+    assert fit(address, 100) == "  see\n    " + address.split()[1]
+
+
+def test_a_numbered_ask_continues_under_its_text():
+    line = "    1. " + "word " * 40
+    lines = fit(line.rstrip(), 60).split("\n")
+    assert all(len(x) <= 60 for x in lines)
+    assert all(x.startswith("       ") and not x.startswith("        ") for x in lines[1:])
