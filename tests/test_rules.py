@@ -1,4 +1,4 @@
-"""Every rule, case by case (tests/rule_cases.yaml for records, tests/fit_cases.yaml for the
+"""Every rule, case by case (evaluator/rules/cases.yaml for records, tests/fit_cases.yaml for the
 buyer-fit codes), and the catalog as a whole."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from evaluator.rules import REGISTRY
 from evaluator.rules.assess import assess
 from evaluator.rules.requirements import FIT_CODES
 
-CASES = yaml.safe_load((Path(__file__).parent / "rule_cases.yaml").read_text())
+CASES = yaml.safe_load((Path(__file__).parent.parent / "evaluator" / "rules" / "cases.yaml").read_text())
 FIT_CASES = yaml.safe_load((Path(__file__).parent / "fit_cases.yaml").read_text())
 
 
@@ -92,3 +92,43 @@ def test_readme_rule_table_matches_the_catalog():
     rows = [line.split("|")[1:3] for line in readme.splitlines() if line.startswith("| `")]
     table = {cell.strip().strip("`"): severity.strip() for cell, severity in rows if cell.strip().strip("`") in REGISTRY}
     assert table == {code: rule.severity for code, rule in REGISTRY.items()}
+
+
+def test_rules_code_shows_the_fields_a_passing_record_holds(sdeval):
+    out = sdeval("rules", "load-unstated").stdout
+    assert (
+        "The fields it reads, in a record it passes (examples/sd201-offer-b.json):\n"
+        "    claims:\n"
+        "    - {id: b-200, concurrency: 1}\n"
+        "    runs:\n"
+        "    - id: offer-b\n"
+        "      load: {concurrency: 1, loop: closed, multi_sequence_share: 0}\n"
+    ) in out
+    assert "The fields it reads" not in sdeval("rules", "parse").stdout
+
+
+def _within(part, whole) -> bool:
+    """`part` is `whole` with fields left out (list items matched by id, else kept in order)."""
+    if isinstance(part, dict):
+        return isinstance(whole, dict) and all(k in whole and _within(v, whole[k]) for k, v in part.items())
+    if isinstance(part, list) and part and all(isinstance(p, dict) for p in part):
+        if not isinstance(whole, list):
+            return False
+        by_id = {item.get("id"): item for item in whole if isinstance(item, dict) and "id" in item}
+        return all(_within(p, by_id[p["id"]]) if "id" in p and p["id"] in by_id else any(_within(p, w) for w in whole) for p in part)
+    return part == whole
+
+
+@pytest.mark.parametrize("code", sorted({c["rule"] for c in CASES}))
+def test_every_snippet_is_part_of_a_record_the_rule_passes(code):
+    from evaluator.rules.snippets import passing_snippet
+
+    snippet = passing_snippet(code)
+    passing = next((c for c in CASES if c["rule"] == code and not c["expect"] and "base" in c), None)
+    if passing is None or not any(c["expect"] for c in CASES if c["rule"] == code and "base" in c):
+        assert snippet is None
+        return
+    assert snippet is not None, code
+    record = jsonpatch.apply_patch(load_file(str(EXAMPLES / passing["base"])).data, passing.get("patch", []))
+    assert run_case(passing) == []
+    assert _within(yaml.safe_load(snippet[1]), record)

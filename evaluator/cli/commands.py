@@ -264,21 +264,24 @@ def rules(
         return
     if code is None:
         width = max(len(r.code) for r in selected)
-        typer.echo(f"sdeval rule catalog {RULE_CATALOG_VERSION} ({len(selected)} rules)")
-        for r in selected:
-            typer.echo(f"{r.code.ljust(width)}  {r.severity:<7}  {r.title}")
-        typer.echo("\n`sdeval rules CODE` explains one.")
+        lines = [f"sdeval rule catalog {RULE_CATALOG_VERSION} ({len(selected)} rules)"]
+        lines += [f"{r.code.ljust(width)}  {r.severity:<7}  {r.title}" for r in selected]
+        _out("\n".join(lines) + "\n\n`sdeval rules CODE` explains one.\n")
         return
+    from ..rules.snippets import passing_snippet
+
     r = selected[0]
-    typer.echo(
-        f"{r.code} ({r.severity})\n{r.title}\n\nWhy it matters:\n  {r.rationale}\n\n"
-        f"Fails:\n  {r.failing_example}\nPasses:\n  {r.passing_example}\n\nReference:\n  {r.reference}"
-        + (f"\n\nWhat to ask the vendor:\n  {r.ask}" if r.ask else "")
+    text = (
+        f"{r.code} ({r.severity})\n{r.title}\n\nWhy it matters:\n  {r.rationale}\n\nFails:\n  {r.failing_example}\nPasses:\n  {r.passing_example}\n"
     )
+    if (snippet := passing_snippet(r.code)) is not None:
+        where, fields = snippet
+        text += f"\nThe fields it reads, in a record it passes ({where}):\n" + "".join(f"    {line}\n" for line in fields.splitlines())
+    text += f"\nReference:\n  {r.reference}\n" + (f"\nWhat to ask the vendor:\n  {r.ask}\n" if r.ask else "")
     if r.code in ("claim-mismatch", "claim-basis-undefined", "counts-missing"):
-        typer.echo("\nHow each claim kind is recomputed, by what it counts:")
-        for f in doc["claim_formulas"]:
-            typer.echo(f"  {f['kind']:<18} {f['counted'] or 'not stated':<18} {f['formula']}")
+        text += "\nHow each claim kind is recomputed, by what it counts:\n"
+        text += "".join(f"  {f['kind']:<18} {f['counted'] or 'not stated':<18} {f['formula']}\n" for f in doc["claim_formulas"])
+    _out(text)
 
 
 @_command(short="Print the JSON Schema of records (or requirements profiles).")

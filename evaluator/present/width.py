@@ -118,8 +118,9 @@ def _split_table(block: list[str], width: int) -> list[str]:
         c = run
     if start is not None:
         cells.append((start, longest))
-    if len(cells) < 3:
-        # A label and a sentence: the sentence wraps in its own column.
+    if len(cells) < 3 or cells[-2][1] <= width - 30:
+        # All but the last column fit (a label and a sentence, a list of titles): the last wraps
+        # in its own column rather than moving the table apart.
         return [piece for line in block for piece in _hang(line, cells[-1][0], width)]
     label_end = cells[0][1]
     # Each further cell keeps the blank columns before it, so right-aligned figures stay aligned.
