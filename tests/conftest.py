@@ -24,11 +24,14 @@ class Result:
         return json.loads(self.stdout)
 
 
-@pytest.fixture(autouse=True)
-def _whole_lines(monkeypatch):
+@pytest.fixture(autouse=True, scope="session")
+def _whole_lines():
     """Text output unfolded, so tests can match a line whole; the fitting to 100 columns (and to
-    a terminal) is tested in test_text_width.py and shown in the snapshots."""
-    monkeypatch.setenv("SDEVAL_TEXT_WIDTH", "0")
+    a terminal) is tested in test_text_width.py and shown in the snapshots. Session scope: fixtures
+    of module scope run commands before any function-scoped one."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SDEVAL_TEXT_WIDTH", "0")
+        yield
 
 
 @pytest.fixture

@@ -662,7 +662,10 @@ class Claim(_Model):
         default=None,
         description="What the number counts: emitted output tokens (all users together), emitted output per user (per-request throughput, as engine blogs state 'tokens/s per user'), accepted drafts, proposed drafts, acceptance length or rate, response time (a speedup in latency), or requests. A speed must count emitted output.",
     )
-    run: Ident = Field(description="Id of the run the claim rests on.")
+    run: Ident | None = Field(
+        default=None,
+        description="Id of the run the claim rests on. Leave out when the vendor sent the claim with nothing measured behind it (an e-mail, a slide): it is then recorded as stated and not established, with no evidence attached.",
+    )
     baseline: Ident | None = Field(
         default=None, description="Id of the run it is compared with (normally target-only decoding under the same settings). Required for speedups."
     )
@@ -730,10 +733,12 @@ class EvidenceRecord(_Model):
     )
     offer: Offer = Field(description="Who makes the offer and what they claim, verbatim.")
     configurations: list[Configuration] = Field(
-        min_length=1, max_length=100, description="Each arrangement measured: target model, proposer, numerics, sampling, runtime, hardware."
+        max_length=100,
+        description="Each arrangement measured: target model, proposer, numerics, sampling, runtime, hardware. Empty when the vendor sent claims with no evidence.",
     )
     runs: list[Run] = Field(
-        min_length=1, max_length=5000, description="Each measured run: speculative or target-only, with workload, load, interval and counts."
+        max_length=5000,
+        description="Each measured run: speculative or target-only, with workload, load, interval and counts. Empty when the vendor sent claims with no evidence.",
     )
     claims: list[Claim] = Field(
         min_length=1, max_length=500, description="The vendor's claims, each typed and tied to the run (and baseline) it rests on."

@@ -197,6 +197,8 @@ def _file(r: FileAssessment, name: str, rule_of: RuleOf, entry: dict[str, Any]) 
 
 
 def _cannot_compute(r: FileAssessment, c) -> str:
+    if c.run is None:
+        return "cannot be computed: no evidence attached"
     m = r.metrics.get(c.run)
     if m is None or m.emitted_tokens is None:
         return "cannot be computed: no token counts"

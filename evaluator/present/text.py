@@ -106,8 +106,8 @@ def _assessment(r: FileAssessment) -> list[str]:
         out.append("  other findings:")
         out += [f"    {f.severity} {f.code} at {_at(f)}: {shown(f.message)}" for f in unclaimed]
     out.append("")
-    out += _accounting(r)
-    out.append("")
+    if accounting := _accounting(r):
+        out += [*accounting, ""]
     out += asks_block(r)
     return out
 
@@ -131,6 +131,8 @@ def _at(f: Finding) -> str:
 def _accounting(r: FileAssessment) -> list[str]:
     header = ("run", "S", "P", "A", "B", "E", "T (s)", "A/P", "1+A/S", "E/T tok/s", "A/T", "P/T", "spread")
     metrics = list(r.metrics.values())
+    if not metrics:  # claims sent with no runs (evidence-missing says so)
+        return []
     # One column each, every row with the same decimals (wording.column).
     columns = [
         column([getattr(m, name) for m in metrics])

@@ -75,7 +75,7 @@ def reference_broken(ctx: Context) -> Iterator[Violation]:
             )
     items = {item.id for item in record.installation_scope.items} if record.installation_scope else set()
     for i, claim in enumerate(record.claims):
-        if claim.run not in ctx.run_index:
+        if claim.run is not None and claim.run not in ctx.run_index:
             yield Violation(
                 f'claim "{claim.id}" rests on run "{claim.run}", which is not in the record',
                 ("claims", i, "run"),
@@ -97,3 +97,30 @@ def reference_broken(ctx: Context) -> Iterator[Violation]:
                     claim=claim.id,
                     ask={"fix": f'claim "{claim.id}" names only installation items in the installation scope (there is no "{item}")'},
                 )
+
+
+@rule(
+    "evidence-missing",
+    "error",
+    "A claim was sent with no run behind it: no evidence attached",
+    rationale="""A figure in an e-mail or on a slide is a claim, not evidence. Recorded as stated, it
+    is kept, and judged once the vendor sends the run it rests on: the tool's output, or the counts
+    and the interval, at the load it was measured at.""",
+    failing='"3x faster" recorded from an e-mail with no "run".',
+    passing='The claim names the run it rests on ("run": "spec-c1"), and that run is in the record.',
+    reference="README, The evidence record",
+    ask="Please send the measurement behind {value}: the benchmark tool's output (or the counts and the measured interval) and the load it was measured at{baseline}.",
+)
+def evidence_missing(ctx: Context) -> Iterator[Violation]:
+    from ..engine.claim_figures import claimed_text
+
+    for i, claim in enumerate(ctx.record.claims):
+        if claim.run is None:
+            value = f"the claimed {claimed_text(claim)}" if claim.value is not None else f'"{claim.text}"'
+            baseline = ", and the target-only baseline measured the same way" if claim.kind == "speedup" else ""
+            yield Violation(
+                f'claim "{claim.id}" ({value}) rests on no run: no evidence attached',
+                ("claims", i, "run"),
+                claim=claim.id,
+                ask={"value": value, "baseline": baseline},
+            )
