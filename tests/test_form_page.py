@@ -108,3 +108,12 @@ def test_form_refuses_to_overwrite_without_force(sdeval, tmp_path):
     assert out.read_text() == "mine"
     assert sdeval("form", "-o", out, "--force").exit_code == 0
     assert out.read_text().startswith("<!DOCTYPE html>")
+
+
+def test_the_record_version_is_set_not_asked():
+    from evaluator.engine.record import RECORD_VERSION
+    from evaluator.form.page import render_form
+
+    page = render_form()
+    field = re.search(r'<(input|select)[^>]*data-key="record_version"[^>]*>', page).group(0)
+    assert field.startswith("<input") and " readonly " in field and f'value="{RECORD_VERSION}"' in field

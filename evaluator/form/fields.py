@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..engine.record import RECORD_VERSION
+
 # (object definition, property) -> the list of ids the field picks from.
 REFERENCES: dict[tuple[str, str], str] = {
     ("Run", "configuration"): "configurations",
@@ -186,6 +188,9 @@ def _node(key: str, prop: dict[str, Any], root: dict[str, Any], parent: str, req
         return Node("pick", ref=ref, attrs=_bounds(inner), **base)
     if "const" in inner:
         return Node("constant", options=[inner["const"]], **base)
+    if parent == "EvidenceRecord" and key == "record_version":
+        # Set, not asked: a new record is written in this release's version; a loaded one keeps its own.
+        return Node("constant", options=[RECORD_VERSION], **base)
     if "enum" in inner:
         return Node("choice", options=list(inner["enum"]), **base)
     if kind == "boolean":
