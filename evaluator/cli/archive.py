@@ -19,6 +19,7 @@ import typer
 
 from .._infra.safe_text import shown
 from .._infra.working import ATTRIBUTE
+from .choices import Format, ListFormat
 from .exits import EXIT_FINDINGS, EXIT_OK, fail, typer_app
 
 app = typer_app("archive", "The auditor's archive of signed reports.", add_completion=False)
@@ -39,17 +40,6 @@ DbOpt = Annotated[
 StrictOpt = Annotated[bool, typer.Option("--strict", help="Fail a report that a newer rule catalog assesses differently.")]
 WorkersOpt = Annotated[Optional[int], typer.Option("--workers", min=1, help="Processes to verify with (default: one per core).")]
 IdsArg = Annotated[Optional[list[str]], typer.Argument(metavar="[ID...]", help="Report numbers or SHA-256 prefixes; default: every report.")]
-
-
-class Format(str, Enum):
-    text = "text"
-    json = "json"
-
-
-class ListFormat(str, Enum):
-    text = "text"
-    json = "json"
-    csv = "csv"
 
 
 class OutcomeChoice(str, Enum):

@@ -23,6 +23,7 @@ from .._infra.safe_text import shown
 from ..engine.loader import DEFAULT_MAX_BYTES
 from ..importers.registry import formats_help
 from ..present import FORMATS as REPORT_FORMATS
+from .choices import Format
 from .exits import EXIT_CANNOT_RUN, EXIT_INTERRUPTED, EXIT_OK, fail_each, typer_app
 from .lazy import lazy_typer
 
@@ -97,11 +98,6 @@ app = typer_app(
 def _command(name: str | None = None, *, short: str):
     """Register a command with a short summary for `sdeval --help` that is never cut off."""
     return app.command(name, cls=Command, short_help=short)
-
-
-class Format(str, Enum):
-    text = "text"
-    json = "json"
 
 
 # validate and assess offer every reporter's format (one row in present.FORMATS each).
