@@ -164,7 +164,10 @@ def same_json(a, b) -> bool:
 
 
 def offer_b() -> dict:
-    return json.loads(example("sd201-offer-b.json").read_text())
+    """Offer B as a person types it: the form sets the record version (this release's), not the file's."""
+    from evaluator.engine.record import RECORD_VERSION
+
+    return {**json.loads(example("sd201-offer-b.json").read_text()), "record_version": RECORD_VERSION}
 
 
 # -------------------------------------------------------------------- tests
@@ -478,3 +481,22 @@ def test_strings_from_the_record_sit_in_their_own_bidi_isolate(page, tmp_path):
     shown = page.locator(".extras code").all_text_contents()
     assert '\u2068\u05d4x\u202e\u2069: \u2068"\u202eevil"\u2069' in shown
     assert 'plain: "text"' in shown
+
+
+def test_an_emails_claims_are_typed_with_no_run_and_saved_as_no_evidence_attached(page, sdeval, tmp_path):
+    # The blank form starts with one configuration and one run: a buyer with only an e-mail removes them.
+    for section in ("/configurations", "/runs"):
+        at(page, f"{section}/0").locator(':scope > .item-actions button[data-action="remove"]').click()
+    record = {
+        "record_version": "1.1",
+        "offer": {"vendor": "Example Vendor", "offer_id": "EM-2", "claim_text": "3x faster, said the e-mail."},
+        "configurations": [],
+        "runs": [],
+        "claims": [{"id": "three-x", "kind": "speedup", "text": "3x faster", "value": 3, "unit": "x", "concurrency": 8}],
+    }
+    type_record(page, record)
+    saved = save(page, tmp_path)
+    assert same_json(json.loads(saved.read_text()), record)
+    doc = sdeval("assess", "--format", "json", saved).json()
+    assert [(f["code"], f["path"]) for f in doc["findings"]] == [("evidence-missing", "/claims/0/run")]
+    assert doc["files"][0]["claims"][0]["verdict"] == "not-established"

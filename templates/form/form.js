@@ -141,7 +141,9 @@
     }
     if (node === "list") {
       const items = listItems(el).map(collect);
-      return items.length ? items : kept(el);
+      if (items.length) return items;
+      // A required list left empty is written as [] (a record of claims with no runs), not dropped.
+      return el.dataset.keep !== undefined ? kept(el) : (el.dataset.required === "yes" ? [] : undefined);
     }
     if (node === "choices" || node === "picks") {
       const chosen = selection(el);
