@@ -50,7 +50,7 @@ SCHEMA = register(
     nobody can tell which measurement the claim refers to.""",
     failing='A claim with "run": "spec-c1" when no run has that id.',
     passing="Every claim's run and baseline, and every run's configuration, exist exactly once.",
-    reference="schemas/evidence-record.schema.json (sdeval evidence-record format 1.0); README, The evidence record",
+    reference="schemas/evidence-record.schema.json (sdeval evidence-record format 1.0); docs/record.md, The evidence record",
     ask="Please correct the evidence so that {fix}.",
 )
 def reference_broken(ctx: Context) -> Iterator[Violation]:
