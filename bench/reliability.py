@@ -1,4 +1,4 @@
-"""The README's Reliability figures, counted from the suite itself.
+"""The Reliability figures of docs/reliability.md, counted from the suite itself.
 
 Runs the hardening test modules once with pytest (JUnit XML for the test cases, Hypothesis's
 statistics for the generated examples) and prints, per kind of attack, how many cases the suite

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -312,14 +313,23 @@ def test_why_it_matters_gives_the_rules_rationale_once_per_file(sdeval):
 
 
 def test_rule_references_can_be_followed_by_a_reader(sdeval):
-    readme = (ROOT / "README.md").read_text()
+    from markdown_pages import headings, page
+
     for r in sdeval("rules", "--format", "json").json()["rules"]:
         assert "Brief" not in r["reference"], r["code"]
-        # each reference is a public address, the schema file shipped, or a section of the README
+        # each reference is a public address, the schema file shipped, or a section of the README or
+        # of a page under docs/ ("docs/claims.md, The checklist behind the rules, item 3 (...)")
         for part in r["reference"].split("; "):
-            if part.startswith("README, "):
-                section = part.removeprefix("README, ").split(", item")[0].split(" (")[0]
-                assert f"## {section}" in readme, (r["code"], section)
+            name, _, rest = part.partition(", ")
+            if name == "README" or re.fullmatch(r"docs/[\w-]+\.md", name):
+                path = ROOT / ("README.md" if name == "README" else name)
+                assert path.is_file(), (r["code"], part)
+                section = rest.split(", item")[0].split(" (")[0]
+                assert section in headings(page(path)), (r["code"], part)
+                # and each checklist item it names is one of the list's items
+                items = re.sub(r"\([^)]*\)", "", rest.removeprefix(section))
+                for n in re.findall(r"\d+", items):
+                    assert re.search(rf"^{n}\. \*\*", page(path), re.M), (r["code"], part, n)
             else:
                 assert "https://" in part or part.startswith(("schemas/", "RFC 8259")), (r["code"], part)
 

@@ -7,6 +7,7 @@ import runpy
 
 import pytest
 from conftest import ROOT
+from markdown_pages import PAGES, anchors, headings, links, page
 
 GENERATOR = runpy.run_path(str(ROOT / "scripts" / "generate_docs.py"))
 
@@ -36,3 +37,32 @@ def test_the_field_reference_names_every_field_of_the_schema():
             assert f"{name}` |" in page, name
             if "description" in node:
                 assert node["description"].replace("|", "\\|") in page, name
+
+
+# ------------------------------------------------------------------ the hand-written pages
+
+
+def test_the_readme_is_short_and_has_a_path_for_each_user():
+    readme = page(ROOT / "README.md")
+    assert len(readme.splitlines()) <= 300
+    assert {"Quick start", "For buyers", "For vendors", "For auditors", "Documentation"} <= set(headings(readme))
+    # The Quick start is what CI runs (.ci/run): the two commands, as they have always been.
+    assert "scripts/demo    # sets up .venv" in readme and "scripts/test    # sets up .venv" in readme
+
+
+def test_every_docs_page_is_linked_from_the_readme():
+    linked = {target.partition("#")[0] for target in links(page(ROOT / "README.md"))}
+    assert {f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md")} <= linked
+
+
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_every_relative_link_leads_to_a_file_and_heading_that_exist(path):
+    for target in links(page(path)):
+        if target.startswith(("https://", "http://", "mailto:")):
+            continue
+        file, _, anchor = target.partition("#")
+        destination = (path.parent / file).resolve() if file else path
+        assert destination.is_relative_to(ROOT) and destination.exists(), (target, "no such file")
+        if anchor:
+            assert destination.suffix == ".md", (target, "an anchor into a file that is not a page")
+            assert anchor in anchors(page(destination)), (target, "no such heading")

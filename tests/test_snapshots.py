@@ -26,7 +26,7 @@ RECORDS = sorted(
     for p in [*EXAMPLES.glob("*.json"), *EXAMPLES.glob("*.yaml"), *(EXAMPLES / "public-claims").glob("*.*")]
     if not p.name.startswith("requirements") and p.suffix in (".json", ".yaml")
 )
-# The buyer's side as the README shows it: offers judged against a requirements profile.
+# The buyer's side as docs/buyers.md shows it: offers judged against a requirements profile.
 REQUIREMENTS = {
     "sd201": ["examples/sd201-offer-a.json", "examples/sd201-offer-b.json", "--requirements", "examples/requirements-sd201.yaml"],
     "two-offers": ["examples/complete-offer.yaml", "examples/quiet-load-offer.yaml", "--requirements", "examples/requirements.yaml"],

@@ -32,7 +32,7 @@ class Figure:
 
 
 # Every claim kind x what it counts (None: not stated, the kind's own basis): how sdeval recomputes
-# it, or the rule that refuses it. The README's formula table is checked against this one.
+# it, or the rule that refuses it. The formula table in docs/claims.md is checked against this one.
 NOT_OUTPUT = "throughput-basis (drafts are not output)"
 NO_TIME = "acceptance-only (contains no time)"
 UNDEFINED = "claim-basis-undefined"

@@ -6,7 +6,7 @@ take their words and figures from here, so "NOT ESTABLISHED" or a tokens/s figur
 same wherever it appears. Nothing here decides anything; the JSON output keeps the exact
 values and codes.
 
-How figures are shown (README "How figures are shown"):
+How figures are shown (docs/claims.md, "How figures are shown"):
 - a computed figure to three significant figures, but never fewer than its whole units:
   2.19x, 0.984x, 84.2 tokens/s, 2,226 tokens/s, 0.0775; thousands grouped with commas;
 - no invented digits: a figure that is exact with fewer decimals keeps its short form

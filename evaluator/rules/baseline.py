@@ -40,7 +40,7 @@ def _shown(value) -> str:
     hypothesis, not a result.""",
     failing='"2x faster" with no baseline named.',
     passing='The claim names baseline "target-only-c8", a target-only run under the same settings.',
-    reference="README, The checklist behind the rules, item 4 (a baseline on equal terms)",
+    reference="docs/claims.md, The checklist behind the rules, item 4 (a baseline on equal terms)",
     messages={
         "none": "the claimed speedup ({value}) names no baseline run to compare with",
         "itself": "the claimed speedup compares run {run} with itself",
@@ -78,7 +78,7 @@ def baseline_missing(ctx: Context) -> Iterator[Violation]:
     interval definition or hardware measures something else.""",
     failing="A speculative run at temperature 0.7 compared with a greedy target-only run.",
     passing="Both runs share target, tokenizer, numerics, sampling, workload, load, interval and hardware.",
-    reference="README, The checklist behind the rules, item 4 (a baseline on equal terms) and item 5 (configuration identity)",
+    reference="docs/claims.md, The checklist behind the rules, item 4 (a baseline on equal terms) and item 5 (configuration identity)",
     ask="Please send a baseline run that matches run {run} in {fields}; baseline {base} differs in them.",
 )
 def baseline_mismatch(ctx: Context) -> Iterator[Violation]:
@@ -109,7 +109,7 @@ def baseline_mismatch(ctx: Context) -> Iterator[Violation]:
     acceptance accepts drafts the target would not sample. Such figures cannot be compared.""",
     failing="An acceptance rate of 0.8 at K = 2 presented as an improvement over 0.6 at K = 4.",
     passing="Both runs use K = 3 with the standard acceptance test and no adaptive verification.",
-    reference="README, The checklist behind the rules, item 9 (speedups do not compound); vLLM Adaptive Verification, https://docs.vllm.ai/en/stable/features/speculative_decoding/adaptive_verification/",
+    reference="docs/claims.md, The checklist behind the rules, item 9 (speedups do not compound); vLLM Adaptive Verification, https://docs.vllm.ai/en/stable/features/speculative_decoding/adaptive_verification/",
     ask="Please send the acceptance of runs {run} and {other} measured with the same K, K schedule, verification and acceptance rule; they differ in {differences}.",
 )
 def acceptance_incomparable(ctx: Context) -> Iterator[Violation]:

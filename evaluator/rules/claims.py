@@ -57,7 +57,7 @@ _RESTATED_AS = {
     Only emitted output over a complete measured interval, against a baseline, gives a speedup.""",
     failing='"3x faster" with counted: acceptance-length, because the mean acceptance length is 3.',
     passing="A 1.8x speedup counted as emitted output tokens/s of the run over the baseline's.",
-    reference="README, The checklist behind the rules, item 1 (output, not acceptance); vLLM Per-Request Acceptance Metrics, https://docs.vllm.ai/en/stable/features/speculative_decoding/acceptance_metrics/",
+    reference="docs/claims.md, The checklist behind the rules, item 1 (output, not acceptance); vLLM Per-Request Acceptance Metrics, https://docs.vllm.ai/en/stable/features/speculative_decoding/acceptance_metrics/",
     ask="Please restate the claimed {value} as {figure} measured over a complete interval{evidence}; a {what} contains no time.",
 )
 def acceptance_only(ctx: Context) -> Iterator[Violation]:
@@ -89,7 +89,7 @@ def acceptance_only(ctx: Context) -> Iterator[Violation]:
     counting different things.""",
     failing="SD-201 offer A: 200 tokens/s counted over proposed drafts (20 in 0.100 s); it emits 150 tokens/s.",
     passing="SD-201 offer B: 200 tokens/s counted over emitted output (15 in 0.075 s).",
-    reference="README, What a claim needs before it counts (the figures and their formulas); Leviathan, Kalman, Matias, Fast Inference from Transformers via Speculative Decoding, ICML 2023, https://proceedings.mlr.press/v202/leviathan23a.html",
+    reference="docs/claims.md, What a claim needs before it counts (the figures and their formulas); Leviathan, Kalman, Matias, Fast Inference from Transformers via Speculative Decoding, ICML 2023, https://proceedings.mlr.press/v202/leviathan23a.html",
     ask="Please restate the claimed {value} in emitted output tokens (what users receive) per second of run {run}'s measured interval, not in {what}.",
 )
 def throughput_basis(ctx: Context) -> Iterator[Violation]:
@@ -120,7 +120,7 @@ def throughput_basis(ctx: Context) -> Iterator[Violation]:
     figure keeps to it; a best case ("up to 2.8x") is the figure of the run it names.""",
     failing="A claim of 250 tokens/s where E / T = 15 / 0.075 s = 200 tokens/s.",
     passing="A claim of 200 tokens/s where E / T = 200 tokens/s, or of 'at least 180 tokens/s'.",
-    reference="README, What a claim needs before it counts (the figures and their formulas); vLLM Speculative Decoding, https://docs.vllm.ai/en/stable/features/speculative_decoding/",
+    reference="docs/claims.md, What a claim needs before it counts (the figures and their formulas); vLLM Speculative Decoding, https://docs.vllm.ai/en/stable/features/speculative_decoding/",
     ask="Please show how the claimed {value} follows from run {run}, whose counts give {figure} = {computed}, or correct the claim.",
 )
 def claim_mismatch(ctx: Context) -> Iterator[Violation]:
@@ -204,7 +204,7 @@ def _lacking_at(ctx: Context, run_id: str, fields: list[str]) -> tuple:
     its own rule). A figure the record cannot reproduce is an assertion, not a result.""",
     failing="An output-throughput claim on a run that states no emitted_tokens.",
     passing="The run states emitted_tokens and duration_s, so E / T can be computed.",
-    reference="README, What a claim needs before it counts (the figures and their formulas); README, The checklist behind the rules, item 2 (a complete measured interval)",
+    reference="docs/claims.md, What a claim needs before it counts (the figures and their formulas); docs/claims.md, The checklist behind the rules, item 2 (a complete measured interval)",
     ask="Please state {needs}, so that {subject} can be recomputed from the evidence.",
 )
 def counts_missing(ctx: Context) -> Iterator[Violation]:
@@ -264,7 +264,7 @@ def counts_missing(ctx: Context) -> Iterator[Violation]:
     tokens) says something sdeval cannot check.""",
     failing="kind: output-throughput, counted: response-time.",
     passing="kind: speedup, counted: response-time, latency_metric: e2e, percentile: p50.",
-    reference="README, What a claim needs before it counts (how each claim kind is recomputed)",
+    reference="docs/claims.md, What a claim needs before it counts (how each claim kind is recomputed)",
     ask="Please restate the claim as {kinds}, or say what its figure measures.",
 )
 def claim_basis_undefined(ctx: Context) -> Iterator[Violation]:
@@ -292,7 +292,7 @@ def claim_basis_undefined(ctx: Context) -> Iterator[Violation]:
     configuration that gave it, which the claim must name.""",
     failing="An aggregate of 2,151 tokens/s derived as 134.4 tokens/s per user x 16 users (measured: 1,728).",
     passing="The best of a 16-point sweep, with selected_configuration naming beam width 3, beam length 5.",
-    reference="README, The evidence record (record 1.1: provenance)",
+    reference="docs/record.md, The evidence record (record 1.1: provenance)",
     ask="Please send the run that measured {value} directly, or name the configuration it was selected from.",
 )
 def figure_provenance(ctx: Context) -> Iterator[Violation]:
@@ -326,7 +326,7 @@ def figure_provenance(ctx: Context) -> Iterator[Violation]:
     them switched on together measures the combination.""",
     failing='"6x" obtained as 2x from speculation times 3x from fp8 quantisation (composition: multiplied).',
     passing="The combined 2.4x measured in one run with speculation and fp8 both on (composition: measured-together).",
-    reference="README, The checklist behind the rules, item 9 (speedups do not compound)",
+    reference="docs/claims.md, The checklist behind the rules, item 9 (speedups do not compound)",
     ask="Please send one run with {parts} all switched on together, compared with a target-only baseline, instead of {how} separately measured speedups into {value}.",
 )
 def speedups_compounded(ctx: Context) -> Iterator[Violation]:
@@ -355,7 +355,7 @@ def speedups_compounded(ctx: Context) -> Iterator[Violation]:
     decisions and is not judged as a software result.""",
     failing="A throughput claim whose installation_items lists 'second-gpu-server'.",
     passing="The same installation item recorded under installation_scope, with no claim depending on it.",
-    reference="README, The checklist behind the rules, item 11 (separate scopes)",
+    reference="docs/claims.md, The checklist behind the rules, item 11 (separate scopes)",
     ask="Please state claim {claim}'s figure for the software offer alone, measured without {items}, and quote that installation work separately.",
 )
 def installation_mixed(ctx: Context) -> Iterator[Violation]:
@@ -379,7 +379,7 @@ def installation_mixed(ctx: Context) -> Iterator[Violation]:
     holds for the task it was measured on.""",
     failing='A claim for task "translation" resting on a run whose workload task is "math reasoning".',
     passing="The claim's task and the run's workload task are the same.",
-    reference="README, The checklist behind the rules, item 8 (task dependence and repeatability); Spec-Bench, https://github.com/hemingkx/Spec-Bench",
+    reference="docs/claims.md, The checklist behind the rules, item 8 (task dependence and repeatability); Spec-Bench, https://github.com/hemingkx/Spec-Bench",
     ask='Please send a run measured on the task "{task}" that the claim is stated for; run {run} measured {measured}.',
 )
 def task_extrapolated(ctx: Context) -> Iterator[Violation]:

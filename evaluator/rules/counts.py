@@ -163,7 +163,7 @@ def _reported_figures(ctx: Context, i: int, run: Run) -> Iterator[Violation]:
     the figures were taken from different intervals or populations, or were edited.""",
     failing="E = 16 with A = 10 and B = 5.",
     passing="SD-201: S = 5, P = 20, A = 10, B = 5, E = 15, histogram [1, 1, 1, 1, 1].",
-    reference="README, What a claim needs before it counts (the figures and their formulas); vLLM Per-Request Acceptance Metrics, https://docs.vllm.ai/en/stable/features/speculative_decoding/acceptance_metrics/",
+    reference="docs/claims.md, What a claim needs before it counts (the figures and their formulas); vLLM Per-Request Acceptance Metrics, https://docs.vllm.ai/en/stable/features/speculative_decoding/acceptance_metrics/",
     messages={
         "run": "run {run}: {problem}",
         "a-exceeds-p": "accepted drafts A = {A} exceed proposed drafts P = {P}",
@@ -218,7 +218,7 @@ def _capture_advice(run: Run) -> str:
     the server's own request and token counts over the same interval equal the benchmark's.""",
     failing="requests_without_metrics: 12 with missing_metrics_as: zero.",
     passing="requests_without_metrics: 0, population: benchmark-requests.",
-    reference="README, The checklist behind the rules, item 7 (coverage); vLLM Per-Request Acceptance Metrics, https://docs.vllm.ai/en/stable/features/speculative_decoding/acceptance_metrics/",
+    reference="docs/claims.md, The checklist behind the rules, item 7 (coverage); vLLM Per-Request Acceptance Metrics, https://docs.vllm.ai/en/stable/features/speculative_decoding/acceptance_metrics/",
     messages={
         "mixed": "run {run}: the counts mix server-wide counters with the benchmark's own requests, which may be different requests{advice}",
         "contradicted": "run {run}: the server's counters over the same interval show other requests than the benchmark's: {details}",

@@ -102,7 +102,7 @@ def missing_identity(cfg: Configuration, n_needed: bool = True) -> list[tuple[st
     are summed from per-request metrics, which requests with n > 1 do not report.""",
     failing="A configuration naming the target model but not its revision or the vLLM version.",
     passing="Every identity field stated, for example revision 'a1b2c3d', vLLM 0.32.0, bf16 weights.",
-    reference="README, The checklist behind the rules, item 5 (configuration identity)",
+    reference="docs/claims.md, The checklist behind the rules, item 5 (configuration identity)",
     ask="Please state, for configuration {configuration}, {missing}.",
 )
 def identity_incomplete(ctx: Context) -> Iterator[Violation]:
@@ -138,7 +138,7 @@ def same_model(named: str, target: str) -> bool:
     the wrong model.""",
     failing="A run imported from vllm bench serve output naming facebook/opt-125m, under a configuration whose target is Qwen/Qwen3.8-27B-FP8.",
     passing="The run's source names the configuration's target model (or the same model as a bare name or local path).",
-    reference="README, The checklist behind the rules, item 5 (configuration identity)",
+    reference="docs/claims.md, The checklist behind the rules, item 5 (configuration identity)",
     ask="Please confirm which model run {run} measured: its tool output names {named}, its configuration {configuration} declares {target}.",
 )
 def model_mismatch(ctx: Context) -> Iterator[Violation]:

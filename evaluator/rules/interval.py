@@ -41,7 +41,7 @@ def covered_by_definition(interval: Interval) -> bool:
     claims rest on needs its interval defined, not its length.""",
     failing="A run with duration_s 0.075 and no start or end event.",
     passing='start_event "just before the first proposal", end_event "last output token", scope, measurement and duration_s all given.',
-    reference="README, The checklist behind the rules, item 2 (a complete measured interval)",
+    reference="docs/claims.md, The checklist behind the rules, item 2 (a complete measured interval)",
     ask="Please state, for run {run}'s timed interval, {missing}.",
 )
 def interval_undefined(ctx: Context) -> Iterator[Violation]:
@@ -71,7 +71,7 @@ def interval_undefined(ctx: Context) -> Iterator[Violation]:
     interval, or one clock around the whole generation call, covers every stage by definition.""",
     failing="A speculative run whose stages_excluded lists proposal (the drafter ran on a separate GPU), or one that lists no stages at all.",
     passing="stages_included lists proposal, verification and scheduling; or the scope is end-to-end; or whole_generation_call is true.",
-    reference="README, The checklist behind the rules, item 2 (a complete measured interval)",
+    reference="docs/claims.md, The checklist behind the rules, item 2 (a complete measured interval)",
     ask="Please send run {run} timed over one interval that includes {stages}{why}, or show that its interval already includes them.",
 )
 def interval_incomplete(ctx: Context) -> Iterator[Violation]:
@@ -110,7 +110,7 @@ def interval_incomplete(ctx: Context) -> Iterator[Violation]:
     the claim rests on one complete interval.""",
     failing="duration_s = drafting_s + verification_s, or measurement: stage-sum.",
     passing="measurement: complete-interval, with stage timings kept only as diagnostics.",
-    reference="README, The checklist behind the rules, item 2 (a complete measured interval) and item 10 (stage timings are diagnostics)",
+    reference="docs/claims.md, The checklist behind the rules, item 2 (a complete measured interval) and item 10 (stage timings are diagnostics)",
     ask="Please send run {run}'s duration measured with one clock from its start event to its end event, not added up from stage timings.",
 )
 def interval_stage_sum(ctx: Context) -> Iterator[Violation]:
@@ -144,7 +144,7 @@ def interval_stage_sum(ctx: Context) -> Iterator[Violation]:
     (end-to-end latency, time to first token).""",
     failing="An end-to-end claim, or a time-to-first-token claim, on a generation-only run.",
     passing="An end-to-end claim on a run whose interval scope is end-to-end.",
-    reference="README, The checklist behind the rules, item 2 (a complete measured interval)",
+    reference="docs/claims.md, The checklist behind the rules, item 2 (a complete measured interval)",
     ask="Please send an end-to-end measurement (from request arrival to the last token delivered) for the claimed {value}; {role} {run} was timed over generation only.",
 )
 def scope_exceeded(ctx: Context) -> Iterator[Violation]:

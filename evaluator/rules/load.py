@@ -28,7 +28,7 @@ def _load_text(concurrency: int | None, rate: float | None) -> str:
     batch size 1, and say so).""",
     failing='"2x faster" with no concurrency on the claim or its runs.',
     passing="The claim and its run both state concurrency 8.",
-    reference="README, The checklist behind the rules, item 3 (the load it was measured at); vLLM Speculative Decoding, https://docs.vllm.ai/en/stable/features/speculative_decoding/",
+    reference="docs/claims.md, The checklist behind the rules, item 3 (the load it was measured at); vLLM Speculative Decoding, https://docs.vllm.ai/en/stable/features/speculative_decoding/",
     messages={
         "claim": "the claimed {value} states no concurrency or request rate",
         "run": "{role} {run} states no concurrency or request rate",
@@ -66,7 +66,7 @@ def load_unstated(ctx: Context) -> Iterator[Violation]:
     was measured at, and a capacity claim needs a run at that capacity.""",
     failing="A claim stated for concurrency 64 resting on a run measured at concurrency 1.",
     passing="The claim and its run both at concurrency 64.",
-    reference="README, The checklist behind the rules, item 3 (the load it was measured at); vLLM Dynamic Speculative Decoding (concurrency 129-512: K = 0), https://docs.vllm.ai/en/stable/features/speculative_decoding/dynamic_speculative_decoding/",
+    reference="docs/claims.md, The checklist behind the rules, item 3 (the load it was measured at); vLLM Dynamic Speculative Decoding (concurrency 129-512: K = 0), https://docs.vllm.ai/en/stable/features/speculative_decoding/dynamic_speculative_decoding/",
     ask="Please send a run measured at {wanted}, or restate the claim for {measured}, the load run {run} was measured at.",
 )
 def load_extrapolated(ctx: Context) -> Iterator[Violation]:
@@ -151,7 +151,7 @@ def lost_requests(run) -> tuple[int, int | None] | None:
     requests (1,015 of 2,000 in one published file).""",
     failing="The speedup's run sent 2,000 requests and 1,015 completed (985 lost).",
     passing="Every request sent in the interval completed (requests_failed 0, or requests_sent equal to num_requests).",
-    reference="MLPerf Inference rules, every query must complete, https://github.com/mlcommons/inference_policies/blob/master/inference_rules.adoc; README, The checklist behind the rules, item 3",
+    reference="MLPerf Inference rules, every query must complete, https://github.com/mlcommons/inference_policies/blob/master/inference_rules.adoc; docs/claims.md, The checklist behind the rules, item 3",
     messages={
         "run": "{role} {run}: {failed} of {sent} requests sent failed or did not complete{share}; the claimed {value} counts only those that did",
     },

@@ -52,7 +52,7 @@ def forcing_settings(text: str | None) -> list[str]:
     buyer's quality bar on the task, so a performance claim needs a quality result for its run.""",
     failing="A throughput claim on a run with an empty quality list.",
     passing="The run reports pass@1 on the buyer's task, or a greedy-equality check against target-only outputs.",
-    reference="README, The checklist behind the rules, item 6 (task quality)",
+    reference="docs/claims.md, The checklist behind the rules, item 6 (task quality)",
     ask="Please send a task-quality result for run {run}'s outputs: a score on the task the claim is about, or a greedy-equality check against target-only outputs.",
 )
 def quality_missing(ctx: Context) -> Iterator[Violation]:
@@ -76,7 +76,7 @@ def quality_missing(ctx: Context) -> Iterator[Violation]:
     sampled. It is lossy by design: such an offer may not claim losslessness, and needs quality evidence.""",
     failing="relaxed_acceptance.enabled: true with a 'lossless' claim.",
     passing="relaxed_acceptance.enabled: true, no lossless claim, and a quality result on the buyer's task.",
-    reference="README, The checklist behind the rules, item 6 (task quality); TensorRT-LLM speculative decoding (MTP relaxed acceptance), https://nvidia.github.io/TensorRT-LLM/examples/llm_speculative_decoding.html",
+    reference="docs/claims.md, The checklist behind the rules, item 6 (task quality); TensorRT-LLM speculative decoding (MTP relaxed acceptance), https://nvidia.github.io/TensorRT-LLM/examples/llm_speculative_decoding.html",
     ask="Please send a task-quality result for run {run}, which uses relaxed (lossy) acceptance, and call output lossless only for runs with the standard acceptance test.",
 )
 def lossy_acceptance(ctx: Context) -> Iterator[Violation]:
@@ -173,7 +173,7 @@ def acceptance_simulated(ctx: Context) -> Iterator[Violation]:
     see.""",
     failing="temperature 0.7 and one repetition (or none listed), or 'mean of 3 runs' without their figures.",
     passing="temperature 0.7 and three repetitions with their figures, or greedy decoding.",
-    reference="README, The checklist behind the rules, item 8 (task dependence and repeatability)",
+    reference="docs/claims.md, The checklist behind the rules, item 8 (task dependence and repeatability)",
 )
 def single_run(ctx: Context) -> Iterator[Violation]:
     for i, run in enumerate(ctx.record.runs):

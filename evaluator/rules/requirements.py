@@ -13,7 +13,7 @@ from .registry import Rule, register
 # so their cases live in tests/test_requirements.py rather than in record rule cases.
 FIT_CODES: tuple[str, ...] = ()
 
-_BRIEF = "README, The checklist behind the rules, items 3 (load), 4 (baseline), 5 (identity), 6 (quality) and 8 (task)"
+_BRIEF = "docs/claims.md, The checklist behind the rules, items 3 (load), 4 (baseline), 5 (identity), 6 (quality) and 8 (task)"
 
 
 def _fit(code: str, title: str, rationale: str, failing: str, passing: str, reference: str, ask: str) -> Rule:
@@ -32,7 +32,7 @@ LOAD_UNCOVERED = _fit(
     does not extrapolate.""",
     "Buyer at concurrency 32 to 128; the offer was measured at concurrency 1 and 8 only.",
     "Runs at concurrency 32, 64 and 128, or at 16 and 256 within one K band.",
-    "README, The checklist behind the rules, item 3 (the load it was measured at); vLLM Dynamic Speculative Decoding, https://docs.vllm.ai/en/stable/features/speculative_decoding/dynamic_speculative_decoding/",
+    "docs/claims.md, The checklist behind the rules, item 3 (the load it was measured at); vLLM Dynamic Speculative Decoding, https://docs.vllm.ai/en/stable/features/speculative_decoding/dynamic_speculative_decoding/",
     "Please send runs at the loads you will run, or at loads on both sides of each within one K band.",
 )
 
@@ -45,7 +45,7 @@ BETWEEN_LOADS = _fit(
     somewhere in between and where was not measured. sdeval does not guess it with a straight line.""",
     "Aggregate minimum 1500 tokens/s at concurrency 32; measured 553 tokens/s at 8 and 2226 at 64.",
     "A run at concurrency 32, or both neighbouring runs above 1500 tokens/s.",
-    "README, The checklist behind the rules, item 3 (the load it was measured at)",
+    "docs/claims.md, The checklist behind the rules, item 3 (the load it was measured at)",
     "Please send a run at the load between the two measured ones that you will run.",
 )
 
@@ -70,7 +70,7 @@ THROUGHPUT_BELOW = _fit(
     in aggregate the deployment emits E / T. Either must reach the buyer's minimum at every required load.""",
     "Requirement: 180 output tokens/s per request at concurrency 1; the run emits 150 tokens/s.",
     "SD-201 offer B: 15 tokens in 0.075 s at concurrency 1, 200 tokens/s per request.",
-    "README, What a claim needs before it counts (the figures and their formulas); README, The checklist behind the rules, item 1 (output, not acceptance)",
+    "docs/claims.md, What a claim needs before it counts (the figures and their formulas); docs/claims.md, The checklist behind the rules, item 1 (output, not acceptance)",
     "Please show how the offer reaches your minimum output throughput at that load, or send a configuration measured above it.",
 )
 
@@ -82,7 +82,7 @@ QUALITY_BELOW = _fit(
     same task and metric. The lowest score among the offer's runs decides.""",
     "Threshold: at least 0.99 of the baseline's rubric pass rate; the offer scores 0.84 against 0.861.",
     "The offer scores 0.858 against the baseline's 0.861 (0.9965 of it) with a threshold of 0.98.",
-    "README, The checklist behind the rules, item 6 (task quality)",
+    "docs/claims.md, The checklist behind the rules, item 6 (task quality)",
     "Please send a configuration whose task-quality score meets your threshold, measured on your task.",
 )
 
@@ -94,7 +94,7 @@ SAMPLING_MISMATCH = _fit(
     top-p, top-k or n answers a different question than the buyer's.""",
     "Buyer samples at temperature 0.7; the offer was measured with greedy decoding (temperature 0).",
     "Buyer and offer both at temperature 0.7, top-p 0.95.",
-    "README, The checklist behind the rules, item 4 (a baseline on equal terms) and item 5 (configuration identity)",
+    "docs/claims.md, The checklist behind the rules, item 4 (a baseline on equal terms) and item 5 (configuration identity)",
     "Please send runs measured with your sampling settings (temperature, top-p, top-k and n).",
 )
 
@@ -106,7 +106,7 @@ SCOPE_MISMATCH = _fit(
     Evidence counts for the buyer only over the interval the buyer's requirements are about.""",
     "Buyer's limits are end-to-end; the offer's runs were timed generation-only.",
     "Buyer and offer runs both end-to-end.",
-    "README, The checklist behind the rules, item 2 (a complete measured interval)",
+    "docs/claims.md, The checklist behind the rules, item 2 (a complete measured interval)",
     "Please send runs timed over the interval your requirements are about (end-to-end or generation-only).",
 )
 
@@ -118,7 +118,7 @@ TASK_MISMATCH = _fit(
     buyer's own tasks.""",
     "Buyer runs customer-support chat; the offer measured code completion.",
     "The offer's runs and quality results name the buyer's task.",
-    "README, The checklist behind the rules, item 8 (task dependence and repeatability); Spec-Bench, https://github.com/hemingkx/Spec-Bench",
+    "docs/claims.md, The checklist behind the rules, item 8 (task dependence and repeatability); Spec-Bench, https://github.com/hemingkx/Spec-Bench",
     "Please send runs and quality results measured on your own task.",
 )
 
@@ -142,7 +142,7 @@ IDENTITY_MISMATCH = _fit(
     when its evidence is established. The buyer pins the identity fields that must have given values.""",
     "Buyer pins hardware.accelerator: NVIDIA H100 SXM5 80GB; the offer was measured on another accelerator.",
     "The offer's configuration states exactly the pinned target model and accelerator.",
-    "README, The checklist behind the rules, item 5 (configuration identity)",
+    "docs/claims.md, The checklist behind the rules, item 5 (configuration identity)",
     "Please send evidence measured with the configuration you pinned (target model, drafter, number format, runtime or accelerator).",
 )
 
@@ -155,7 +155,7 @@ RELAXED_REFUSED = _fit(
     requires lossless speculation cannot take such an offer, whatever its quality results.""",
     "lossy_acceptance_allowed: false; the offer's configuration has relaxed_acceptance.enabled: true.",
     "The offer uses the standard acceptance test.",
-    "README, The checklist behind the rules, item 6 (task quality); TensorRT-LLM speculative decoding (MTP relaxed acceptance), https://nvidia.github.io/TensorRT-LLM/examples/llm_speculative_decoding.html",
+    "docs/claims.md, The checklist behind the rules, item 6 (task quality); TensorRT-LLM speculative decoding (MTP relaxed acceptance), https://nvidia.github.io/TensorRT-LLM/examples/llm_speculative_decoding.html",
     "Please send evidence measured with the standard, lossless acceptance test.",
 )
 

@@ -50,7 +50,7 @@ SCHEMA = register(
     nobody can tell which measurement the claim refers to.""",
     failing='A claim with "run": "spec-c1" when no run has that id.',
     passing="Every claim's run and baseline, and every run's configuration, exist exactly once.",
-    reference="schemas/evidence-record.schema.json (sdeval evidence-record format 1.0); README, The evidence record",
+    reference="schemas/evidence-record.schema.json (sdeval evidence-record format 1.0); docs/record.md, The evidence record",
     ask="Please correct the evidence so that {fix}.",
 )
 def reference_broken(ctx: Context) -> Iterator[Violation]:
@@ -108,7 +108,7 @@ def reference_broken(ctx: Context) -> Iterator[Violation]:
     and the interval, at the load it was measured at.""",
     failing='"3x faster" recorded from an e-mail with no "run".',
     passing='The claim names the run it rests on ("run": "spec-c1"), and that run is in the record.',
-    reference="README, The evidence record",
+    reference="docs/record.md, The evidence record",
     ask="Please send the measurement behind {value}: the benchmark tool's output (or the counts and the measured interval) and the load it was measured at{baseline}.",
 )
 def evidence_missing(ctx: Context) -> Iterator[Violation]:
