@@ -28,6 +28,8 @@ PARSE_CASES = [
     ("merge.yaml", b"base: &b {x: 1}\nother:\n  <<: *b\n", "merge keys", 3, 3),
     ("nul.yaml", b"a: 1\nb: \x00\n", "character U+0000 is not allowed", 2, 4),
     ("recursive.yaml", b"a: &a [*a]\n", "recursive YAML alias", 1, 4),
+    ("escape-beyond-unicode.yaml", b'a: "\\UFFFFFFFF"\n', "names no Unicode character", 1, 7),
+    ("escape-past-unicode.yaml", b'a: "x\\U00110000"\n', "names no Unicode character", 1, 8),
 ]
 
 

@@ -333,6 +333,10 @@ def _parse_yaml(text: str) -> tuple[Any, dict[str, tuple[int, int]], dict[str, s
     try:
         loader = _JsonYamlLoader(text)
         node = loader.get_single_node()
+    except (ValueError, OverflowError):
+        # PyYAML's scanner turns an escape such as "\UFFFFFFFF" into chr() unchecked.
+        mark = loader.get_mark()
+        raise ParseProblem("not valid YAML: an escape sequence names no Unicode character", mark.line + 1, mark.column + 1) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         raise ParseProblem(
