@@ -248,6 +248,28 @@ def test_validate_imports_nothing_only_rendering_needs():
     assert "HEAVY []" in result.stdout
 
 
+def test_render_starts_its_pdf_writer_before_the_command_line_is_imported(tmp_path):
+    """WeasyPrint's import (the longest of any command) overlaps all of render's own work: the
+    writer process is started first of all, and the command takes that one."""
+    code = (
+        "import sys\n"
+        "from evaluator.report import writer\n"
+        "started = []\n"
+        "real = writer.PdfWriter.__init__\n"
+        "def recording(self):\n"
+        "    started.append(sorted(m for m in ('typer', 'evaluator.cli.commands', 'pydantic') if m in sys.modules))\n"
+        "    real(self)\n"
+        "writer.PdfWriter.__init__ = recording\n"
+        f"sys.argv = ['sdeval', 'render', 'examples/sd201-offer-b.json', '-o', {str(tmp_path / 'r.pdf')!r}]\n"
+        "from evaluator.cli import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print('STARTED', started)"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert "STARTED [[]]" in result.stdout, result.stdout[-300:] + result.stderr[-300:]
+    assert (tmp_path / "r.pdf").stat().st_size > 10_000
+
+
 @pytest.mark.parametrize("argv", [["--version"], ["--help"], ["validate", "--help"]])
 def test_version_and_help_load_no_model_and_no_rule(argv):
     """Naming the versions or printing help needs neither the record models nor the catalog. (A

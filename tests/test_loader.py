@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
-import pytest
+from pathlib import Path
 
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from evaluator.engine import loader
 from evaluator.engine.loader import UnreadableFile, load_bytes, load_file
 from evaluator.rules.assess import assess
+
+ROOT = Path(__file__).resolve().parent.parent
 
 PARSE_CASES = [
     # (name, bytes, message fragment, line, column)
@@ -28,6 +36,8 @@ PARSE_CASES = [
     ("merge.yaml", b"base: &b {x: 1}\nother:\n  <<: *b\n", "merge keys", 3, 3),
     ("nul.yaml", b"a: 1\nb: \x00\n", "character U+0000 is not allowed", 2, 4),
     ("recursive.yaml", b"a: &a [*a]\n", "recursive YAML alias", 1, 4),
+    ("escape-beyond-unicode.yaml", b'a: "\\UFFFFFFFF"\n', "names no Unicode character", 1, 7),
+    ("escape-past-unicode.yaml", b'a: "x\\U00110000"\n', "names no Unicode character", 1, 8),
 ]
 
 
@@ -84,3 +94,94 @@ def test_oversized_file_is_refused_before_reading(tmp_path):
     big.write_bytes(b" " * 2048)
     with pytest.raises(UnreadableFile, match="over the 1024-byte limit"):
         load_file(str(big), max_bytes=1024)
+
+
+# libyaml's C parser reads YAML where the pure-Python one would read it alike; elsewhere the
+# pure-Python loader reads the document (evaluator/engine/loader.py, _C_READS_OTHERWISE and
+# _CJsonYamlLoader). Each case below is one the two readers once read differently.
+READ_OTHERWISE_BY_LIBYAML = [
+    "a:\tb\n",  # libyaml: a tab as separation; PyYAML refuses it
+    "{a: 1,\tb: 2}\n",
+    "a: 1\t\nb: 2\n",
+    "a: 1\n\ufeffb: 2\n",  # a byte-order mark inside: libyaml skips it, PyYAML keeps it
+    "a: 1\rb: 2\r",  # a lone CR, NEL, LS: lines counted otherwise
+    "a: 1\x85b: 2\n",
+    "? a\u2028b\n",
+    ">#comment\n",  # libyaml takes `#` straight after a block header as a comment
+    "a: |-#x\n  t\n",
+    "? key",  # no final line break: libyaml places the empty value a line down
+    "a:",
+    "key: !\n",  # the non-specific tag on an empty node: libyaml a string, PyYAML null
+    "? !\n",
+    "{a: }\n",  # an empty value in a flow collection: placed at `}` by libyaml, after `:` by PyYAML
+    "[a: , b]\n",
+    "{? , b: 1}\n",
+    "k: {a:\n  }\n",
+    "[a?b]\n",  # a plain scalar holding `?` in a flow collection: PyYAML refuses it
+    "{a?: b}\n",
+    "%YAML 1.3\n---\na: 1\n",  # libyaml refuses, PyYAML reads
+    'a: "\\ud800"\n',
+]
+
+
+def _read(load, text):
+    try:
+        return ("data",) + load(text)
+    except loader.ParseProblem as problem:
+        return ("problem", problem.message, problem.line, problem.column)
+
+
+def _pure_python(text):
+    node = loader._compose_or_say_why(text)
+    positions, written = {}, {}
+    return loader._yaml_node_to_data(node, "", positions, [loader.MAX_YAML_NODES], set(), written), positions, written
+
+
+needs_libyaml = pytest.mark.skipif(loader._CParser is None, reason="PyYAML was built without libyaml")
+
+
+@needs_libyaml
+@pytest.mark.parametrize("text", READ_OTHERWISE_BY_LIBYAML)
+def test_where_libyaml_reads_otherwise_the_pure_python_reading_is_kept(text):
+    assert _read(loader._parse_yaml, text) == _read(_pure_python, text)
+
+
+@needs_libyaml
+@pytest.mark.parametrize("path", sorted(str(p) for p in (ROOT / "examples").glob("*.yaml")) + [str(ROOT / "tests" / "rule_cases.yaml")])
+def test_shipped_yaml_is_read_by_libyaml_as_the_pure_python_reader_reads_it(path, monkeypatch):
+    text = Path(path).read_text(encoding="utf-8")
+    expected = _read(_pure_python, text)
+    monkeypatch.setattr(loader, "_compose_or_say_why", lambda text: pytest.fail("read by the pure-Python loader"))
+    assert _read(loader._parse_yaml, text) == expected
+
+
+YAML_TEXT = "abc019 :-?#&*!|>'\"%@`,[]{}\\/\n\r\t\u00e9\U0001f600\u2028~.+_="
+
+
+def _yaml_data(depth: int = 0):
+    scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False, allow_infinity=False), st.text(YAML_TEXT, max_size=8))
+    if depth > 3:
+        return scalars
+    keys = st.text(YAML_TEXT, max_size=8)
+    return st.one_of(
+        scalars,
+        st.lists(st.deferred(lambda: _yaml_data(depth + 1)), max_size=4),
+        st.dictionaries(keys, st.deferred(lambda: _yaml_data(depth + 1)), max_size=4),
+    )
+
+
+@needs_libyaml
+@settings(max_examples=300, deadline=None)
+@given(
+    data=st.dictionaries(st.text(YAML_TEXT, max_size=8), _yaml_data(), min_size=1, max_size=5),
+    flow=st.sampled_from([True, False, None]),
+    style=st.sampled_from([None, '"', "'"]),
+    width=st.sampled_from([20, 80, 1000]),
+    edits=st.lists(st.tuples(st.integers(min_value=0), st.sampled_from(["", *YAML_TEXT])), max_size=2),
+)
+def test_libyaml_and_pure_python_readings_agree_on_generated_yaml(data, flow, style, width, edits):
+    text = yaml.dump(data, default_flow_style=flow, default_style=style, width=width, allow_unicode=True)
+    for at, char in edits:  # a character dropped or put in, so that broken documents are compared too
+        at %= len(text) + 1
+        text = text[:at] + char + text[at + (not char) :]
+    assert _read(loader._parse_yaml, text) == _read(_pure_python, text)

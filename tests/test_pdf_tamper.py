@@ -271,3 +271,16 @@ def test_objects_read_through_the_stream_cache_are_pyhankos_own(signed):
         assert ours == theirs, ref
         compared += 1
     assert compared > 100
+
+
+def test_an_intact_report_is_read_for_its_attachments_and_cover_as_pypdf_reads_it(signed):
+    """verify reads a report whose signature holds with a pypdf reader that parses only the objects
+    the attachments and the cover use (evaluator/report/container.py); what it reads is pypdf's."""
+    from evaluator.report.container import ReportContents
+
+    data, _cert = signed
+    whole, used = ReportContents.read(data), ReportContents.read(data, only_what_is_used=True)
+    assert used.attached == whole.attached and used.is_report
+    assert used.cover_text() == whole.cover_text()
+    parsed, every = len(used._reader.resolved_objects), len(whole._reader.resolved_objects)
+    assert parsed < every / 10, (parsed, every)

@@ -303,6 +303,7 @@ def _compose_node_within_depth(self, parent, index):
 
 _JsonYamlLoader.compose_node = _compose_node_within_depth
 _JsonYamlLoader.yaml_implicit_resolvers = {}
+
 for _tag, _pattern, _first in (
     ("tag:yaml.org,2002:bool", r"^(?:true|True|TRUE|false|False|FALSE)$", list("tTfF")),
     ("tag:yaml.org,2002:null", r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""]),
@@ -315,6 +316,67 @@ for _tag, _pattern, _first in (
     ("tag:yaml.org,2002:float", r"^(?:[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$", list("-+.")),
 ):
     _JsonYamlLoader.add_implicit_resolver(_tag, re.compile(_pattern), _first)
+
+try:
+    from yaml._yaml import CParser as _CParser
+except ImportError:  # PyYAML built without libyaml: the pure-Python loader reads everything
+    _CParser = None
+
+
+class _ReadWithPython(Exception):
+    """libyaml might read this document otherwise than PyYAML's pure-Python reader (the rule here)."""
+
+
+if _CParser is not None:
+
+    class _CJsonYamlLoader(yaml.composer.Composer, _CParser, yaml.constructor.SafeConstructor, yaml.resolver.Resolver):
+        """libyaml's C scanner and parser (some 15 times faster than PyYAML's pure-Python ones) under
+        the same Python composer, resolvers and depth guard as _JsonYamlLoader, so the node tree,
+        its tags and its marks are those the pure-Python loader builds. Composer comes first in the
+        order, so get_single_node is the Python composer's, with the depth check before each level
+        (libyaml's own composer would recurse in C with none).
+
+        A document where the two could differ is left to the pure-Python loader (_ReadWithPython):
+        one with a tag (libyaml and PyYAML resolve the non-specific tag `!` on an empty node
+        differently, a string against null; records hardly ever carry tags), or with an empty
+        key or value, or a plain scalar holding `?`, in a flow collection. _parse_yaml also keeps
+        from it the texts of _C_READS_OTHERWISE."""
+
+        def __init__(self, stream: str):
+            _CParser.__init__(self, stream)
+            yaml.composer.Composer.__init__(self)
+            yaml.constructor.SafeConstructor.__init__(self)
+            yaml.resolver.Resolver.__init__(self)
+
+        def compose_node(self, parent, index):
+            event = self.peek_event()
+            if getattr(event, "tag", None) is not None:
+                raise _ReadWithPython
+            if parent is not None and parent.flow_style and isinstance(event, yaml.ScalarEvent):
+                # In a flow collection: an empty key or value (`{a: }`), which PyYAML places just
+                # after the `:` or `?` and libyaml at the next token; a plain scalar holding `?`
+                # (`[a?b]`), which libyaml reads and PyYAML refuses.
+                if event.start_mark.index == event.end_mark.index or (not event.style and "?" in event.value):
+                    raise _ReadWithPython
+            return _compose_node_within_depth(self, parent, index)
+
+    _CJsonYamlLoader.yaml_implicit_resolvers = _JsonYamlLoader.yaml_implicit_resolvers
+
+# What libyaml reads otherwise than PyYAML's pure-Python reader, found by running both on the
+# hostile cases and on some 400,000 random texts of YAML's indicators and dumped data, mutated
+# (tests/test_loader.py keeps the cases and a smaller comparison). A document with any of these is
+# read by the pure-Python loader alone:
+# - a tab, which libyaml takes as separation after `:`, at a line's end or inside flow collections,
+#   where PyYAML refuses the file ("found character '\t' that cannot start any token");
+# - a byte-order mark after the start (U+FEFF), which libyaml skips and PyYAML keeps as text;
+# - the line breaks NEL, LS and PS, and a CR not followed by LF: the two count lines in different
+#   code (PyYAML's reader, libyaml's scanner). They were seen to differ only on a last line without
+#   its break (below), but records hardly hold these breaks, so they are left to PyYAML too;
+# - a block scalar's header followed by `#` with no space (`|#`, `>-#`), which libyaml takes as a
+#   comment and PyYAML refuses;
+# - (in _parse_yaml) a last line without its line break: libyaml ends such a stream on a line of
+#   its own, so a value left empty there (`key:`) would be placed a line further down.
+_C_READS_OTHERWISE = re.compile("[\t\ufeff\x85\u2028\u2029]|\r(?!\n)|[|>][-+0-9]{0,2}#")
 
 _ALLOWED_TAGS = {
     "tag:yaml.org,2002:str",
@@ -329,10 +391,40 @@ MAX_YAML_NODES = 200_000
 
 
 def _parse_yaml(text: str) -> tuple[Any, dict[str, tuple[int, int]], dict[str, str]]:
+    node = None
+    if _CParser is not None and text.endswith("\n") and _C_READS_OTHERWISE.search(text) is None:
+        try:
+            node = _compose(_CJsonYamlLoader, text)
+        except (yaml.YAMLError, ParseProblem, _ReadWithPython):
+            # libyaml words its errors (and places some) otherwise: the pure-Python loader says why,
+            # as it always has. Only a document that fails (or is empty) pays for a second reading.
+            node = None
+    if node is None:
+        node = _compose_or_say_why(text)
+    positions: dict[str, tuple[int, int]] = {}
+    written: dict[str, str] = {}
+    budget = [MAX_YAML_NODES]
+    return _yaml_node_to_data(node, "", positions, budget, set(), written), positions, written
+
+
+def _compose(loader_class: type, text: str) -> yaml.Node | None:
+    loader = loader_class(text)
+    try:
+        return loader.get_single_node()
+    finally:
+        loader.dispose()
+
+
+def _compose_or_say_why(text: str) -> yaml.Node:
+    """The pure-Python loader's reading, or a ParseProblem in its words."""
     loader = None
     try:
         loader = _JsonYamlLoader(text)
         node = loader.get_single_node()
+    except (ValueError, OverflowError):
+        # PyYAML's scanner turns an escape such as "\UFFFFFFFF" into chr() unchecked.
+        mark = loader.get_mark()
+        raise ParseProblem("not valid YAML: an escape sequence names no Unicode character", mark.line + 1, mark.column + 1) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         raise ParseProblem(
@@ -351,10 +443,7 @@ def _parse_yaml(text: str) -> tuple[Any, dict[str, tuple[int, int]], dict[str, s
             loader.dispose()
     if node is None:
         raise ParseProblem("the file is empty")
-    positions: dict[str, tuple[int, int]] = {}
-    written: dict[str, str] = {}
-    budget = [MAX_YAML_NODES]
-    return _yaml_node_to_data(node, "", positions, budget, set(), written), positions, written
+    return node
 
 
 def _yaml_node_to_data(node: yaml.Node, pointer: str, positions: dict, budget: list[int], active: set[int], written: dict | None = None) -> Any:
@@ -373,8 +462,9 @@ def _yaml_node_to_data(node: yaml.Node, pointer: str, positions: dict, budget: l
         active.add(id(node))
         out: dict[str, Any] = {}
         for key_node, value_node in node.value:
-            if key_node.tag == "tag:yaml.org,2002:merge" or (key_node.value == "<<" and key_node.style is None):
+            if key_node.tag == "tag:yaml.org,2002:merge" or (key_node.value == "<<" and not key_node.style):
                 # YAML 1.1 readers merge here, others read a key named "<<": refuse the ambiguity.
+                # (A plain scalar's style is None from PyYAML's parser and "" from libyaml's.)
                 raise ParseProblem("YAML merge keys (<<) are not allowed", key_node.start_mark.line + 1, key_node.start_mark.column + 1)
             key = _yaml_node_to_data(key_node, pointer + "/~key", {}, budget, active)
             if not isinstance(key, str):

@@ -90,6 +90,9 @@ def _broken(detail: str, why: str, **known) -> SignatureResult:
 
 def check_signature(data: bytes, trust: TrustAnchors | None, *, now: dt.datetime | None = None) -> SignatureResult:
     """`now`: the validation time (default: the current time)."""
+    from .._infra.offline import import_pyhanko
+
+    import_pyhanko()  # verifying sends no request: aiohttp stays out
     from pyhanko.pdf_utils.reader import PdfFileReader
 
     from . import object_streams
