@@ -8,7 +8,6 @@ Skipped, with the reason, where no Chromium or no Playwright can be had.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -19,34 +18,8 @@ from evaluator.engine.wording import num
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = os.environ.get("SDEVAL_CHROMIUM", "/usr/bin/chromium")
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 # The codes the page checks live; the CLI's findings of these codes must equal the page's.
 LIVE_CODES = {"load-unstated", "baseline-missing", "counts-inconsistent"}
-
-
-# Module scope: Playwright's sync API keeps an event loop in this thread while it lives.
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM} (scripts/setup test installs Debian's chromium as root)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.skip("the playwright package is not installed (pip install -e '.[test]')")
-    with sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield launched
-        launched.close()
 
 
 @pytest.fixture(scope="session")

@@ -19,7 +19,6 @@ from pathlib import Path
 import pytest
 import yaml
 from conftest import EXAMPLES, example
-from test_form_browser import ARGS, CHROMIUM
 
 httpx = pytest.importorskip("httpx")
 
@@ -176,20 +175,6 @@ RECORDS = sorted(
     for p in [*EXAMPLES.glob("*.*"), *(EXAMPLES / "public-claims").glob("*.*")]
     if p.suffix in (".json", ".yaml") and "record_version" in p.read_text()
 )
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM} (scripts/setup test installs Debian's chromium as root)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.skip("the playwright package is not installed (pip install -e '.[test]')")
-    with sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield launched
-        launched.close()
 
 
 # The page's Content-Security-Policy forbids eval, which Playwright's wait_for_function uses
