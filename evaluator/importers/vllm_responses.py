@@ -38,15 +38,14 @@ from __future__ import annotations
 import hashlib
 import itertools
 import os
-import sys
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
 import msgspec
 
+from .._infra import progress
 from . import provenance
 from .common import Imported, ImportProblem, histogram, sha256_of, source
 
@@ -175,17 +174,8 @@ def _add_columns(total: list[int] | None, rows: list[list[int]]) -> list[int] | 
     return [t + column for t, column in zip(total, map(sum, zip(*rows)))]
 
 
-@contextmanager
-def progress(path: Path, total: int) -> Iterator[Callable[[int], None] | None]:
-    """A progress bar on a terminal only: piped or captured output gets none."""
-    if not sys.stderr.isatty():
-        yield None
-        return
-    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
-
-    with Progress(TextColumn(f"importing {path.name}"), BarColumn(), DownloadColumn(), TimeRemainingColumn(), transient=True) as bar:
-        task = bar.add_task("import", total=total)
-        yield lambda done: bar.update(task, completed=done)
+# An import still running after this many seconds shows a progress bar (where bars are wanted).
+PROGRESS_AFTER_S = 2.0
 
 
 def _blocks(fh, start: int, end: int, advance: Callable[[int], None] | None, hasher=None) -> Iterator[list[bytes]]:
@@ -259,17 +249,15 @@ def read(path: Path, skip_bad_lines: bool = False, processes: int | None = None,
     if len(ranges) > 1:
         counters = context().RawArray("q", len(ranges))
         # Hashing gets a process too: on a thread it would wait for this process's GIL between blocks.
-        # All are forked before the progress bar starts its thread.
         hashing = Forked(_hash_in_child, path, role="hashing")
         children = [
             Forked(_sum_in_child, path, span, skip_bad_lines, _Counter(counters, i), role="line-summing") for i, span in enumerate(ranges[1:], 1)
         ]
     try:
-        with progress(path, size) as show:
+        with progress.bar(f"importing {path.name}", size, unit="bytes", after=PROGRESS_AFTER_S, least=1) as show:
 
             def shown() -> None:
-                if show is not None:
-                    show(sum(counters))
+                show.update(sum(counters))
 
             first = _sum_range(path, ranges[0], skip_bad_lines, _Counter(counters, 0, shown), fmt, hasher)
             totals = _combine(path, itertools.chain([first], (child.receive(shown) for child in children)))
