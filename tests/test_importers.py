@@ -941,3 +941,28 @@ def test_import_help_lists_every_format_with_the_versions_tested(sdeval):
     for row in ROWS:
         listed = "".join(f"{row.name} ({'BEFORE AFTER; ' if row.scrapes else ''}{row.tested})".split())
         assert row.tested and listed in shown, row.name
+
+
+@pytest.mark.parametrize(
+    "fmt,name",
+    [
+        ("vllm-responses", "vllm-responses-mixed.jsonl"),
+        ("llamacpp-responses", "llamacpp-responses.jsonl"),
+        ("sglang-responses", "sglang-responses-openai.jsonl"),
+        ("vllm-bench", "vllm-bench-append.jsonl"),
+        ("vllm-bench", "vllm-bench-result.json"),
+    ],
+)
+def test_the_source_hash_is_taken_over_the_bytes_the_import_read(fmt, name, monkeypatch):
+    """The SHA-256 is of the bytes imported, taken as they are read: no second reading of the file
+    (importers.common.sha256_of is what reading it again would call)."""
+    from evaluator.importers import common, import_runs, vllm_responses
+
+    def read_again(path):
+        raise AssertionError(f"{path} read a second time for its hash")
+
+    monkeypatch.setattr(common, "sha256_of", read_again)
+    monkeypatch.setattr(vllm_responses, "sha256_of", read_again)
+    path = DATA / name
+    result = import_runs(fmt, [str(path)], configuration="c", arrangement="speculative")
+    assert {run["source"]["sha256"] for run in result.runs} == {hashlib.sha256(path.read_bytes()).hexdigest()}

@@ -122,14 +122,26 @@ def _child(connection, function: Callable[..., Any], args: tuple) -> None:
 T = TypeVar("T")
 
 
-def map_across_cores(function: Callable[..., T], items: Sequence[Any], *, workers: int | None = None) -> list[T]:
-    """[function(item) for item in items], in order; `function` must be a module-level function."""
-    workers = min(workers or os.cpu_count() or 1, len(items))
-    if workers < 2 or not fork_is_safe():
-        return [function(item) for item in items]
-    from concurrent.futures import ProcessPoolExecutor
+def map_across_cores(function: Callable[..., T], items: Sequence[Any], *, workers: int | None = None, label: str | None = None) -> list[T]:
+    """[function(item) for item in items], in order; `function` must be a module-level function.
+    With `label`, a progress bar counts the items done, where the command line allows one."""
+    from . import progress
 
-    # Small chunks keep both cores busy to the end; a few per chunk save round trips.
-    chunk = max(1, min(8, len(items) // (workers * 8)))
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context()) as pool:
-        return list(pool.map(function, items, chunksize=chunk))
+    workers = min(workers or os.cpu_count() or 1, len(items))
+    with progress.bar(label or "", len(items) if label else 0) as shown:
+        if workers < 2 or not fork_is_safe():
+            out = []
+            for item in items:
+                out.append(function(item))
+                shown.advance()
+            return out
+        from concurrent.futures import ProcessPoolExecutor
+
+        # Small chunks keep both cores busy to the end; a few per chunk save round trips.
+        chunk = max(1, min(8, len(items) // (workers * 8)))
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context()) as pool:
+            out = []
+            for result in pool.map(function, items, chunksize=chunk):  # every item is sent before the first result
+                out.append(result)
+                shown.advance()
+            return out

@@ -943,7 +943,7 @@ def rejudge(archive: Archive, idents: list[str], *, workers: int | None = None) 
         )
         for r in rows
     ]
-    results = map_across_cores(partial(_rejudge_one, catalog=RULE_CATALOG_VERSION), jobs, workers=workers)
+    results = map_across_cores(partial(_rejudge_one, catalog=RULE_CATALOG_VERSION), jobs, workers=workers, label="re-judging")
     differing = [r for r in results if r.problem or r.claims or r.verdicts_change]
     changed = sum(1 for r in differing if r.verdicts_change)
     problems = sum(1 for r in differing if r.problem)

@@ -130,9 +130,10 @@ def add(
 ) -> None:
     """Verify each report in full against the archive's trust anchors and admit those that pass.
     Exit 1 if any was refused."""
+    from .._infra import progress
     from ..archive.commands import add as run_add
 
-    with _Opened(archive, db) as opened:
+    with _Opened(archive, db) as opened, progress.allowed():
         try:
             results, notes = run_add(opened, reports, strict=strict)
         except _problems() as exc:
@@ -353,9 +354,10 @@ def verify(
     (signature, trust, attachments, reproduction), across the cores, then every indexed field
     against the report; also stored files the index lacks and the log against log.jsonl.
     Exit 1 if any fails."""
+    from .._infra import progress
     from ..archive.commands import verify as run_verify
 
-    with _Opened(archive, db) as opened:
+    with _Opened(archive, db) as opened, progress.allowed(fmt is not Format.json):
         try:
             results, problems, note = run_verify(opened, ids or [], strict=strict, workers=workers)
         except _problems() as exc:
@@ -399,9 +401,10 @@ def rejudge(
     """Assess every archived report's inputs with the installed rule catalog and list the reports
     whose verdicts would change, claim by claim with the finding codes that appear (+) or
     disappear (-). Changes nothing archived. Exit 1 if any verdict would change."""
+    from .._infra import progress
     from ..archive.commands import rejudge as run_rejudge
 
-    with _Opened(archive, db) as opened:
+    with _Opened(archive, db) as opened, progress.allowed(fmt is not Format.json):
         try:
             results, summary, note = run_rejudge(opened, ids or [], workers=workers)
         except _problems() as exc:

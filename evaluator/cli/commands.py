@@ -456,12 +456,13 @@ def import_(
     ] = False,
 ) -> None:
     """Import runs from vLLM, vllm bench, guidellm, AIPerf, SGLang, llama.cpp, trtllm-bench, LLMPerf, GenAI-Perf or MLPerf Endpoints output into the record's format."""
+    from .._infra import progress
     from .._infra.working import working_on
     from ..importers import ImportProblem
     from ..importers.command import execute
 
     try:
-        with working_on(", ".join(files)):
+        with working_on(", ".join(files)), progress.allowed():
             text, messages = execute(
                 fmt,
                 files,
@@ -674,7 +675,10 @@ def verify(
         if outcomes[0].problem and fmt is Format.text:
             raise _fail(outcomes[0].problem)
     else:
-        outcomes = many.verify_many(paths, trust=anchors, strict=strict, workers=jobs)
+        from .._infra import progress
+
+        with progress.allowed(fmt is not Format.json):
+            outcomes = many.verify_many(paths, trust=anchors, strict=strict, workers=jobs)
     if fmt is Format.json:
         typer.echo(json.dumps(many.as_json(outcomes), indent=2, ensure_ascii=False))
     else:

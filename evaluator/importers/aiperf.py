@@ -47,6 +47,7 @@ from typing import Any
 from . import provenance
 from .common import (
     CLIENT_WALL_CLOCK,
+    HashedLines,
     Imported,
     ImportProblem,
     count,
@@ -57,7 +58,6 @@ from .common import (
     percent_to_fraction,
     percentiles,
     read_json_document,
-    sha256_of,
     source,
 )
 
@@ -579,7 +579,7 @@ def _records(path: Path) -> Imported:
     covered = 0
     emitted: int | None = 0
     lists: dict[str, list[float] | None] = {k: [] for k in RECORD_LATENCIES}
-    with open(path, "rb") as fh:
+    with HashedLines(path) as fh:
         for number_, line in enumerate(fh, 1):
             if not line.strip():
                 continue
@@ -609,6 +609,7 @@ def _records(path: Path) -> Imported:
             for k, tag in RECORD_LATENCIES.items():
                 v = _record_value(path, number_, metrics, tag, ms=True)
                 lists[k] = None if lists[k] is None or v is None else lists[k] + [v]  # type: ignore[operator]
+        sha = fh.sha256()
     if not requests:
         raise ImportProblem(f"{path}: an AIPerf per-request records file without a completed request of the profiling phase")
     counts: dict[str, Any] = {"population": "benchmark-requests", "emitted_tokens": emitted}
@@ -639,4 +640,4 @@ def _records(path: Path) -> Imported:
             f"{'that list is' if len(missing) == 1 else 'those lists are'} not kept."
         )
     fields = {"workload": {"num_requests": requests}, "counts": counts, "request_latencies": kept or None, "notes": " ".join(notes)}
-    return Imported(fields=drop_none(fields), source=source(FORMAT, path, sha256_of(path)), speculative=covered > 0)
+    return Imported(fields=drop_none(fields), source=source(FORMAT, path, sha), speculative=covered > 0)

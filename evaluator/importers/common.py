@@ -8,8 +8,11 @@ Conversions here never guess: a value the source does not carry stays missing.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import math
+from collections.abc import Iterator
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,6 +45,40 @@ def sha256_of(path: Path) -> str:
         raise ImportProblem(f"{path}: cannot read ({exc.strerror})") from None
 
 
+class HashedLines:
+    """A file's lines (bytes, with their line breaks), its SHA-256 taken over them as they are
+    read: the hash is of the bytes imported, and the file is read once.
+
+        with HashedLines(path) as lines:
+            for number, line in enumerate(lines, 1): ...
+            sha = lines.sha256()   # the rest of the file too, if the loop stopped early"""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._hash = hashlib.sha256()
+        try:
+            self._fh = open(path, "rb")
+        except OSError as exc:
+            raise ImportProblem(f"{path}: cannot read ({exc.strerror})") from None
+
+    def __enter__(self) -> HashedLines:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._fh.close()
+
+    def __iter__(self) -> Iterator[bytes]:
+        update = self._hash.update
+        for line in self._fh:
+            update(line)
+            yield line
+
+    def sha256(self) -> str:
+        while block := self._fh.read(1 << 20):
+            self._hash.update(block)
+        return self._hash.hexdigest()
+
+
 def source(
     fmt: str, path: Path, sha256: str, tool_version: Any = None, entry: str | None = None, *, model: Any = None, tokenizer: Any = None
 ) -> dict[str, Any]:
@@ -69,13 +106,17 @@ def read_json_document(path: Path, fmt: str, arrays: bool = False) -> tuple[Any,
     With `arrays`, a JSON array at the top level is read too. A file that does not parse but
     looks like another format's output (a Prometheus scrape, say) is named as that format
     instead of getting the parser's complaint."""
-    from ..engine.loader import load_bytes
-    from .sniff import describe_guess
-
     try:
         raw = read_bytes(str(path), MAX_DOCUMENT_BYTES)
     except UnreadableFile as exc:
         raise ImportProblem(str(exc)) from None
+    return _json_document(path, raw, fmt, arrays)
+
+
+def _json_document(path: Path, raw: bytes, fmt: str, arrays: bool) -> tuple[Any, str]:
+    from ..engine.loader import load_bytes
+    from .sniff import describe_guess
+
     wrapped = arrays and raw.lstrip()[:1] == b"["
     loaded = load_bytes(str(path), _ARRAY_WRAP + raw + b"}" if wrapped else raw)
     if loaded.problem is not None:
@@ -95,10 +136,21 @@ def json_entries(path: Path, fmt: str, arrays: str | None = None) -> tuple[list[
     """A file holding one JSON object, or one object per line (benchmark tools' append form), or,
     when `arrays` names what writes them, an array of objects: the objects, each with where it
     stood ("line 3", "[2]", or None for a whole-file object), and the file's SHA-256."""
-    with open(path, "rb") as fh:
-        starts_like_object = fh.read(1) == b"{"
+    raw: bytes | None = None
+    unread: ImportProblem | None = None
     try:
-        data, sha = read_json_document(path, fmt, arrays=bool(arrays))
+        raw = read_bytes(str(path), MAX_DOCUMENT_BYTES)
+    except UnreadableFile as exc:  # too large for a whole document, say: lines are read as a stream
+        unread = ImportProblem(str(exc))
+    if raw is not None:
+        starts_like_object = raw[:1] == b"{"
+    else:
+        with open(path, "rb") as fh:
+            starts_like_object = fh.read(1) == b"{"
+    try:
+        if unread is not None:
+            raise unread
+        data, sha = _json_document(path, raw, fmt, arrays=bool(arrays))
         if arrays and isinstance(data, list) and data and all(isinstance(item, dict) for item in data):
             return [(f"[{i}]", item) for i, item in enumerate(data)], sha
         if not isinstance(data, dict):
@@ -112,15 +164,16 @@ def json_entries(path: Path, fmt: str, arrays: str | None = None) -> tuple[list[
         if not starts_like_object:
             raise
     found = []
-    with open(path, "rb") as fh:
-        for number, line in enumerate(fh, 1):
+    # The bytes already read (split as a file's lines are), or a stream hashed as it is read.
+    with nullcontext(io.BytesIO(raw)) if raw is not None else HashedLines(path) as lines:
+        for number, line in enumerate(lines, 1):
             if not line.strip():
                 continue
             item = parse_json_line(path, number, line)
             if not isinstance(item, dict):
                 raise ImportProblem(f"{path}: line {number}: not a JSON object")
             found.append((f"line {number}", item))
-    return found, sha256_of(path)
+        return found, hashlib.sha256(raw).hexdigest() if raw is not None else lines.sha256()
 
 
 def import_entries(path: Path, fmt: str, run_fields, arrays: str | None = None) -> list[Imported]:

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from . import provenance
-from .common import Imported, ImportProblem, count, histogram, parse_json_line, sha256_of, source
+from .common import HashedLines, Imported, ImportProblem, count, histogram, parse_json_line, source
 
 FORMAT = "sglang-responses"
 
@@ -129,14 +129,15 @@ def _sglext_figures(obj: dict, where: str) -> tuple[list[Figures] | None, bool]:
     return ([fig] if fig else None), False
 
 
-def read(path: Path) -> tuple[list[Request], int, str | None]:
-    """The requests of a file, in order, how many content chunks were passed over, and the model the
-    first response naming one names (OpenAI-style responses do; native meta_info does not)."""
+def read(path: Path) -> tuple[list[Request], int, str | None, str]:
+    """The requests of a file, in order, how many content chunks were passed over, the model the
+    first response naming one names (OpenAI-style responses do; native meta_info does not), and
+    the file's SHA-256."""
     requests: list[Request] = []
     model: str | None = None
     by_id: dict[str, Request] = {}  # streamed responses: sglext and usage arrive in separate chunks
     content_chunks = 0
-    with open(path, "rb") as fh:
+    with HashedLines(path) as fh:
         for number, line in enumerate(fh, 1):
             if not line.strip():
                 continue
@@ -173,7 +174,7 @@ def read(path: Path) -> tuple[list[Request], int, str | None]:
                     req.figures, req.listed = figs, listed
                 if "usage" in obj:
                     req.completion_tokens = _usage_tokens(obj)
-    return requests, content_chunks, model
+        return requests, content_chunks, model, fh.sha256()
 
 
 def total(requests: list[Request]) -> Totals:
@@ -201,7 +202,7 @@ def total(requests: list[Request]) -> Totals:
 
 
 def import_file(path: Path) -> list[Imported]:
-    requests, content_chunks, model = read(path)
+    requests, content_chunks, model, sha = read(path)
     if not requests:
         raise ImportProblem(f"{path}: holds no SGLang response")
     t = total(requests)
@@ -237,4 +238,4 @@ def import_file(path: Path) -> list[Imported]:
     fields = {"workload": {"num_requests": len(requests)}, "counts": counts}
     if notes:
         fields["notes"] = " ".join(notes)
-    return [Imported(fields=fields, source=source(FORMAT, path, sha256_of(path)), speculative=speculative)]
+    return [Imported(fields=fields, source=source(FORMAT, path, sha), speculative=speculative)]

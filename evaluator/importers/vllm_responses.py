@@ -35,17 +35,17 @@ under PARALLEL_MIN_BYTES is summed and then hashed in this process.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import os
-import sys
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
 import msgspec
 
+from .._infra import progress
 from . import provenance
 from .common import Imported, ImportProblem, histogram, sha256_of, source
 
@@ -174,28 +174,22 @@ def _add_columns(total: list[int] | None, rows: list[list[int]]) -> list[int] | 
     return [t + column for t, column in zip(total, map(sum, zip(*rows)))]
 
 
-@contextmanager
-def progress(path: Path, total: int) -> Iterator[Callable[[int], None] | None]:
-    """A progress bar on a terminal only: piped or captured output gets none."""
-    if not sys.stderr.isatty():
-        yield None
-        return
-    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
-
-    with Progress(TextColumn(f"importing {path.name}"), BarColumn(), DownloadColumn(), TimeRemainingColumn(), transient=True) as bar:
-        task = bar.add_task("import", total=total)
-        yield lambda done: bar.update(task, completed=done)
+# An import still running after this many seconds shows a progress bar (where bars are wanted).
+PROGRESS_AFTER_S = 2.0
 
 
-def _blocks(fh, start: int, end: int, advance: Callable[[int], None] | None) -> Iterator[list[bytes]]:
-    """The lines of bytes start..end (`end` is a line boundary), about 1 MiB of them at a time.
-    readlines() splits in C and is three times cheaper here than splitting read() blocks."""
+def _blocks(fh, start: int, end: int, advance: Callable[[int], None] | None, hasher=None) -> Iterator[list[bytes]]:
+    """The lines of bytes start..end (`end` is a line boundary), about 1 MiB of them at a time,
+    each block added to `hasher` (a hashlib object) when one is given. readlines() splits in C and
+    is three times cheaper here than splitting read() blocks."""
     fh.seek(start)
     at = start
     while at < end and (lines := fh.readlines(BLOCK)):
         was, at = at, fh.tell()
         while at > end:  # the last block ran into the next range
             at -= len(lines.pop())
+        if hasher is not None:
+            hasher.update(b"".join(lines))
         yield lines
         if advance is not None:
             advance(at - was)
@@ -249,24 +243,25 @@ def read(path: Path, skip_bad_lines: bool = False, processes: int | None = None,
     from .._infra.forking import Forked, ProcessEnded, context
 
     hashing, children, counters = None, [], [0]  # counters: bytes summed per range, for the progress bar
+    # One process hashes the bytes as it sums them. Several cannot share one SHA-256 (it runs
+    # from the first byte to the last), so beside them a process of its own reads the file again.
+    hasher = hashlib.sha256() if len(ranges) == 1 else None
     if len(ranges) > 1:
         counters = context().RawArray("q", len(ranges))
         # Hashing gets a process too: on a thread it would wait for this process's GIL between blocks.
-        # All are forked before the progress bar starts its thread.
         hashing = Forked(_hash_in_child, path, role="hashing")
         children = [
             Forked(_sum_in_child, path, span, skip_bad_lines, _Counter(counters, i), role="line-summing") for i, span in enumerate(ranges[1:], 1)
         ]
     try:
-        with progress(path, size) as show:
+        with progress.bar(f"importing {path.name}", size, unit="bytes", after=PROGRESS_AFTER_S, least=1) as show:
 
             def shown() -> None:
-                if show is not None:
-                    show(sum(counters))
+                show.update(sum(counters))
 
-            first = _sum_range(path, ranges[0], skip_bad_lines, _Counter(counters, 0, shown), fmt)
+            first = _sum_range(path, ranges[0], skip_bad_lines, _Counter(counters, 0, shown), fmt, hasher)
             totals = _combine(path, itertools.chain([first], (child.receive(shown) for child in children)))
-            totals.sha256 = hashing.receive(shown) if hashing is not None else sha256_of(path)
+            totals.sha256 = hashing.receive(shown) if hashing is not None else hasher.hexdigest()
             totals.processes = len(ranges)
     except ProcessEnded as exc:
         raise ImportProblem(f"{path}: {exc}") from None
@@ -341,7 +336,9 @@ class _Refused(Exception):
     """A bad line ends the range (without --skip-bad-lines)."""
 
 
-def _sum_range(path: Path, span: tuple[int, int], skip_bad_lines: bool, advance: Callable[[int], None] | None, fmt: str = FORMAT) -> Totals:
+def _sum_range(
+    path: Path, span: tuple[int, int], skip_bad_lines: bool, advance: Callable[[int], None] | None, fmt: str = FORMAT, hasher=None
+) -> Totals:
     t = Totals()
     start, end = span
 
@@ -366,7 +363,7 @@ def _sum_range(path: Path, span: tuple[int, int], skip_bad_lines: bool, advance:
     number = 0
     try:
         with open(path, "rb", buffering=BLOCK) as fh:
-            for lines in _blocks(fh, start, end, advance):
+            for lines in _blocks(fh, start, end, advance, hasher):
                 histograms: list[list[int]] = []
                 keep = histograms.append
                 for number, line in enumerate(lines, number + 1):  # noqa: B020 (enumerate took its start before the loop rebinds it)

@@ -2,39 +2,20 @@
 
 from __future__ import annotations
 
-import sys
-
-
-class _Bar:
-    def __init__(self, progress, task) -> None:
-        self.progress, self.task = progress, task
-
-    def advance(self) -> None:
-        if self.progress is not None:
-            self.progress.advance(self.task)
-
-    def close(self) -> None:
-        if self.progress is not None:
-            self.progress.stop()
+from .._infra import progress
 
 
 class Progress:
+    """One bar per measured point, left on the screen; none with --quiet (or where bars are not
+    wanted: evaluator/_infra/progress.py). Redrawn on its own thread, so the elapsed time runs
+    while a point's requests stream: measuring forks nothing."""
+
     def __init__(self, quiet: bool) -> None:
-        self.live = not quiet and sys.stderr.isatty()
+        self.quiet = quiet
 
-    def start(self, label: str, total: int) -> _Bar:
-        if not self.live:
-            return _Bar(None, None)
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
-        from rich.progress import Progress as RichProgress
-
-        progress = RichProgress(
-            TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=Console(stderr=True)
-        )
-        task = progress.add_task(label, total=total)
-        progress.start()
-        return _Bar(progress, task)
+    def start(self, label: str, total: int) -> progress.Bar:
+        with progress.allowed(not self.quiet):
+            return progress.Bar(label, total, least=1, transient=False, keep_time=True)
 
 
 def _ms(value) -> str:

@@ -78,20 +78,29 @@ def verify_many(
     workers: int | None = None,
     now: dt.datetime | None = None,
 ) -> list[Outcome]:
-    """One Outcome per path, in the order given (a non-report is a failing Outcome with `problem` set)."""
-    from .._infra import forking
+    """One Outcome per path, in the order given (a non-report is a failing Outcome with `problem` set).
+    Where the command line allows it, a progress bar on a terminal counts the reports done."""
+    from .._infra import forking, progress
 
     paths = [Path(p) for p in paths]
     workers = max(1, min(workers or cores(), len(paths)))
     warm_up()
     if workers == 1 or not forking.fork_is_safe():
-        return [verify_one(p, trust=trust, strict=strict, now=now) for p in paths]
-    # This process takes the first share itself; each forked one takes every n-th report after it.
+        with progress.bar("verifying", len(paths)) as shown:
+            outcomes = []
+            for p in paths:
+                outcomes.append(verify_one(p, trust=trust, strict=strict, now=now))
+                shown.advance()
+            return outcomes
+    # This process takes the first share itself; each forked one takes every n-th report after it,
+    # and counts the reports it has done in its slot of `done` (the bar is drawn here, from them).
     shares = [paths[i::workers] for i in range(workers)]
-    children = [forking.Forked(_verify_share, share, trust, strict, now, role="verifying") for share in shares[1:]]
+    done = forking.context().RawArray("q", workers)
+    children = [forking.Forked(_verify_share, share, trust, strict, now, done, i, role="verifying") for i, share in enumerate(shares[1:], 1)]
     try:
-        results = [[verify_one(p, trust=trust, strict=strict, now=now) for p in shares[0]]]
-        results += [child.receive() for child in children]
+        with progress.bar("verifying", len(paths)) as shown:
+            results = [_verify_share(None, shares[0], trust, strict, now, done, 0, lambda: shown.update(sum(done)))]
+            results += [child.receive(lambda: shown.update(sum(done))) for child in children]
     finally:
         for child in children:
             child.stop()
@@ -102,8 +111,14 @@ def verify_many(
     return ordered
 
 
-def _verify_share(connection, share: list[Path], trust: TrustAnchors | None, strict: bool, now) -> list[Outcome]:
-    return [verify_one(p, trust=trust, strict=strict, now=now) for p in share]
+def _verify_share(connection, share: list[Path], trust: TrustAnchors | None, strict: bool, now, done, slot: int, counted=None) -> list[Outcome]:
+    outcomes = []
+    for path in share:
+        outcomes.append(verify_one(path, trust=trust, strict=strict, now=now))
+        done[slot] += 1
+        if counted is not None:
+            counted()
+    return outcomes
 
 
 # ---------------------------------------------------------------------------- output
