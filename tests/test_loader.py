@@ -147,7 +147,7 @@ def test_where_libyaml_reads_otherwise_the_pure_python_reading_is_kept(text):
 
 
 @needs_libyaml
-@pytest.mark.parametrize("path", sorted(str(p) for p in (ROOT / "examples").glob("*.yaml")) + [str(ROOT / "tests" / "rule_cases.yaml")])
+@pytest.mark.parametrize("path", sorted(str(p) for p in (ROOT / "examples").glob("*.yaml")) + [str(ROOT / "evaluator" / "rules" / "cases.yaml")])
 def test_shipped_yaml_is_read_by_libyaml_as_the_pure_python_reader_reads_it(path, monkeypatch):
     text = Path(path).read_text(encoding="utf-8")
     expected = _read(_pure_python, text)
