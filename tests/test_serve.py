@@ -322,3 +322,23 @@ def test_the_served_page_escapes_a_hostile_profile_name_and_record():
     assert "<img src=x" not in page[:start] + page[end:]
     assert "</script><script>alert(2)" not in page
     assert "&lt;img src=x onerror=alert(1)&gt;.yaml" in page
+
+
+@pytest.mark.browser
+def test_what_was_typed_over_the_starting_record_survives_a_reload(browser, tmp_path):
+    server = Server(str(example("sd201-offer-a.json")), cwd=tmp_path)
+    try:
+        context, page, errors = _open(browser, server.url)
+        try:
+            _settled(page)
+            page.locator('[data-pointer="/claims/0/value"]').fill("150")
+            _until(page, "Object.keys(localStorage).some(k => (localStorage.getItem(k) || '').includes('150'))")
+            page.reload()
+            _until(page, "window.sdevalForm !== undefined")
+            assert page.locator('[data-pointer="/claims/0/value"]').input_value() == "150"
+            assert page.locator("#status").inner_text().startswith("Restored what you typed earlier")
+        finally:
+            context.close()
+        assert errors == []
+    finally:
+        server.stop()

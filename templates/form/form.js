@@ -810,8 +810,18 @@
     }, 120);
   }
 
+  // The record `sdeval serve RECORD` started from, as a fingerprint: a draft typed over it is
+  // restored on a reload, never replaced by the file again; a draft over another start is not.
+  function startedFrom() {
+    if (!SERVED || !SERVED.initial) return null;
+    let h = 5381;
+    const text = SERVED.initial.name + "\u0000" + SERVED.initial.text;
+    for (let i = 0; i < text.length; i++) h = ((h * 33) ^ text.charCodeAt(i)) >>> 0;
+    return h.toString(16) + ":" + text.length;
+  }
+
   function remember(value) {
-    try { localStorage.setItem(STORAGE_KEY, JSON.stringify({ at: new Date().toISOString(), record: stringify(value), touched: Object.keys(touched) })); } catch (e) { /* storage full or off */ }
+    try { localStorage.setItem(STORAGE_KEY, JSON.stringify({ at: new Date().toISOString(), record: stringify(value), touched: Object.keys(touched), from: startedFrom() })); } catch (e) { /* storage full or off */ }
   }
 
   function openDetailsWithData() {
@@ -969,11 +979,12 @@
   renumber();
   let draft = null;
   try { draft = JSON.parse(localStorage.getItem(STORAGE_KEY) || "null"); } catch (e) { draft = null; }
-  if (SERVED && SERVED.initial) {
+  const draftHere = draft && typeof draft.record === "string" && (draft.from || null) === startedFrom();
+  if (SERVED && SERVED.initial && !draftHere) {
     const start = SERVED.initial;
     load(looksLikeYaml(start.name, start.text) ? parseYamlRecord(start.text) : parseRecord(start.text));
     statusLine.textContent = "Loaded " + start.name + " (given to sdeval serve).";
-  } else if (draft && typeof draft.record === "string") {
+  } else if (draftHere) {
     load(parseRecord(draft.record));
     showAll = false;  // a draft is still being typed: its blanks are not yet mistakes
     if (Array.isArray(draft.touched)) draft.touched.forEach(function (p) { touched[p] = true; });
