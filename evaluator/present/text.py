@@ -7,7 +7,6 @@ assess adds each claim's verdict, the figures behind it and the per-run accounti
 
 from __future__ import annotations
 
-import textwrap
 from typing import TYPE_CHECKING
 
 from .._infra.safe_text import shown
@@ -98,7 +97,7 @@ def _assessment(r: FileAssessment) -> list[str]:
                 continue  # shared notes are listed once, below
             out.append(f"    {f.severity} {f.code} at {_at(f)}: {shown(f.message)}")
             if f.severity == "error" and (why := _why(f, explained)):
-                out += textwrap.wrap(f"why it matters: {why}", 100, initial_indent="      ", subsequent_indent="        ")
+                out.append(f"      why it matters: {why}")  # folded to the width with every line (present/width.py)
     listed = {id(f) for c in r.claims for f in c.findings if f.severity != "info" or f.claim == c.id}
     unclaimed = [f for f in r.findings if id(f) not in listed]
     if unclaimed:
