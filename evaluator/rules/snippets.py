@@ -83,7 +83,7 @@ def _pick(source: Any, steps: list[str], into: dict | list) -> None:
             mine = {"\0index": index, **({"id": value["id"]} if "id" in value else {})}
             into.append(mine)
         if not rest:
-            mine.update({k: v for k, v in value.items()})
+            mine.update(value)
             return
         _pick(value, rest, mine)
 

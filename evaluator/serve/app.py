@@ -14,6 +14,7 @@ import secrets
 from dataclasses import dataclass
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
@@ -84,8 +85,6 @@ def make_app(served: Served) -> Starlette:
             body += chunk
             if len(body) > DEFAULT_MAX_BYTES:
                 return JSONResponse({"error": f"the record is over {DEFAULT_MAX_BYTES} bytes"}, 413, headers=SECURITY_HEADERS)
-        from starlette.concurrency import run_in_threadpool
-
         try:
             answer = await run_in_threadpool(assess_record, served, bytes(body))
         except CannotRun as exc:
