@@ -1,0 +1,234 @@
+"""DuckDB as the engine for the sums of a large vllm-responses file (`pip install 'sdeval[duckdb]'`).
+
+The default reader (vllm_responses.read) stays the reference: this engine gives its Totals only
+for a file where it can be sure that both read every line alike, and otherwise returns None, so
+that the default reader reads the file and reports any bad line exactly as it always does.
+
+What DuckDB reads differently from msgspec, and how each difference sends the file back:
+- DuckDB's JSON parser (yyjson) accepts NaN, Infinity and trailing commas, which msgspec refuses.
+  A thread beside the query hashes the file and looks for them in the raw bytes (a lower-cased
+  "nan" or "inf" where a value may start, a comma or a space before a closing bracket); each
+  line where one may be is decoded by msgspec, and a line it refuses sends the file back.
+- DuckDB casts "5" or 5.0 to an integer where msgspec insists on a non-negative integer: every
+  field summed is read as raw JSON and its JSON type checked (UBIGINT, or null where allowed).
+- A duplicate key takes the last value in msgspec and fails DuckDB's struct reading: the query
+  fails, so the file goes back. Read as JSON, `"usage": 5` fails too, as it fails msgspec.
+- DuckDB reads a `null` line as a row; msgspec refuses it. Every line must start with `{`, with no
+  blank line, no carriage return and no NUL byte, and DuckDB must count as many rows as there are lines.
+- msgspec refuses a line nested deeper than Python's recursion limit; DuckDB does not. A line
+  with 800 or more brackets sends the file back.
+- What only the default reader handles (llama.cpp timings, `stop`, dict histograms, the
+  `detailed` arrays, histograms wider than HIST_WIDTH, a run of one request, whose own figures
+  are kept) sends it back too.
+Line 1 is decoded here by msgspec, as the default reader does, for the model that served the file
+and to tell another tool's file; anything unusual there sends the file back.
+
+Measured (bench/import_vllm_responses.py): on 2 cores DuckDB's part takes about a third of the
+default reader's time; the SHA-256 and the byte scan run on a thread beside it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from pathlib import Path
+
+import msgspec
+
+from .common import ImportProblem
+
+ENGINE_ENV = "SDEVAL_IMPORT_ENGINE"
+ENGINES = ("auto", "python", "duckdb")
+# `auto` picks DuckDB from this size on, when it is installed. From measurement: DuckDB wins from a
+# few tens of MB on 2 cores, but the default reader keeps its memory flat and needs no extra package,
+# so auto keeps it for files up to about a million lines (the issue asked for 10M lines and more).
+DUCKDB_MIN_BYTES = 1 << 30
+HIST_WIDTH = 32  # histogram columns summed by the query (K up to 31); a wider one goes back
+BLOCK = 1 << 20
+
+_SD_FIELDS = (
+    "num_spec_steps",
+    "num_draft_tokens",
+    "num_accepted_draft_tokens",
+    "num_spec_tokens",
+    "acceptance_histogram",
+    "draft_acceptance_rate",
+    "mean_acceptance_length",
+    "per_step_accepted",
+    "per_step_drafted",
+    "acceptance_histogram_by_draft_length",
+)
+_COLUMNS = (
+    "{'object': 'JSON', 'usage': 'STRUCT(completion_tokens JSON)', "
+    f"'metrics': 'STRUCT(speculative_decoding STRUCT({', '.join(f'{f} JSON' for f in _SD_FIELDS)}))', "
+    "'timings': 'JSON', 'stop': 'JSON'}"
+)
+
+
+def _int(x: str) -> str:
+    """A raw JSON value (as DuckDB writes it back) that msgspec reads as a non-negative integer, or null/missing.
+    DuckDB writes floats with a point or an exponent and keeps integers past 64 bits as digits, which
+    the cast then refuses (msgspec takes them: the file goes back)."""
+    return f"({x} IS NULL OR (regexp_full_match({x}, '[0-9]+') AND TRY_CAST({x} AS UBIGINT) IS NOT NULL))"
+
+
+def _float(x: str) -> str:
+    """A JSON number msgspec reads as a finite float (1e400 it refuses), or null/missing."""
+    return f"({x} IS NULL OR (regexp_full_match({x}, '-?[0-9][0-9.eE+-]*') AND isfinite(TRY_CAST({x} AS DOUBLE))))"
+
+
+_H = "sd.acceptance_histogram"
+_QUERY = rf"""
+WITH r AS (
+  SELECT object AS o, usage IS NULL AS no_usage, usage.completion_tokens AS ct, timings, stop,
+         metrics.speculative_decoding AS sd
+  FROM read_json(?, format = 'newline_delimited', records = true, columns = {_COLUMNS})
+), l AS (
+  SELECT *,
+    sd IS NOT NULL AS covered,
+    coalesce(sd IS NULL AND no_usage AND starts_with(o, '"') AND ends_with(o ->> '$', '.chunk'), false) AS chunk,
+    NOT (
+      (o IS NULL OR starts_with(o, '"')) AND {_int("ct")} AND timings IS NULL AND stop IS NULL
+      AND (sd IS NULL OR (
+            sd.num_spec_steps IS NOT NULL AND sd.num_draft_tokens IS NOT NULL AND sd.num_accepted_draft_tokens IS NOT NULL
+            AND {_int("sd.num_spec_steps")} AND {_int("sd.num_draft_tokens")} AND {_int("sd.num_accepted_draft_tokens")}
+            AND {_int("sd.num_spec_tokens")}
+            AND ({_H} IS NULL OR (regexp_full_match({_H}, '\[([0-9]+(,[0-9]+)*)?\]') AND TRY_CAST({_H} AS UBIGINT[]) IS NOT NULL))
+            AND {_float("sd.draft_acceptance_rate")} AND {_float("sd.mean_acceptance_length")}
+            AND sd.per_step_accepted IS NULL AND sd.per_step_drafted IS NULL AND sd.acceptance_histogram_by_draft_length IS NULL))
+    ) AS doubt
+  FROM r
+), v AS (
+  SELECT covered, chunk, doubt,
+    CASE WHEN covered AND NOT doubt THEN sd.num_spec_steps::UBIGINT END AS s,
+    CASE WHEN covered AND NOT doubt THEN sd.num_draft_tokens::UBIGINT END AS p,
+    CASE WHEN covered AND NOT doubt THEN sd.num_accepted_draft_tokens::UBIGINT END AS a,
+    CASE WHEN covered AND NOT doubt THEN sd.num_spec_tokens::UBIGINT END AS k,
+    CASE WHEN NOT doubt THEN ct::UBIGINT END AS tokens,
+    CASE WHEN covered AND NOT doubt THEN {_H}::UBIGINT[] END AS h,
+    covered AND {_H} IS NULL AS no_h
+  FROM l
+)
+SELECT count(*), count(*) FILTER (WHERE doubt),
+  count(*) FILTER (WHERE covered), count(*) FILTER (WHERE NOT covered AND NOT chunk), count(*) FILTER (WHERE chunk),
+  sum(s), sum(p), sum(a),
+  sum(tokens) FILTER (WHERE covered), count(*) FILTER (WHERE covered AND tokens IS NULL),
+  sum(tokens) FILTER (WHERE NOT covered AND NOT chunk), count(*) FILTER (WHERE NOT covered AND NOT chunk AND tokens IS NULL),
+  list(DISTINCT k) FILTER (WHERE k IS NOT NULL),
+  count(*) FILTER (WHERE no_h), max(len(h)),
+  {", ".join(f"sum(h[{i}])" for i in range(1, HIST_WIDTH + 1))}
+FROM v
+"""
+
+
+def engine(size: int, fmt: str) -> str:
+    """python or duckdb for this file: the environment's choice (SDEVAL_IMPORT_ENGINE, set by
+    `sdeval import --engine`), or by size when it is `auto`. Only vllm-responses has the DuckDB engine."""
+    chosen = os.environ.get(ENGINE_ENV, "auto").strip().lower() or "auto"
+    if chosen not in ENGINES:
+        raise ImportProblem(f"{ENGINE_ENV}={chosen!r} is not one of {', '.join(ENGINES)}")
+    if fmt != "vllm-responses" or chosen == "python":
+        return "python"
+    if chosen == "duckdb":
+        if not installed():
+            raise ImportProblem("--engine duckdb needs DuckDB: pip install 'sdeval[duckdb]'")
+        return "duckdb"
+    return "duckdb" if size >= DUCKDB_MIN_BYTES and installed() else "python"
+
+
+def installed() -> bool:
+    from importlib.util import find_spec
+
+    return find_spec("duckdb") is not None
+
+
+class _Object(msgspec.Struct, gc=False):
+    """Any JSON object: decoding into it checks a line's JSON as msgspec reads it and builds nothing."""
+
+
+_check = msgspec.json.Decoder(_Object).decode
+# The scan calls msgspec this many frames deep, deeper than the default reader ever runs, so that
+# a line nested near Python's recursion limit fails here first (and goes back) rather than there.
+STACK_PADDING = 400
+
+
+class _Scan:
+    """The file's SHA-256 and msgspec's check of every line's JSON, on a thread beside the query
+    (hashlib and DuckDB let go of the GIL while they work)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.sha256 = ""
+        self.lines = 0  # lines that are not blank
+        self.doubt: str | None = None  # why the file goes back to the default reader
+        self.thread = threading.Thread(target=self._run, name="sdeval-duckdb-scan", daemon=True)
+
+    def _run(self, depth: int = STACK_PADDING) -> None:
+        if depth:
+            return self._run(depth - 1)
+        try:
+            self._scan()
+        except Exception as exc:  # noqa: BLE001 (any failure here sends the file back)
+            self.doubt = f"scan failed: {exc!r}"
+
+    def _scan(self) -> None:
+        hasher = hashlib.sha256()
+        check, count = _check, 0
+        with open(self.path, "rb", buffering=BLOCK) as fh:
+            while lines := fh.readlines(BLOCK):
+                hasher.update(b"".join(lines))
+                if self.doubt is not None:
+                    continue
+                for line in lines:
+                    try:
+                        check(line)
+                    except (msgspec.DecodeError, RecursionError):
+                        if line.strip():
+                            self.doubt = "a line msgspec refuses"
+                            break
+                        count -= 1  # blank: passed over by both readers
+                count += len(lines)
+        self.lines = count
+        self.sha256 = hasher.hexdigest()
+
+
+def read(path: Path, fmt: str, first_line) -> object | None:
+    """The file's Totals summed by DuckDB, or None when the default reader must read it. `first_line`
+    checks line 1 as the default reader does (its Totals, or an ImportProblem)."""
+    from . import vllm_responses as vr
+
+    try:
+        import duckdb
+    except ImportError:
+        return None
+    with open(path, "rb") as fh:
+        line1 = fh.readline()
+    try:
+        first = first_line(line1)
+    except (ImportProblem, msgspec.DecodeError, RecursionError):
+        return None  # the default reader reports it
+    scan = _Scan(path)
+    scan.thread.start()
+    try:
+        with duckdb.connect() as con:
+            row = con.execute(_QUERY, [str(path)]).fetchone()
+    except duckdb.Error:
+        row = None
+    finally:
+        scan.thread.join()
+    if row is None or scan.doubt is not None:
+        return None
+    lines, doubts, covered, without, chunks, s, p, a, e, e_missing, plain, plain_missing, ks, no_h, width, *cols = row
+    if doubts or lines != scan.lines or covered == 1 or (width or 0) > HIST_WIDTH:
+        return None
+    t = vr.Totals()
+    t.requests_with, t.requests_without, t.content_chunks = covered, without, chunks
+    t.steps, t.drafts, t.accepted = int(s or 0), int(p or 0), int(a or 0)
+    t.emitted = None if e_missing else int(e or 0)
+    t.plain_emitted = None if plain_missing else int(plain or 0)
+    t.k_values = {int(k) for k in ks or []}
+    t.hist = None if no_h else [int(c or 0) for c in cols[: width or 0]]
+    t.lines, t.sha256, t.processes, t.engine = lines, scan.sha256, 1, "duckdb"
+    t.first_model, t.fingerprint = first.first_model, first.fingerprint
+    return t
