@@ -11,9 +11,14 @@ __all__ = ["app", "main"]
 
 
 def main() -> None:
-    from ..report.writer import start_early
+    from contextlib import nullcontext
 
-    with start_early(sys.argv[1:]):
+    early = nullcontext()
+    if sys.argv[1:2] == ["render"]:  # the writer module (logging, multiprocessing) costs every other command 25 ms
+        from ..report.writer import start_early
+
+        early = start_early(sys.argv[1:])
+    with early:
         from .commands import main as run
 
         run()
