@@ -438,8 +438,8 @@ def import_(
         Optional[ImportEngine],
         typer.Option(
             "--engine",
-            help="vllm-responses: what sums the lines: auto (DuckDB for a file of 1 GiB or more when sdeval[duckdb] is installed), "
-            "python or duckdb; the record is the same. Default: $SDEVAL_IMPORT_ENGINE, else auto.",
+            help="vllm-responses: what sums the lines: python (sdeval's own reader), duckdb (needs sdeval[duckdb]; "
+            "slower where measured, see docs/speed.md) or auto (python today); the record is the same. Default: $SDEVAL_IMPORT_ENGINE, else auto.",
             show_default=False,
         ),
     ] = None,

@@ -23,8 +23,8 @@ What DuckDB reads differently from msgspec, and how each difference sends the fi
 Line 1 is decoded here by msgspec, as the default reader does, for the model that served the file
 and to tell another tool's file; anything unusual there sends the file back.
 
-Measured (bench/import_vllm_responses.py): on 2 cores DuckDB's part takes about a third of the
-default reader's time; the SHA-256 and the byte scan run on a thread beside it.
+Measured (bench/import_vllm_responses.py, docs/speed.md): slower than the default reader, so `auto`
+does not pick it (DUCKDB_MIN_BYTES); `--engine duckdb` does.
 """
 
 from __future__ import annotations
@@ -40,10 +40,12 @@ from .common import ImportProblem
 
 ENGINE_ENV = "SDEVAL_IMPORT_ENGINE"
 ENGINES = ("auto", "python", "duckdb")
-# `auto` picks DuckDB from this size on, when it is installed. From measurement: DuckDB wins from a
-# few tens of MB on 2 cores, but the default reader keeps its memory flat and needs no extra package,
-# so auto keeps it for files up to about a million lines (the issue asked for 10M lines and more).
-DUCKDB_MIN_BYTES = 1 << 30
+# `auto` picks DuckDB from this size on, when it is installed; None: never. Measured (docs/speed.md,
+# bench/import_vllm_responses.py, 1M lines, 766 MB, 2 cores): this engine took 2.5x the default reader's
+# time, because being exact costs it msgspec's check of every line beside DuckDB's own parse, while the
+# default reader is already within 1.7x of a bare (and not exact) DuckDB query. Set a size here once a
+# machine is measured where it wins.
+DUCKDB_MIN_BYTES: int | None = None
 HIST_WIDTH = 32  # histogram columns summed by the query (K up to 31); a wider one goes back
 BLOCK = 1 << 20
 
@@ -134,7 +136,7 @@ def engine(size: int, fmt: str) -> str:
         if not installed():
             raise ImportProblem("--engine duckdb needs DuckDB: pip install 'sdeval[duckdb]'")
         return "duckdb"
-    return "duckdb" if size >= DUCKDB_MIN_BYTES and installed() else "python"
+    return "duckdb" if DUCKDB_MIN_BYTES is not None and size >= DUCKDB_MIN_BYTES and installed() else "python"
 
 
 def installed() -> bool:
