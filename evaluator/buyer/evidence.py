@@ -36,6 +36,9 @@ class _EveryRunTimed(Context):
     def needs_duration(self, run: Run) -> bool:
         return True  # a throughput requirement may be judged on any run
 
+    def pinning_judged(self) -> bool:
+        return False  # the buyer's traffic gets the drafter's real acceptance, never a pinned one
+
 
 def run_problems(record: EvidenceRecord) -> dict[str, set[str]]:
     """Error codes that point into each run or its configuration."""
