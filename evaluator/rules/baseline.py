@@ -168,7 +168,7 @@ def acceptance_incomparable(ctx: Context) -> Iterator[Violation]:
     that server, and the output says so.""",
     failing="A speedup whose baseline run states drafting_off: per-request.",
     passing="A speedup whose baseline is a separate target-only deployment (drafting_off: separate-deployment, or not stated).",
-    reference="docs/claims.md, The checklist behind the rules, item 4 (a baseline on equal terms); docs/record.md, Record 1.2",
+    reference="docs/claims.md, Baselines and deployment; docs/claims.md, The checklist behind the rules, item 4 (a baseline on equal terms)",
 )
 def baseline_same_server(ctx: Context) -> Iterator[Violation]:
     for i, claim in ctx.claims():

@@ -285,7 +285,7 @@ def _same(a: float, b: float) -> bool:
     value plus one.""",
     failing="A claim at pinned acceptance length 2.97 on a run pinned to 3.24; or a run pinned to 3.24 whose environment sets SGLANG_SIMULATE_ACC_LEN=3.5.",
     passing="The claim states 3.24, the run is pinned to the reference's 3.24 for its K, and its setting forces 3.24 (or TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS=2.24).",
-    reference="docs/claims.md, Pinned acceptance (record 1.2); InferenceX golden_al_distribution/README.md (Fairness Guidelines for AgentX), https://github.com/SemiAnalysisAI/InferenceX",
+    reference="docs/claims.md, Pinned acceptance; InferenceX golden_al_distribution/README.md (Fairness Guidelines for AgentX), https://github.com/SemiAnalysisAI/InferenceX",
     ask="Please state the acceptance length {subject} was pinned to, the reference value for its model, mode and K, and the setting that forced it, so that they agree: {detail}.",
 )
 def acceptance_pin_mismatch(ctx: Context) -> Iterator[Violation]:
@@ -332,7 +332,7 @@ def acceptance_pin_mismatch(ctx: Context) -> Iterator[Violation]:
     is established as a figure at that acceptance, and the output says so.""",
     failing="An output-throughput claim stated at the run's pinned acceptance length 2.97.",
     passing="An output-throughput claim on a run whose acceptance the target decided.",
-    reference="docs/claims.md, Pinned acceptance (record 1.2); InferenceX golden_al_distribution/README.md, https://github.com/SemiAnalysisAI/InferenceX",
+    reference="docs/claims.md, Pinned acceptance; InferenceX golden_al_distribution/README.md, https://github.com/SemiAnalysisAI/InferenceX",
 )
 def acceptance_pinned(ctx: Context) -> Iterator[Violation]:
     for c, claim in ctx.claims():
