@@ -331,3 +331,10 @@ def test_a_vllm_bench_sweep_result_keeps_the_parallel_sizes_it_was_served_with(s
     # A plain vllm bench serve result states none.
     plain = sdeval("import", "vllm-bench", ROOT / "tests" / "data" / "importers" / "vllm-bench-result.json", "--arrangement", "speculative")
     assert "parallelism" not in plain.json()["runs"][0]["source"]
+
+
+def test_the_published_mtp_with_dcp4_claim_is_caught_on_its_parallelism_and_its_mtp_only_twin_is_not(sdeval):
+    out = sdeval("validate", "--format", "json", EXAMPLES / "public-claims" / "vllm-pr25049-mtp-dcp4-1.60x.yaml").json()
+    mismatches = {f["claim"]: f["message"] for f in out["findings"] if f["code"] == "baseline-mismatch"}
+    assert set(mismatches) == {"mtp-dcp4-1.60x"}
+    assert mismatches["mtp-dcp4-1.60x"].startswith("baseline tp8 is not measured on equal terms with run tp8-mtp-dcp4: parallelism.context 4 vs 1;")

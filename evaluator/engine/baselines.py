@@ -8,7 +8,7 @@ from .context import Context
 from .record import Run
 
 _GENERATION_STAGES = {"proposal", "verification", "decode"}
-PARALLEL_SIZES = ("tensor", "pipeline", "data", "expert")
+PARALLEL_SIZES = ("tensor", "pipeline", "data", "expert", "context")
 
 
 def parallelism(ctx: Context, run: Run) -> dict[str, int | None]:

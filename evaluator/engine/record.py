@@ -282,6 +282,10 @@ class Parallelism(_Model):
         default=None,
         description="Expert-parallel size: accelerators the experts of a mixture-of-experts model are spread across (SGLang --ep-size, TensorRT-LLM ep_size; vLLM --enable-expert-parallel uses tensor x data).",
     )
+    context: PositiveCount | None = Field(
+        default=None,
+        description="Decode context-parallel size: ranks each request's KV cache is split across during decoding (vLLM --decode-context-parallel-size, -dcp). 1 when it is not used.",
+    )
 
 
 class Configuration(_Model):
@@ -294,7 +298,7 @@ class Configuration(_Model):
     hardware: Hardware = Field(default_factory=Hardware, description="Accelerators the model ran on.")
     parallelism: Parallelism | None = Field(
         default=None,
-        description="Record 1.2: how the target model was split across the accelerators (tensor, pipeline, data and expert parallel sizes). The same hardware split differently is a different deployment.",
+        description="Record 1.2: how the target model was split across the accelerators (tensor, pipeline, data, expert and decode context parallel sizes). The same hardware split differently is a different deployment.",
     )
 
 

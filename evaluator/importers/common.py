@@ -87,6 +87,7 @@ _PARALLEL_KEYS = {
     "pipeline": ("pipeline_parallel_size", "pp_size"),
     "data": ("data_parallel_size", "dp_size"),
     "expert": ("expert_parallel_size", "ep_size"),
+    "context": ("decode_context_parallel_size",),
 }
 
 
