@@ -338,3 +338,27 @@ def test_the_published_mtp_with_dcp4_claim_is_caught_on_its_parallelism_and_its_
     mismatches = {f["claim"]: f["message"] for f in out["findings"] if f["code"] == "baseline-mismatch"}
     assert set(mismatches) == {"mtp-dcp4-1.60x"}
     assert mismatches["mtp-dcp4-1.60x"].startswith("baseline tp8 is not measured on equal terms with run tp8-mtp-dcp4: parallelism.context 4 vs 1;")
+
+
+def test_the_report_chart_draws_a_same_server_baseline_apart_from_the_speculative_line():
+    import xml.etree.ElementTree as ET
+
+    from evaluator.present.json_document import document
+    from evaluator.present.report_pages import _throughput
+
+    # Every baseline of the complete offer moved onto the speculative configuration, drafting off per request.
+    patch = [
+        p
+        for i in (0, 2, 4, 6)
+        for p in (
+            {"op": "replace", "path": f"/runs/{i}/configuration", "value": "eagle3-dynamic-k"},
+            {"op": "add", "path": f"/runs/{i}/drafting_off", "value": "per-request"},
+        )
+    ]
+    result = assessed("complete-offer.yaml", patch)
+    [entry] = document([result])["files"]
+    chart = _throughput(result.record, result, {run["run"]: run for run in entry["runs"]})["chart"]
+    root = ET.fromstring(str(chart))
+    texts = {t.text for t in root.iter("{http://www.w3.org/2000/svg}text")}
+    assert {"eagle3-dynamic-k (speculative)", "eagle3-dynamic-k (baseline with drafting off per request)"} <= texts
+    assert len(list(root.iter("{http://www.w3.org/2000/svg}polyline"))) == 2
