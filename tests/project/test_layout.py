@@ -207,3 +207,63 @@ def test_nothing_imports_click_itself():
         )
     )
     assert importers == []
+
+
+# Follows `sdeval render OFFER OFFER --requirements PROFILE` in its own process from the moment the
+# command function is entered (building the command line is not the command): every call into
+# sdeval's code is recorded with the folder of the caller and of the callee.
+FOLLOW_RENDER = r"""
+import json, sys
+from pathlib import Path
+root, out = Path(sys.argv[1]), sys.argv[2]
+pkg = str(root / "evaluator") + "/"
+calls, started = [], []
+def folder(filename):
+    rel = filename[len(pkg):]
+    return rel.split("/")[0] if "/" in rel else rel.removesuffix(".py")
+def follow(frame, event, arg):
+    if event != "call" or not frame.f_code.co_filename.startswith(pkg):
+        return
+    if not started:
+        if frame.f_code.co_name != "render" or not frame.f_code.co_filename.endswith("cli/commands.py"):
+            return
+        started.append(True)
+    caller = frame.f_back
+    if caller is not None and caller.f_code.co_filename.startswith(pkg):
+        # A comprehension, generator expression or lambda runs code its author wrote and passed down:
+        # it belongs to the frame that defined it, not to the callee that iterates it.
+        if frame.f_code.co_name.startswith("<"):
+            return
+        calls.append((folder(caller.f_code.co_filename), folder(frame.f_code.co_filename), frame.f_code.co_filename[len(pkg):] + ":" + frame.f_code.co_name))
+from evaluator.cli.commands import app
+sys.setprofile(follow)
+try:
+    app(["render", "examples/complete-offer.yaml", "examples/quiet-load-offer.yaml", "-r", "examples/requirements.yaml", "-o", out], standalone_mode=False)
+except SystemExit:
+    pass
+sys.setprofile(None)
+print(json.dumps(calls))
+"""
+
+
+@pytest.mark.pdf
+def test_render_with_requirements_visits_six_folders_and_never_climbs_back(tmp_path):
+    """Issue 24: following `render --requirements` from the CLI visits at most 6 folders with at most
+    2 climbs back. Followed here: every call the command makes into sdeval's code, in its own process
+    (the forked PDF writer and signer are other processes). A folder is a package under evaluator/;
+    pipeline.py is the door at the top, not a folder, and _infra (atomic files, forking) is
+    infrastructure every stage uses, like the standard library. A climb back is a call from a lower
+    layer into a higher one (a callback, or a policy a higher stage overrides)."""
+    import json
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-c", FOLLOW_RENDER, str(ROOT), str(tmp_path / "r.pdf")], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    calls = json.loads(out.stdout.splitlines()[-1])
+    folders = {callee for _, callee, _ in calls} | {caller for caller, _, _ in calls}
+    assert folders - {"pipeline", "_infra"} == {"cli", "report", "engine", "rules", "buyer", "present"}
+    rank = {name.removeprefix("evaluator."): n for name, n in LAYERS.items()}
+    climbs = sorted({where for caller, callee, where in calls if rank[callee] > rank[caller]})
+    assert climbs == []
