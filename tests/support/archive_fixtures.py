@@ -11,6 +11,7 @@ from __future__ import annotations
 import glob
 import itertools
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -233,11 +234,23 @@ def pg_server():
             reason = (done.stderr.strip().splitlines() or ["no message"])[-1]
             shutil.rmtree(folder, ignore_errors=True)
             pytest.skip(f"PostgreSQL could not be started ({os.path.basename(step[0])}: {reason})")
+    stop = as_user + [f"{bindir}/pg_ctl", "-D", data, "-m", "immediate", "stop"]
+    # pytest killed (a timeout's SIGTERM, SIGKILL) runs no `finally`: a watcher in a session of its
+    # own stops the cluster once this process is gone, so no server outlives the tests.
+    watcher = subprocess.Popen(
+        ["sh", "-c", f"while kill -0 {os.getpid()} 2>/dev/null; do sleep 1; done; {shlex.join(stop)} >/dev/null 2>&1; rm -rf {shlex.quote(folder)}"],
+        start_new_session=True,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         yield PostgresServer(folder)
     finally:
-        subprocess.run(as_user + [f"{bindir}/pg_ctl", "-D", data, "-m", "immediate", "stop"], capture_output=True)
+        subprocess.run(stop, capture_output=True)
         shutil.rmtree(folder, ignore_errors=True)
+        watcher.kill()
+        watcher.wait()
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
