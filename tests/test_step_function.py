@@ -133,3 +133,21 @@ def test_a_bound_makes_the_ratio_a_bound_in_the_right_direction():
     assert _ratio(theirs, mine) == (Fraction(1, 2), "at-least")
     assert _ratio(mine, mine) == (None, None)
     assert _ratio(theirs, theirs) == (Fraction(1), None)
+
+
+def test_a_report_in_assessment_json_1_2_is_compared_in_its_own_shape_where_1_3_changed_nothing():
+    from evaluator.present.differences import as_of_schema, describe_differences, without_tool
+    from evaluator.present.json_document import ASSESSMENT_SCHEMA_VERSION
+
+    run = {"run": "r1", "k": 3, "baseline_run": "b1", "speedup": 1.5}
+    fresh = {"schema_version": ASSESSMENT_SCHEMA_VERSION, "files": [{"file": "o.yaml", "runs": [run]}]}
+    # 1.3 changed the requirements section alone: without one, a 1.2 document has the same shape.
+    assert ASSESSMENT_SCHEMA_VERSION == "1.3"
+    assert as_of_schema(fresh, "1.2") == {**fresh, "schema_version": "1.2"}
+    assert as_of_schema(fresh, "1.1")["files"][0]["runs"] == [{"run": "r1"}]
+    # With one, the older shape cannot be rebuilt (it decided on interpolated figures): the
+    # difference is reported, and verify's catalog rules say what it is worth.
+    judged = {**fresh, "requirements": {"figures": [{"break_even": {"status": "bracketed"}}]}}
+    assert as_of_schema(judged, "1.2")["schema_version"] == "1.3"
+    embedded = {**judged, "schema_version": "1.2", "requirements": {"figures": [{"break_even": {"status": "interpolated"}}]}}
+    assert describe_differences(without_tool(embedded), without_tool(as_of_schema(judged, "1.2"))) == ["the requirements section differs in: figures"]

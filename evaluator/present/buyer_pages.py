@@ -124,7 +124,7 @@ def _offer_costs(e: Economics, o: OfferCosts, name: Callable[[str], str]) -> dic
                     "load": p.label,
                     # Not measured: the figures are the bracket's worse measured ones ("at least", "at most"),
                     # each with the interpolated estimate beside it, labelled.
-                    "bracket": f"between {' and '.join(num(b.load) for b in p.bracket)}" if p.bound else None,
+                    "bracket": " and ".join(num(b.load) for b in p.bracket) if p.bound else None,
                     "bound": p.bound,
                     "outside_loads": p.outside_loads,
                     "runs": " \u2013 ".join(p.runs),
