@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-import yaml
-from conftest import example
+from conftest import changed_profile, example
 
 from evaluator.buyer.costs import BracketSide, ConfigurationCosts, CostPoint, Estimate
 from evaluator.buyer.economics import _ratio, _ratio_text, cheapest
@@ -18,11 +17,7 @@ USD = Price(currency="USD", per_accelerator_hour=2.4)
 
 
 def _profile(tmp_path, **changes) -> str:
-    data = yaml.safe_load(REQ_COST.read_text())
-    data.update(changes)
-    path = tmp_path / "profile.yaml"
-    path.write_text(yaml.safe_dump(data))
-    return str(path)
+    return changed_profile(tmp_path, REQ_COST, **changes)
 
 
 def _cost(run: str) -> Fraction:
