@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .metrics import RunMetrics, record_metrics
-from .record import Claim, Configuration, EvidenceRecord, Run
+from .record import AcceptanceReference, Claim, Configuration, EvidenceRecord, Run
 
 PERFORMANCE_KINDS = ("output-throughput", "speedup", "latency", "capacity")
 ACCEPTANCE_KINDS = ("acceptance-rate", "acceptance-length")
@@ -15,6 +15,9 @@ ACCEPTANCE_KINDS = ("acceptance-rate", "acceptance-length")
 class Context:
     record: EvidenceRecord
     metrics: dict[str, RunMetrics] = field(default_factory=dict)
+    # The buyer's view: a buyer may use any run, so the record rules are applied as if a
+    # performance claim rested on every one (each needs a complete interval, a duration, ...).
+    every_run_timed: bool = False
 
     def __post_init__(self) -> None:
         if not self.metrics:
@@ -51,6 +54,8 @@ class Context:
     def timed_runs(self) -> list[tuple[int, Run]]:
         """Runs a performance claim rests on (as run or baseline): these need a measured interval.
         A run that only supports acceptance figures needs no clock."""
+        if self.every_run_timed:
+            return list(enumerate(self.record.runs))
         used = {c.run for _, c in self.performance_claims()} | {c.baseline for _, c in self.performance_claims()}
         return [(i, run) for i, run in enumerate(self.record.runs) if run.id in used]
 
@@ -58,10 +63,27 @@ class Context:
         """Whether a claim resting on the run is a figure over its interval (E / T, N / T). A
         latency, a response-time speedup or a stated per-user figure is measured per request: it
         needs the interval's definition, not its length."""
+        if self.every_run_timed:
+            return True  # a throughput requirement may be judged on any run
         return any(
             run.id in (c.run, c.baseline) and not (c.kind == "latency" or c.counted in ("response-time", "per-user-output"))
             for _, c in self.performance_claims()
         )
+
+    def pinning(self, run: Run | None) -> AcceptanceReference | None:
+        """The reference the run's acceptance was pinned to (record 1.2), on the run or its configuration."""
+        if run is None:
+            return None
+        cfg = self.configuration(run)
+        for forced in (run.simulated_acceptance, cfg.proposer.simulated_acceptance if cfg else None):
+            if forced is not None and forced.pinned_to is not None:
+                return forced.pinned_to
+        return None
+
+    def pinning_judged(self) -> bool:
+        """Whether a system claim made at a run's stated pinning may rest on it. A buyer's own traffic
+        gets the drafter's real acceptance, never a pinned one, so the buyer's view says no."""
+        return not self.every_run_timed
 
     def effective_k(self, run: Run) -> int | None:
         """K the run drafted with: the fixed K, or the schedule's band for the run's concurrency."""
