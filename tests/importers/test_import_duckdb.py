@@ -10,14 +10,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 pytest.importorskip("duckdb")
 
 from evaluator.importers import responses_duckdb, vllm_responses  # noqa: E402
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def response(i: int, h: list[int] | None = None, k: int = 3, metrics: bool = True, tokens: int | None = 20) -> dict:
