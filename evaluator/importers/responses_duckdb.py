@@ -32,7 +32,9 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
@@ -41,7 +43,7 @@ from .common import ImportProblem
 ENGINE_ENV = "SDEVAL_IMPORT_ENGINE"
 ENGINES = ("auto", "python", "duckdb")
 # `auto` picks DuckDB from this size on, when it is installed; None: never. Measured (docs/speed.md,
-# bench/import_vllm_responses.py, 1M lines, 766 MB, 2 cores): this engine took 2.5x the default reader's
+# bench/import_vllm_responses.py, 1M lines, 766 MB, 2 cores): this engine took 1.8x to 2.5x the default reader's
 # time, because being exact costs it msgspec's check of every line beside DuckDB's own parse, while the
 # default reader is already within 1.7x of a bare (and not exact) DuckDB query. Set a size here once a
 # machine is measured where it wins.
@@ -195,11 +197,10 @@ class _Scan:
         self.sha256 = hasher.hexdigest()
 
 
-def read(path: Path, fmt: str, first_line) -> object | None:
-    """The file's Totals summed by DuckDB, or None when the default reader must read it. `first_line`
-    checks line 1 as the default reader does (its Totals, or an ImportProblem)."""
-    from . import vllm_responses as vr
-
+def read(path: Path, first_line: Callable[[bytes], Any]) -> dict[str, Any] | None:
+    """The fields of the file's Totals (vllm_responses.Totals) summed by DuckDB, or None when the
+    default reader must read it. `first_line` checks line 1 as the default reader does (giving its
+    Totals, or raising ImportProblem or msgspec.DecodeError)."""
     try:
         import duckdb
     except ImportError:
@@ -224,13 +225,21 @@ def read(path: Path, fmt: str, first_line) -> object | None:
     lines, doubts, covered, without, chunks, s, p, a, e, e_missing, plain, plain_missing, ks, no_h, width, *cols = row
     if doubts or lines != scan.lines or covered == 1 or (width or 0) > HIST_WIDTH:
         return None
-    t = vr.Totals()
-    t.requests_with, t.requests_without, t.content_chunks = covered, without, chunks
-    t.steps, t.drafts, t.accepted = int(s or 0), int(p or 0), int(a or 0)
-    t.emitted = None if e_missing else int(e or 0)
-    t.plain_emitted = None if plain_missing else int(plain or 0)
-    t.k_values = {int(k) for k in ks or []}
-    t.hist = None if no_h else [int(c or 0) for c in cols[: width or 0]]
-    t.lines, t.sha256, t.processes, t.engine = lines, scan.sha256, 1, "duckdb"
-    t.first_model, t.fingerprint = first.first_model, first.fingerprint
-    return t
+    return {
+        "requests_with": covered,
+        "requests_without": without,
+        "content_chunks": chunks,
+        "steps": int(s or 0),
+        "drafts": int(p or 0),
+        "accepted": int(a or 0),
+        "emitted": None if e_missing else int(e or 0),
+        "plain_emitted": None if plain_missing else int(plain or 0),
+        "k_values": {int(k) for k in ks or []},
+        "hist": None if no_h else [int(c or 0) for c in cols[: width or 0]],
+        "lines": lines,
+        "sha256": scan.sha256,
+        "processes": 1,
+        "engine": "duckdb",
+        "first_model": first.first_model,
+        "fingerprint": first.fingerprint,
+    }

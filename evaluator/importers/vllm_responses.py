@@ -245,9 +245,9 @@ def read(path: Path, skip_bad_lines: bool = False, processes: int | None = None,
     except OSError as exc:
         raise ImportProblem(f"{path}: cannot read ({exc.strerror})") from None
     if processes is None and responses_duckdb.engine(size, fmt) == "duckdb":
-        summed = responses_duckdb.read(path, fmt, lambda line: _first_totals(path, line, fmt))
+        summed = responses_duckdb.read(path, lambda line: _first_totals(path, line, fmt))
         if summed is not None:
-            return summed  # type: ignore[return-value]
+            return Totals(**summed)
     ranges = _ranges(path, size, processes or _processes_for(size))
     from .._infra.forking import Forked, ProcessEnded, context
 
