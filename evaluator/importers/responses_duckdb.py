@@ -45,7 +45,7 @@ ENGINES = ("auto", "python", "duckdb")
 # `auto` picks DuckDB from this size on, when it is installed; None: never. Measured (docs/speed.md,
 # bench/import_vllm_responses.py, 1M lines, 766 MB, 2 cores): this engine took 1.8x to 2.5x the default reader's
 # time, because being exact costs it msgspec's check of every line beside DuckDB's own parse, while the
-# default reader is already within 1.7x of a bare (and not exact) DuckDB query. Set a size here once a
+# default reader is already within 2x of a bare (and not exact) DuckDB query. Set a size here once a
 # machine is measured where it wins.
 DUCKDB_MIN_BYTES: int | None = None
 HIST_WIDTH = 32  # histogram columns summed by the query (K up to 31); a wider one goes back
