@@ -161,8 +161,8 @@ class _Scan:
     """The file's SHA-256 and msgspec's check of every line's JSON, on a thread beside the query
     (hashlib and DuckDB let go of the GIL while they work)."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def __init__(self, path: Path, advance: Callable[[int], None] | None = None) -> None:
+        self.path, self.advance = path, advance  # advance(bytes): the progress bar (drawn from this thread)
         self.sha256 = ""
         self.lines = 0  # lines that are not blank
         self.doubt: str | None = None  # why the file goes back to the default reader
@@ -181,7 +181,10 @@ class _Scan:
         check, count = _check, 0
         with open(self.path, "rb", buffering=BLOCK) as fh:
             while lines := fh.readlines(BLOCK):
-                hasher.update(b"".join(lines))
+                block = b"".join(lines)
+                hasher.update(block)
+                if self.advance is not None:
+                    self.advance(len(block))
                 if self.doubt is not None:
                     continue
                 for line in lines:
@@ -197,7 +200,7 @@ class _Scan:
         self.sha256 = hasher.hexdigest()
 
 
-def read(path: Path, first_line: Callable[[bytes], Any]) -> dict[str, Any] | None:
+def read(path: Path, first_line: Callable[[bytes], Any], advance: Callable[[int], None] | None = None) -> dict[str, Any] | None:
     """The fields of the file's Totals (vllm_responses.Totals) summed by DuckDB, or None when the
     default reader must read it. `first_line` checks line 1 as the default reader does (giving its
     Totals, or raising ImportProblem or msgspec.DecodeError)."""
@@ -211,7 +214,7 @@ def read(path: Path, first_line: Callable[[bytes], Any]) -> dict[str, Any] | Non
         first = first_line(line1)
     except (ImportProblem, msgspec.DecodeError, RecursionError):
         return None  # the default reader reports it
-    scan = _Scan(path)
+    scan = _Scan(path, advance)
     scan.thread.start()
     try:
         with duckdb.connect() as con:

@@ -245,7 +245,9 @@ def read(path: Path, skip_bad_lines: bool = False, processes: int | None = None,
     except OSError as exc:
         raise ImportProblem(f"{path}: cannot read ({exc.strerror})") from None
     if processes is None and responses_duckdb.engine(size, fmt) == "duckdb":
-        summed = responses_duckdb.read(path, lambda line: _first_totals(path, line, fmt))
+        # The bar follows the thread that hashes and checks the lines beside DuckDB's query.
+        with progress.bar(f"importing {path.name}", size, unit="bytes", after=PROGRESS_AFTER_S, least=1) as show:
+            summed = responses_duckdb.read(path, lambda line: _first_totals(path, line, fmt), show.advance)
         if summed is not None:
             return Totals(**summed)
     ranges = _ranges(path, size, processes or _processes_for(size))
