@@ -87,7 +87,7 @@ _QUERY = rf"""
 WITH r AS (
   SELECT object AS o, usage IS NULL AS no_usage, usage.completion_tokens AS ct, timings, stop,
          metrics.speculative_decoding AS sd
-  FROM read_json(?, format = 'newline_delimited', records = true, columns = {_COLUMNS})
+  FROM read_json(?, format = 'newline_delimited', records = true, compression = 'none', columns = {_COLUMNS})
 ), l AS (
   SELECT *,
     sd IS NOT NULL AS covered,
@@ -208,6 +208,10 @@ def read(path: Path, first_line: Callable[[bytes], Any], advance: Callable[[int]
         import duckdb
     except ImportError:
         return None
+    # DuckDB reads a path with * ? [ or { as a pattern of files: such a name stays with the default reader.
+    where = str(path.resolve())
+    if any(c in where for c in "*?[{"):
+        return None
     with open(path, "rb") as fh:
         line1 = fh.readline()
     try:
@@ -218,7 +222,7 @@ def read(path: Path, first_line: Callable[[bytes], Any], advance: Callable[[int]
     scan.thread.start()
     try:
         with duckdb.connect() as con:
-            row = con.execute(_QUERY, [str(path)]).fetchone()
+            row = con.execute(_QUERY, [where]).fetchone()
     except duckdb.Error:
         row = None
     finally:

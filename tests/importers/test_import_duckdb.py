@@ -196,6 +196,19 @@ def test_hostile_lines_go_back_to_the_default_reader_and_clean_ones_do_not(tmp_p
         assert engine_used(path, engine) == ("duckdb" if name in plain else "python"), name
 
 
+@pytest.mark.parametrize("name", ["r[1].jsonl", "r*.jsonl", "r?.jsonl", "r{1,2}.jsonl", "r.jsonl.gz"])
+def test_a_file_name_duckdb_would_read_as_a_pattern_or_archive_is_read_as_it_is(sdeval, tmp_path, engine, name):
+    """DuckDB globs * ? [ ] { } and unpacks .gz by name; sdeval reads the one file named, as it is."""
+    (tmp_path / "r1.jsonl").write_bytes(b"".join(clean_lines(3)))  # what a pattern would also match
+    (tmp_path / "r2.jsonl").write_bytes(b"".join(clean_lines(7)))
+    path = tmp_path / name
+    path.write_bytes(b"".join(clean_lines(12)))
+    python, duck = both(sdeval, path)
+    assert duck == python and python[0] == 0
+    assert '"num_requests": 12' in python[1]
+    assert engine_used(path, engine) == ("duckdb" if name.endswith(".gz") else "python")
+
+
 def test_a_duckdb_failure_falls_back_to_the_default_reader(tmp_path, engine, monkeypatch):
     import duckdb
 
