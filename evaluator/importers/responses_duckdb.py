@@ -210,7 +210,7 @@ def read(path: Path, first_line: Callable[[bytes], Any], advance: Callable[[int]
         return None
     # DuckDB reads a path with * ? [ or { as a pattern of files: such a name stays with the default reader.
     where = str(path.resolve())
-    if any(c in where for c in "*?[{"):
+    if any(c in where for c in "*?[{") or not path.is_file():  # a pipe would be read twice
         return None
     with open(path, "rb") as fh:
         line1 = fh.readline()
