@@ -5,18 +5,20 @@ for a file where it can be sure that both read every line alike, and otherwise r
 that the default reader reads the file and reports any bad line exactly as it always does.
 
 What DuckDB reads differently from msgspec, and how each difference sends the file back:
-- DuckDB's JSON parser (yyjson) accepts NaN, Infinity and trailing commas, which msgspec refuses.
-  A thread beside the query hashes the file and looks for them in the raw bytes (a lower-cased
-  "nan" or "inf" where a value may start, a comma or a space before a closing bracket); each
-  line where one may be is decoded by msgspec, and a line it refuses sends the file back.
-- DuckDB casts "5" or 5.0 to an integer where msgspec insists on a non-negative integer: every
-  field summed is read as raw JSON and its JSON type checked (UBIGINT, or null where allowed).
-- A duplicate key takes the last value in msgspec and fails DuckDB's struct reading: the query
-  fails, so the file goes back. Read as JSON, `"usage": 5` fails too, as it fails msgspec.
-- DuckDB reads a `null` line as a row; msgspec refuses it. Every line must start with `{`, with no
-  blank line, no carriage return and no NUL byte, and DuckDB must count as many rows as there are lines.
-- msgspec refuses a line nested deeper than Python's recursion limit; DuckDB does not. A line
-  with 800 or more brackets sends the file back.
+- DuckDB's JSON parser (yyjson) accepts NaN, Infinity and trailing commas, anywhere in a line, which
+  msgspec refuses; and msgspec refuses a line nested past Python's recursion limit, which DuckDB
+  reads. A thread beside the query hashes the file and decodes every line with msgspec into an
+  empty struct (its JSON checked, nothing built), STACK_PADDING frames deep so that it refuses
+  such a line before the default reader would; a line it refuses that is not blank sends the file
+  back. (Looking for the lenient forms in the bytes instead cost more: bytes.find or a DuckDB
+  regular expression over 766 MB took longer than msgspec's check.)
+- DuckDB casts "5" or 5.0 to an integer where msgspec wants a non-negative integer: the fields
+  summed are read as raw JSON and checked in the query (digits only, within 64 bits).
+- A duplicate key takes the last value in msgspec and fails DuckDB's reading of an object into
+  its fields: the query fails, and so does `"usage": 5`. Any DuckDB error sends the file back.
+- DuckDB reads a `null` line as a row: msgspec's check refuses it. DuckDB and the thread must count
+  as many lines (blank ones passed over by both).
+- A path DuckDB would read as a pattern of files (* ? [ {) or anything but a regular file.
 - What only the default reader handles (llama.cpp timings, `stop`, dict histograms, the
   `detailed` arrays, histograms wider than HIST_WIDTH, a run of one request, whose own figures
   are kept) sends it back too.
