@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from .metrics import RunMetrics, record_metrics
 from .record import Claim, Configuration, EvidenceRecord, Run
 
-PERFORMANCE_KINDS = ("output-throughput", "speedup", "latency", "capacity")
+PERFORMANCE_KINDS = ("output-throughput", "speedup", "latency", "capacity", "cost")
 ACCEPTANCE_KINDS = ("acceptance-rate", "acceptance-length")
 
 
@@ -51,7 +51,7 @@ class Context:
     def timed_runs(self) -> list[tuple[int, Run]]:
         """Runs a performance claim rests on (as run or baseline): these need a measured interval.
         A run that only supports acceptance figures needs no clock."""
-        used = {c.run for _, c in self.performance_claims()} | {c.baseline for _, c in self.performance_claims()}
+        used = {run_id for _, c in self.performance_claims() for run_id in (c.run, c.baseline, *c.sweep, *c.baseline_sweep)}
         return [(i, run) for i, run in enumerate(self.record.runs) if run.id in used]
 
     def needs_duration(self, run: Run) -> bool:
@@ -59,7 +59,8 @@ class Context:
         latency, a response-time speedup or a stated per-user figure is measured per request: it
         needs the interval's definition, not its length."""
         return any(
-            run.id in (c.run, c.baseline) and not (c.kind == "latency" or c.counted in ("response-time", "per-user-output"))
+            run.id in (c.run, c.baseline, *c.sweep, *c.baseline_sweep)
+            and not (c.kind == "latency" or c.counted in ("response-time", "per-user-output"))
             for _, c in self.performance_claims()
         )
 

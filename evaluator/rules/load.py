@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..engine.claim_figures import claimed_text
+from ..engine.claim_figures import claimed_text, unreached
 from ..engine.context import Context
-from ..engine.wording import num
+from ..engine.unit_figures import per_user, tokens_per_s
+from ..engine.wording import and_join, num
 from .registry import Violation, message, rule
 
 
@@ -39,7 +40,8 @@ def load_unstated(ctx: Context) -> Iterator[Violation]:
     for i, claim in ctx.performance_claims():
         if claim.kind == "capacity":
             continue  # a capacity claim's value is itself a load
-        if claim.concurrency is None and claim.request_rate is None:
+        # At matched interactivity the claim is stated at a per-user speed, not a load; its runs state theirs.
+        if claim.concurrency is None and claim.request_rate is None and claim.at_per_user_speed is None:
             yield Violation(
                 message("load-unstated", "claim", value=claimed_text(claim)),
                 ("claims", i, "concurrency"),
@@ -74,6 +76,17 @@ def load_extrapolated(ctx: Context) -> Iterator[Violation]:
         run = ctx.run(claim.run)
         if run is None:
             continue
+        for role, runs in unreached(ctx, claim):
+            # At matched interactivity: a side none of whose runs was as fast per user has no point there.
+            speed = f"{num(claim.at_per_user_speed)} tokens/s per user"
+            user, fastest = max((u, r.id) for r in runs if (u := per_user(r, tokens_per_s(r))[0]) is not None)
+            yield Violation(
+                f"the claim is stated at {speed}, but no {role} run reaches it ({and_join(r.id for r in runs)}; the fastest, "
+                f"{fastest}, {num(float(user))} tokens/s per user); a curve is not extended past its measured points",
+                ("claims", i, "at_per_user_speed"),
+                claim=claim.id,
+                ask={"wanted": f"{speed} or more", "measured": f"{num(float(user))} tokens/s per user", "run": fastest},
+            )
         measured = (run.load.concurrency, run.load.request_rate)
         if claim.kind == "capacity":
             # The capacity claimed must have been measured by the run the claim rests on.
