@@ -17,7 +17,11 @@ families, the server's environment, and simulated (forced) acceptance.
 
 Record 1.2 adds D, the tokens a target emitted outside verification steps
 (counts.outside_step_tokens), so E = A + B + D holds for a real engine; `sdeval measure`
-writes 1.2. Every 1.0 and 1.1 record loads unchanged.
+writes 1.2. Every 1.0 and 1.1 record loads unchanged. It also adds the claim forms 2026's
+claims use (docs/claims.md, "How the form a claim is written in changes it"): a cost per million
+output tokens at a stated price, a figure written as a change against its baseline, throughput
+per accelerator, a comparison at matched interactivity over each side's sweep, and a value
+copied from a tool's rounded print.
 """
 
 from __future__ import annotations
@@ -659,7 +663,7 @@ class Claim(_Model):
     id: Ident = Field(description="Short name for this claim (for example 'c1').")
     text: LongText = Field(description="The claim as the vendor worded it.")
     kind: ClaimKind = Field(
-        description="What is claimed: output throughput (tokens/s), speedup (x), latency (ms), capacity (requests), acceptance rate, acceptance length, or lossless output."
+        description="What is claimed: output throughput (tokens/s), speedup (x), latency (ms), capacity (requests), acceptance rate, acceptance length, lossless output, or cost (record 1.2: per million output tokens, at the price stated in price)."
     )
     value: float | None = Field(
         default=None,

@@ -222,6 +222,8 @@ def _brief_figure(d: dict | None) -> str | None:
     if d is None or d["value"] is None:
         return None
     name = d["figure"]
+    if d.get("as_written"):  # a claim written as a change: its figure in the same form ("55.0 % lower, 2.22x")
+        return f"{d['as_written']}, {num(d['value'], 'x')}"
     if d["unit"] == "x":
         return f"{num(d['value'], 'x')} the baseline's {'output throughput' if 'output' in name else name.removesuffix(' against the baseline')}"
     formula = name[name.rindex("(") + 1 : -1] if name.endswith(")") and "(" in name else name

@@ -118,7 +118,7 @@ def _claim_result(ctx: Context, index: int, findings: list[Finding], written: Ca
         verdict=verdict,
         findings=behind,
         computed=None if figure is None else _computed(claim, figure),
-        output=None if out is None else {"figure": out.name, "value": out.value, "unit": out.unit},
+        output=None if out is None else (_computed(claim, out) if out == figure else {"figure": out.name, "value": out.value, "unit": out.unit}),
         stated=None if claim.value is None else claimed_text(claim),
         value_high=claim.value_high,
         bound=claim.bound,

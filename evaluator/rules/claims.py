@@ -294,7 +294,8 @@ def counts_missing(ctx: Context) -> Iterator[Violation]:
     rationale="""No claim is established without being recomputed from the evidence, and every kind of claim
     has its own formula over what it counts: an output throughput is E / T, a speedup of output throughput
     (E / T) / (E_b / T_b), a speedup of response time the baseline's latency over the run's at the same
-    latency and statistic, a capacity the requests per second or the concurrency the run held. A claim whose
+    latency and statistic, a capacity the requests per second or the concurrency the run held, a cost the
+    hour's price over the output tokens emitted in that hour, at the price the claim states. A claim whose
     kind and basis match none of them (a throughput counted as response time, a latency counted as
     tokens) says something sdeval cannot check.""",
     failing="kind: output-throughput, counted: response-time.",
