@@ -104,7 +104,8 @@ CLAIM_FORMS: dict[str, str] = {
     "throughput_per: accelerator": "E / T / accelerators (the configuration's hardware.count); a speedup (E / T / n) / (E_b / T_b / n_b)",
     "at_per_user_speed: U": "each side's highest E / T (per accelerator when stated) among its runs (run and sweep; baseline and "
     "baseline_sweep) whose tokens/s per user ((E / T) / concurrency in a closed loop, else 1000 / p50 or mean TPOT) is at least U, "
-    "never interpolated; a speedup is the ratio of the two; load-extrapolated when no run of a side reaches U",
+    "never interpolated; a speedup is the ratio of the two, a cost is taken at each side's run with the most output per "
+    "accelerator among those; load-extrapolated when no run of a side reaches U",
     "printed_decimals: d": "the value agrees with any figure within half a unit of its d-th decimal, as a tool's reported "
     "figures do; without it, within 2 %",
 }
@@ -419,7 +420,8 @@ def matched_point(ctx: Context, runs: list[Run], speed: float, per_accelerator: 
         rate, bounds, lacking = _rate_of(ctx, run, per_accelerator)
         user, _ = per_user(run, tokens_per_s(run))
         if user is None:
-            needs.append((run.id, "per-user speed (load.concurrency, or latency.tpot_ms p50 or mean)"))
+            # Whether it qualifies is unknown: everything it lacks is named.
+            needs += [(run.id, "per-user speed (load.concurrency, or latency.tpot_ms p50 or mean)"), *lacking]
             continue
         if user < exact(speed):
             continue
@@ -504,20 +506,32 @@ def _cost_of(ctx: Context, run: Run, claim: Claim) -> tuple[Fraction | None, Bou
     return cost_per_million(hourly, tps), bounds, ()
 
 
+def _cost_side(ctx: Context, claim: Claim, first: str | None, sweep: list[str]) -> tuple[Run | None, tuple[tuple[str | None, str], ...]]:
+    """The run a side's cost is taken at: the named run, or at matched interactivity the run with the
+    most output per accelerator among those fast enough per user (the cheapest of them per token)."""
+    if claim.at_per_user_speed is None:
+        return ctx.run(first), ()
+    point = matched_point(ctx, _side(ctx, first, sweep), claim.at_per_user_speed, per_accelerator=True)
+    return point.run, point.needs
+
+
 def _cost(ctx: Context, claim: Claim) -> Figure:
-    """A cost per million output tokens at the claim's price; written as a change, the baseline's cost over the run's."""
-    run = ctx.run(claim.run)
+    """A cost per million output tokens at the claim's price (at matched interactivity, at the side's
+    best point); written as a change, the baseline's cost over the run's."""
     currency = claim.price.currency
-    ours, our_bounds, needs = _cost_of(ctx, run, claim)
+    run, needs = _cost_side(ctx, claim, claim.run, claim.sweep)
+    ours, our_bounds, lacking = _cost_of(ctx, run, claim) if run is not None else (None, None, ())
+    needs = (*needs, *lacking)
+    at = "" if claim.at_per_user_speed is None or run is None else f", at {num(claim.at_per_user_speed)} tokens/s per user or more (run {run.id})"
     if claim.relative is None:
-        name = f"cost per million output tokens at {price_words(claim)}"
+        name = f"cost per million output tokens at {price_words(claim)}{at}"
         return Figure(name, None if ours is None else float(ours), f"{currency} per 1M tokens", needs, our_bounds)
-    name = f"cost per million output tokens at {price_words(claim)}, the baseline's over the run's"
-    base = ctx.run(claim.baseline)
-    if base is None:
+    name = f"cost per million output tokens at {price_words(claim)}{at}, the baseline's over the run's"
+    if claim.baseline is None:
         return Figure(name, None, "x", (*needs, (None, "baseline")))
-    theirs, their_bounds, their_needs = _cost_of(ctx, base, claim)
-    needs = (*needs, *(n for n in their_needs if base is not run and n not in needs))
+    base, their_needs = _cost_side(ctx, claim, claim.baseline, claim.baseline_sweep)
+    theirs, their_bounds, lacking = _cost_of(ctx, base, claim) if base is not None else (None, None, ())
+    needs = (*needs, *(n for n in (*their_needs, *lacking) if base is not run and n not in needs))
     if not ours or theirs is None:
         return Figure(name, None, "x", needs)
     bounds = their_bounds / our_bounds if our_bounds is not None and their_bounds is not None else None
