@@ -16,8 +16,7 @@ from ..engine.wording import REQUIREMENT_STATUS as STATUS_WORDS
 from ..engine.wording import column, loads_text, money
 from .charts import Series, frontier_chart, line_chart, offer_style
 
-# The rule catalog entry behind a code (Assessed.rule): the PDF explains findings without
-# importing the rules engine.
+# The rule catalog entry behind a code (rules.lookup), by which the PDF explains findings.
 RuleOf = Callable[[str], Any]
 
 if TYPE_CHECKING:
