@@ -140,8 +140,11 @@ def claim_mismatch(ctx: Context) -> Iterator[Violation]:
             computed = num(figure.value, figure.unit)
             if (as_written := written_text(claim, figure.value)) is not None:
                 computed = f"{computed}, that is {as_written}"
+            impossible = ""
+            if claim.relative is not None and speedup_of(claim, exact(value)) is None:
+                impossible = f"; nothing falls by 100 % or more, so {_claimed(claim)} is no reduction at all"
             yield Violation(
-                f"the claimed {_claimed(claim)} does not match the evidence: {figure.name} is {computed}",
+                f"the claimed {_claimed(claim)} does not match the evidence: {figure.name} is {computed}{impossible}",
                 ("claims", i, "value"),
                 claim=claim.id,
                 ask={"value": _claimed(claim), "run": claim.run, "figure": figure.name, "computed": computed},

@@ -193,6 +193,20 @@ def test_relative_cost_is_the_baselines_cost_over_the_runs_at_one_price():
     assert result.computed["as_written"] == "23.5 % cheaper"
 
 
+def test_a_published_140_percent_cheaper_is_no_reduction_at_all():
+    """InferenceX prints "140% cheaper" for a baseline that costs 2.4 times as much (cost_b / cost - 1)."""
+    cheaper = {"id": "cheaper", "text": "140 % cheaper", "kind": "cost", "relative": "lower", "value": 140, "unit": "%", "price": PRICE, **C64}
+    _, errors, _ = judged(complete(cheaper), "cheaper")
+    assert errors == [
+        (
+            "claim-mismatch",
+            "the claimed 140 % cheaper does not match the evidence: cost per million output tokens at 2 USD per accelerator-hour, "
+            "the baseline's over the run's is 1.31x, that is 23.5 % cheaper; nothing falls by 100 % or more, so 140 % cheaper is "
+            "no reduction at all",
+        )
+    ]
+
+
 def test_the_buyer_and_a_cost_claim_share_one_formula():
     """buyer/economics.py computes its costs with the engine's functions, not a copy."""
     from evaluator.buyer import economics
