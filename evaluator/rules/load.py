@@ -65,7 +65,9 @@ def load_unstated(ctx: Context) -> Iterator[Violation]:
     "A claim is about a load (or a capacity) no run was measured at",
     rationale="""A quiet-machine result says nothing about a busy one: vLLM's own dynamic speculative
     decoding example switches speculation off above concurrency 128. A claim holds at the load its run
-    was measured at, and a capacity claim needs a run at that capacity.""",
+    was measured at, and a capacity claim needs a run at that capacity. A comparison at matched interactivity
+    ("58 % more tokens/s per GPU at 57 tokens/s per user") needs, on each side, a measured run at least that
+    fast per user: a curve is neither read between its measured points nor extended past them.""",
     failing="A claim stated for concurrency 64 resting on a run measured at concurrency 1.",
     passing="The claim and its run both at concurrency 64.",
     reference="docs/claims.md, The checklist behind the rules, item 3 (the load it was measured at); vLLM Dynamic Speculative Decoding (concurrency 129-512: K = 0), https://docs.vllm.ai/en/stable/features/speculative_decoding/dynamic_speculative_decoding/",
