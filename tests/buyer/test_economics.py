@@ -90,6 +90,8 @@ def test_cost_at_concurrency_64_is_price_x_4_over_e_over_t(shipped):
         "load": 64,
         "run": "eagle3-c64",
         "cost_per_million_output_tokens": float(cost),
+        "bound": None,
+        "estimate": None,
         "text": "1.20 USD per million output tokens (eagle3-dynamic-k at concurrency 64, run eagle3-c64)",
     }
     assert num(float(cost)) == "1.20"
@@ -112,14 +114,15 @@ def test_every_point_of_the_complete_offer_with_its_limits(shipped):
         "eagle3-dynamic-k": [
             (1, "measured", "met", False, float(expected_cost(COMPLETE, "eagle3-c1"))),
             (8, "measured", "met", False, float(expected_cost(COMPLETE, "eagle3-c8"))),
-            (32, "interpolated", "met", False, 2.0997366299606615),
+            # Not measured: the dearer of the costs measured at 8 and 64 (the estimate is beside it).
+            (32, "bracketed", "met", False, float(expected_cost(COMPLETE, "eagle3-c8"))),
             (64, "measured", "met", True, 1.1979648269746892),
             (256, "measured", "not-met", False, float(expected_cost(COMPLETE, "eagle3-c256"))),
         ],
         "target-only": [
             (1, "measured", "met", False, 69.44444444444444),  # 9.6 USD an hour over 38.4 tokens/s
             (8, "measured", "met", False, 9.16379123263889),  # the cheapest within the limits, but not a load the buyer runs
-            (32, "interpolated", "undecided", False, 2.9771419717111796),
+            (32, "bracketed", "undecided", False, 9.16379123263889),
             (64, "measured", "not-met", False, float(expected_cost(COMPLETE, "target-only-c64"))),
             (256, "measured", "not-met", False, float(expected_cost(COMPLETE, "target-only-c256"))),
         ],
@@ -138,12 +141,29 @@ def test_every_point_of_the_complete_offer_with_its_limits(shipped):
     assert c256["cost_per_million_output_tokens"] < 1.1979648269746892
     assert c256["limit_notes"] == ["p99 time per output token below 40 ms: 82.2 ms", "p99 time to first token below 1,000 ms: 2,530 ms"]
     c32 = config(offer, "target-only")["points"][2]
-    assert (c32["interpolated"], c32["runs"]) == (True, ["target-only-c8", "target-only-c64"])
-    assert c32["limit_notes"] == ["p99 time per output token below 40 ms: 30.4 ms and 44.8 ms, met on one side only"]
-    # Interpolated linearly in concurrency between measured 8 and 64: E / T at 32 from both runs' E / T.
+    assert (c32["basis"], c32["bound"], c32["runs"]) == ("bracketed", True, ["target-only-c8", "target-only-c64"])
+    assert c32["limit_notes"] == [
+        "p99 time per output token below 40 ms: 30.4 ms at measured 8 and 44.8 ms at measured 64; met at 8 only, and nothing between them was measured"
+    ]
+    # The figures are the bracket's worse measured ones: the lower E / T (and so the higher cost) and the
+    # lower tokens/s per user, each from a run; the interpolation is only the labelled estimate.
     tps8 = Fraction(49152) / Fraction("168.907")
     tps64 = Fraction(196608) / Fraction("115.516")
-    assert c32["tokens_per_s"] == float(tps8 + (tps64 - tps8) * Fraction(24, 56))
+    assert c32["tokens_per_s"] == float(tps8)
+    assert (c32["tokens_per_s_per_accelerator"], c32["tokens_per_s_per_user"]) == (float(tps8 / 4), float(tps64 / 64))
+    assert [(b["load"], b["run"], b["cost_per_million_output_tokens"]) for b in c32["bracket"]] == [
+        (8, "target-only-c8", 9.16379123263889),
+        (64, "target-only-c64", float(expected_cost(COMPLETE, "target-only-c64"))),
+    ]
+    # Interpolated linearly in concurrency between measured 8 and 64: E / T at 32 from both runs' E / T.
+    estimate = tps8 + (tps64 - tps8) * Fraction(24, 56)
+    assert c32["estimate"] == {
+        "interpolated": True,
+        "tokens_per_s": float(estimate),
+        "tokens_per_s_per_accelerator": float(estimate / 4),
+        "tokens_per_s_per_user": float(estimate / 32),
+        "cost_per_million_output_tokens": 2.9771419717111796,
+    }
     first = config(offer, "eagle3-dynamic-k")["points"][0]
     assert (first["tokens_per_s_per_accelerator"], first["tokens_per_s_per_user"], first["per_user_basis"]) == (
         float(Fraction(24577) / Fraction("291.888") / 4),
@@ -298,7 +318,7 @@ def test_a_load_beyond_the_measured_range_is_never_extrapolated_and_k_bands_are_
         (1, "measured"),
         (8, "measured"),
         (64, "measured"),
-        (65, "interpolated"),
+        (65, "bracketed"),
         (256, "measured"),
     ]
 

@@ -362,7 +362,11 @@ def test_band_is_judged_at_its_ends_measured_loads_and_k_band_edges(sdeval):
     )
     between = cell(doc, "throughput-aggregate", COMPLETE)["points"][0]
     assert (between["status"], between["codes"]) == ("not-established", ["requirement-between-loads"])
-    assert between["message"].endswith(": met on one side only, so undecided here")
+    assert between["message"] == (
+        "at concurrency 32 (not measured), judged on the measured loads around it, 8 (553 tokens/s, run eagle3-c8) and 64 (2,226 tokens/s, "
+        "run eagle3-c64): not met at 8, the next measured load below your 32, so undecided here (nothing between them was measured, "
+        "and no estimate decides it)"
+    )
 
 
 # ------------------------------------------------------------- each code, one variant

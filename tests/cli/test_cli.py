@@ -20,7 +20,7 @@ from evaluator.rules import REGISTRY
 
 def test_validate_json_is_stable_and_versioned(sdeval):
     doc = sdeval("validate", "--format", "json", example("sd201-offer-a.json")).json()
-    assert doc["schema_version"] == "1.2"
+    assert doc["schema_version"] == "1.3"
     assert doc["tool"]["name"] == "sdeval"
     assert doc["findings"] == [
         {

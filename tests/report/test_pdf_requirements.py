@@ -134,7 +134,9 @@ def reading_order(path) -> str:
 
 def test_break_even_per_offer_and_one_chart_of_every_offer_and_baseline(two_offers):
     text = reading_order(two_offers)
-    assert "break-even at concurrency 246.7 (interpolated between measured 64 and 256)" in text
+    # The break-even as the bracket of measured points, the interpolated estimate beside it, labelled.
+    assert "speculation stops paying between measured concurrency 64 (1.31x) and 256 (0.984x) (estimate: 246.7, interpolated)" in text
+    assert "the estimate beside it is interpolated linearly between them, is not a measurement, and decides nothing." in text
     assert "not reached in the measured range (concurrency 1 to 8; speedup above 1 throughout)" in text
     assert "Output throughput by concurrency: every offer and its baseline" in text
     assert "concurrent requests (closed loop, log scale)" in text
@@ -181,19 +183,26 @@ def test_cost_section_gives_the_cheapest_within_the_limits_and_the_frontier(pric
     assert text.count("Throughput per accelerator against tokens/s per user") == 2  # one chart per offer
     assert "1000 / your p99 TPOT limit of 40 ms = 25 tokens/s" in text
     # The cost table (pdftotext -layout keeps a row's first line on one line): the cheapest row,
-    # an interpolated load, and a load outside the limits with why.
+    # a load not measured (its bounds from the measured loads around it, the estimates labelled), and
+    # a load outside the limits with why.
     layout = "\n".join(page_texts(priced))
     rows = [words(line) for line in layout.splitlines() if line.strip().startswith("eagle3-dynamic-k ")]
     assert rows[:5] == [
         # One number of decimals per column (tokens/s per accelerator whole, per user to 0.1), costs in cents.
         "eagle3-dynamic-k 1 eagle3-c1 21 84.2 31.67 ✓ within",
         "eagle3-dynamic-k 8 eagle3-c8 138 69.1 4.82 ✓ within",
-        "eagle3-dynamic-k 32 eagle3-c8 – 318 39.7 2.10 ✓ within",
+        "eagle3-dynamic-k 32 eagle3-c8 – at least 138 at least 34.8 at most 4.82 ✓ within",
         "eagle3-dynamic-k 64 eagle3-c64 556 34.8 1.20 ✓ within",
         "eagle3-dynamic-k 256 eagle3-c256 963 15.0 0.69 ✗ NOT within",
     ]
     assert re.search(r"1\.20 +✓ within\n\s+offered +cheapest\n", layout)
-    assert re.search(r"\n\s+offered +interpolated eagle3-c64\n", layout)
+    assert re.search(
+        r"\n\s+offered +eagle3-c64\n\s+not measured: +estimate: +estimate: +estimate:\n\s+between +318 +39\.7 +2\.10\n\s+8 and 64\n", layout
+    )
+    assert (
+        'A load not measured is judged on the measured loads around it: "at least" and "at most" give the worse of their two measured'
+        " figures; each estimate is interpolated linearly between them, is not a measurement, and decides nothing."
+    ) in text
 
 
 def test_without_a_price_the_section_gives_throughput_and_the_finding(two_offers):
