@@ -43,9 +43,12 @@ COST = (
     "claim-basis-undefined when the claim states no price"
 )
 CLAIM_FORMULAS: dict[tuple[str, str | None], str] = {
-    ("output-throughput", None): "E / T",
-    ("output-throughput", "emitted-output"): "E / T",
-    ("output-throughput", "per-user-output"): "the run's per-user throughput at the claim's statistic (as stated for the run)",
+    # MLPerf Endpoints names E / T system_tps, and a per-user speed tps_per_user = 1000 / P90 TPOT (ms).
+    ("output-throughput", None): "E / T (MLPerf Endpoints' system_tps)",
+    ("output-throughput", "emitted-output"): "E / T (MLPerf Endpoints' system_tps)",
+    ("output-throughput", "per-user-output"): (
+        "the run's per-user throughput at the claim's statistic (as stated for the run; MLPerf Endpoints' tps_per_user is 1000 / P90 TPOT in ms)"
+    ),
     ("output-throughput", "proposed-drafts"): "P / T, refused by " + NOT_OUTPUT,
     ("output-throughput", "accepted-drafts"): "A / T, refused by " + NOT_OUTPUT,
     ("output-throughput", "acceptance-length"): "1 + A / S, refused by " + NO_TIME,

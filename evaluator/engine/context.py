@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .metrics import RunMetrics, record_metrics
-from .record import Claim, Configuration, EvidenceRecord, Run
+from .record import AcceptanceReference, Claim, Configuration, EvidenceRecord, Run
 
 PERFORMANCE_KINDS = ("output-throughput", "speedup", "latency", "capacity", "cost")
 ACCEPTANCE_KINDS = ("acceptance-rate", "acceptance-length")
@@ -70,6 +70,21 @@ class Context:
             and not (c.kind == "latency" or c.counted in ("response-time", "per-user-output"))
             for _, c in self.performance_claims()
         )
+
+    def pinning(self, run: Run | None) -> AcceptanceReference | None:
+        """The reference the run's acceptance was pinned to (record 1.2), on the run or its configuration."""
+        if run is None:
+            return None
+        cfg = self.configuration(run)
+        for forced in (run.simulated_acceptance, cfg.proposer.simulated_acceptance if cfg else None):
+            if forced is not None and forced.pinned_to is not None:
+                return forced.pinned_to
+        return None
+
+    def pinning_judged(self) -> bool:
+        """Whether a system claim made at a run's stated pinning may rest on it. A buyer's own traffic
+        gets the drafter's real acceptance, never a pinned one, so the buyer's view says no."""
+        return not self.every_run_timed
 
     def effective_k(self, run: Run) -> int | None:
         """K the run drafted with: the fixed K, or the schedule's band for the run's concurrency."""

@@ -345,16 +345,20 @@ def _throughput(rec: EvidenceRecord, r: FileAssessment, runs: dict[str, dict[str
     for key, values in zip(("tps", "baseline_tps", "speedup"), zip(*figures) if figures else ()):
         for row, shown in zip(rows, column(list(values))):
             row[key] = shown + ("x" if key == "speedup" and shown != "-" else "")
-    by_config: dict[str, list[tuple[float, float]]] = {}
-    labels: dict[str, str] = {}
+    # One line per configuration and arrangement: a baseline with drafting switched off per request
+    # (record 1.2) runs on the speculative configuration itself.
+    by_config: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    labels: dict[tuple[str, str], str] = {}
     unplotted = []
     for run in rec.runs:
         m = r.metrics[run.id]
         if run.load.concurrency is None or m.emitted_tokens_per_s is None:
             unplotted.append(run.id)
             continue
-        by_config.setdefault(run.configuration, []).append((float(run.load.concurrency), m.emitted_tokens_per_s))
-        labels[run.configuration] = f"{run.configuration} ({'speculative' if run.arrangement == 'speculative' else 'baseline'})"
+        key = (run.configuration, run.arrangement)
+        by_config.setdefault(key, []).append((float(run.load.concurrency), m.emitted_tokens_per_s))
+        per_request = " with drafting off per request" if run.drafting_off == "per-request" else ""
+        labels[key] = f"{run.configuration} ({'speculative' if run.arrangement == 'speculative' else 'baseline' + per_request})"
     # Speculative configurations first so they get the solid line.
     order = sorted(by_config, key=lambda c: (not labels[c].endswith("(speculative)"), c))
     chart = line_chart(

@@ -178,6 +178,29 @@ EXPECTED: dict[str, tuple[set[str], set[str]]] = {
         },
         {"acceptance-only"},
     ),
+    # Record 1.2 (issue 27): a system figure at InferenceX's golden acceptance length, judged conditional on it.
+    "inferencex-gb300-dsv41flash-pinned-p90.yaml": (
+        {"acceptance-pinned", "identity-incomplete", "interval-incomplete", "interval-undefined", "quality-missing"},
+        {"acceptance-simulated", "acceptance-pin-mismatch", "claim-mismatch", "load-unstated", "counts-missing", "throughput-basis"},
+    ),
+    # Record 1.2: the baseline is the same llama-server with speculative.n_max 0 per request: equal terms, said so.
+    "llamacpp-pr10455-draft-off-per-request-5.73x.yaml": (
+        {"baseline-same-server", "counts-missing", "identity-incomplete", "interval-incomplete", "interval-undefined", "quality-missing"},
+        {"baseline-mismatch", "baseline-missing", "load-unstated", "acceptance-simulated", "single-run"},
+    ),
+    # Record 1.2: the 1.60x run also splits the KV cache over 4 decode-context ranks; the 1.30x one matches its baseline.
+    "vllm-pr25049-mtp-dcp4-1.60x.yaml": (
+        {
+            "baseline-mismatch",
+            "counts-missing",
+            "identity-incomplete",
+            "interval-incomplete",
+            "interval-undefined",
+            "load-unstated",
+            "quality-missing",
+        },
+        {"baseline-missing", "speedups-compounded", "acceptance-only", "throughput-basis"},
+    ),
     # Record 1.2 claim forms (issue 27). InferenceX's costs state no price per GPU-hour: refused, and the price asked for.
     "inferencex-glm51-b300-fp8-cost-140pct-cheaper.yaml": (
         {"claim-basis-undefined", "identity-incomplete", "interval-incomplete", "interval-undefined", "load-unstated", "quality-missing"},
@@ -218,7 +241,8 @@ def test_each_record_cites_its_source_and_is_a_valid_record(name):
     header = text.split("record_version")[0]
     assert header.startswith("# Public claim") and "# Source:" in header
     data = load_file(str(PUBLIC / name)).data
-    # 1.2 where a record uses its claim forms (a cost, a relative figure, matched interactivity).
+    # 1.2 only where the claim needs its vocabulary (pinned acceptance, a baseline's deployment, a cost, a relative
+    # figure, matched interactivity).
     assert data["record_version"] in ("1.1", "1.2")
     assert data["offer"]["source_documents"], "each record names the documents it transcribes"
     schema = json.loads((ROOT / "schemas" / "evidence-record.schema.json").read_text())
