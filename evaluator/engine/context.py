@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from .metrics import RunMetrics, record_metrics
 from .record import AcceptanceReference, Claim, Configuration, EvidenceRecord, Run
 
-PERFORMANCE_KINDS = ("output-throughput", "speedup", "latency", "capacity")
+PERFORMANCE_KINDS = ("output-throughput", "speedup", "latency", "capacity", "cost")
 ACCEPTANCE_KINDS = ("acceptance-rate", "acceptance-length")
 
 
@@ -56,7 +56,7 @@ class Context:
         A run that only supports acceptance figures needs no clock."""
         if self.every_run_timed:
             return list(enumerate(self.record.runs))
-        used = {c.run for _, c in self.performance_claims()} | {c.baseline for _, c in self.performance_claims()}
+        used = {run_id for _, c in self.performance_claims() for run_id in (c.run, c.baseline, *c.sweep, *c.baseline_sweep)}
         return [(i, run) for i, run in enumerate(self.record.runs) if run.id in used]
 
     def needs_duration(self, run: Run) -> bool:
@@ -66,7 +66,8 @@ class Context:
         if self.every_run_timed:
             return True  # a throughput requirement may be judged on any run
         return any(
-            run.id in (c.run, c.baseline) and not (c.kind == "latency" or c.counted in ("response-time", "per-user-output"))
+            run.id in (c.run, c.baseline, *c.sweep, *c.baseline_sweep)
+            and not (c.kind == "latency" or c.counted in ("response-time", "per-user-output"))
             for _, c in self.performance_claims()
         )
 

@@ -22,7 +22,11 @@ writes 1.2. Every 1.0 and 1.1 record loads unchanged.
 Record 1.2 also adds, all optional: acceptance pinned to a named reference (a golden acceptance
 length) and a claim stated at that pinning; a target-only run that is the speculative server with
 drafting switched off per request; parallelism, the MoE kernel backend and clock/power settings;
-a run's TTFT definition, warm-up and per-query salting (MLPerf Endpoints).
+a run's TTFT definition, warm-up and per-query salting (MLPerf Endpoints). It also adds
+the claim forms 2026's claims use (docs/claims.md, "How the form a claim is written in changes
+it"): a cost per million output tokens at a stated price, a figure written as a change against
+its baseline, throughput per accelerator, a comparison at matched interactivity over each side's
+sweep, and a value copied from a tool's rounded print.
 """
 
 from __future__ import annotations
@@ -709,6 +713,7 @@ ClaimKind = Literal[
     "acceptance-rate",
     "acceptance-length",
     "lossless",
+    "cost",
 ]
 Counted = Literal[
     "emitted-output",
@@ -733,11 +738,30 @@ class Composition(_Model):
     )
 
 
+class ClaimPrice(_Model):
+    currency: str = Field(
+        pattern=r"^[A-Z]{3}$",
+        description="Record 1.2: the currency of the claimed cost and of the price below, as an ISO 4217 code (for example USD).",
+    )
+    per_accelerator_hour: Annotated[float, Field(gt=0, le=10**9)] | None = Field(
+        default=None,
+        description="Record 1.2: the price of one accelerator per hour the cost was computed at. The hour's price is this times the accelerators of the run's configuration (hardware.count).",
+    )
+    per_server_hour: Annotated[float, Field(gt=0, le=10**9)] | None = Field(
+        default=None,
+        description="Record 1.2: the price of one server per hour the cost was computed at (with accelerators_per_server: the run's accelerators fill whole servers).",
+    )
+    accelerators_per_server: PositiveCount | None = Field(
+        default=None, description="Record 1.2: accelerators in one server, for a price per server-hour (4 accelerators at 8 per server is 1 server)."
+    )
+    source: Text | None = Field(default=None, description="Record 1.2: where the price comes from (a price list and its date, the vendor's page).")
+
+
 class Claim(_Model):
     id: Ident = Field(description="Short name for this claim (for example 'c1').")
     text: LongText = Field(description="The claim as the vendor worded it.")
     kind: ClaimKind = Field(
-        description="What is claimed: output throughput (tokens/s), speedup (x), latency (ms), capacity (requests), acceptance rate, acceptance length, or lossless output."
+        description="What is claimed: output throughput (tokens/s), speedup (x), latency (ms), capacity (requests), acceptance rate, acceptance length, lossless output, or cost (record 1.2: per million output tokens, at the price stated in price)."
     )
     value: float | None = Field(
         default=None,
@@ -805,6 +829,36 @@ class Claim(_Model):
         default_factory=list,
         max_length=100,
         description="Installation-scope items (by id) the claimed figure depends on. Any entry mixes equipment work into a software claim.",
+    )
+    relative: Literal["lower", "higher"] | None = Field(
+        default=None,
+        description="Record 1.2: for a claim written as a change against its baseline rather than as a ratio: lower for '40 % lower p50 TPOT', '57 % cheaper' or 'reduces latency by 1.5-3x'; higher for '34 % higher throughput' or '58 % more tokens/s per GPU'. With unit % the value is the percentage (40), otherwise the factor (1.5 and 3). It is recomputed as the speedup it amounts to (40 % lower latency: baseline / run = 1 / 0.6) and shown as written.",
+    )
+    price: ClaimPrice | None = Field(
+        default=None,
+        description="Record 1.2: for a cost claim (per million output tokens): the currency and the hourly price the cost was computed at, per accelerator-hour or per server-hour. Without it a cost cannot be checked.",
+    )
+    throughput_per: Literal["accelerator", "deployment"] | None = Field(
+        default=None,
+        description="Record 1.2: for a throughput or a throughput comparison: per accelerator ('tokens/s per GPU', divided by the configuration's hardware.count) or for the whole deployment (all its accelerators together, the default).",
+    )
+    at_per_user_speed: Annotated[float, Field(gt=0, le=10**6)] | None = Field(
+        default=None,
+        description="Record 1.2: for a comparison at matched interactivity ('58 % more tokens/s per GPU at 57 tokens/s per user'): the per-user speed U, in output tokens/s per user. Each side's figure is its highest-throughput measured run whose per-user speed is at least U (a step function, never interpolated).",
+    )
+    sweep: list[Ident] = Field(
+        default_factory=list,
+        max_length=200,
+        description="Record 1.2: for a claim at matched interactivity: the runs of the claim's side (its load sweep) the point is chosen from, besides run.",
+    )
+    baseline_sweep: list[Ident] = Field(
+        default_factory=list,
+        max_length=200,
+        description="Record 1.2: for a claim at matched interactivity: the baseline side's runs (its load sweep), besides baseline.",
+    )
+    printed_decimals: Annotated[int, Field(ge=0, le=12), Whole] | None = Field(
+        default=None,
+        description="Record 1.2: when the claimed value is copied from a tool's rounded print ('0.07 req/s'), the number of decimals it was printed with (2). It is then consistent with any figure that rounds to it, as a tool's reported figures are, instead of within 2 %.",
     )
 
 

@@ -50,7 +50,7 @@ def _shown(value) -> str:
 def baseline_missing(ctx: Context) -> Iterator[Violation]:
     for i, claim in ctx.claims():
         # A claim with no run at all is evidence-missing, whose ask includes the baseline.
-        if claim.kind != "speedup" or claim.run is None:
+        if (claim.kind != "speedup" and claim.relative is None) or claim.run is None:
             continue
         ask = {"load": _load(claim, ctx.run(claim.run)), "run": claim.run, "value": claimed_text(claim, "x")}
         if claim.baseline is None:
@@ -89,9 +89,14 @@ def baseline_missing(ctx: Context) -> Iterator[Violation]:
 def baseline_mismatch(ctx: Context) -> Iterator[Violation]:
     for i, claim in ctx.claims():
         run, base = ctx.run(claim.run), ctx.run(claim.baseline)
-        if run is None or base is None or run is base or claim.kind not in ("speedup", "output-throughput", "latency"):
+        if run is None or base is None or run is base or claim.kind not in ("speedup", "output-throughput", "latency", "cost"):
             continue
         ours, theirs = comparison_fields(ctx, run), comparison_fields(ctx, base)
+        if claim.at_per_user_speed is not None:
+            # At matched interactivity each side's point is taken at whatever load reaches the per-user
+            # speed: the loads (and the requests a load was run with) differ by design.
+            for name in _MATCHED_BY_DESIGN:
+                ours.pop(name, None), theirs.pop(name, None)
         # A baseline that is the run's own server with drafting switched off per request must be that
         # server: the configuration itself is then compared, not only the fields below.
         if base.drafting_off == "per-request" and run.arrangement == "speculative":
@@ -109,6 +114,9 @@ def baseline_mismatch(ctx: Context) -> Iterator[Violation]:
                 claim=claim.id,
                 ask={"run": run.id, "fields": and_join(differing), "base": base.id},
             )
+
+
+_MATCHED_BY_DESIGN = ("load.concurrency", "load.request_rate", "workload.num_requests")
 
 
 @rule(
