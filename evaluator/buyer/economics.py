@@ -75,6 +75,7 @@ def hourly_cost(price: Price, accelerators: int) -> tuple[Fraction, str]:
         total += exact(price.per_accelerator_hour) * accelerators
         parts.append(f"{accelerators} accelerator{'s' * (accelerators != 1)} x {num(price.per_accelerator_hour, price.currency)}")
     if price.per_server_hour is not None:
+        assert price.accelerators_per_server is not None  # Price's validator pairs it with per_server_hour
         servers = math.ceil(accelerators / price.accelerators_per_server)
         total += exact(price.per_server_hour) * servers
         parts.append(f"{servers} server{'s' * (servers != 1)} x {num(price.per_server_hour, price.currency)}")
@@ -135,7 +136,7 @@ def _judge_limits(limits: list[_Limit], runs: list[Run]) -> tuple[str, tuple[str
             statuses.append("unknown")
             notes += missing
             continue
-        ok = [lim.passes(v) for v, _ in values]
+        ok = [lim.passes(v) for v, _ in values if v is not None]  # every one: none is missing
         shown = " and ".join(num(v, lim.unit) for v, _ in values)
         if all(ok):
             statuses.append("met")
@@ -154,7 +155,7 @@ class _Costing:
     def __init__(self, profile: RequirementsProfile, requirements: list[Requirement], evidence: OfferEvidence):
         self.profile = profile
         self.evidence = evidence
-        self.ctx = evidence.ctx
+        self.ctx = evidence.context
         self.limits = _limits(requirements, profile, self.ctx)
         self.request_limits, self.itl_limited = request_limits(profile)
 
@@ -231,6 +232,7 @@ class _Costing:
             t0, t1 = tokens_per_s(lo), tokens_per_s(hi)
             tps = t0 + w * (t1 - t0) if t0 is not None and t1 is not None else None
             (u0, b0), (u1, b1) = per_user(lo, t0), per_user(hi, t1)
+            basis_u: str | None
             if tps is not None and axis == "concurrency" and b0 == b1 == PER_REQUEST:
                 user, basis_u = tps / exact(load), PER_REQUEST
             elif u0 is not None and u1 is not None and b0 == b1:
@@ -266,7 +268,8 @@ class _Costing:
 
 
 def cheapest(configs: list[ConfigurationCosts], price: Price | None) -> Cheapest:
-    candidates = [(p.cost, c.configuration, p) for c in configs for p in c.points if p.eligible]
+    # An eligible point has a cost; the second test says so to the type checker.
+    candidates = [(p.cost, c.configuration, p) for c in configs for p in c.points if p.eligible and p.cost is not None]
     if price is None:
         return Cheapest(None, None, "no cost: the profile states no price")
     if not candidates:
@@ -370,7 +373,9 @@ def frontier(offered: ConfigurationCosts, baseline: ConfigurationCosts) -> Front
         text = f"no frontier to compare: {which} has no established measured point with tokens/s per user and per accelerator"
         return Frontier(offered.configuration, baseline.configuration, _range(a), _range(b), (), text)
     parts = stretches(a, b)
-    (a_lo, a_hi), (b_lo, b_hi) = _range(a), _range(b)
+    range_a, range_b = _range(a), _range(b)
+    assert range_a is not None and range_b is not None  # a and b are not empty
+    (a_lo, a_hi), (b_lo, b_hi) = range_a, range_b
     if not parts:
         text = (
             f"{name} and {base} were measured over different ranges of tokens/s per user "
@@ -431,17 +436,18 @@ def _baseline_runs(ctx: Context) -> list[Run]:
 
 def _offer_costs(profile: RequirementsProfile, requirements: list[Requirement], offer: OfferEvidence, baseline: OfferEvidence | None) -> OfferCosts:
     own = _Costing(profile, requirements, offer)
-    offered = [own.configuration(c, runs, "offered") for c, runs in _by_configuration(offered_runs(offer.ctx)).items()]
+    offered = [own.configuration(c, runs, "offered") for c, runs in _by_configuration(offered_runs(offer.context)).items()]
     if baseline is None:
-        base = [own.configuration(c, runs, "baseline") for c, runs in _by_configuration(_baseline_runs(offer.ctx)).items()]
+        base = [own.configuration(c, runs, "baseline") for c, runs in _by_configuration(_baseline_runs(offer.context)).items()]
     elif baseline is offer:
         base = []
     else:
         other = _Costing(profile, requirements, baseline)
-        base = [other.configuration(c, runs, "baseline") for c, runs in _by_configuration(offered_runs(baseline.ctx)).items()]
+        base = [other.configuration(c, runs, "baseline") for c, runs in _by_configuration(offered_runs(baseline.context)).items()]
     mine = cheapest(offered, profile.price)
     theirs = cheapest(base, profile.price) if base else None
-    ratio = mine.point.cost / theirs.point.cost if theirs and mine.point and theirs.point else None
+    # The cheapest point is an eligible one, which has a cost (a positive one: prices are positive).
+    ratio = mine.point.cost / theirs.point.cost if theirs and mine.point and theirs.point and mine.point.cost and theirs.point.cost else None
     offered = [_marked(c, mine) for c in offered]
     base = [_marked(c, theirs) for c in base] if theirs else base
     frontiers = tuple(frontier(o, b) for o in offered for b in base)
