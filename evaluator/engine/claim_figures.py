@@ -185,8 +185,9 @@ def _response_time_speedup(ctx: Context, claim: Claim) -> Figure:
     latency = LATENCY_WORDS.get(claim.latency_metric or "", "unstated latency")
     name = f"response-time speedup ({statistic} {latency}, baseline / run)"
     run, base = ctx.run(claim.run), ctx.run(claim.baseline)
-    ours, needs = _latency(run, claim)
-    needs = list(needs)
+    assert run is not None  # claimed_figure returns None first when the claim's run is missing
+    ours, our_needs = _latency(run, claim)
+    needs = list(our_needs)
     if base is None:
         return Figure(name, None, "x", (*needs, (None, "baseline")))
     theirs, their_needs = _latency(base, claim)
@@ -201,7 +202,7 @@ def request_rate(run: Run) -> Figure:
     name = f"completed requests per second (N / T) of run {run.id}"
     n, t = run.workload.num_requests, run.interval.duration_s
     needs = tuple((run.id, f) for f, v in (("workload.num_requests", n), ("duration_s", t)) if v is None)
-    if needs:
+    if n is None or t is None:  # what needs lists
         return Figure(name, None, "requests/s", needs)
     return Figure(name, float(exact(n) / exact(t)), "requests/s", (), output_rate_bounds(n, t))
 
@@ -209,6 +210,7 @@ def request_rate(run: Run) -> Figure:
 def _request_speedup(ctx: Context, claim: Claim) -> Figure:
     name = "completed requests per second against the baseline"
     run, base = ctx.run(claim.run), ctx.run(claim.baseline)
+    assert run is not None  # claimed_figure returns None first when the claim's run is missing
     ours = request_rate(run)
     if base is None:
         return Figure(name, None, "x", (*ours.needs, (None, "baseline")))
@@ -216,6 +218,7 @@ def _request_speedup(ctx: Context, claim: Claim) -> Figure:
     needs = (*ours.needs, *(n for n in theirs.needs if base is not run))
     if needs or not theirs.value:
         return Figure(name, None, "x", needs)
+    assert ours.value is not None  # request_rate gives a value whenever nothing is missing
     bounds = ours.bounds / theirs.bounds if ours.bounds and theirs.bounds else None
     return Figure(name, ours.value / theirs.value, "x", (), bounds)
 
@@ -250,6 +253,7 @@ def _per_user(run: Run, claim: Claim) -> Figure:
 def _per_user_speedup(ctx: Context, claim: Claim) -> Figure:
     name = "per-user output-throughput speedup against the baseline"
     run, base = ctx.run(claim.run), ctx.run(claim.baseline)
+    assert run is not None  # claimed_figure returns None first when the claim's run is missing
     ours, needs = _per_user_value(run, claim)
     if base is None:
         return Figure(name, None, "x", (*needs, (None, "baseline")))
@@ -332,7 +336,9 @@ def claimed_range(claim: Claim) -> tuple[float, float] | None:
     """A claim stated as a range: (low, high) on the figure's scale, whichever way round it was written."""
     if claim.value is None or claim.value_high is None:
         return None
-    ends = sorted((_scaled(claim, claim.value), _scaled(claim, claim.value_high)))
+    low, high = _scaled(claim, claim.value), _scaled(claim, claim.value_high)
+    assert low is not None and high is not None  # _scaled keeps a number a number
+    ends = sorted((low, high))
     return ends[0], ends[1]
 
 
