@@ -261,7 +261,7 @@ def read(path: Path, skip_bad_lines: bool = False, processes: int | None = None,
 
             first = _sum_range(path, ranges[0], skip_bad_lines, _Counter(counters, 0, shown), fmt, hasher)
             totals = _combine(path, itertools.chain([first], (child.receive(shown) for child in children)))
-            totals.sha256 = hashing.receive(shown) if hashing is not None else hasher.hexdigest()
+            totals.sha256 = hashing.receive(shown) if hashing is not None else hasher.hexdigest()  # type: ignore[union-attr]  # hasher exactly when hashing is None
             totals.processes = len(ranges)
     except ProcessEnded as exc:
         raise ImportProblem(f"{path}: {exc}") from None
@@ -364,7 +364,7 @@ def _sum_range(
     try:
         with open(path, "rb", buffering=BLOCK) as fh:
             for lines in _blocks(fh, start, end, advance, hasher):
-                histograms: list[list[int]] = []
+                histograms: list[list[int] | None] = []  # a None only once hist is None, which stays None
                 keep = histograms.append
                 for number, line in enumerate(lines, number + 1):  # noqa: B020 (enumerate took its start before the loop rebinds it)
                     try:
@@ -417,7 +417,7 @@ def _sum_range(
                     steps += s
                     drafts += p
                     accepted += a
-                    add_k(sd.num_spec_tokens)  # None included: dropped at the end
+                    add_k(sd.num_spec_tokens)  # type: ignore[arg-type]  # None included: dropped at the end
                     keep(h)
                     usage = response.usage
                     if usage is not None and (tokens := usage.completion_tokens) is not None:
@@ -426,7 +426,7 @@ def _sum_range(
                         usage_complete = False
                     last = sd
                 if hist is not None:
-                    hist = _add_columns(hist, histograms)  # type: ignore[arg-type]
+                    hist = _add_columns(hist, histograms)  # type: ignore[arg-type]  # no None row while hist is a list
     except _Refused:
         pass
     t.hist = hist
@@ -434,7 +434,7 @@ def _sum_range(
     t.requests_with, t.requests_without = with_metrics, without_metrics + llama.without
     t.emitted = emitted if usage_complete else None
     t.plain_emitted = None if not plain_complete or t.plain_emitted is None else plain + t.plain_emitted
-    t.k_values.discard(None)  # type: ignore[arg-type]
+    t.k_values.discard(None)
     t.last = last
     t.lines = number
     return t
@@ -630,6 +630,7 @@ def _contradictions(path: Path) -> Iterator[tuple[int, str, SpecDecoding, list[i
                 h = histogram(sd.acceptance_histogram, "")
             except ImportProblem:
                 continue
+            assert h is not None  # there is a histogram: checked above
             if sum(h) != sd.num_spec_steps or sum(j * n for j, n in enumerate(h)) != sd.num_accepted_draft_tokens:
                 tokens = response.usage.completion_tokens if response.usage is not None else None
                 yield number, _histogram_mismatch(h, sd.num_spec_steps, sd.num_accepted_draft_tokens), sd, h, tokens
