@@ -143,6 +143,7 @@ def _supported(claim: Claim, value: float, figure: Figure) -> bool:
     """Whether the recomputed figure bears out the claim as stated (a figure, a range, a floor or a
     ceiling), within the tolerance and within the precision the figure's inputs were written to:
     the claim admits computed values in an interval, and the figure lies in `figure.bounds`."""
+    assert figure.value is not None  # claim_mismatch judges only figures with a value
     tol = exact(CLAIM_TOLERANCE)
     ends = claimed_range(claim)
     low, high = (exact(ends[0]), exact(ends[1])) if ends is not None else (exact(value), exact(value))
