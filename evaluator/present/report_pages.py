@@ -338,8 +338,8 @@ def _throughput(rec: EvidenceRecord, r: FileAssessment, runs: dict[str, dict[str
         )
     # Each column of figures with one number of decimals (wording.column); the unit is in the heading.
     for key, values in zip(("tps", "baseline_tps", "speedup"), zip(*figures) if figures else ()):
-        for row, shown in zip(rows, column(list(values))):
-            row[key] = shown + ("x" if key == "speedup" and shown != "-" else "")
+        for row, cell in zip(rows, column(list(values))):
+            row[key] = cell + ("x" if key == "speedup" and cell != "-" else "")
     by_config: dict[str, list[tuple[float, float]]] = {}
     labels: dict[str, str] = {}
     unplotted = []
