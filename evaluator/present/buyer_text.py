@@ -2,8 +2,8 @@
 the reason behind every cell, the ranking in plain sentences, and the figures across loads."""
 
 from __future__ import annotations
-from collections.abc import Sequence
 
+from collections.abc import Sequence
 
 from ..buyer.costs import PER_REQUEST
 from ..buyer.results import Comparison
