@@ -64,7 +64,8 @@ class LoadedFile:
     def positions(self) -> dict[str, tuple[int, int]]:
         if self._positions is None:
             self._scan()
-        return self._positions  # type: ignore[return-value]
+        assert self._positions is not None  # _scan set it
+        return self._positions
 
     def position(self, at: str) -> tuple[int | None, int | None]:
         """Line and column of the value at `at`, or of its nearest enclosing value that is in the
@@ -81,7 +82,8 @@ class LoadedFile:
         """The number at `at` exactly as its author wrote it ("1.90", "2226"), or None."""
         if self._written is None:
             self._scan()
-        return self._written.get(at)  # type: ignore[union-attr]
+        assert self._written is not None  # _scan set it
+        return self._written.get(at)
 
 
 def load_file(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> LoadedFile:

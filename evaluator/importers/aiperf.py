@@ -611,10 +611,10 @@ def _records(path: Path) -> Imported:
                     )
                 covered += 1
                 for k, v in values.items():
-                    spec[k] += v  # type: ignore[operator]
+                    spec[k] += v  # type: ignore[operator]  # none is None: refused above
             for k, tag in RECORD_LATENCIES.items():
                 ms = _record_value(path, number_, metrics, tag, ms=True)
-                lists[k] = None if lists[k] is None or ms is None else lists[k] + [ms]  # type: ignore[operator]
+                lists[k] = None if lists[k] is None or ms is None else lists[k] + [ms]  # type: ignore[operator]  # lists[k] is not None: tested first
         sha = fh.sha256()
     if not requests:
         raise ImportProblem(f"{path}: an AIPerf per-request records file without a completed request of the profiling phase")

@@ -235,13 +235,13 @@ def histogram(value: Any, where: str) -> list[int] | None:
         out = [count(v) for v in value]
         if any(v is None for v in out):
             raise ImportProblem(f"{where}: histogram entries must be non-negative whole numbers")
-        return out  # type: ignore[return-value]
+        return out  # type: ignore[return-value]  # none is None: refused above
     if isinstance(value, dict):
         dense: dict[int, int] = {}
         for key, v in value.items():
             if not (isinstance(key, str) and key.isdigit()) or count(v) is None:
                 raise ImportProblem(f"{where}: histogram key {json.dumps(key)} is not a number of accepted drafts")
-            dense[int(key)] = count(v)  # type: ignore[assignment]
+            dense[int(key)] = count(v)  # type: ignore[assignment]  # not None: refused above
         if not dense:
             return []
         return [dense.get(j, 0) for j in range(max(dense) + 1)]

@@ -189,8 +189,8 @@ def total(requests: list[Request]) -> Totals:
             continue
         t.with_figures += 1
         t.steps += sum(f.steps for f in figs)
-        t.accepted = None if t.accepted is None or any(f.accepted is None for f in figs) else t.accepted + sum(f.accepted for f in figs)  # type: ignore[misc]
-        t.proposed = None if t.proposed is None or any(f.proposed is None for f in figs) else t.proposed + sum(f.proposed for f in figs)  # type: ignore[misc]
+        t.accepted = None if t.accepted is None or any(f.accepted is None for f in figs) else t.accepted + sum(f.accepted for f in figs)  # type: ignore[misc]  # none is None: any() above
+        t.proposed = None if t.proposed is None or any(f.proposed is None for f in figs) else t.proposed + sum(f.proposed for f in figs)  # type: ignore[misc]  # none is None: any() above
         t.emitted = None if t.emitted is None or req.completion_tokens is None else t.emitted + req.completion_tokens
         if t.hist is not None and all(f.hist is not None for f in figs):
             hist = t.hist

@@ -493,6 +493,7 @@ class _LlamaRequests:
 
     def line(self, number: int, line: bytes, response: Line) -> None:
         t, tm = self.t, response.timings
+        assert tm is not None  # called only for a response with timings
         t.timings_seen += 1
         try:
             extra = _decode_llama(line)
@@ -513,15 +514,15 @@ class _LlamaRequests:
         usage = response.usage
         tokens = usage.completion_tokens if usage is not None else None
         if tokens is None:
-            tokens = extra.tokens_predicted if extra.tokens_predicted is not None else tm.predicted_n  # type: ignore[union-attr]
-        covered = tm.draft_n is not None  # type: ignore[union-attr]
-        if covered and tm.draft_n_accepted is None:  # type: ignore[union-attr]
+            tokens = extra.tokens_predicted if extra.tokens_predicted is not None else tm.predicted_n
+        covered = tm.draft_n is not None
+        if covered and tm.draft_n_accepted is None:
             self.refuse(number, "timings has draft_n without draft_n_accepted")
             return
         if not chunk and len(choices) > 1:
             t.multi_choice += 1  # one choice's timings and usage for all of them: not this request's figures
             covered = False
-        figures = [covered, tm.draft_n or 0, tm.draft_n_accepted or 0, tokens]  # type: ignore[union-attr]
+        figures = [covered, tm.draft_n or 0, tm.draft_n_accepted or 0, tokens]
         rid = extra.id if chunk else None
         seen = self.streamed.get(rid) if rid is not None else None
         if seen is None:
@@ -647,7 +648,7 @@ def _drop_contradictions(path: Path, t: Totals, skip_bad_lines: bool) -> None:
         t.steps -= sd.num_spec_steps or 0
         t.drafts -= sd.num_draft_tokens or 0
         t.accepted -= sd.num_accepted_draft_tokens or 0
-        t.hist = [a - b for a, b in zip(t.hist, row + [0] * (len(t.hist) - len(row)))]  # type: ignore[arg-type]
+        t.hist = h = [a - b for a, b in zip(h, row + [0] * (len(h) - len(row)))]
         t.emitted = None if t.emitted is None or tokens is None else t.emitted - tokens
         t.skipped += 1
         t.first_skipped = number if t.first_skipped is None else min(t.first_skipped, number)

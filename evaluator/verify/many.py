@@ -104,7 +104,7 @@ def verify_many(
     finally:
         for child in children:
             child.stop()
-    ordered: list[Outcome] = [None] * len(reports)  # type: ignore[list-item]
+    ordered: list[Outcome] = [None] * len(reports)  # type: ignore[list-item]  # every slot is filled below
     for share_index, outcomes in enumerate(results):
         for k, outcome in enumerate(outcomes):
             ordered[share_index + k * workers] = outcome
