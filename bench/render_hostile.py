@@ -1,4 +1,4 @@
-"""Render time of hostile records (tests/hostile_records.py, the records tests/test_render_hostility.py
+"""Render time of hostile records (tests/support/hostile_records.py, the records tests/report/test_render_hostility.py
 proves stay on the page and fetch nothing), in-process, WeasyPrint imported once beforehand.
 
 Prints the median seconds over N renders of each record and, for the run-count ladder, seconds per
@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from hostile_records import hostile_record, invalid_record_with_long_key  # noqa: E402
+from support.hostile_records import hostile_record, invalid_record_with_long_key  # noqa: E402
 
 TRAP = "http://127.0.0.1:9"  # discard port: a fetch would fail, and the fetcher refuses it first anyway
 

@@ -11,7 +11,7 @@ RECORD_VERSION = "1.1"
 RULE_CATALOG_VERSION = "1.3"
 # Each published release and the rule catalog it shipped (development catalogs between releases
 # never shipped). verify judges the catalog a report claims by this table; add a row with every
-# release (tests/test_changelog.py checks it against CHANGELOG.md's release sections).
+# release (tests/project/test_changelog.py checks it against CHANGELOG.md's release sections).
 RELEASES = {
     "0.1.0": "1.2",
 }

@@ -22,7 +22,6 @@ from .rules.results import FileAssessment, Finding, exit_code
 
 if TYPE_CHECKING:
     from .buyer.results import Comparison
-    from .rules import Rule
 
 
 class CannotRun(Exception):
@@ -76,13 +75,6 @@ class Assessed:
         from .present.json_document import document
 
         return document(self.results, full=True, comparison=self.comparison)
-
-    @staticmethod
-    def rule(code: str) -> Rule | None:
-        """The catalog entry behind a code (title, rationale, reference), for reporters that explain findings."""
-        from .rules import lookup
-
-        return lookup(code)
 
 
 def preload() -> None:
@@ -184,6 +176,7 @@ def assess_paths(
                 [dataclasses.replace(item, path=name) for item, name in zip(loaded, names)], renamed, profiles_allowed=profiles_allowed
             )
             assessed.given_as = dict(zip(names, [item.path for item in loaded] + ([given.path] if given else [])))
+            assessed.document  # noqa: B018 (built here, once: the report embeds it and renders from it, never asking back)
             return assessed
         except CannotRun:
             assess_loaded(loaded, given, profiles_allowed=profiles_allowed)  # raises it again, naming the user's files
@@ -231,17 +224,25 @@ def check_profile(profile: ProfileInput):
     """The profile's model and SHA-256; CannotRun, in one line, for another kind of file or a
     profile that cannot be used (`sdeval serve -r` checks it before it listens)."""
     from .buyer.profile import RequirementsError, load_requirements_bytes
+
+    try:
+        return load_requirements_bytes(profile.path, profile.raw)
+    except RequirementsError as exc:
+        # Only a file that is no usable profile is asked what it is instead (a record, a tool's
+        # output), so the line names what was given rather than its schema errors.
+        raise CannotRun(_other_kind(profile) or str(exc)) from None
+
+
+def _other_kind(profile: ProfileInput) -> str | None:
+    """Why a file given as a requirements profile is another kind of file, or None."""
     from .importers.sniff import own_kind_of_text, sniff_text
 
     head = profile.raw[: 256 * 1024].decode("utf-8", errors="replace")
     if own_kind_of_text(head) == "record":
-        raise CannotRun(
+        return (
             f"{profile.path}: is an evidence record, not a requirements profile: give it as a file to judge "
             f"(`sdeval assess {os.path.basename(profile.path)} --requirements PROFILE`)"
         )
     if own_kind_of_text(head) is None and (fmt := sniff_text(head)) is not None:
-        raise CannotRun(f"{profile.path}: is {fmt} output, not a requirements profile: import its runs with `sdeval import {fmt}`")
-    try:
-        return load_requirements_bytes(profile.path, profile.raw)
-    except RequirementsError as exc:
-        raise CannotRun(str(exc)) from None
+        return f"{profile.path}: is {fmt} output, not a requirements profile: import its runs with `sdeval import {fmt}`"
+    return None

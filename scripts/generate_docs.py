@@ -1,6 +1,6 @@
 """Write the reference pages under docs/ from what the code already holds: the rule catalog
 (docs/rules.md) and the published JSON Schemas (docs/record-fields.md, docs/requirements-fields.md).
-tests/test_docs.py fails when a committed page differs from what this writes, so the reference
+tests/project/test_docs.py fails when a committed page differs from what this writes, so the reference
 never drifts from the catalog or the schemas.
 
     .venv/bin/python scripts/generate_docs.py          # rewrite the pages

@@ -1,4 +1,9 @@
-"""Shared helpers: run the real command line in-process, and load the shipped examples."""
+"""Shared helpers: run the real command line in-process (`invoke`, the one way tests run it, also
+as the `sdeval` and `cli` fixtures), and load the shipped examples.
+
+The tests mirror the package: tests/engine/ for evaluator/engine/, tests/rules/ for evaluator/rules/
+and so on, with tests/project/ for what belongs to the repository as a whole (docs, changelog,
+packaging, layout) and tests/support/ for the helpers several folders share."""
 
 from __future__ import annotations
 
@@ -15,6 +20,10 @@ from evaluator.cli.commands import app
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
+TESTS = ROOT / "tests"
+
+# The archive's fixtures (a PostgreSQL server, signed reports) are used by several folders.
+pytest_plugins = ["support.archive_fixtures"]
 
 
 class Result:
@@ -35,16 +44,17 @@ def _whole_lines():
         yield
 
 
+def invoke(*args, input: str | bytes | None = None, env: dict[str, str] | None = None) -> Result:
+    """`sdeval ARGS...` through the real typer app, in this process: exit code, stdout, stderr.
+    Tests that need the installed console script as its own process run .venv/bin/sdeval."""
+    out = CliRunner().invoke(app, [str(a) for a in args], input=input, env=env, catch_exceptions=False)
+    return Result(out.exit_code, out.stdout, out.stderr)
+
+
 @pytest.fixture
 def sdeval():
-    """Invoke `sdeval ARGS...` through the real typer app; returns exit code, stdout, stderr."""
-    runner = CliRunner()
-
-    def run(*args: str, input: str | None = None) -> Result:
-        out = runner.invoke(app, [str(a) for a in args], input=input, catch_exceptions=False)
-        return Result(out.exit_code, out.stdout, out.stderr)
-
-    return run
+    """`invoke`, as a fixture."""
+    return invoke
 
 
 def example(name: str) -> Path:
@@ -80,10 +90,8 @@ def work(request, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def cli():
-    """`sdeval ARGS...` through the real typer app, once per module; returns click's Result.
-    Keywords go to CliRunner.invoke (env=...)."""
-    runner = CliRunner()
-    return lambda *args, **kw: runner.invoke(app, [str(a) for a in args], catch_exceptions=False, **kw)
+    """`invoke`, for fixtures of module scope (the PDF modules make each report once)."""
+    return invoke
 
 
 @pytest.fixture(scope="module")

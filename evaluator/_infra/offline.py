@@ -13,7 +13,7 @@ modules are imported the stand-in leaves sys.modules and forwards every name rea
 the real aiohttp, imported the first time: a timestamp request, an `except aiohttp.ClientError` or
 a session made later works exactly as it would have. A module that took one of aiohttp's names
 as its own (`from aiohttp import ClientTimeout`) gets the real one back, imported then; anything
-else the stand-in cannot serve makes the import go the ordinary way. tests/test_offline.py checks
+else the stand-in cannot serve makes the import go the ordinary way. tests/_infra/test_offline.py checks
 that verify and an untimestamped signature never import aiohttp, and that pyHanko holds no
 placeholder outside annotations.
 """

@@ -16,7 +16,7 @@ import unicodedata
 # characters: bidi controls, zero-width characters, the BOM, the soft hyphen, tags) and the rest
 # of Unicode's Default_Ignorable_Code_Point (Hangul fillers, the combining grapheme joiner, Khmer
 # inherent vowels, variation selectors, the reserved ranges), plus the line and paragraph
-# separators. Written out (Unicode 14, tests/test_hostile_strings.py checks it against
+# separators. Written out (Unicode 14, tests/present/test_hostile_strings.py checks it against
 # unicodedata) so the published schema can carry the same list as a pattern.
 INVISIBLE_RANGES = (
     (0x00AD, 0x00AD),

@@ -46,7 +46,7 @@ class StoreProblem(Exception):
 
 def pause_point(step: str) -> None:
     """Test hook: with SDEVAL_ARCHIVE_TEST_PAUSE_AT=STEP, the process says so on standard error
-    and waits at that step forever, so a test can kill it exactly there (tests/test_archive_crash.py)."""
+    and waits at that step forever, so a test can kill it exactly there (tests/archive/test_archive_crash.py)."""
     if os.environ.get(PAUSE_ENV) == step:
         import signal
         import sys

@@ -1,9 +1,12 @@
 """Figures across loads, per offer: speedup against the baseline at every measured
 concurrency, and the break-even concurrency where speculation stops paying.
 
-Only measured points are reported. Between two measured concurrencies the break-even
-is interpolated linearly in concurrency and marked as interpolated; outside the
-measured range nothing is inferred ("not reached in the measured range").
+Only measured points decide. The speedup across loads is read as a step function, as MLPerf
+Endpoints reads its curves: where it falls below 1 between two measured concurrencies, the
+break-even is given as that bracket ("between measured concurrency 64 (1.31x) and 256
+(0.984x)"); the linear interpolation between them is shown beside it, labelled as an estimate,
+and nothing is decided on it. Outside the measured range nothing is inferred ("not reached in
+the measured range").
 """
 
 from __future__ import annotations
@@ -43,20 +46,26 @@ class LoadPoint:
 
 @dataclass(frozen=True)
 class BreakEven:
-    # measured: a measured point has speedup exactly 1; interpolated: between two measured points;
-    # not-reached: speedup stays above 1 over the measured range; below-range: below 1 already at
-    # the lowest measured concurrency; unknown: fewer than one point with a speedup.
+    # measured: a measured point has speedup exactly 1; bracketed: between two measured points (the
+    # bracket, with an interpolated estimate beside it); not-reached: speedup stays above 1 over the
+    # measured range; below-range: below 1 already at the lowest measured concurrency; unknown:
+    # fewer than one point with a speedup.
     status: str
-    concurrency: float | None
-    between: tuple[int, int] | None
+    concurrency: float | None  # a measured break-even only; never the estimate
+    bracket: tuple[tuple[int, float], tuple[int, float]] | None  # (concurrency, speedup) measured either side
+    estimate: float | None  # linear in concurrency between the bracket's points: an estimate, not a measurement
     text: str
 
     def as_dict(self) -> dict:
         return {
             "status": self.status,
             "concurrency": self.concurrency,
-            "interpolated": self.status == "interpolated",
-            "between": list(self.between) if self.between else None,
+            "bracket": None
+            if self.bracket is None
+            else {side: {"concurrency": c, "speedup": s} for side, (c, s) in zip(("below", "above"), self.bracket)},
+            "estimate": None
+            if self.estimate is None
+            else {"concurrency": self.estimate, "interpolated": True, "text": f"estimate: {num(self.estimate, decimals=1)}, interpolated"},
             "text": self.text,
         }
 
@@ -81,31 +90,36 @@ def break_even(points: list[tuple[int, float]]) -> BreakEven:
     """First concurrency at which the speedup falls to 1, from (concurrency, speedup) points."""
     pts = sorted(points)
     if not pts:
-        return BreakEven("unknown", None, None, "no speedup or break-even: no baseline run on equal terms at any measured concurrency")
+        return BreakEven("unknown", None, None, None, "no speedup or break-even: no baseline run on equal terms at any measured concurrency")
     low, high = pts[0][0], pts[-1][0]
     if pts[0][1] < 1:
         return BreakEven(
             "below-range",
             None,
             None,
+            None,
             f"slower than the baseline already at the lowest measured concurrency ({low}); break-even not reached in the measured range",
         )
     for (c1, s1), (c2, s2) in zip(pts, pts[1:]):
         if s1 == 1:
-            return BreakEven("measured", float(c1), None, f"break-even measured at concurrency {c1}")
+            return BreakEven("measured", float(c1), None, None, f"break-even measured at concurrency {c1}")
         if s1 > 1 > s2:
-            # Linear in concurrency between the two measured points, on exact fractions.
-            at = Fraction(c1) + (Fraction(s1) - 1) / (Fraction(s1) - Fraction(s2)) * (c2 - c1)
+            # The verdict is the bracket; the crossing inside it was not measured. The linear
+            # estimate (on exact fractions) is shown beside it, labelled, for orientation only.
+            at = float(Fraction(c1) + (Fraction(s1) - 1) / (Fraction(s1) - Fraction(s2)) * (c2 - c1))
             return BreakEven(
-                "interpolated",
-                float(at),
-                (c1, c2),
-                f"break-even at concurrency {num(float(at), decimals=1)} (interpolated between measured {c1} and {c2})",
+                "bracketed",
+                None,
+                ((c1, s1), (c2, s2)),
+                at,
+                f"speculation stops paying between measured concurrency {c1} ({num(s1, 'x')}) and {c2} ({num(s2, 'x')})"
+                f" (estimate: {num(at, decimals=1)}, interpolated)",
             )
     if pts[-1][1] == 1:
-        return BreakEven("measured", float(high), None, f"break-even measured at concurrency {high}")
+        return BreakEven("measured", float(high), None, None, f"break-even measured at concurrency {high}")
     return BreakEven(
         "not-reached",
+        None,
         None,
         None,
         f"not reached in the measured range (concurrency {low} to {high}; speedup above 1 throughout)",

@@ -48,14 +48,58 @@ class CostFinding:
 
 
 @dataclass(frozen=True)
+class Estimate:
+    """A bracketed load's figures interpolated linearly in load between the two measured points:
+    shown beside the measured bracket, labelled as an estimate, and never used for a verdict."""
+
+    tokens_per_s: Fraction | None
+    per_accelerator: Fraction | None
+    per_user: Fraction | None
+    cost: Fraction | None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "interpolated": True,
+            "tokens_per_s": _f(self.tokens_per_s),
+            "tokens_per_s_per_accelerator": _f(self.per_accelerator),
+            "tokens_per_s_per_user": _f(self.per_user),
+            "cost_per_million_output_tokens": _f(self.cost),
+        }
+
+
+@dataclass(frozen=True)
+class BracketSide:
+    """One of the two measured loads around a load the buyer will run, with its measured figures."""
+
+    load: float
+    run: str
+    per_accelerator: Fraction | None
+    per_user: Fraction | None
+    cost: Fraction | None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "load": self.load,
+            "run": self.run,
+            "tokens_per_s_per_accelerator": _f(self.per_accelerator),
+            "tokens_per_s_per_user": _f(self.per_user),
+            "cost_per_million_output_tokens": _f(self.cost),
+        }
+
+
+@dataclass(frozen=True)
 class CostPoint:
-    """One configuration at one load: measured by a run, or interpolated between two."""
+    """One configuration at one load: measured by a run, or bracketed by the measured loads either
+    side. A bracketed point's figures are the bracket's worse measured figures (the lower
+    throughputs, the higher cost: bounds on the figure at the load, taking it to lie between its
+    measured values, as loads.py does), so its verdicts rest on measurements; the interpolated
+    figures are its `estimate`."""
 
     axis: str | None  # concurrency, request_rate, or None when the run states no load
     load: float | None
-    basis: str  # measured | interpolated
+    basis: str  # measured | bracketed
     runs: tuple[str, ...]  # the run, or the two measured runs either side
-    tokens_per_s: Fraction | None  # E / T
+    tokens_per_s: Fraction | None  # E / T (bracketed: the lower measured E / T)
     per_accelerator: Fraction | None
     per_user: Fraction | None
     per_user_basis: str | None  # E / T / concurrency, 1000 / p50 TPOT, 1000 / mean TPOT
@@ -70,6 +114,20 @@ class CostPoint:
     # The profile names the loads the buyer will run, and this is not one of them: shown as context,
     # never the cheapest.
     outside_loads: bool = False
+    bracket: tuple[BracketSide, ...] = ()  # bracketed: the measured loads below and above
+    estimate: Estimate | None = None  # bracketed: interpolated, for orientation only
+
+    @property
+    def bound(self) -> bool:
+        """The figures are bounds from measured neighbours (a load not measured), not a measurement."""
+        return self.basis == "bracketed"
+
+    @property
+    def cost_run(self) -> str | None:
+        """The run whose measured cost this point's cost is (the dearer side of a bracket)."""
+        if not self.bracket:
+            return self.runs[0] if self.runs else None
+        return next((b.run for b in self.bracket if b.cost is not None and b.cost == self.cost), None)
 
     @property
     def within_limits(self) -> bool:
@@ -78,8 +136,8 @@ class CostPoint:
     @property
     def eligible(self) -> bool:
         """May be the cheapest: at one of the buyer's loads (any measured load where the profile names
-        none; an interpolated point exists only at one), established, the buyer's conditions, every
-        limit met."""
+        none; a bracketed point exists only at one, with its dearer measured cost), established, the
+        buyer's conditions, every limit met."""
         return not self.outside_loads and self.cost is not None and not self.codes and self.within_limits
 
     @property
@@ -94,8 +152,10 @@ class CostPoint:
             "outside_your_loads": self.outside_loads,
             "load": self.load,
             "basis": self.basis,
-            "interpolated": self.basis == "interpolated",
+            "bound": self.bound,
             "runs": list(self.runs),
+            "bracket": [b.as_dict() for b in self.bracket] or None,
+            "estimate": self.estimate.as_dict() if self.estimate else None,
             "tokens_per_s": _f(self.tokens_per_s),
             "tokens_per_s_per_accelerator": _f(self.per_accelerator),
             "tokens_per_s_per_user": _f(self.per_user),
@@ -137,7 +197,8 @@ class ConfigurationCosts:
 
 @dataclass(frozen=True)
 class Cheapest:
-    """The lowest cost per million output tokens among measured loads within every limit."""
+    """The lowest cost per million output tokens within every limit, from measured costs only: at a
+    bracketed load, the dearer of the two measured costs around it, an upper bound ("at most")."""
 
     configuration: str | None
     point: CostPoint | None
@@ -149,8 +210,10 @@ class Cheapest:
             "configuration": self.configuration,
             "axis": p.axis if p else None,
             "load": p.load if p else None,
-            "run": p.runs[0] if p else None,
+            "run": p.cost_run if p else None,  # the measured run the cost is
             "cost_per_million_output_tokens": _f(p.cost) if p else None,
+            "bound": "at-most" if p and p.bound else None,
+            "estimate": _f(p.estimate.cost) if p and p.estimate else None,
             "text": self.text,
         }
 
@@ -209,6 +272,7 @@ class OfferCosts:
     cost_ratio: Fraction | None  # offer's cheapest / baseline's cheapest
     ratio_text: str
     frontiers: tuple[Frontier, ...]
+    ratio_bound: str | None = None  # at-most | at-least: one of the two costs is a bracketed load's upper bound
 
     def goodput_lines(self) -> list[str]:
         return goodput_lines(self)
@@ -220,6 +284,7 @@ class OfferCosts:
             "cheapest": self.cheapest.as_dict(),
             "baseline_cheapest": self.baseline_cheapest.as_dict() if self.baseline_cheapest else None,
             "cost_ratio": _f(self.cost_ratio),
+            "cost_ratio_bound": self.ratio_bound,
             "ratio_text": self.ratio_text,
             "frontiers": [f.as_dict() for f in self.frontiers],
         }

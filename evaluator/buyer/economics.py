@@ -21,9 +21,12 @@ per-request throughput) or not. Only established evidence gets a cost, so nothin
 established, and no load that fails a limit, is ever the cheapest. Where the profile names the
 loads the buyer will run, the cheapest is taken at those loads only, and the other measured loads
 are context ("outside your loads"). At a load the buyer will run that lies between two measured
-loads of one configuration and K band, the figures are interpolated linearly in load and marked
-as such (such a point may be the cheapest, and says so); nothing is extrapolated. Arithmetic is on
-exact fractions of the numbers as written, as in metrics.py.
+loads of one configuration and K band, the point is bracketed by them: its limits are judged on
+both measured points (loads.py), and its figures are the bracket's worse measured ones (the lower
+throughputs, the higher cost), so it may be the cheapest only with the dearer measured cost, "at
+most"; the figures interpolated linearly in load are shown beside them as an estimate and decide
+nothing (MLPerf Endpoints reads curves as step functions, never interpolated); nothing is
+extrapolated. Arithmetic is on exact fractions of the numbers as written, as in metrics.py.
 """
 
 from __future__ import annotations
@@ -46,11 +49,13 @@ from .costs import (
     NO_PRICE,
     PER_REQUEST,
     PER_USER_LIMITS,
+    BracketSide,
     Cheapest,
     ConfigurationCosts,
     CostFinding,
     CostPoint,
     Economics,
+    Estimate,
     Frontier,
     InteractivityLimit,
     OfferCosts,
@@ -123,9 +128,10 @@ def _limits(requirements: list[Requirement], profile: RequirementsProfile, ctx: 
     return out
 
 
-def _judge_limits(limits: list[_Limit], runs: list[Run]) -> tuple[str, tuple[str, ...]]:
-    """met when every limit holds at every run given (one measured, or both sides of an interpolated
-    load); not-met when one fails at all of them; undecided when one holds on one side only."""
+def _judge_limits(limits: list[_Limit], runs: list[Run], axis: str | None = None) -> tuple[str, tuple[str, ...]]:
+    """met when every limit holds at every run given (one measured, or both measured sides of a
+    bracketed load); not-met when one fails at all of them; undecided when one holds on one side
+    only: the figure in between was not measured, and no estimate decides it."""
     if not limits:
         return "none-stated", ()
     statuses, notes = [], []
@@ -137,15 +143,19 @@ def _judge_limits(limits: list[_Limit], runs: list[Run]) -> tuple[str, tuple[str
             notes += missing
             continue
         ok = [lim.passes(v) for v, _ in values if v is not None]  # every one: none is missing
-        shown = " and ".join(num(v, lim.unit) for v, _ in values)
+        if len(runs) == 1:
+            shown = num(values[0][0], lim.unit)
+        else:
+            shown = " and ".join(f"{num(v, lim.unit)} at measured {num(getattr(r.load, axis or 'concurrency'))}" for (v, _), r in zip(values, runs))
         if all(ok):
             statuses.append("met")
         elif not any(ok):
             statuses.append("not-met")
             notes.append(f"{lim.words}: {shown}")
         else:
+            met_at = next(num(getattr(r.load, axis or "concurrency")) for r, good in zip(runs, ok) if good)
             statuses.append("undecided")
-            notes.append(f"{lim.words}: {shown}, met on one side only")
+            notes.append(f"{lim.words}: {shown}; met at {met_at} only, and nothing between them was measured")
     return next((s for s in ("not-met", "undecided", "unknown") if s in statuses), "met"), tuple(notes)
 
 
@@ -182,7 +192,7 @@ class _Costing:
         price = self.profile.price
         hourly, hourly_text = (None, NO_PRICE) if price is None else ((None, NO_COUNT) if count is None else hourly_cost(price, count))
         points = [self.measured(run, hourly, count) for run in runs]
-        points += self.interpolated(runs, hourly, count)
+        points += self.bracketed(runs, hourly, count)
         # Where the profile names loads, the cost is the cost at those loads; the others are context.
         wanted = set(required_points(self.profile, self.ctx, runs))
         if wanted:
@@ -218,36 +228,35 @@ class _Costing:
             goodput(run, self.request_limits, self.itl_limited),
         )
 
-    def interpolated(self, runs: list[Run], hourly: Fraction | None, count: int | None) -> list[CostPoint]:
+    def bracketed(self, runs: list[Run], hourly: Fraction | None, count: int | None) -> list[CostPoint]:
         """At each load the buyer will run that lies between two measured loads of this configuration
-        and K band (loads.locate), never beyond them."""
+        and K band (loads.locate), never beyond them: the measured bracket, its worse figures as
+        bounds, and the linear interpolation as a labelled estimate."""
         out = []
         for axis, load in required_points(self.profile, self.ctx, runs):
             basis, pair, _ = locate(self.ctx, runs, axis, load)
             if basis != "bracketed":
                 continue
             lo, hi = pair
-            x0, x1 = exact(getattr(lo.load, axis)), exact(getattr(hi.load, axis))
-            w = (exact(load) - x0) / (x1 - x0)
-            t0, t1 = tokens_per_s(lo), tokens_per_s(hi)
-            tps = t0 + w * (t1 - t0) if t0 is not None and t1 is not None else None
-            (u0, b0), (u1, b1) = per_user(lo, t0), per_user(hi, t1)
-            basis_u: str | None
-            if tps is not None and axis == "concurrency" and b0 == b1 == PER_REQUEST:
-                user, basis_u = tps / exact(load), PER_REQUEST
-            elif u0 is not None and u1 is not None and b0 == b1:
-                user, basis_u = u0 + w * (u1 - u0), b0
-            else:
-                user, basis_u = None, None
-            codes = tuple(dict.fromkeys(self.codes(lo) + self.codes(hi)))
             established = not (self.evidence.gate_codes or self.evidence.problems.get(lo.id) or self.evidence.problems.get(hi.id))
+            sides = []
+            for run in (lo, hi):
+                t = tokens_per_s(run)
+                u, u_basis = per_user(run, t)
+                sides.append((run, t, u, u_basis, self.cost(established, t, hourly, count)[0]))
+            (_, t0, u0, b0, _), (_, t1, u1, b1, _) = sides
+            bracket = tuple(BracketSide(getattr(r.load, axis), r.id, t / count if t is not None and count else None, u, c) for r, t, u, _, c in sides)
+            # The bounds: the figure at the load is taken to lie between its two measured values.
+            tps = min(t0, t1) if t0 is not None and t1 is not None else None
+            user, basis_u = (min(u0, u1), b0) if u0 is not None and u1 is not None and b0 == b1 else (None, None)
             cost, note = self.cost(established, tps, hourly, count)
-            limits, notes = _judge_limits(self.limits, [lo, hi])
+            codes = tuple(dict.fromkeys(self.codes(lo) + self.codes(hi)))
+            limits, notes = _judge_limits(self.limits, [lo, hi], axis)
             out.append(
                 CostPoint(
                     axis,
                     load,
-                    "interpolated",
+                    "bracketed",
                     (lo.id, hi.id),
                     tps,
                     tps / count if tps is not None and count else None,
@@ -259,9 +268,26 @@ class _Costing:
                     codes,
                     limits,
                     notes,
+                    bracket=bracket,
+                    estimate=self.estimate(axis, load, lo, hi, hourly, count, established),
                 )
             )
         return out
+
+    def estimate(self, axis: str, load: float, lo: Run, hi: Run, hourly: Fraction | None, count: int | None, established: bool) -> Estimate:
+        """Linear in load between the two measured points: shown beside them, labelled, never judged."""
+        x0, x1 = exact(getattr(lo.load, axis)), exact(getattr(hi.load, axis))
+        w = (exact(load) - x0) / (x1 - x0)
+        t0, t1 = tokens_per_s(lo), tokens_per_s(hi)
+        tps = t0 + w * (t1 - t0) if t0 is not None and t1 is not None else None
+        (u0, b0), (u1, b1) = per_user(lo, t0), per_user(hi, t1)
+        if tps is not None and axis == "concurrency" and b0 == b1 == PER_REQUEST:
+            user = tps / exact(load)
+        elif u0 is not None and u1 is not None and b0 == b1:
+            user = u0 + w * (u1 - u0)
+        else:
+            user = None
+        return Estimate(tps, tps / count if tps is not None and count else None, user, self.cost(established, tps, hourly, count)[0])
 
 
 # ------------------------------------------------------------------------------ cheapest
@@ -269,7 +295,7 @@ class _Costing:
 
 def cheapest(configs: list[ConfigurationCosts], price: Price | None) -> Cheapest:
     # An eligible point has a cost; the second test says so to the type checker.
-    candidates = [(p.cost, c.configuration, p) for c in configs for p in c.points if p.eligible and p.cost is not None]
+    candidates = [(p.cost, p.bound, c.configuration, p) for c in configs for p in c.points if p.eligible and p.cost is not None]
     if price is None:
         return Cheapest(None, None, "no cost: the profile states no price")
     if not candidates:
@@ -284,21 +310,52 @@ def cheapest(configs: list[ConfigurationCosts], price: Price | None) -> Cheapest
         else:
             why = f"{where} within your limits has evidence that matches your sampling, scope and tasks"
         return Cheapest(None, None, f"no cost within your limits: {why}")
-    cost, config, point = min(candidates, key=lambda c: c[0])  # ties: the first, in load order
-    where = f"run {point.runs[0]}" if point.basis == "measured" else f"interpolated between runs {point.runs[0]} and {point.runs[1]}"
+    # Ties: a measured cost before a bound, then the first in load order.
+    cost, _, config, point = min(candidates, key=lambda c: (c[0], c[1]))
+    figure = f"{money(float(cost), price.currency)} per million output tokens"
+    where = _load_text(point.axis, point.load)
+    if not point.bound:
+        return Cheapest(config, point, f"{figure} ({config} at {where}, run {point.runs[0]})")
+    low, high = point.bracket
+    estimate = point.estimate.cost if point.estimate else None
     return Cheapest(
         config,
         point,
-        (f"{money(float(cost), price.currency)} per million output tokens ({config} at {_load_text(point.axis, point.load)}, {where})"),
+        f"at most {figure} ({config} at {where}, not measured: the dearer of the costs measured at {num(low.load)}"
+        f" (run {low.run}, {money(_float(low.cost))}) and {num(high.load)} (run {high.run}, {money(_float(high.cost))})"
+        + (f"; estimate: {money(float(estimate))}, interpolated" if estimate is not None else "")
+        + ")",
     )
 
 
-def _ratio_text(ratio: Fraction | None, offered: Cheapest, baseline: Cheapest | None) -> str:
+def _float(value: Fraction | None) -> float | None:
+    return None if value is None else float(value)
+
+
+def _ratio(offered: Cheapest, baseline: Cheapest | None) -> tuple[Fraction | None, str | None]:
+    """offer / baseline from measured costs. An offer's cost that is an upper bound makes the ratio one
+    ("at most"), a baseline's makes it a lower bound ("at least"); two bounds bound nothing."""
+    if baseline is None or offered.point is None or baseline.point is None:
+        return None, None
+    mine, theirs = offered.point.bound, baseline.point.bound
+    if mine and theirs:
+        return None, None
+    # The cheapest point is an eligible one, which has a cost (a positive one: prices are positive).
+    assert offered.point.cost is not None and baseline.point.cost is not None
+    return offered.point.cost / baseline.point.cost, "at-most" if mine else "at-least" if theirs else None
+
+
+def _ratio_text(ratio: Fraction | None, bound: str | None, offered: Cheapest, baseline: Cheapest | None) -> str:
     if baseline is None:
         return "no baseline to compare the cost with"
     if ratio is None:
+        if offered.point is not None and baseline.point is not None:
+            return "no cost ratio from measured costs: both cheapest costs are upper bounds at loads not measured"
         side = "the offer" if offered.point is None else "the baseline"
         return f"no cost ratio: {side} has no cost within your limits"
+    if bound is not None:
+        whose = "the offer's" if bound == "at-most" else "the baseline's"
+        return f"cost ratio offer / baseline {bound.replace('-', ' ')} {num(float(ratio))}: {whose} cost is an upper bound at a load not measured"
     if ratio < 1:
         return f"cost ratio offer / baseline {num(float(ratio))}: the baseline costs {num(float(1 / ratio), 'x')} as much"
     if ratio > 1:
@@ -446,12 +503,11 @@ def _offer_costs(profile: RequirementsProfile, requirements: list[Requirement], 
         base = [other.configuration(c, runs, "baseline") for c, runs in _by_configuration(offered_runs(baseline.context)).items()]
     mine = cheapest(offered, profile.price)
     theirs = cheapest(base, profile.price) if base else None
-    # The cheapest point is an eligible one, which has a cost (a positive one: prices are positive).
-    ratio = mine.point.cost / theirs.point.cost if theirs and mine.point and theirs.point and mine.point.cost and theirs.point.cost else None
+    ratio, bound = _ratio(mine, theirs)
     offered = [_marked(c, mine) for c in offered]
     base = [_marked(c, theirs) for c in base] if theirs else base
     frontiers = tuple(frontier(o, b) for o in offered for b in base)
-    return OfferCosts(offer.file, tuple(offered + base), mine, theirs, ratio, _ratio_text(ratio, mine, theirs), frontiers)
+    return OfferCosts(offer.file, tuple(offered + base), mine, theirs, ratio, _ratio_text(ratio, bound, mine, theirs), frontiers, bound)
 
 
 def _marked(config: ConfigurationCosts, best: Cheapest) -> ConfigurationCosts:

@@ -26,20 +26,10 @@ from .profile import RequirementsProfile
 from .results import Cell, PointResult, Requirement, Status
 
 
-class _EveryRunTimed(Context):
-    """The record rules, applied as if a performance claim rested on every run: a buyer may use
-    any run, so each one needs a complete interval, consistent counts, and so on."""
-
-    def timed_runs(self) -> list[tuple[int, Run]]:
-        return list(enumerate(self.record.runs))
-
-    def needs_duration(self, run: Run) -> bool:
-        return True  # a throughput requirement may be judged on any run
-
-
 def run_problems(record: EvidenceRecord) -> dict[str, set[str]]:
     """Error codes that point into each run or its configuration."""
-    ctx = _EveryRunTimed(record)
+    # The record rules, as if a performance claim rested on every run (see Context.every_run_timed).
+    ctx = Context(record, every_run_timed=True)
     out: dict[str, set[str]] = {run.id: set() for run in record.runs}
     for rule in REGISTRY.values():
         if rule.check is None or rule.severity != "error":

@@ -3,9 +3,11 @@ the buyer will run.
 
 A load-dependent requirement is judged at every required load: from a run at that load, or
 from the two nearest measured loads either side (same configuration and K band), taking the
-figure to change monotonically between them: met when both sides meet it, not met when
-neither does, undecided otherwise (requirement-between-loads). No numbers are made up
-between measured loads for a verdict, and beyond the measured range nothing is inferred
+figure to change monotonically between them: met when both sides meet it (so it is met at the
+side that is harder for it: the higher load for a latency limit or a per-request throughput,
+the lower for an aggregate throughput), not met when neither does, undecided otherwise
+(requirement-between-loads). Nothing interpolated decides a verdict (MLPerf Endpoints reads
+curves as step functions), and beyond the measured range nothing is inferred
 (requirement-load-uncovered). A measured failure at any required load makes the requirement
 "not met".
 """
@@ -146,7 +148,7 @@ def _point(profile: RequirementsProfile, offer: OfferEvidence, req: Requirement,
         text = f"at {where}: {num(figures[0], unit)} (run {ids[0]})"
     else:
         text = (
-            f"at {where}, between measured {num(getattr(runs[0].load, axis))} ({num(figures[0], unit)}, run {ids[0]}) "
+            f"at {where} (not measured), judged on the measured loads around it, {num(getattr(runs[0].load, axis))} ({num(figures[0], unit)}, run {ids[0]}) "
             f"and {num(getattr(runs[1].load, axis))} ({num(figures[1], unit)}, run {ids[1]})"
         )
     problems = sorted(set().union(*(offer.problems.get(r.id, set()) for r in runs)))
@@ -163,13 +165,23 @@ def _point(profile: RequirementsProfile, offer: OfferEvidence, req: Requirement,
         )
     verdicts = [passes(v) for v in figures]
     if all(verdicts):
-        return PointResult(axis, load, basis, ids, figures, "met", (), text)
+        return PointResult(axis, load, basis, ids, figures, "met", (), text + (": met at both" if basis == "bracketed" else ""))
     if not any(verdicts):
         code = fit_rules.SLO_NOT_MET.code if req.kind == "latency" else fit_rules.THROUGHPUT_BELOW.code
-        return PointResult(axis, load, basis, ids, figures, "not-met", (code,), text)
+        return PointResult(axis, load, basis, ids, figures, "not-met", (code,), text + (": met at neither" if basis == "bracketed" else ""))
     # Met on one side, not on the other: the crossing lies somewhere between, and where was not measured.
+    failed = runs[verdicts.index(False)]
+    side = "above" if failed is runs[1] else "below"
     return PointResult(
-        axis, load, basis, ids, figures, "not-established", (fit_rules.BETWEEN_LOADS.code,), f"{text}: met on one side only, so undecided here"
+        axis,
+        load,
+        basis,
+        ids,
+        figures,
+        "not-established",
+        (fit_rules.BETWEEN_LOADS.code,),
+        f"{text}: not met at {num(getattr(failed.load, axis))}, the next measured load {side} your {num(load)}, so undecided here"
+        " (nothing between them was measured, and no estimate decides it)",
     )
 
 

@@ -15,6 +15,9 @@ ACCEPTANCE_KINDS = ("acceptance-rate", "acceptance-length")
 class Context:
     record: EvidenceRecord
     metrics: dict[str, RunMetrics] = field(default_factory=dict)
+    # The buyer's view: a buyer may use any run, so the record rules are applied as if a
+    # performance claim rested on every one (each needs a complete interval, a duration, ...).
+    every_run_timed: bool = False
 
     def __post_init__(self) -> None:
         if not self.metrics:
@@ -51,6 +54,8 @@ class Context:
     def timed_runs(self) -> list[tuple[int, Run]]:
         """Runs a performance claim rests on (as run or baseline): these need a measured interval.
         A run that only supports acceptance figures needs no clock."""
+        if self.every_run_timed:
+            return list(enumerate(self.record.runs))
         used = {c.run for _, c in self.performance_claims()} | {c.baseline for _, c in self.performance_claims()}
         return [(i, run) for i, run in enumerate(self.record.runs) if run.id in used]
 
@@ -58,6 +63,8 @@ class Context:
         """Whether a claim resting on the run is a figure over its interval (E / T, N / T). A
         latency, a response-time speedup or a stated per-user figure is measured per request: it
         needs the interval's definition, not its length."""
+        if self.every_run_timed:
+            return True  # a throughput requirement may be judged on any run
         return any(
             run.id in (c.run, c.baseline) and not (c.kind == "latency" or c.counted in ("response-time", "per-user-output"))
             for _, c in self.performance_claims()

@@ -368,7 +368,7 @@ if _CParser is not None:
 
 # What libyaml reads otherwise than PyYAML's pure-Python reader, found by running both on the
 # hostile cases and on some 400,000 random texts of YAML's indicators and dumped data, mutated
-# (tests/test_loader.py keeps the cases and a smaller comparison). A document with any of these is
+# (tests/engine/test_loader.py keeps the cases and a smaller comparison). A document with any of these is
 # read by the pure-Python loader alone:
 # - a tab, which libyaml takes as separation after `:`, at a line's end or inside flow collections,
 #   where PyYAML refuses the file ("found character '\t' that cannot start any token");

@@ -13,11 +13,10 @@ from typing import TYPE_CHECKING, Any
 from markupsafe import Markup
 
 from ..engine.wording import REQUIREMENT_STATUS as STATUS_WORDS
-from ..engine.wording import column, loads_text, money
+from ..engine.wording import column, loads_text, money, num
 from .charts import Series, frontier_chart, line_chart, offer_style
 
-# The rule catalog entry behind a code (Assessed.rule): the PDF explains findings without
-# importing the rules engine.
+# The rule catalog entry behind a code (rules.lookup), by which the PDF explains findings.
 RuleOf = Callable[[str], Any]
 
 if TYPE_CHECKING:
@@ -116,16 +115,23 @@ def _offer_costs(e: Economics, o: OfferCosts, name: Callable[[str], str]) -> dic
     for config in o.configurations:
         for p in config.points:
             good_figure = next(good)
+            est = p.estimate
             rows.append(
                 {
                     "configuration": config.configuration,
                     "role": config.role,
                     "load": p.label,
-                    "interpolated": p.basis == "interpolated",
+                    # Not measured: the figures are the bracket's worse measured ones ("at least", "at most"),
+                    # each with the interpolated estimate beside it, labelled.
+                    "bracket": " and ".join(num(b.load) for b in p.bracket) if p.bound else None,
+                    "bound": p.bound,
                     "outside_loads": p.outside_loads,
                     "runs": " \u2013 ".join(p.runs),
                     "per_accelerator": next(per_accelerator),
                     "per_user": next(per_user),
+                    "estimate_per_accelerator": num(float(est.per_accelerator)) if est and est.per_accelerator is not None else None,
+                    "estimate_per_user": num(float(est.per_user)) if est and est.per_user is not None else None,
+                    "estimate_cost": money(float(est.cost)) if est and est.cost is not None else None,
                     "per_user_basis": p.per_user_basis if p.per_user_basis and p.per_user_basis != "E / T / concurrency" else None,
                     "goodput": good_figure if p.goodput.basis != "none" else "-",
                     "goodput_basis": {"at-least": "at least", "counted": "counted"}.get(p.goodput.basis),
@@ -142,6 +148,7 @@ def _offer_costs(e: Economics, o: OfferCosts, name: Callable[[str], str]) -> dic
     return {
         "file": name(o.offer),
         "rows": rows,
+        "bracketed": any(r["bound"] for r in rows),
         "goodput": o.goodput_lines(),  # a goodput column only where some point has one
         "hourly": [f"{c.configuration}: {c.hourly_text}" for c in o.configurations],
         "cheapest": o.cheapest.text,

@@ -4,11 +4,12 @@ the reason behind every cell, the ranking in plain sentences, and the figures ac
 from __future__ import annotations
 
 from collections.abc import Sequence
+from fractions import Fraction
 
 from ..buyer.costs import PER_REQUEST
 from ..buyer.results import Comparison
 from ..engine.wording import REQUIREMENT_STATUS as _STATUS
-from ..engine.wording import column, loads_text, money
+from ..engine.wording import column, loads_text, money, num
 
 
 def _table(rows: Sequence[tuple[str, ...]], indent: str = "  ") -> list[str]:
@@ -131,18 +132,28 @@ def _costs(c: Comparison, file: str) -> list[str]:
     per_user = iter(column([None if p.per_user is None else float(p.per_user) for p in points]))
     for config in o.configurations:
         for p in config.points:
-            user = next(per_user) + ("" if p.per_user is None or p.per_user_basis == PER_REQUEST else f" ({p.per_user_basis})")
+            accelerator, user = next(per_accelerator), next(per_user)
             cost = money(float(p.cost)) + (" (cheapest)" if p.cheapest else "") if p.cost is not None else f"- ({p.cost_note})"
+            if p.bound:
+                # Not measured: the bracket's worse measured figures, with the interpolation beside them, labelled.
+                est = p.estimate
+                accelerator = _bounded(">=", accelerator, None if est is None else est.per_accelerator)
+                user = _bounded(">=", user, None if est is None else est.per_user)
+                if p.cost is not None:
+                    cost = _bounded("<=", money(float(p.cost)), None, None if est is None else est.cost) + (" (cheapest)" if p.cheapest else "")
+            user += "" if p.per_user is None or p.per_user_basis == PER_REQUEST else f" ({p.per_user_basis})"
             limits = LIMIT_WORDS[p.limits] + (f" ({'; '.join(p.limit_notes)})" if p.limit_notes else "")
             if p.codes:
                 limits += f" [{', '.join(p.codes)}]"
             rows.append(
                 (
-                    p.label + (" (interpolated)" if p.basis == "interpolated" else "") + (" (outside your loads)" if p.outside_loads else ""),
+                    p.label
+                    + (f" (not measured: between {' and '.join(num(b.load) for b in p.bracket)})" if p.bound else "")
+                    + (" (outside your loads)" if p.outside_loads else ""),
                     config.configuration + ("" if config.offer == file else f" ({c.name(config.offer)})"),
                     config.role,
                     " - ".join(p.runs),
-                    next(per_accelerator),
+                    accelerator,
                     user,
                     *([_goodput_cell(next(good), p)] if counted else []),
                     *([cost] if priced else []),
@@ -150,6 +161,11 @@ def _costs(c: Comparison, file: str) -> list[str]:
                 )
             )
     out += _table(rows, "    ")
+    if any(p.bound for p in points):
+        out.append(
+            "    a load not measured is judged on the measured loads around it: >= and <= give the worse of their two measured"
+            " figures; an estimate is interpolated linearly between them and decides nothing"
+        )
     if e.price is not None:
         out += [f"    {config.configuration}: {config.hourly_text}" for config in o.configurations]
         out.append(f"    cheapest within your limits: {o.cheapest.text}")
@@ -159,6 +175,13 @@ def _costs(c: Comparison, file: str) -> list[str]:
     out += [f"    frontier: {f.text}" for f in o.frontiers]
     out += [f"    goodput, {line}" for line in o.goodput_lines()]
     return out
+
+
+def _bounded(sign: str, figure: str, estimate: Fraction | None, estimate_cost: Fraction | None = None) -> str:
+    """A bracketed load's figure: the bound from measured points, and the interpolated estimate labelled."""
+    if estimate_cost is not None:
+        return f"{sign} {figure} (estimate {money(float(estimate_cost))})"
+    return f"{sign} {figure}" + (f" (estimate {num(float(estimate))})" if estimate is not None else "")
 
 
 def _goodput_cell(figure: str, p) -> str:

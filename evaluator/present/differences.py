@@ -14,15 +14,24 @@ def without_tool(doc: dict[str, Any]) -> dict[str, Any]:
 # Keys each assessment JSON version added (additions only), so that a report written in an older
 # version is compared with a fresh document in its own shape, not failed for what it could not hold.
 ADDED_RUN_KEYS = {"1.2": ("k", "baseline_run", "speedup")}
+# Versions that changed the `requirements` section alone (1.3: measured brackets, estimates labelled):
+# a document without that section has the older version's shape. One with it cannot be put back in
+# the older shape (the older one decided on interpolated figures): its differences are reported.
+REQUIREMENTS_ONLY = ("1.3",)
 
 
 def as_of_schema(fresh: dict[str, Any], version: Any) -> dict[str, Any]:
     """The fresh document without the run keys added after `version` (the embedded document's)."""
-    later = [keys for added, keys in ADDED_RUN_KEYS.items() if not isinstance(version, str) or _key(version) < _key(added)]
-    if not later:
+
+    def newer(added: str) -> bool:
+        return not isinstance(version, str) or _key(version) < _key(added)
+
+    later = [keys for added, keys in ADDED_RUN_KEYS.items() if newer(added)]
+    shaped = all(not newer(v) for v in REQUIREMENTS_ONLY) or fresh.get("requirements") is None
+    if not later and not any(newer(v) for v in REQUIREMENTS_ONLY):
         return fresh
     dropped = {k for keys in later for k in keys}
-    doc = {**fresh, "schema_version": version}
+    doc = {**fresh, "schema_version": version if shaped else fresh.get("schema_version")}
     doc["files"] = [
         {**f, "runs": [{k: v for k, v in run.items() if k not in dropped} for run in f["runs"]]} if isinstance(f.get("runs"), list) else f
         for f in fresh.get("files", [])

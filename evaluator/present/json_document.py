@@ -24,7 +24,12 @@ if TYPE_CHECKING:
 
 # 1.1: each file entry gained `asks`, each claim `value_high` and `bound` (additions only).
 # 1.2: each claim gained `unfavourable`; each run gained `k`, `baseline_run` and `speedup` (additions; present/differences.as_of_schema).
-ASSESSMENT_SCHEMA_VERSION = "1.2"
+# 1.3: in `requirements`, a break-even and a cost at a load not measured are given as the measured
+#      bracket with the interpolated `estimate` beside it (break_even: `bracket`, `estimate`, no
+#      `interpolated`/`between`; economics points: basis `bracketed`, `bound`, `bracket`, `estimate`;
+#      cheapest: `bound`, `estimate`; offers: `cost_ratio_bound`). Nothing outside `requirements` changed
+#      (present/differences.as_of_schema).
+ASSESSMENT_SCHEMA_VERSION = "1.3"
 
 
 def render(results: list[FileAssessment], full: bool, comparison: Comparison | None = None) -> str:

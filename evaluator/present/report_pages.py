@@ -17,6 +17,7 @@ from markupsafe import Markup
 from .._infra.safe_text import isolated, xml_safe
 from ..engine.wording import VERDICT_HEADING as OUTCOME_WORDS
 from ..engine.wording import claimed, column, num, offer_names
+from ..rules import lookup
 from .buyer_pages import RuleOf, fit_context
 from .charts import Series, bar_chart, line_chart
 
@@ -50,7 +51,7 @@ def report_context(assessed: Assessed, document: dict[str, Any], embedded: list[
     )
     fit = None
     if assessed.comparison is not None:
-        fit = fit_context(assessed.comparison, assessed.rule, {e.source: e.name for e in embedded})
+        fit = fit_context(assessed.comparison, lookup, {e.source: e.name for e in embedded})
     # One record: the cover speaks of that record (INVALID RECORD when it could not be read).
     outcome = results[0].outcome if len(results) == 1 else document["outcome"]
     return {
@@ -66,7 +67,7 @@ def report_context(assessed: Assessed, document: dict[str, Any], embedded: list[
         "embedded": [{"name": e.name, "role": e.role, "sha256": e.sha256} for e in embedded],
         # The figures the pages print beside each run (K, the paired baseline, the speedup) are the
         # embedded assessment's, so verify's reproduction check covers them.
-        "files": [_file(r, name, assessed.rule, entry) for r, name, entry in zip(results, names, document["files"])],
+        "files": [_file(r, name, lookup, entry) for r, name, entry in zip(results, names, document["files"])],
         "footer": _footer(results, names),
         # The document title becomes XMP metadata, XML that cannot hold most control characters.
         "title": xml_safe(_footer(results, names)),

@@ -10,7 +10,7 @@ from __future__ import annotations
 from .registry import Rule, register
 
 # The codes of this family, for tests and listings: they are judged per requirement x offer,
-# so their cases live in tests/test_requirements.py rather than in record rule cases.
+# so their cases live in tests/buyer/test_requirements.py rather than in record rule cases.
 FIT_CODES: tuple[str, ...] = ()
 
 _BRIEF = "docs/claims.md, The checklist behind the rules, items 3 (load), 4 (baseline), 5 (identity), 6 (quality) and 8 (task)"

@@ -1,7 +1,7 @@
 """A rule's passing case as the YAML a vendor writes: the fields the rule reads, with their values
 in a record the rule passes.
 
-The cases (cases.yaml beside this module, which tests/test_rules.py runs) say which fields each
+The cases (cases.yaml beside this module, which tests/rules/test_rules.py runs) say which fields each
 rule reads: the pointers its failing cases are flagged at. The snippet is those fields, taken from
 the rule's first passing case (a shipped example changed by a JSON Patch), with each list item's
 id kept so the reader knows which run or claim a field belongs to.

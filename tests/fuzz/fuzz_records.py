@@ -7,7 +7,7 @@ examples. Run with a fixed budget (seconds):
     .venv/bin/python tests/fuzz/fuzz_records.py -max_total_time=120 -seed=1
 
 Crashes it finds are written as crash-* files; each becomes a regression case in
-tests/test_fuzz_regressions.py.
+tests/engine/test_fuzz_regressions.py.
 """
 
 from __future__ import annotations

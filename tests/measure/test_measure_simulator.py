@@ -1,0 +1,272 @@
+"""`sdeval measure` against the project's simulator: the record it writes, and every fault peers'
+tools mishandle, each with the finding or error the harness must give (none silently)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("httpx")
+pytest.importorskip("uvicorn")
+
+from support.measure_servers import serve  # noqa: E402
+
+from evaluator.engine.metrics import exact  # noqa: E402
+from evaluator.measure.cli import main as measure  # noqa: E402
+from evaluator.measure.simulator import Simulator  # noqa: E402
+
+SMALL = ["--concurrency", "1,3", "--repetitions", "2", "--warmup", "1", "--requests", "6", "--max-tokens", "24", "--quiet"]
+
+
+def _measure(tmp_path, capsys, arms: list[tuple[str, str, bool]], *extra: str, name: str = "rec.json"):
+    argv = []
+    for arm, url, metrics in arms:
+        argv += ["--arm", f"{arm}={url}"] + (["--metrics", f"{url}/metrics"] if metrics else [])
+    out = tmp_path / name
+    code = measure([*argv, *SMALL, *extra, "-o", str(out)])
+    captured = capsys.readouterr()
+    record = json.loads(out.read_text()) if out.exists() and code != 2 else None
+    return code, record, captured.out, captured.err
+
+
+def _requests(tmp_path, name: str = "rec.json") -> list[dict]:
+    lines = (tmp_path / f"{name}.capture" / "capture.jsonl").read_text().splitlines()
+    return [e for e in map(json.loads, lines) if e["kind"] == "request" and not e["warmup"]]
+
+
+def _run(record, run_id):
+    return next(r for r in record["runs"] if r["id"] == run_id)
+
+
+@pytest.fixture
+def two_arms():
+    spec, base = Simulator(speculative=True, k=4, step_delay_s=0.002), Simulator(step_delay_s=0.002)
+    with serve(spec) as spec_url, serve(base) as base_url:
+        yield spec, spec_url, base, base_url
+
+
+def test_both_arms_give_a_record_whose_counts_are_the_servers_and_that_assess_reads(tmp_path, capsys, two_arms, sdeval):
+    spec, spec_url, base, base_url = two_arms
+    code, record, out, err = _measure(tmp_path, capsys, [("speculative", spec_url, True), ("target-only", base_url, True)])
+    assert code == 0, err
+    assert record["record_version"] == "1.2"
+    assert [r["id"] for r in record["runs"]] == ["speculative-c1", "speculative-c3", "target-only-c1", "target-only-c3"]
+    c = spec.counters
+    runs = [_run(record, "speculative-c1"), _run(record, "speculative-c3")]
+    # Warm-up requests are out of the window: the runs' counts are the window deltas, i.e. the
+    # server's totals less what its warm-ups added (1 warm-up per window, 4 windows).
+    warm = [
+        e
+        for e in map(json.loads, (tmp_path / "rec.json.capture" / "capture.jsonl").read_text().splitlines())
+        if e["kind"] == "request" and e["warmup"] and e["arm"] == "speculative"
+    ]
+    assert len(warm) == 4
+    assert sum(r["counts"]["emitted_tokens"] for r in runs) + sum(w["completion_tokens"] for w in warm) == c.predicted
+    for run in runs:
+        k = run["counts"]
+        assert k["population"] == "benchmark-requests"
+        assert k["emitted_tokens"] == k["accepted_drafts"] + k["bonus_tokens"] + k["outside_step_tokens"]
+        assert k["bonus_tokens"] == k["verification_steps"]
+        assert k["outside_step_tokens"] >= run["workload"]["num_requests"]  # every first token comes from the prompt pass
+        # Several tokens per chunk under speculation: E is the usage, not the chunk count.
+        assert sum(r["repetitions"][0]["emitted_tokens"] for r in [run]) > 0
+        # microsecond resolution: the repetitions add up exactly, as counts-inconsistent checks them
+        assert exact(run["interval"]["duration_s"]) == sum(exact(r["duration_s"]) for r in run["repetitions"])
+        assert run["quality"][0]["equality_check"] == "greedy-equality"
+        assert run["quality"][0]["equality_matched"] == run["quality"][0]["equality_total"] == run["workload"]["num_requests"]
+    chunks = sum(r["content_chunks"] for r in _requests(tmp_path) if r["arm"] == "speculative")
+    assert chunks < sum(r["counts"]["emitted_tokens"] for r in runs)
+    # Target-only: the same prompts (same salts), so the same input length for `sdeval claim`.
+    assert _run(record, "target-only-c1")["workload"]["input_tokens_mean"] == _run(record, "speculative-c1")["workload"]["input_tokens_mean"]
+    assert "speculative" in out and "target-only" in out and "E/T" in out
+    path = tmp_path / "rec.json"
+    added = sdeval("claim", path, "--run", "speculative-c3", "--baseline", "target-only-c3", "--kind", "speedup", "-o", tmp_path / "claimed.json")
+    assert added.exit_code == 0, added.stderr
+    assessed = sdeval("assess", tmp_path / "claimed.json", "--format", "json")
+    rules = {f["code"] for f in assessed.json()["findings"]}
+    # Only what an endpoint cannot tell is asked for: no count, interval, quality or baseline rule fires.
+    assert rules == {"identity-incomplete"}, rules
+
+
+def test_role_only_first_chunk_is_not_the_first_token(tmp_path, capsys):
+    sim = Simulator(prefill_s=0.08)  # the role chunk at once, the first text after the prompt pass
+    with serve(sim) as url:
+        code, record, out, err = _measure(tmp_path, capsys, [("target-only", url, False)], "--concurrency", "1", "--repetitions", "1")
+    assert code == 0, err
+    ttft = _run(record, "target-only-c1")["request_latencies"]["ttft_ms"]
+    assert min(ttft) >= 80
+
+
+def test_trailing_usage_chunk_does_not_stretch_end_to_end_latency(tmp_path, capsys):
+    sim = Simulator(fault="slow-usage")  # usage arrives 0.3 s after the answer finished
+    with serve(sim) as url:
+        code, record, out, err = _measure(tmp_path, capsys, [("target-only", url, False)], "--concurrency", "1", "--repetitions", "1")
+    assert code == 0, err
+    run = _run(record, "target-only-c1")
+    assert max(run["request_latencies"]["e2e_ms"]) < 250
+    # ...but the window runs to the last byte, usage chunk included.
+    assert run["interval"]["duration_s"] >= 6 * 0.3
+
+
+@pytest.mark.parametrize(
+    ("fault", "outcome"),
+    [
+        ("no-usage", "no-usage"),
+        ("error-event", "stream-error"),
+        ("truncated", "truncated"),
+        ("http-500", "http-error"),
+        ("wrong-usage", "usage-disagrees"),
+    ],
+)
+def test_a_failed_request_is_counted_as_failed_never_as_completed(tmp_path, capsys, fault, outcome):
+    sim = Simulator(fault=fault, fault_every=3)  # target-only: one token per chunk, so wrong usage shows per request
+    with serve(sim) as url:
+        code, record, out, err = _measure(tmp_path, capsys, [("target-only", url, True)], "--concurrency", "1", "--repetitions", "1")
+    assert code == 1
+    failed = [r for r in _requests(tmp_path) if r["outcome"] != "completed"]
+    assert {r["outcome"] for r in failed} == {outcome} and len(failed) == 2
+    run = _run(record, "target-only-c1")
+    assert run["workload"]["num_requests"] == 4
+    assert run["counts"]["emitted_tokens"] == sum(r["completion_tokens"] for r in _requests(tmp_path) if r["outcome"] == "completed")
+    assert f"Failed requests, never counted as completed: 2 {outcome}." in run["notes"]
+    # the server's 3rd and 6th requests: measured requests 1 and 4, after the warm-up
+    assert f"request 1 {outcome}" in err and f"request 4 {outcome}" in err
+
+
+def test_wrong_usage_under_speculation_is_caught_by_the_servers_counters(tmp_path, capsys):
+    # Several tokens per chunk hide a usage one short per request; the server's counter does not.
+    sim = Simulator(speculative=True, fault="wrong-usage")
+    with serve(sim) as url:
+        code, record, out, err = _measure(tmp_path, capsys, [("speculative", url, True)], "--concurrency", "1", "--repetitions", "1")
+    assert code == 1
+    counts = _run(record, "speculative-c1")["counts"]
+    assert counts["population"] == "mixed"
+    check = {c["count"]: c for c in counts["population_check"]}["output-tokens"]
+    assert check["server"] - check["benchmark"] == 6
+    assert "outside_step_tokens" not in counts  # D is only written where the counts are settled
+    assert "do not match the measured requests" in err
+
+
+def test_a_stalled_stream_times_out(tmp_path, capsys):
+    sim = Simulator(fault="stall", fault_every=4, stall_s=5)
+    with serve(sim) as url:
+        code, record, out, err = _measure(
+            tmp_path, capsys, [("target-only", url, False)], "--concurrency", "1", "--repetitions", "1", "--timeout", "0.5", "--warmup", "0"
+        )
+    assert code == 1
+    assert [r["outcome"] for r in _requests(tmp_path)].count("timeout") == 1
+    assert "timeout" in err
+
+
+def test_a_buffering_gateway_is_named(tmp_path, capsys):
+    sim = Simulator(fault="buffered", step_delay_s=0.002)
+    with serve(sim) as url:
+        code, record, out, err = _measure(tmp_path, capsys, [("target-only", url, False)], "--concurrency", "1", "--repetitions", "1")
+    assert code == 1
+    assert "arrived in one piece (a buffering gateway or proxy?)" in err
+
+
+@pytest.mark.parametrize(
+    ("fault", "words"),
+    [
+        ("not-openai", "did not answer an OpenAI model list"),
+        ("metrics-without-spec", "has no spec-decode or generated-token counters"),
+        ("sglang-gauges", "SGLang's /metrics has only acceptance gauges, no spec-decode counters"),
+    ],
+)
+def test_a_wrong_endpoint_is_one_line_exit_2_and_nothing_written(tmp_path, capsys, fault, words):
+    sim = Simulator(speculative=True, fault=fault)
+    with serve(sim) as url:
+        code, record, out, err = _measure(tmp_path, capsys, [("speculative", url, True)])
+    assert code == 2
+    assert words in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_unreachable_endpoint_and_bad_prompts_are_one_line_exit_2(tmp_path, capsys):
+    from support.measure_servers import free_port
+
+    code, record, out, err = _measure(tmp_path, capsys, [("speculative", f"http://127.0.0.1:{free_port()}", False)])
+    assert code == 2 and "unreachable" in err and len(err.strip().splitlines()) == 1
+    bad = tmp_path / "prompts.jsonl"
+    bad.write_text('{"prompt": "fine"}\n{"prompt": \n')
+    with serve(Simulator()) as url:
+        code, record, out, err = _measure(tmp_path, capsys, [("target-only", url, False)], "--prompts", str(bad))
+    assert code == 2 and err.strip() == f"sdeval: {bad}: line 2: not JSON (Expecting value)"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["prompts.jsonl"]
+
+
+def test_an_existing_record_is_never_overwritten(tmp_path, capsys):
+    (tmp_path / "rec.json").write_text("mine")
+    with serve(Simulator()) as url:
+        code, record, out, err = _measure(tmp_path, capsys, [("target-only", url, False)])
+    assert code == 2 and "already exists" in err
+    assert (tmp_path / "rec.json").read_text() == "mine"
+
+
+def test_resume_measures_only_the_unfinished_windows(tmp_path, capsys):
+    with serve(Simulator()) as url:
+        code, first, out, err = _measure(tmp_path, capsys, [("target-only", url, False)])
+        assert code == 0, err
+        log = tmp_path / "rec.json.capture" / "capture.jsonl"
+        lines = log.read_text().splitlines()
+        last_window = max(i for i, line in enumerate(lines) if json.loads(line)["kind"] == "window")
+        # A crash during the last window: its window line never written, its last line cut short.
+        log.write_text("\n".join(lines[: last_window - 2]) + "\n" + lines[last_window - 2][:10])
+        (tmp_path / "rec.json").unlink()
+        code = measure(["--resume", *SMALL, "-o", str(tmp_path / "rec.json")])
+        err = capsys.readouterr().err
+    assert code == 0, err
+    again = json.loads((tmp_path / "rec.json").read_text())
+    assert [r["workload"]["num_requests"] for r in again["runs"]] == [12, 12]
+    assert [len(r["repetitions"]) for r in again["runs"]] == [2, 2]
+
+
+def test_append_adds_an_arm_measured_after_a_restart(tmp_path, capsys):
+    with serve(Simulator(speculative=True)) as url:
+        code, record, out, err = _measure(tmp_path, capsys, [("speculative", url, True)])
+        assert code == 0, err
+    with serve(Simulator()) as url:  # "the same server, restarted without speculation"
+        code, record, out, err = _measure(tmp_path, capsys, [("target-only", url, True)], "--append")
+    assert code == 0, err
+    assert [r["id"] for r in record["runs"]] == ["speculative-c1", "speculative-c3", "target-only-c1", "target-only-c3"]
+    assert record["runs"][0]["quality"][0]["equality_total"] == 12
+
+
+def test_an_api_key_comes_from_the_named_variable_and_is_written_nowhere(tmp_path, capsys, monkeypatch):
+    key = "sk-test-9f8e7d6c5b4a"
+    spec, base = Simulator(speculative=True, api_key=key), Simulator(api_key=key)
+    with serve(spec) as spec_url, serve(base) as base_url:
+        arms = ["--arm", f"speculative={spec_url}", "--api-key-env", "VENDOR_KEY", "--arm", f"target-only={base_url}", "--api-key-env", "VENDOR_KEY"]
+        monkeypatch.delenv("VENDOR_KEY", raising=False)
+        assert measure([*arms, *SMALL, "-o", str(tmp_path / "unset.json")]) == 2
+        assert capsys.readouterr().err == "sdeval: --api-key-env VENDOR_KEY: the variable is not set\n"
+        assert not (tmp_path / "unset.json").exists()
+        monkeypatch.setenv("VENDOR_KEY", key)
+        assert measure([*arms, *SMALL, "-o", str(tmp_path / "rec.json")]) == 0, capsys.readouterr().err
+    assert set(spec.authorizations) == set(base.authorizations) == {f"Bearer {key}"}
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert written and not [p for p in written if key.encode() in p.read_bytes()]
+    record = json.loads((tmp_path / "rec.json").read_text())
+    assert "VENDOR_KEY" in json.dumps(record)  # the variable's name is evidence of how it was run; its value is not
+
+
+def test_random_prompts_are_opt_in_said_so_and_named_in_the_record(tmp_path, capsys, two_arms):
+    spec, spec_url, base, base_url = two_arms
+    code, record, out, err = _measure(tmp_path, capsys, [("speculative", spec_url, True), ("target-only", base_url, True)], "--random-prompts", "5")
+    assert code == 0, err
+    assert "sdeval: warning: random-token prompts overstate speculative gains (SPEED-Bench); the record names them" in err
+    datasets = {r["workload"]["dataset"] for r in record["runs"]}
+    assert len(datasets) == 1 and datasets.pop().startswith("random tokens (5 prompts of 64 words, --random-prompts) (sha256 ")
+    code, _, _, err = _measure(
+        tmp_path,
+        capsys,
+        [("speculative", spec_url, True), ("target-only", base_url, True)],
+        "--random-prompts",
+        "5",
+        "--prompts",
+        str(tmp_path / "p.jsonl"),
+        name="both.json",
+    )
+    assert (code, err) == (2, "sdeval: give --prompts FILE or --random-prompts N, not both\n")
