@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from ..engine.unit_figures import PER_REQUEST  # noqa: F401  (re-exported: economics and the outputs name it from here)
 from ..engine.wording import and_join, num
 from .goodput import Goodput
 
@@ -15,7 +16,6 @@ if TYPE_CHECKING:
     from .profile import Price
 
 PER_USER_LIMITS = ("latency", "throughput-per-request")  # requirement kinds a single user feels
-PER_REQUEST = "E / T / concurrency"
 NO_PRICE = "no price in the profile"
 NO_COUNT = "no accelerator count (hardware.count)"
 NOT_INTERPOLATED = Goodput(None, "none", "not interpolated: counted only at a measured load")

@@ -31,7 +31,6 @@ extrapolated. Arithmetic is on exact fractions of the numbers as written, as in 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from fractions import Fraction
@@ -41,6 +40,7 @@ from ..engine.baselines import baseline_for
 from ..engine.context import Context
 from ..engine.metrics import exact
 from ..engine.record import Run
+from ..engine.unit_figures import cost_per_million, hourly_price, per_user, servers, tokens_per_s
 from ..engine.wording import money, num
 from ..rules import requirements as fit_rules
 from .across_loads import offered_runs
@@ -74,41 +74,16 @@ if TYPE_CHECKING:
 
 
 def hourly_cost(price: Price, accelerators: int) -> tuple[Fraction, str]:
-    """What running `accelerators` accelerators costs per hour, and the sum in words."""
-    total, parts = Fraction(0), []
+    """What running `accelerators` accelerators costs per hour (engine/unit_figures.py), and the sum in words."""
+    parts = []
     if price.per_accelerator_hour is not None:
-        total += exact(price.per_accelerator_hour) * accelerators
         parts.append(f"{accelerators} accelerator{'s' * (accelerators != 1)} x {num(price.per_accelerator_hour, price.currency)}")
     if price.per_server_hour is not None:
         assert price.accelerators_per_server is not None  # Price's validator pairs it with per_server_hour
-        servers = math.ceil(accelerators / price.accelerators_per_server)
-        total += exact(price.per_server_hour) * servers
-        parts.append(f"{servers} server{'s' * (servers != 1)} x {num(price.per_server_hour, price.currency)}")
+        n = servers(accelerators, price.accelerators_per_server)
+        parts.append(f"{n} server{'s' * (n != 1)} x {num(price.per_server_hour, price.currency)}")
+    total = hourly_price(price, accelerators)
     return total, f"{' + '.join(parts)} = {num(float(total), price.currency)} per hour"
-
-
-def cost_per_million(hourly: Fraction, tokens_per_s: Fraction) -> Fraction:
-    """The whole hour charged to the output tokens emitted in it."""
-    return hourly / (tokens_per_s * 3600) * 10**6
-
-
-def tokens_per_s(run: Run) -> Fraction | None:
-    """E / T on exact fractions (metrics.py keeps only the rounded float)."""
-    e, t = run.counts.emitted_tokens, run.interval.duration_s
-    return None if e is None or not t else Fraction(e) / exact(t)
-
-
-def per_user(run: Run, tps: Fraction | None) -> tuple[Fraction | None, str | None]:
-    """Tokens/s each user receives: per-request output throughput for a closed-loop run (what the
-    per-request throughput requirement measures), else 1000 / TPOT where that is what was measured."""
-    if tps is not None and run.load.loop != "open" and run.load.concurrency:
-        return tps / run.load.concurrency, PER_REQUEST
-    tpot = run.latency.tpot_ms if run.latency else None
-    for percentile in ("p50", "mean"):
-        value = getattr(tpot, percentile) if tpot else None
-        if value:
-            return 1000 / exact(value), f"1000 / {percentile} TPOT"
-    return None, None
 
 
 @dataclass(frozen=True)

@@ -279,6 +279,8 @@ def rules(
     if r.code in ("claim-mismatch", "claim-basis-undefined", "counts-missing"):
         text += "\nHow each claim kind is recomputed, by what it counts:\n"
         text += "".join(f"  {f['kind']:<18} {f['counted'] or 'not stated':<18} {f['formula']}\n" for f in doc["claim_formulas"])
+        text += "\nHow the form a claim is written in changes it (record 1.2):\n"
+        text += "".join(f"  {f['form']:<44} {f['formula']}\n" for f in doc["claim_forms"])
     _out(text)
 
 

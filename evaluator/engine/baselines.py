@@ -8,6 +8,16 @@ from .context import Context
 from .record import Run
 
 _GENERATION_STAGES = {"proposal", "verification", "decode"}
+PARALLEL_SIZES = ("tensor", "pipeline", "data", "expert", "context")
+
+
+def parallelism(ctx: Context, run: Run) -> dict[str, int | None]:
+    """Each parallel size the run was served with: the configuration's where it states one, else what
+    the tool's own file says (record 1.2; a 1.0 or 1.1 record states none)."""
+    cfg = ctx.configuration(run)
+    stated = cfg.parallelism if cfg is not None else None
+    tool = run.source.parallelism if run.source is not None else None
+    return {name: next((getattr(p, name) for p in (stated, tool) if p is not None and getattr(p, name) is not None), None) for name in PARALLEL_SIZES}
 
 
 def comparison_fields(ctx: Context, run: Run) -> dict[str, object]:
@@ -23,7 +33,13 @@ def comparison_fields(ctx: Context, run: Run) -> dict[str, object]:
         ):
             for name in names:
                 fields[f"{part}.{name}"] = getattr(getattr(cfg, part), name)
-    for name in ("task", "dataset", "num_requests", "input_tokens_mean", "max_output_tokens"):
+        # Record 1.2: the MoE kernels and clock/power settings are part of the deployment compared.
+        fields["runtime.moe_backend"] = cfg.runtime.moe_backend
+        fields["hardware.locked_clock_mhz"] = cfg.hardware.locked_clock_mhz
+        fields["hardware.power_limit_w"] = cfg.hardware.power_limit_w
+    for name, size in parallelism(ctx, run).items():
+        fields[f"parallelism.{name}"] = size
+    for name in ("task", "dataset", "num_requests", "input_tokens_mean", "max_output_tokens", "salted"):
         fields[f"workload.{name}"] = getattr(run.workload, name)
     for name in ("concurrency", "request_rate", "loop"):
         fields[f"load.{name}"] = getattr(run.load, name)

@@ -15,6 +15,7 @@ from fractions import Fraction
 from .context import Context
 from .metrics import Bounds, RunMetrics, exact, output_rate_bounds, speedup
 from .record import Claim, Run
+from .unit_figures import cost_per_million, hourly_price, per_user, tokens_per_s
 from .wording import num
 
 
@@ -36,10 +37,18 @@ class Figure:
 NOT_OUTPUT = "throughput-basis (drafts are not output)"
 NO_TIME = "acceptance-only (contains no time)"
 UNDEFINED = "claim-basis-undefined"
+COST = (
+    "price per hour / ((E / T) x 3600) x 1,000,000 per million output tokens, the hour's price per_accelerator_hour x the "
+    "configuration's accelerators (hardware.count) or per_server_hour x whole servers (engine/unit_figures.py); refused by "
+    "claim-basis-undefined when the claim states no price"
+)
 CLAIM_FORMULAS: dict[tuple[str, str | None], str] = {
-    ("output-throughput", None): "E / T",
-    ("output-throughput", "emitted-output"): "E / T",
-    ("output-throughput", "per-user-output"): "the run's per-user throughput at the claim's statistic (as stated for the run)",
+    # MLPerf Endpoints names E / T system_tps, and a per-user speed tps_per_user = 1000 / P90 TPOT (ms).
+    ("output-throughput", None): "E / T (MLPerf Endpoints' system_tps)",
+    ("output-throughput", "emitted-output"): "E / T (MLPerf Endpoints' system_tps)",
+    ("output-throughput", "per-user-output"): (
+        "the run's per-user throughput at the claim's statistic (as stated for the run; MLPerf Endpoints' tps_per_user is 1000 / P90 TPOT in ms)"
+    ),
     ("output-throughput", "proposed-drafts"): "P / T, refused by " + NOT_OUTPUT,
     ("output-throughput", "accepted-drafts"): "A / T, refused by " + NOT_OUTPUT,
     ("output-throughput", "acceptance-length"): "1 + A / S, refused by " + NO_TIME,
@@ -77,9 +86,34 @@ CLAIM_FORMULAS: dict[tuple[str, str | None], str] = {
     ("acceptance-rate", "acceptance-rate"): "A / P",
     ("acceptance-length", None): "1 + A / S",
     ("acceptance-length", "acceptance-length"): "1 + A / S",
+    ("cost", None): COST,
+    ("cost", "emitted-output"): COST,
 }
 # Any other acceptance-rate or acceptance-length basis is undefined; a lossless claim has no
 # number (lossy-acceptance and quality-missing judge it).
+
+# How the forms a claim may be written in (record 1.2) change the figure above. docs/claims.md lists
+# the same table and `sdeval rules claim-basis-undefined` prints it.
+CLAIM_FORMS: dict[str, str] = {
+    "relative: higher, unit %": "the speedup it amounts to: 1 + value / 100 of a throughput ('34 % higher throughput' = 1.34x), "
+    "1 / (1 + value / 100) of a latency or cost; the figure is shown the same way, (run / baseline - 1) x 100 % higher",
+    "relative: lower, unit %": "the speedup it amounts to: 1 / (1 - value / 100) of a latency or cost ('40 % lower p50 TPOT' = "
+    "latency_b / latency = 1 / 0.6), 1 - value / 100 of a throughput; the figure is shown the same way, (1 - run / baseline) x 100 % "
+    "lower; 100 % lower or more matches no figure",
+    "relative, a factor": "the factor is the speedup ('reduces latency by 1.5-3x' = latency_b / latency from 1.5 to 3)",
+    "relative, kind latency or output-throughput": "judged as the speedup of what it names against its baseline (response-time; "
+    "emitted-output or per-user-output)",
+    "relative, kind cost": "cost_b / cost at the claim's price, the same price for both sides",
+    "throughput_per: accelerator": "E / T / accelerators (the configuration's hardware.count); a speedup (E / T / n) / (E_b / T_b / n_b)",
+    "at_per_user_speed: U": "each side's highest E / T (per accelerator when stated) among its runs (run and sweep; baseline and "
+    "baseline_sweep) whose tokens/s per user ((E / T) / concurrency in a closed loop, else 1000 / p50 or mean TPOT) is at least U, "
+    "never interpolated; a speedup is the ratio of the two, a cost is taken at each side's run with the most output per "
+    "accelerator among those; load-extrapolated when no run of a side reaches U",
+    "printed_decimals: d": "the value agrees with any figure within half a unit of its d-th decimal, as a tool's reported "
+    "figures do; without it, within 2 %",
+}
+# Kinds a relative form applies to (a latency or throughput written as a change is the speedup it amounts to).
+RELATIVE_KINDS = ("speedup", "latency", "output-throughput", "cost")
 
 
 def formula(kind: str, counted: str | None) -> str | None:
@@ -89,8 +123,86 @@ def formula(kind: str, counted: str | None) -> str | None:
     return CLAIM_FORMULAS.get((kind, counted), UNDEFINED)
 
 
+def as_comparison(claim: Claim) -> Claim:
+    """A latency or throughput written as a change ('40 % lower p50 TPOT', '34 % higher throughput') is
+    the speedup it amounts to, against the claim's baseline."""
+    if claim.relative is None or claim.kind not in ("latency", "output-throughput"):
+        return claim
+    if claim.kind == "latency" and claim.counted in (None, "response-time"):
+        return claim.model_copy(update={"kind": "speedup", "counted": "response-time"})
+    if claim.kind == "output-throughput" and claim.counted in (None, "emitted-output", "per-user-output"):
+        return claim.model_copy(update={"kind": "speedup", "counted": claim.counted or "emitted-output"})
+    return claim
+
+
+def unpriced(claim: Claim) -> bool:
+    """A cost claim that states no price per accelerator-hour or per server-hour: nothing to recompute it at."""
+    return claim.kind == "cost" and (claim.price is None or (claim.price.per_accelerator_hour is None and claim.price.per_server_hour is None))
+
+
 def basis_undefined(claim: Claim) -> bool:
-    return formula(claim.kind, claim.counted) == UNDEFINED
+    if claim.relative is not None and claim.kind not in RELATIVE_KINDS:
+        return True
+    claim = as_comparison(claim)
+    return formula(claim.kind, claim.counted) == UNDEFINED or unpriced(claim)
+
+
+def lower_is_better(claim: Claim) -> bool:
+    """Whether the quantity a claim names is better smaller (a latency, a cost)."""
+    return claim.kind in ("latency", "cost") or claim.counted == "response-time"
+
+
+def _percent(claim: Claim) -> bool:
+    return (claim.unit or "").strip().lower() in ("%", "percent", "per cent")
+
+
+def speedup_of(claim: Claim, written: Fraction) -> Fraction | None:
+    """The speedup (better than the baseline above 1) a relative claim's written value amounts to;
+    None where no ratio has it (100 % lower or more)."""
+    if _percent(claim):
+        ratio = 1 + written / 100 if claim.relative == "higher" else 1 - written / 100  # run / baseline of the quantity named
+    else:
+        ratio = written if claim.relative == "higher" else (1 / written if written > 0 else Fraction(0))
+    if ratio <= 0:
+        return None
+    return 1 / ratio if lower_is_better(claim) else ratio
+
+
+def speedup_rises_with_value(claim: Claim) -> bool:
+    """Whether a larger written value is a larger speedup ('50 % lower latency' is more than '40 % lower')."""
+    return (claim.relative == "higher") != lower_is_better(claim)
+
+
+def written_of(claim: Claim, figure: float) -> float | None:
+    """A speedup written back in the claim's own form: 1.67x of a latency as 40 (% lower)."""
+    if not figure:
+        return None
+    ratio = 1 / exact(figure) if lower_is_better(claim) else exact(figure)
+    if _percent(claim):
+        return float((ratio - 1) * 100 if claim.relative == "higher" else (1 - ratio) * 100)
+    return float(ratio if claim.relative == "higher" else 1 / ratio)
+
+
+def relative_words(claim: Claim, direction: str | None = None) -> str:
+    direction = direction or claim.relative or ""
+    if claim.kind == "cost":
+        return "cheaper" if direction == "lower" else "more expensive"
+    return direction
+
+
+def written_text(claim: Claim, figure: float | None) -> str | None:
+    """The recomputed figure in the form the claim was written in ('26.5 % lower'); None when the
+    claim is not written as a change, or the figure is not known."""
+    if claim.relative is None or figure is None:
+        return None
+    value = written_of(claim, figure)
+    if value is None:
+        return None
+    unit = "%" if _percent(claim) else "x"
+    direction = claim.relative
+    if value < 0 and _percent(claim):  # a '40 % lower' claim whose figure is higher: say so
+        value, direction = -value, ("higher" if direction == "lower" else "lower")
+    return f"{num(value, unit)} {relative_words(claim, direction)}"
 
 
 def _rate(name: str, count: int | None, m: RunMetrics, field: str, value: float | None) -> Figure:
@@ -264,13 +376,209 @@ def _per_user_speedup(ctx: Context, claim: Claim) -> Figure:
     return Figure(name, float(exact(ours) / exact(theirs)), "x", needs, Bounds.written(ours) / Bounds.written(theirs))
 
 
+# ------------------------------------------------- per accelerator, matched interactivity, cost
+
+
+def accelerators(ctx: Context, run: Run) -> int | None:
+    """The accelerators of the run's configuration (hardware.count), when stated."""
+    cfg = ctx.configuration(run)
+    return cfg.hardware.count if cfg is not None and cfg.hardware.count else None
+
+
+def _rate_of(ctx: Context, run: Run, per_accelerator: bool) -> tuple[Fraction | None, Bounds | None, tuple[tuple[str | None, str], ...]]:
+    """E / T of a run, divided by its accelerators when the claim is per accelerator; its bounds; what is missing."""
+    m = ctx.metrics[run.id]
+    needs = list(_missing(m, "emitted_tokens"))
+    n = accelerators(ctx, run) if per_accelerator else 1
+    if n is None:
+        needs.append((run.id, "hardware.count"))
+    tps = tokens_per_s(run)
+    if needs or tps is None:
+        return None, None, tuple(needs)
+    assert n is not None  # else needs names hardware.count
+    bounds = output_rate_bounds(m.emitted_tokens, m.duration_s)
+    return tps / n, (None if bounds is None else Bounds(bounds.low / n, bounds.high / n)), ()
+
+
+def _side(ctx: Context, first: str | None, more: list[str]) -> list[Run]:
+    """One side of a comparison at matched interactivity: its named run and its sweep, once each, as listed."""
+    ids = list(dict.fromkeys([i for i in (first, *more) if i is not None]))
+    return [run for i in ids if (run := ctx.run(i)) is not None]
+
+
+@dataclass(frozen=True)
+class MatchedPoint:
+    """A side's figure at matched interactivity: the run chosen (None when none qualifies), and
+    whether any run of the side reached the per-user speed at all."""
+
+    run: Run | None
+    value: Fraction | None
+    bounds: Bounds | None
+    needs: tuple[tuple[str | None, str], ...]
+    reached: bool
+
+
+def matched_point(ctx: Context, runs: list[Run], speed: float, per_accelerator: bool) -> MatchedPoint:
+    """The highest-throughput measured run whose tokens/s per user is at least `speed` (a step
+    function over the sweep: never interpolated between runs)."""
+    best: tuple[Fraction, Run, Bounds | None] | None = None
+    needs: list[tuple[str | None, str]] = []
+    reached = False
+    for run in runs:
+        rate, bounds, lacking = _rate_of(ctx, run, per_accelerator)
+        user, _ = per_user(run, tokens_per_s(run))
+        if user is None:
+            # Whether it qualifies is unknown: everything it lacks is named.
+            needs += [(run.id, "per-user speed (load.concurrency, or latency.tpot_ms p50 or mean)"), *lacking]
+            continue
+        if user < exact(speed):
+            continue
+        reached = True
+        needs += lacking
+        if rate is not None and (best is None or rate > best[0]):
+            best = (rate, run, bounds)
+    if best is None or needs:
+        return MatchedPoint(None, None, None, tuple(needs), reached or bool(needs))
+    return MatchedPoint(best[1], best[0], best[2], (), True)
+
+
+def _per_what(claim: Claim) -> str:
+    return "per accelerator" if claim.throughput_per == "accelerator" else "for the deployment"
+
+
+def _matched(ctx: Context, claim: Claim) -> Figure:
+    """A throughput, or a throughput speedup, at matched interactivity."""
+    speed, per_acc = claim.at_per_user_speed, claim.throughput_per == "accelerator"
+    assert speed is not None  # claimed_figure sends only claims at a per-user speed here
+    at = f"at {num(speed)} tokens/s per user or more"
+    ours = matched_point(ctx, _side(ctx, claim.run, claim.sweep), speed, per_acc)
+    if claim.kind == "output-throughput":
+        name = f"highest emitted output tokens/s {_per_what(claim)} {at}" + (f" (run {ours.run.id})" if ours.run else "")
+        return Figure(name, None if ours.value is None else float(ours.value), "tokens/s", ours.needs, ours.bounds)
+    name = f"output throughput {_per_what(claim)} {at}, against the baseline's"
+    if claim.baseline is None:
+        return Figure(name, None, "x", (*ours.needs, (None, "baseline")))
+    theirs = matched_point(ctx, _side(ctx, claim.baseline, claim.baseline_sweep), speed, per_acc)
+    needs = (*ours.needs, *(n for n in theirs.needs if n not in ours.needs))
+    if ours.value is None or not theirs.value:
+        return Figure(name, None, "x", needs)
+    assert ours.run is not None and theirs.run is not None  # a matched point with a value has its run
+    name = f"output throughput {_per_what(claim)} {at}, run {ours.run.id} against baseline {theirs.run.id}"
+    bounds = ours.bounds / theirs.bounds if ours.bounds is not None and theirs.bounds is not None else None
+    return Figure(name, float(ours.value / theirs.value), "x", (), bounds)
+
+
+def unreached(ctx: Context, claim: Claim) -> list[tuple[str, list[Run]]]:
+    """The sides ('run', 'baseline') of a claim at matched interactivity none of whose runs reaches its per-user speed."""
+    if claim.at_per_user_speed is None:
+        return []
+    sides = [("run", _side(ctx, claim.run, claim.sweep))]
+    if as_comparison(claim).kind != "output-throughput" and claim.baseline is not None:
+        sides.append(("baseline", _side(ctx, claim.baseline, claim.baseline_sweep)))
+    per_acc = claim.throughput_per == "accelerator"
+    return [(role, runs) for role, runs in sides if runs and not matched_point(ctx, runs, claim.at_per_user_speed, per_acc).reached]
+
+
+def _per_accelerator(ctx: Context, claim: Claim) -> Figure:
+    """E / T per accelerator of the run, or its speedup over the baseline's."""
+    run = ctx.run(claim.run)
+    assert run is not None  # claimed_figure returns None first when the claim's run is missing
+    ours, our_bounds, needs = _rate_of(ctx, run, True)
+    if claim.kind == "output-throughput":
+        value = None if ours is None else float(ours)
+        return Figure("emitted output tokens/s per accelerator (E / T / accelerators)", value, "tokens/s", needs, our_bounds)
+    name = "output-throughput speedup per accelerator against the baseline ((E / T / n) / (E_b / T_b / n_b))"
+    base = ctx.run(claim.baseline)
+    if base is None:
+        return Figure(name, None, "x", (*needs, (None, "baseline")))
+    theirs, their_bounds, their_needs = _rate_of(ctx, base, True)
+    needs = (*needs, *(n for n in their_needs if base is not run))
+    if ours is None or not theirs:
+        return Figure(name, None, "x", needs)
+    bounds = our_bounds / their_bounds if our_bounds is not None and their_bounds is not None else None
+    return Figure(name, float(ours / theirs), "x", needs, bounds)
+
+
+def _cost_of(ctx: Context, run: Run, claim: Claim) -> tuple[Fraction | None, Bounds | None, tuple[tuple[str | None, str], ...]]:
+    """Cost per million output tokens of one run at the claim's price (engine/unit_figures.py)."""
+    price = claim.price
+    assert price is not None  # an unpriced cost claim has no figure (basis_undefined)
+    needs: list[tuple[str | None, str]] = list(_missing(ctx.metrics[run.id], "emitted_tokens"))
+    n = accelerators(ctx, run)
+    if n is None:
+        needs.append((run.id, "hardware.count"))
+    if price.per_server_hour is not None and price.accelerators_per_server is None:
+        needs.append((None, "price.accelerators_per_server"))
+    tps = tokens_per_s(run)
+    if needs or not tps:
+        return None, None, tuple(needs)
+    assert n is not None  # else needs names hardware.count
+    hourly = hourly_price(price, n)
+    rate = output_rate_bounds(run.counts.emitted_tokens, run.interval.duration_s)
+    bounds = Bounds(cost_per_million(hourly, rate.high), cost_per_million(hourly, rate.low)) if rate is not None and rate.low > 0 else None
+    return cost_per_million(hourly, tps), bounds, ()
+
+
+def _cost_side(ctx: Context, claim: Claim, first: str | None, sweep: list[str]) -> tuple[Run | None, tuple[tuple[str | None, str], ...]]:
+    """The run a side's cost is taken at: the named run, or at matched interactivity the run with the
+    most output per accelerator among those fast enough per user (the cheapest of them per token)."""
+    if claim.at_per_user_speed is None:
+        return ctx.run(first), ()
+    point = matched_point(ctx, _side(ctx, first, sweep), claim.at_per_user_speed, per_accelerator=True)
+    return point.run, point.needs
+
+
+def _cost(ctx: Context, claim: Claim) -> Figure:
+    """A cost per million output tokens at the claim's price (at matched interactivity, at the side's
+    best point); written as a change, the baseline's cost over the run's."""
+    assert claim.price is not None  # an unpriced cost claim has no figure (basis_undefined)
+    currency = claim.price.currency
+    run, needs = _cost_side(ctx, claim, claim.run, claim.sweep)
+    ours, our_bounds, lacking = _cost_of(ctx, run, claim) if run is not None else (None, None, ())
+    needs = (*needs, *lacking)
+    at = "" if claim.at_per_user_speed is None or run is None else f", at {num(claim.at_per_user_speed)} tokens/s per user or more (run {run.id})"
+    if claim.relative is None:
+        name = f"cost per million output tokens at {price_words(claim)}{at}"
+        return Figure(name, None if ours is None else float(ours), f"{currency} per 1M tokens", needs, our_bounds)
+    name = f"cost per million output tokens at {price_words(claim)}{at}, the baseline's over the run's"
+    if claim.baseline is None:
+        return Figure(name, None, "x", (*needs, (None, "baseline")))
+    base, their_needs = _cost_side(ctx, claim, claim.baseline, claim.baseline_sweep)
+    theirs, their_bounds, lacking = _cost_of(ctx, base, claim) if base is not None else (None, None, ())
+    needs = (*needs, *(n for n in (*their_needs, *lacking) if base is not run and n not in needs))
+    if not ours or theirs is None:
+        return Figure(name, None, "x", needs)
+    bounds = their_bounds / our_bounds if our_bounds is not None and their_bounds is not None else None
+    return Figure(name, float(theirs / ours), "x", needs, bounds)
+
+
+def price_words(claim: Claim) -> str:
+    p = claim.price
+    assert p is not None  # asked only of a priced cost claim
+    parts = []
+    if p.per_accelerator_hour is not None:
+        parts.append(f"{num(p.per_accelerator_hour, p.currency)} per accelerator-hour")
+    if p.per_server_hour is not None:
+        parts.append(f"{num(p.per_server_hour, p.currency)} per server-hour")
+    return " + ".join(parts)
+
+
 def claimed_figure(ctx: Context, claim: Claim) -> Figure | None:
-    """The figure for what the claim says it counts (CLAIM_FORMULAS); None when no formula applies
-    (lossless, a basis claim-basis-undefined or throughput-basis refuses)."""
+    """The figure for what the claim says it counts (CLAIM_FORMULAS, in the form it is written:
+    CLAIM_FORMS); None when no formula applies (lossless, a basis claim-basis-undefined or
+    throughput-basis refuses)."""
     run = ctx.run(claim.run)
     if run is None or claim.kind == "lossless" or basis_undefined(claim):
         return None
+    claim = as_comparison(claim)
     m = ctx.metrics[run.id]
+    if claim.kind == "cost":
+        return _cost(ctx, claim)
+    emitted = claim.counted in (None, "emitted-output") and claim.kind in ("output-throughput", "speedup")
+    if emitted and claim.at_per_user_speed is not None:
+        return _matched(ctx, claim)
+    if emitted and claim.throughput_per == "accelerator":
+        return _per_accelerator(ctx, claim)
     if claim.counted == "acceptance-length":
         return _acceptance_length(m)
     if claim.counted == "acceptance-rate":
@@ -309,6 +617,11 @@ def output_figure(ctx: Context, claim: Claim) -> Figure | None:
     run = ctx.run(claim.run)
     if run is None:
         return None
+    claim = as_comparison(claim)
+    if claim.kind == "cost":
+        return _throughput(ctx.metrics[run.id], "emitted-output")
+    if claim.kind in ("output-throughput", "speedup") and (claim.at_per_user_speed is not None or claim.throughput_per == "accelerator"):
+        return claimed_figure(ctx, claim) if claim.counted in (None, "emitted-output") else None
     if claim.counted in ("per-user-output", "response-time"):
         return claimed_figure(ctx, claim)
     if claim.kind == "output-throughput":
@@ -348,10 +661,16 @@ def claimed_text(claim: Claim, unit: str | None = None) -> str:
     unit = (claim.unit or "") if unit is None else unit
     if claim.value is None:
         return "figure"
+    if claim.relative is not None:
+        # As written: '40 % lower', '1.5-3x lower', '57 % cheaper'.
+        unit = "%" if _percent(claim) else "x"
     if claim.value is not None and claim.value_high is not None:
-        return f"{num(claim.value)}-{num(claim.value_high, unit)}"
-    figure = num(claim.value, unit)
-    if claim.bound is not None:
+        figure = f"{num(claim.value)}-{num(claim.value_high, unit)}"
+    else:
+        figure = num(claim.value, unit)
+    if claim.relative is not None:
+        figure = f"{figure} {relative_words(claim)}"
+    if claim.bound is not None and claim.value_high is None:
         return f"{claim.bound.replace('-', ' ')} {figure}"
     return figure
 

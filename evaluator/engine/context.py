@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .metrics import RunMetrics, record_metrics
-from .record import Claim, Configuration, EvidenceRecord, Run
+from .record import AcceptanceReference, Claim, Configuration, EvidenceRecord, Run
 
-PERFORMANCE_KINDS = ("output-throughput", "speedup", "latency", "capacity")
+PERFORMANCE_KINDS = ("output-throughput", "speedup", "latency", "capacity", "cost")
 ACCEPTANCE_KINDS = ("acceptance-rate", "acceptance-length")
 
 
@@ -56,7 +56,7 @@ class Context:
         A run that only supports acceptance figures needs no clock."""
         if self.every_run_timed:
             return list(enumerate(self.record.runs))
-        used = {c.run for _, c in self.performance_claims()} | {c.baseline for _, c in self.performance_claims()}
+        used = {run_id for _, c in self.performance_claims() for run_id in (c.run, c.baseline, *c.sweep, *c.baseline_sweep)}
         return [(i, run) for i, run in enumerate(self.record.runs) if run.id in used]
 
     def needs_duration(self, run: Run) -> bool:
@@ -66,9 +66,25 @@ class Context:
         if self.every_run_timed:
             return True  # a throughput requirement may be judged on any run
         return any(
-            run.id in (c.run, c.baseline) and not (c.kind == "latency" or c.counted in ("response-time", "per-user-output"))
+            run.id in (c.run, c.baseline, *c.sweep, *c.baseline_sweep)
+            and not (c.kind == "latency" or c.counted in ("response-time", "per-user-output"))
             for _, c in self.performance_claims()
         )
+
+    def pinning(self, run: Run | None) -> AcceptanceReference | None:
+        """The reference the run's acceptance was pinned to (record 1.2), on the run or its configuration."""
+        if run is None:
+            return None
+        cfg = self.configuration(run)
+        for forced in (run.simulated_acceptance, cfg.proposer.simulated_acceptance if cfg else None):
+            if forced is not None and forced.pinned_to is not None:
+                return forced.pinned_to
+        return None
+
+    def pinning_judged(self) -> bool:
+        """Whether a system claim made at a run's stated pinning may rest on it. A buyer's own traffic
+        gets the drafter's real acceptance, never a pinned one, so the buyer's view says no."""
+        return not self.every_run_timed
 
     def effective_k(self, run: Run) -> int | None:
         """K the run drafted with: the fixed K, or the schedule's band for the run's concurrency."""

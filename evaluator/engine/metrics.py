@@ -148,6 +148,12 @@ class Bounds:
         x = exact(value)
         return cls(max(x - half, Fraction(0)), x + half)
 
+    @staticmethod
+    def half_unit_at(decimals: int) -> Fraction:
+        """Half a unit in the last of `decimals` decimal places (2 -> 0.005): how far a figure
+        printed to that many decimals may lie from the one it was rounded from."""
+        return Fraction(1, 2 * 10**decimals)
+
     def __truediv__(self, other: Bounds) -> Bounds | None:
         """For non-negative figures; None when the divisor's range reaches zero."""
         if other.low <= 0:
@@ -172,7 +178,7 @@ def _half_unit(value: float) -> Fraction:
     text = repr(float(value)).lower()
     mantissa, _, exponent = text.partition("e")
     decimals = max(0, len(mantissa.partition(".")[2].rstrip("0")) - int(exponent or 0))
-    return Fraction(1, 2 * 10**decimals)
+    return Bounds.half_unit_at(decimals)
 
 
 # A benchmark tool times its interval from its own event timestamps, which it merges or rounds

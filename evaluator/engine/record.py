@@ -18,6 +18,15 @@ families, the server's environment, and simulated (forced) acceptance.
 Record 1.2 adds D, the tokens a target emitted outside verification steps
 (counts.outside_step_tokens), so E = A + B + D holds for a real engine; `sdeval measure`
 writes 1.2. Every 1.0 and 1.1 record loads unchanged.
+
+Record 1.2 also adds, all optional: acceptance pinned to a named reference (a golden acceptance
+length) and a claim stated at that pinning; a target-only run that is the speculative server with
+drafting switched off per request; parallelism, the MoE kernel backend and clock/power settings;
+a run's TTFT definition, warm-up and per-query salting (MLPerf Endpoints). It also adds
+the claim forms 2026's claims use (docs/claims.md, "How the form a claim is written in changes
+it"): a cost per million output tokens at a stated price, a figure written as a change against
+its baseline, throughput per accelerator, a comparison at matched interactivity over each side's
+sweep, and a value copied from a tool's rounded print.
 """
 
 from __future__ import annotations
@@ -239,6 +248,10 @@ class Runtime(_Model):
         default=None,
         description="Environment variables the server or benchmark ran with, verbatim (for example SGLANG_SIMULATE_ACC_LEN=-1). Some settings, including forced acceptance, are made only here.",
     )
+    moe_backend: Text | None = Field(
+        default=None,
+        description="Record 1.2: the kernel backend that ran the mixture-of-experts layers, as the engine names it (vLLM --moe-backend, SGLang --moe-runner-backend, TensorRT-LLM moe_config backend; for example marlin, flashinfer_cutlass, DEEPGEMM). Kernels differ in speed, so runs compared must share it.",
+    )
 
 
 class Hardware(_Model):
@@ -247,6 +260,36 @@ class Hardware(_Model):
     memory_gb: NonNegFloat | None = Field(default=None, description="Memory per accelerator, in GB.")
     interconnect: Text | None = Field(default=None, description="Link between accelerators (for example NVLink 4, PCIe 5).")
     host: Text | None = Field(default=None, description="Host machine (CPU, memory), where relevant.")
+    locked_clock_mhz: NonNegFloat | None = Field(
+        default=None,
+        description="Record 1.2: the accelerator clock the run was locked to, in MHz (for example nvidia-smi --lock-gpu-clocks). Leave out when clocks were left to the driver.",
+    )
+    power_limit_w: NonNegFloat | None = Field(
+        default=None,
+        description="Record 1.2: the power limit each accelerator ran under, in watts, when one was set (for example nvidia-smi --power-limit, or a TDP cap). A lower limit slows every arrangement, so runs compared must share it.",
+    )
+
+
+class Parallelism(_Model):
+    tensor: PositiveCount | None = Field(
+        default=None,
+        description="Tensor-parallel size: accelerators each layer is split across (vLLM --tensor-parallel-size, SGLang --tp-size, TensorRT-LLM tp_size).",
+    )
+    pipeline: PositiveCount | None = Field(
+        default=None, description="Pipeline-parallel size: stages the layers are divided into (--pipeline-parallel-size, --pp-size, pp_size)."
+    )
+    data: PositiveCount | None = Field(
+        default=None,
+        description="Data-parallel size: replicas (or attention data-parallel ranks) serving requests side by side (--data-parallel-size, --dp-size).",
+    )
+    expert: PositiveCount | None = Field(
+        default=None,
+        description="Expert-parallel size: accelerators the experts of a mixture-of-experts model are spread across (SGLang --ep-size, TensorRT-LLM ep_size; vLLM --enable-expert-parallel uses tensor x data).",
+    )
+    context: PositiveCount | None = Field(
+        default=None,
+        description="Decode context-parallel size: ranks each request's KV cache is split across during decoding (vLLM --decode-context-parallel-size, -dcp). 1 when it is not used.",
+    )
 
 
 class Configuration(_Model):
@@ -257,6 +300,10 @@ class Configuration(_Model):
     sampling: Sampling = Field(default_factory=Sampling, description="Sampling settings the outputs were generated with.")
     runtime: Runtime = Field(default_factory=Runtime, description="Serving software and version.")
     hardware: Hardware = Field(default_factory=Hardware, description="Accelerators the model ran on.")
+    parallelism: Parallelism | None = Field(
+        default=None,
+        description="Record 1.2: how the target model was split across the accelerators (tensor, pipeline, data, expert and decode context parallel sizes). The same hardware split differently is a different deployment.",
+    )
 
 
 # ------------------------------------------------------------------------------ runs
@@ -292,6 +339,10 @@ class Workload(_Model):
     input_tokens_mean: NonNegFloat | None = Field(default=None, description="Mean prompt length, in tokens.")
     output_tokens_mean: NonNegFloat | None = Field(default=None, description="Mean generated length per request, in tokens.")
     max_output_tokens: Count | None = Field(default=None, description="Cap on generated tokens per request.")
+    salted: bool | None = Field(
+        default=None,
+        description="Record 1.2: true when every query carried its own salt (a unique random prefix or marker, as MLPerf Endpoints adds) so the server could not answer it from a prefix or response cache filled by an earlier query; false when queries were sent unsalted. Runs compared must agree, since cache hits change every latency and throughput.",
+    )
 
 
 class Load(_Model):
@@ -309,6 +360,14 @@ class Load(_Model):
     )
     multi_sequence_share: Fraction01 | None = Field(
         default=None, description="Share of requests asking for more than one completion (n > 1), from 0 to 1."
+    )
+
+
+class Warmup(_Model):
+    requests: Count | None = Field(default=None, description="Requests sent to warm the server up before the measured interval.")
+    duration_s: Seconds | None = Field(default=None, description="How long the warm-up lasted, in seconds, when it was set by time.")
+    excluded: bool = Field(
+        description="True when the warm-up requests, their tokens and their time are outside the measured interval and its counts (as MLPerf Endpoints requires); false when they were counted in it."
     )
 
 
@@ -335,6 +394,10 @@ class Interval(_Model):
         description="complete-interval: one clock from start to end event. stage-sum: separately timed stages added up (stages overlap, so this is not an interval).",
     )
     duration_s: Seconds | None = Field(default=None, description="Length of the measured interval, in seconds.")
+    warmup: Warmup | None = Field(
+        default=None,
+        description="Record 1.2: the warm-up before the measured interval (requests, duration) and whether it was kept out of the interval. A first request pays for compilation, graph capture and cold caches; counted in, it understates throughput and inflates latency percentiles.",
+    )
 
 
 class PopulationCheck(_Model):
@@ -417,6 +480,10 @@ class Percentiles(_Model):
 
 class Latency(_Model):
     ttft_ms: Percentiles | None = Field(default=None, description="Time to first token, in milliseconds (includes prompt processing).")
+    ttft_definition: Literal["first-fragment-any-kind", "first-text-token", "first-response-event", "other"] | None = Field(
+        default=None,
+        description="Record 1.2: what counts as the first token: the first non-empty streamed fragment of any kind, text, reasoning or tool call (MLPerf Endpoints); the first visible text token, reasoning not counted; the first streamed event even when empty (for example a role-only chunk); or another definition (say which in notes). A reasoning model's TTFT differs by seconds between them.",
+    )
     tpot_ms: Percentiles | None = Field(default=None, description="Time per output token after the first, in milliseconds.")
     itl_ms: Percentiles | None = Field(default=None, description="Inter-token latency: gap between streamed tokens, in milliseconds.")
     e2e_ms: Percentiles | None = Field(default=None, description="End-to-end response time per request, in milliseconds.")
@@ -530,6 +597,10 @@ class Source(_Model):
         description="Record 1.2: the model the tool says it ran (vllm bench serve's model_id, LLMPerf's model, AIPerf's model names), as the file writes it; compared with the configuration's target model.",
     )
     tokenizer: Text | None = Field(default=None, description="Record 1.2: the tokenizer the tool says it counted with, as the file writes it.")
+    parallelism: Parallelism | None = Field(
+        default=None,
+        description="Record 1.2: the parallel sizes the tool's file says the server ran with (trtllm-bench world_info, SGLang server_info, vllm bench sweep parameters). Used where the configuration states none.",
+    )
     entry: Text | None = Field(
         default=None,
         description="Which part of the file the run came from, when the file holds several runs (for example 'line 3' or 'benchmarks[2]').",
@@ -545,11 +616,36 @@ class Source(_Model):
     )
 
 
+class AcceptanceReference(_Model):
+    name: Text = Field(description="The reference the acceptance was pinned to, by name (for example 'InferenceX golden_al_distribution').")
+    source: Text | None = Field(
+        default=None,
+        description="Where the reference value is published, at a fixed version (for example the golden YAML file's URL at a commit).",
+    )
+    model: Text | None = Field(
+        default=None, description="The model the reference value was measured for, as the reference names it (for example qwen3.8-27b)."
+    )
+    mode: Literal["thinking", "non-thinking"] | None = Field(
+        default=None, description="The thinking mode the reference value is for (InferenceX keys its curves thinking_on and thinking_off)."
+    )
+    k: DraftLength | None = Field(default=None, description="The draft length (num_speculative_tokens) the reference value is for.")
+    acceptance_length: NonNegFloat = Field(
+        description="The reference acceptance length (1 + accepted drafts / verification steps) the run was pinned to, as published (for example 3.67)."
+    )
+
+
 class SimulatedAcceptance(_Model):
     mechanism: Text = Field(
         description="The setting that forced acceptance, verbatim (for example vLLM rejection_sample_method=synthetic, SGLANG_SIMULATE_ACC_LEN=3, TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS=2)."
     )
-    acceptance_length: NonNegFloat | None = Field(default=None, description="The acceptance length the setting forced, when it states one.")
+    acceptance_length: NonNegFloat | None = Field(
+        default=None,
+        description="The acceptance length the setting forced, when it states one (TensorRT-LLM's TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS counts drafts only: its value plus 1).",
+    )
+    pinned_to: AcceptanceReference | None = Field(
+        default=None,
+        description="Record 1.2: when acceptance was pinned to a published reference (a golden acceptance length): the reference, its model, mode, K and value. A claim about the system at that acceptance can then be judged; a speedup or acceptance figure still cannot.",
+    )
 
 
 class Run(_Model):
@@ -592,6 +688,10 @@ class Run(_Model):
         default=None,
         description="Set when the run's acceptance was forced by a benchmark setting instead of measured on real drafts: such a run says nothing about what real traffic gets.",
     )
+    drafting_off: Literal["separate-deployment", "per-request"] | None = Field(
+        default=None,
+        description="Record 1.2: for a target-only run, how drafting was switched off: a separate deployment serving the target alone, or the speculative server itself with speculation switched off for each request (vLLM and SGLang let a request disable it). A per-request baseline must use the speculative run's own configuration.",
+    )
     source: Source | None = Field(default=None, description="Where the run was imported from, when it was.")
     notes: LongText | None = Field(default=None, description="Anything else the evidence says about this run.")
 
@@ -611,6 +711,7 @@ ClaimKind = Literal[
     "acceptance-rate",
     "acceptance-length",
     "lossless",
+    "cost",
 ]
 Counted = Literal[
     "emitted-output",
@@ -635,11 +736,30 @@ class Composition(_Model):
     )
 
 
+class ClaimPrice(_Model):
+    currency: str = Field(
+        pattern=r"^[A-Z]{3}$",
+        description="Record 1.2: the currency of the claimed cost and of the price below, as an ISO 4217 code (for example USD).",
+    )
+    per_accelerator_hour: Annotated[float, Field(gt=0, le=10**9)] | None = Field(
+        default=None,
+        description="Record 1.2: the price of one accelerator per hour the cost was computed at. The hour's price is this times the accelerators of the run's configuration (hardware.count).",
+    )
+    per_server_hour: Annotated[float, Field(gt=0, le=10**9)] | None = Field(
+        default=None,
+        description="Record 1.2: the price of one server per hour the cost was computed at (with accelerators_per_server: the run's accelerators fill whole servers).",
+    )
+    accelerators_per_server: PositiveCount | None = Field(
+        default=None, description="Record 1.2: accelerators in one server, for a price per server-hour (4 accelerators at 8 per server is 1 server)."
+    )
+    source: Text | None = Field(default=None, description="Record 1.2: where the price comes from (a price list and its date, the vendor's page).")
+
+
 class Claim(_Model):
     id: Ident = Field(description="Short name for this claim (for example 'c1').")
     text: LongText = Field(description="The claim as the vendor worded it.")
     kind: ClaimKind = Field(
-        description="What is claimed: output throughput (tokens/s), speedup (x), latency (ms), capacity (requests), acceptance rate, acceptance length, or lossless output."
+        description="What is claimed: output throughput (tokens/s), speedup (x), latency (ms), capacity (requests), acceptance rate, acceptance length, lossless output, or cost (record 1.2: per million output tokens, at the price stated in price)."
     )
     value: float | None = Field(
         default=None,
@@ -699,10 +819,44 @@ class Claim(_Model):
         default=None,
         description="For a selected figure: the id of the configuration that gave it. A best-of-sweep figure holds only for that configuration.",
     )
+    at_pinned_acceptance: NonNegFloat | None = Field(
+        default=None,
+        description="Record 1.2: for a claim about the system (output throughput, per-user throughput, latency, capacity) made on a run whose acceptance was pinned: the acceptance length the claim says it holds at (2.97 for 'at the golden acceptance length 2.97'). It must be the run's pinned value.",
+    )
     installation_items: list[Ident] = Field(
         default_factory=list,
         max_length=100,
         description="Installation-scope items (by id) the claimed figure depends on. Any entry mixes equipment work into a software claim.",
+    )
+    relative: Literal["lower", "higher"] | None = Field(
+        default=None,
+        description="Record 1.2: for a claim written as a change against its baseline rather than as a ratio: lower for '40 % lower p50 TPOT', '57 % cheaper' or 'reduces latency by 1.5-3x'; higher for '34 % higher throughput' or '58 % more tokens/s per GPU'. With unit % the value is the percentage (40), otherwise the factor (1.5 and 3). It is recomputed as the speedup it amounts to (40 % lower latency: baseline / run = 1 / 0.6) and shown as written.",
+    )
+    price: ClaimPrice | None = Field(
+        default=None,
+        description="Record 1.2: for a cost claim (per million output tokens): the currency and the hourly price the cost was computed at, per accelerator-hour or per server-hour. Without it a cost cannot be checked.",
+    )
+    throughput_per: Literal["accelerator", "deployment"] | None = Field(
+        default=None,
+        description="Record 1.2: for a throughput or a throughput comparison: per accelerator ('tokens/s per GPU', divided by the configuration's hardware.count) or for the whole deployment (all its accelerators together, the default).",
+    )
+    at_per_user_speed: Annotated[float, Field(gt=0, le=10**6)] | None = Field(
+        default=None,
+        description="Record 1.2: for a comparison at matched interactivity ('58 % more tokens/s per GPU at 57 tokens/s per user'): the per-user speed U, in output tokens/s per user. Each side's figure is its highest-throughput measured run whose per-user speed is at least U (a step function, never interpolated).",
+    )
+    sweep: list[Ident] = Field(
+        default_factory=list,
+        max_length=200,
+        description="Record 1.2: for a claim at matched interactivity: the runs of the claim's side (its load sweep) the point is chosen from, besides run.",
+    )
+    baseline_sweep: list[Ident] = Field(
+        default_factory=list,
+        max_length=200,
+        description="Record 1.2: for a claim at matched interactivity: the baseline side's runs (its load sweep), besides baseline.",
+    )
+    printed_decimals: Annotated[int, Field(ge=0, le=12), Whole] | None = Field(
+        default=None,
+        description="Record 1.2: when the claimed value is copied from a tool's rounded print ('0.07 req/s'), the number of decimals it was printed with (2). It is then consistent with any figure that rounds to it, as a tool's reported figures are, instead of within 2 %.",
     )
 
 

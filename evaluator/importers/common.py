@@ -79,10 +79,49 @@ class HashedLines:
         return self._hash.hexdigest()
 
 
+# Parallel sizes as tools write them: vLLM's engine arguments (as `vllm bench sweep` merges the
+# serve parameters it varied into each result, dashes or underscores), SGLang's ServerArgs (in
+# bench_serving's server_info), TensorRT-LLM's world_info.
+_PARALLEL_KEYS = {
+    "tensor": ("tensor_parallel_size", "tp_size"),
+    "pipeline": ("pipeline_parallel_size", "pp_size"),
+    "data": ("data_parallel_size", "dp_size"),
+    "expert": ("expert_parallel_size", "ep_size"),
+    "context": ("decode_context_parallel_size",),
+}
+
+
+def parallel_sizes(settings: Any) -> dict[str, int] | None:
+    """The parallel sizes a tool's settings state, as the record's Parallelism; None when none."""
+    if not isinstance(settings, dict):
+        return None
+    flat = {str(k).lstrip("-").replace("-", "_"): v for k, v in settings.items()}
+    out = {}
+    for name, keys in _PARALLEL_KEYS.items():
+        size = next((count(flat[k]) for k in keys if k in flat and not isinstance(flat[k], bool)), None)
+        if size:
+            out[name] = size
+    # vLLM --enable-expert-parallel spreads the experts over tensor x data parallel ranks (data
+    # parallel 1 unless stated).
+    if flat.get("enable_expert_parallel") is True and "expert" not in out and "tensor" in out:
+        out["expert"] = out["tensor"] * out.get("data", 1)
+    return out or None
+
+
 def source(
-    fmt: str, path: Path, sha256: str, tool_version: Any = None, entry: str | None = None, *, model: Any = None, tokenizer: Any = None
+    fmt: str,
+    path: Path,
+    sha256: str,
+    tool_version: Any = None,
+    entry: str | None = None,
+    *,
+    model: Any = None,
+    tokenizer: Any = None,
+    parallelism: dict[str, int] | None = None,
 ) -> dict[str, Any]:
     out: dict[str, Any] = {"format": fmt, "file": path.name, "sha256": sha256}
+    if parallelism:
+        out["parallelism"] = parallelism
     if tool_version not in (None, ""):
         out["tool_version"] = str(tool_version)
     if entry is not None:
@@ -185,7 +224,11 @@ def import_entries(path: Path, fmt: str, run_fields, arrays: str | None = None) 
     for entry, d in found:
         fields, speculative, *version = run_fields(d, path, entry)
         # vllm bench serve and SGLang's bench_serving both name the model and tokenizer so.
-        found_source = source(fmt, path, sha, version[0] if version else None, entry=entry, model=d.get("model_id"), tokenizer=d.get("tokenizer_id"))
+        # Parallel sizes: a vllm bench sweep result's merged serve parameters, or SGLang's server_info.
+        sizes = parallel_sizes(d) or parallel_sizes(d.get("server_info"))
+        found_source = source(
+            fmt, path, sha, version[0] if version else None, entry=entry, model=d.get("model_id"), tokenizer=d.get("tokenizer_id"), parallelism=sizes
+        )
         out.append(Imported(fields=fields, source=found_source, speculative=speculative))
     return out
 

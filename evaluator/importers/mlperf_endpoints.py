@@ -31,6 +31,13 @@ the same history (2a60f634, April 2026, and c60b6545's `metrics/reporter.py`).
 - `run_config.load_pattern`: `type` concurrency (`target_concurrency`, a closed loop), poisson
   (`target_qps`, an open loop), max_throughput (every query at once, offline) or agentic_inference.
 - The file names no model or tokenizer (`config.yaml` beside it does) and no command line.
+- Record 1.2: `run_config.warmup` (`WarmupConfig` in `config/schema.py`: `enabled`, `n_requests`,
+  `salt`, `drain`) becomes `interval.warmup`, excluded: the warm-up "runs before the performance
+  phase; results are not recorded". Its `salt` salts the warm-up prompts only, so it says nothing
+  about the measured queries (the agentic dataset's `enable_salt` is not in this file): `salted` is
+  left unstated. TTFT is taken at the first non-empty streamed fragment, text or reasoning
+  (`openai/accumulator.py` at 00598fb9: the first `delta.content` or `delta.reasoning`), which is
+  `latency.ttft_definition` first-fragment-any-kind.
 
 Not verified: no published result_summary.json was found; the tests build the shape `Report.to_json`
 writes at the commit above. The `system_tps` and `tps_per_user` of the MLPerf Endpoints rules
@@ -168,9 +175,13 @@ def import_file(path: Path) -> list[Imported]:
     if load_note:
         notes.append(load_note)
     warmup = v if isinstance(v := run_config.get("warmup"), dict) else {}
+    warmup_fields = None
     if warmup.get("enabled") is True:
         n = count(warmup.get("n_requests"))
         notes.append(f"A warm-up of {f'{n} requests' if n else 'the dataset once'} ran before the performance phase and is not counted.")
+        if warmup.get("drain") is False:
+            notes.append("The warm-up was not drained (drain false): its last requests may still have been in flight as the measured phase began.")
+        warmup_fields = {"requests": n, "excluded": True}
     legacy = count(d.get("legacy_loadgen_window_duration_ns"))
     tps = number(d.get("tps"))
     if legacy:
@@ -195,10 +206,11 @@ def import_file(path: Path) -> list[Imported]:
             "output_tokens_mean": number(osl.get("avg")),
         },
         "load": load,
-        "interval": {**INTERVAL, "duration_s": duration} if duration is not None else None,
+        "interval": {**INTERVAL, "duration_s": duration, "warmup": warmup_fields} if duration is not None else None,
         "counts": {"emitted_tokens": emitted, "population": "benchmark-requests"},
         "latency": {
-            "ttft_ms": _latency(_series(d, "ttft", path)),
+            "ttft_ms": (ttft := _latency(_series(d, "ttft", path))),
+            "ttft_definition": "first-fragment-any-kind" if ttft else None,
             "tpot_ms": _latency(_series(d, "tpot", path)),
             "e2e_ms": _latency(_series(d, "latency", path)),
         },

@@ -16,6 +16,9 @@ The report holds aggregates only, so no count is taken from it:
   never to `reported`.
 - `system_output_throughput_tok_s` is the tool's output tokens over `total_latency_ms`: the
   run's own E / T, kept in `reported`.
+- `world_info` `tp_size`, `pp_size`, `ep_size` are the parallel sizes the engine ran with: kept as
+  `source.parallelism` (record 1.2), which `baseline-mismatch` compares where the configuration
+  states none.
 The configured load (`--concurrency`) is not in the report. `avg_num_concurrent_requests`
 (sum of request latencies / total latency) is a measured mean, not a peak, and `max_batch_size`
 is the runtime's cap, so both go to the notes and the load stays unstated. `issue_rate` is
@@ -27,7 +30,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .common import CLIENT_WALL_CLOCK, Imported, ImportProblem, count, drop_none, number, percentiles, read_json_document, source
+from .common import CLIENT_WALL_CLOCK, Imported, ImportProblem, count, drop_none, number, parallel_sizes, percentiles, read_json_document, source
 
 FORMAT = "trtllm-bench"
 CORE_KEYS = ("request_info", "performance")
@@ -152,4 +155,5 @@ def import_file(path: Path) -> list[Imported]:
         raise ImportProblem(f"{path}: lacks {', '.join(missing)}, so it is not {FORMAT} output{_guess(path)}")
     fields, speculative = run_fields(data)
     version = _section(data, "engine").get("version")
-    return [Imported(fields=fields, source=source(FORMAT, path, sha, version), speculative=speculative)]
+    sizes = parallel_sizes(_section(data, "world_info"))
+    return [Imported(fields=fields, source=source(FORMAT, path, sha, version, parallelism=sizes), speculative=speculative)]

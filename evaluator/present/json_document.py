@@ -69,6 +69,9 @@ def document(results: list[FileAssessment], *, full: bool = True, comparison: Co
                     "value": c.value,
                     "value_high": c.value_high,
                     "bound": c.bound,
+                    # Only for a claim written as a change (record 1.2): as written ("40 % lower"); its computed
+                    # figure then has "as_written" too.
+                    **({"relative": c.relative, "stated": c.stated} if c.relative is not None else {}),
                     "unit": c.unit,
                     "run": c.run,
                     "baseline": c.baseline,

@@ -165,7 +165,7 @@ def _file(r: FileAssessment, name: str, rule_of: RuleOf, entry: dict[str, Any]) 
             "baseline": c.baseline,
             # As the vendor stated it: a range or a bound as stated ("up to 4x"), a figure as written ("1.90x").
             "claimed": c.stated
-            if c.value_high is not None or c.bound is not None
+            if c.value_high is not None or c.bound is not None or c.relative is not None
             else (None if c.value is None else claimed(c.text, c.written, c.value, c.unit or "")),
             "computed": _figure(c.computed),
             "output": _figure(c.output) if c.output != c.computed else None,
@@ -223,6 +223,8 @@ def _brief_figure(d: dict | None) -> str | None:
     if d is None or d["value"] is None:
         return None
     name = d["figure"]
+    if d.get("as_written"):  # a claim written as a change: its figure in the same form ("55.0 % lower, 2.22x")
+        return f"{d['as_written']}, {num(d['value'], 'x')}"
     if d["unit"] == "x":
         return f"{num(d['value'], 'x')} the baseline's {'output throughput' if 'output' in name else name.removesuffix(' against the baseline')}"
     formula = name[name.rindex("(") + 1 : -1] if name.endswith(")") and "(" in name else name
@@ -232,7 +234,9 @@ def _brief_figure(d: dict | None) -> str | None:
 def _figure(d: dict | None) -> str | None:
     if d is None or d["value"] is None:
         return None
-    return f"{d['figure']} = {num(d['value'], '' if d['unit'] == 'fraction' else d['unit'])}"
+    # A claim written as a change ('40 % lower') also gets its figure in that form.
+    written = f" ({d['as_written']})" if d.get("as_written") else ""
+    return f"{d['figure']} = {num(d['value'], '' if d['unit'] == 'fraction' else d['unit'])}{written}"
 
 
 QUALITY_COLUMNS = (("task", "Task"), ("metric", "Metric"), ("baseline_score", "Baseline score"), ("method", "Method"))
@@ -341,16 +345,20 @@ def _throughput(rec: EvidenceRecord, r: FileAssessment, runs: dict[str, dict[str
     for key, values in zip(("tps", "baseline_tps", "speedup"), zip(*figures) if figures else ()):
         for row, cell in zip(rows, column(list(values))):
             row[key] = cell + ("x" if key == "speedup" and cell != "-" else "")
-    by_config: dict[str, list[tuple[float, float]]] = {}
-    labels: dict[str, str] = {}
+    # One line per configuration and arrangement: a baseline with drafting switched off per request
+    # (record 1.2) runs on the speculative configuration itself.
+    by_config: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    labels: dict[tuple[str, str], str] = {}
     unplotted = []
     for run in rec.runs:
         m = r.metrics[run.id]
         if run.load.concurrency is None or m.emitted_tokens_per_s is None:
             unplotted.append(run.id)
             continue
-        by_config.setdefault(run.configuration, []).append((float(run.load.concurrency), m.emitted_tokens_per_s))
-        labels[run.configuration] = f"{run.configuration} ({'speculative' if run.arrangement == 'speculative' else 'baseline'})"
+        line = (run.configuration, run.arrangement)
+        by_config.setdefault(line, []).append((float(run.load.concurrency), m.emitted_tokens_per_s))
+        per_request = " with drafting off per request" if run.drafting_off == "per-request" else ""
+        labels[line] = f"{run.configuration} ({'speculative' if run.arrangement == 'speculative' else 'baseline' + per_request})"
     # Speculative configurations first so they get the solid line.
     order = sorted(by_config, key=lambda c: (not labels[c].endswith("(speculative)"), c))
     chart = line_chart(

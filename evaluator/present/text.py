@@ -58,7 +58,8 @@ def _figure(d: dict | None) -> str:
     """A computed figure as wording.num shows it (`-f json` keeps the exact value)."""
     if d is None or d["value"] is None:
         return ""
-    return f"{d['figure']} = {num(d['value'], '' if d['unit'] == 'fraction' else d['unit'])}"
+    written = f" ({d['as_written']})" if d.get("as_written") else ""  # a claim written as a change: '40 % lower'
+    return f"{d['figure']} = {num(d['value'], '' if d['unit'] == 'fraction' else d['unit'])}{written}"
 
 
 def _why(f: Finding, explained: set[str]) -> str:

@@ -17,7 +17,7 @@ from functools import partial
 from pydantic import ValidationError
 
 from ..engine.baselines import baseline_for
-from ..engine.claim_figures import claimed_figure, claimed_text, claimed_value, output_figure
+from ..engine.claim_figures import claimed_figure, claimed_text, claimed_value, output_figure, written_text
 from ..engine.context import Context
 from ..engine.loader import LoadedFile, pointer
 from ..engine.metrics import speedup
@@ -117,14 +117,23 @@ def _claim_result(ctx: Context, index: int, findings: list[Finding], written: Ca
         baseline=claim.baseline,
         verdict=verdict,
         findings=behind,
-        computed=None if figure is None else {"figure": figure.name, "value": figure.value, "unit": figure.unit},
-        output=None if out is None else {"figure": out.name, "value": out.value, "unit": out.unit},
+        computed=None if figure is None else _computed(claim, figure),
+        output=None if out is None else (_computed(claim, out) if out == figure else {"figure": out.name, "value": out.value, "unit": out.unit}),
         stated=None if claim.value is None else claimed_text(claim),
         value_high=claim.value_high,
         bound=claim.bound,
+        relative=claim.relative,
         unfavourable=unfavourable,
         unfavourable_brief=unfavourable_brief,
     )
+
+
+def _computed(claim, figure) -> dict:
+    """The recomputed figure; for a claim written as a change ('40 % lower'), also in that form."""
+    computed = {"figure": figure.name, "value": figure.value, "unit": figure.unit}
+    if claim.relative is not None:
+        computed["as_written"] = written_text(claim, figure.value)
+    return computed
 
 
 # Quality metrics where less is better; every other metric is read as higher-is-better.

@@ -50,7 +50,7 @@ def _shown(value) -> str:
 def baseline_missing(ctx: Context) -> Iterator[Violation]:
     for i, claim in ctx.claims():
         # A claim with no run at all is evidence-missing, whose ask includes the baseline.
-        if claim.kind != "speedup" or claim.run is None:
+        if (claim.kind != "speedup" and claim.relative is None) or claim.run is None:
             continue
         ask = {"load": _load(claim, ctx.run(claim.run)), "run": claim.run, "value": claimed_text(claim, "x")}
         if claim.baseline is None:
@@ -72,32 +72,51 @@ def baseline_missing(ctx: Context) -> Iterator[Violation]:
 @rule(
     "baseline-mismatch",
     "error",
-    "The baseline differs in target, tokenizer, numerics, sampling, task, load, interval definition or hardware",
+    "The baseline differs in target, tokenizer, numerics, sampling, task, load, interval definition, hardware or how it is deployed",
     rationale="""A comparison is only fair when the one thing that changed is the arrangement being sold.
     A baseline with another target revision, number format, sampling policy, request population, load,
-    interval definition or hardware measures something else.""",
-    failing="A speculative run at temperature 0.7 compared with a greedy target-only run.",
-    passing="Both runs share target, tokenizer, numerics, sampling, workload, load, interval and hardware.",
+    interval definition or hardware measures something else; so does one split differently across the
+    same accelerators (tensor, pipeline, data or expert parallel sizes), running other MoE kernels,
+    under other clock or power settings, or with queries salted differently against caching. A value
+    stated for one run and not for the other is a difference too: equal terms cannot be shown. A
+    baseline that says it is the same server with drafting switched off per request must use the
+    speculative run's own configuration.""",
+    failing="A speculative run at temperature 0.7 compared with a greedy target-only run; or a TP8 speculative run compared with a TP4 baseline.",
+    passing="Both runs share target, tokenizer, numerics, sampling, workload, load, interval, hardware and parallel sizes.",
     reference="docs/claims.md, The checklist behind the rules, item 4 (a baseline on equal terms) and item 5 (configuration identity)",
     ask="Please send a baseline run that matches run {run} in {fields}; baseline {base} differs in them.",
 )
 def baseline_mismatch(ctx: Context) -> Iterator[Violation]:
     for i, claim in ctx.claims():
         run, base = ctx.run(claim.run), ctx.run(claim.baseline)
-        if run is None or base is None or run is base or claim.kind not in ("speedup", "output-throughput", "latency"):
+        if run is None or base is None or run is base or claim.kind not in ("speedup", "output-throughput", "latency", "cost"):
             continue
         ours, theirs = comparison_fields(ctx, run), comparison_fields(ctx, base)
+        if claim.at_per_user_speed is not None:
+            # At matched interactivity each side's point is taken at whatever load reaches the per-user
+            # speed: the loads (and the requests a load was run with) differ by design.
+            for name in _MATCHED_BY_DESIGN:
+                ours.pop(name, None), theirs.pop(name, None)
+        # A baseline that is the run's own server with drafting switched off per request must be that
+        # server: the configuration itself is then compared, not only the fields below.
+        if base.drafting_off == "per-request" and run.arrangement == "speculative":
+            ours, theirs = {"configuration": run.configuration, **ours}, {"configuration": base.configuration, **theirs}
         # A run whose configuration is not in the record (reported by its own rule) has no
         # configuration fields: compare what both runs state.
         differing = [name for name in ours if name in theirs and ours[name] != theirs[name]]
         if differing:
             detail = "; ".join(f"{name} {_shown(ours[name])} vs {_shown(theirs[name])}" for name in differing)
+            if "configuration" in differing:
+                detail += f" (baseline {base.id} says it is the same server with drafting switched off per request)"
             yield Violation(
                 f"baseline {base.id} is not measured on equal terms with run {run.id}: {detail}",
                 ("claims", i, "baseline"),
                 claim=claim.id,
                 ask={"run": run.id, "fields": and_join(differing), "base": base.id},
             )
+
+
+_MATCHED_BY_DESIGN = ("load.concurrency", "load.request_rate", "workload.num_requests")
 
 
 @rule(
@@ -143,3 +162,31 @@ def acceptance_incomparable(ctx: Context) -> Iterator[Violation]:
                 claim=claim.id,
                 ask={"run": run.id, "other": other.id, "differences": and_join(differences)},
             )
+
+
+@rule(
+    "baseline-same-server",
+    "info",
+    "The baseline is the speculative server with drafting switched off per request, not a separate target-only deployment",
+    rationale="""vLLM and SGLang let a request switch speculation off, so a vendor can measure the
+    baseline on the speculative server itself. That is a comparison on equal terms (same deployment,
+    same everything but drafting), but not against the best target-only deployment: the server still
+    holds the drafter's weights and KV cache in memory and sizes its batches and graphs for
+    speculation, so a deployment tuned for the target alone may serve more. The speedup holds against
+    that server, and the output says so.""",
+    failing="A speedup whose baseline run states drafting_off: per-request.",
+    passing="A speedup whose baseline is a separate target-only deployment (drafting_off: separate-deployment, or not stated).",
+    reference="docs/claims.md, Baselines and deployment; docs/claims.md, The checklist behind the rules, item 4 (a baseline on equal terms)",
+)
+def baseline_same_server(ctx: Context) -> Iterator[Violation]:
+    for i, claim in ctx.claims():
+        base = ctx.run(claim.baseline)
+        if base is None or base.drafting_off != "per-request" or claim.baseline == claim.run:
+            continue
+        yield Violation(
+            f"baseline {base.id} is run {claim.run}'s own server with drafting switched off per request, not a separate "
+            "target-only deployment: the claim holds against that server, which still reserves memory for the drafter; "
+            "a deployment of the target alone may serve more",
+            ("claims", i, "baseline"),
+            claim=claim.id,
+        )

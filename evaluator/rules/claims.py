@@ -7,6 +7,7 @@ from fractions import Fraction
 
 from ..engine.claim_figures import (
     CLAIM_FORMULAS,
+    RELATIVE_KINDS,
     UNDEFINED,
     Figure,
     basis_undefined,
@@ -15,6 +16,10 @@ from ..engine.claim_figures import (
     claimed_text,
     claimed_value,
     output_figure,
+    speedup_of,
+    speedup_rises_with_value,
+    unpriced,
+    written_text,
 )
 from ..engine.context import Context
 from ..engine.metrics import Bounds, exact
@@ -31,6 +36,7 @@ _KIND_WORDS = {
     "speedup": "speedup",
     "latency": "latency",
     "capacity": "capacity",
+    "cost": "cost",
 }
 
 
@@ -44,6 +50,7 @@ _RESTATED_AS = {
     "speedup": "an output-throughput speedup against a target-only baseline",
     "latency": "a measured latency",
     "capacity": "a number of concurrent requests served",
+    "cost": "a cost per million emitted output tokens at a stated price",
 }
 
 
@@ -131,8 +138,13 @@ def claim_mismatch(ctx: Context) -> Iterator[Violation]:
             continue
         if not _supported(claim, value, figure):
             computed = num(figure.value, figure.unit)
+            if (as_written := written_text(claim, figure.value)) is not None:
+                computed = f"{computed}, that is {as_written}"
+            impossible = ""
+            if claim.relative is not None and speedup_of(claim, exact(value)) is None:
+                impossible = f"; nothing falls by 100 % or more, so {_claimed(claim)} is no reduction at all"
             yield Violation(
-                f"the claimed {_claimed(claim)} does not match the evidence: {figure.name} is {computed}",
+                f"the claimed {_claimed(claim)} does not match the evidence: {figure.name} is {computed}{impossible}",
                 ("claims", i, "value"),
                 claim=claim.id,
                 ask={"value": _claimed(claim), "run": claim.run, "figure": figure.name, "computed": computed},
@@ -141,15 +153,32 @@ def claim_mismatch(ctx: Context) -> Iterator[Violation]:
 
 def _supported(claim: Claim, value: float, figure: Figure) -> bool:
     """Whether the recomputed figure bears out the claim as stated (a figure, a range, a floor or a
-    ceiling), within the tolerance and within the precision the figure's inputs were written to:
-    the claim admits computed values in an interval, and the figure lies in `figure.bounds`."""
+    ceiling), within the tolerance (or, for a value copied from a tool's print, its printed
+    precision) and within the precision the figure's inputs were written to: the claim admits
+    computed values in an interval, and the figure lies in `figure.bounds`. A claim written as a
+    change ('40 % lower') admits the speedups its values amount to."""
     assert figure.value is not None  # claim_mismatch judges only figures with a value
-    tol = exact(CLAIM_TOLERANCE)
     ends = claimed_range(claim)
+    low: Fraction | None  # None: a relative value that is no ratio (below)
+    high: Fraction | None
     low, high = (exact(ends[0]), exact(ends[1])) if ends is not None else (exact(value), exact(value))
+    no_low = claim.bound == "at-most" and ends is None
+    no_high = claim.bound == "at-least" and ends is None
+    tol = exact(CLAIM_TOLERANCE)
+    if claim.printed_decimals is not None:
+        # As a tool's reported figure: any figure that rounds to the printed value (metrics.Bounds.allows).
+        half = Bounds.half_unit_at(claim.printed_decimals)
+        low, high, tol = low - half, high + half, Fraction(0)
+    if claim.relative is not None:
+        low, high = speedup_of(claim, low), speedup_of(claim, high)
+        if not speedup_rises_with_value(claim):
+            low, high, no_low, no_high = high, low, no_high, no_low
+        if (low is None and not no_low) or (high is None and not no_high):
+            return False  # '140 % lower' (or cheaper) is no ratio at all
     # |claimed - x| <= tolerance * x  <=>  claimed / (1 + tolerance) <= x <= claimed / (1 - tolerance)
-    admits_low = None if claim.bound == "at-most" and ends is None else low / (1 + tol)
-    admits_high = None if claim.bound == "at-least" and ends is None else high / (1 - tol)
+    # (a None end is one without a limit: no ratio was refused above)
+    admits_low = None if no_low or low is None else low / (1 + tol)
+    admits_high = None if no_high or high is None else high / (1 - tol)
     bounds = figure.bounds or Bounds.exact(Fraction(figure.value))
     return (admits_low is None or bounds.high >= admits_low) and (admits_high is None or bounds.low <= admits_high)
 
@@ -162,6 +191,7 @@ _NEED_WORDS = {
     "proposed_drafts": "proposed drafts (P)",
     "verification_steps": "verification steps (S)",
     "per_user_throughput": "per-user output throughput",
+    "hardware.count": "number of accelerators (hardware.count of its configuration)",
 }
 
 
@@ -185,6 +215,10 @@ def _by_run(figure: Figure) -> dict[str, list[str]]:
 
 def _lacking_at(ctx: Context, run_id: str, fields: list[str]) -> tuple:
     at = ("runs", ctx.run_index[run_id])
+    if fields == ["hardware.count"] and (cfg := ctx.configuration(ctx.run(run_id))) is not None:
+        return ("configurations", ctx.config_index[cfg.id], "hardware")
+    if any(f.startswith("per-user speed") for f in fields):
+        return (*at, "load")
     if any(f.startswith("latency.") for f in fields):
         return (*at, "latency")
     if any(f.startswith("per_user_throughput") for f in fields):
@@ -243,8 +277,15 @@ def counts_missing(ctx: Context) -> Iterator[Violation]:
                 claim=claim.id,
                 ask={"needs": "which latency and which percentile (or the mean) the claim is about", "subject": subject},
             )
+        if (None, "price.accelerators_per_server") in figure.needs:
+            yield Violation(
+                f"{figure.name} cannot be computed for {subject}: a price per server-hour needs the accelerators in one server",
+                ("claims", i, "price"),
+                claim=claim.id,
+                ask={"needs": "how many accelerators one server holds (price.accelerators_per_server)", "subject": subject},
+            )
         for run_id, fields in _by_run(figure).items():
-            role = "run" if run_id == claim.run else "baseline"
+            role = "run" if run_id in (claim.run, *claim.sweep) else "baseline"
             yield Violation(
                 f"{figure.name} cannot be computed for {subject}: {role} {run_id} lacks {', '.join(fields)}",
                 _lacking_at(ctx, run_id, fields),
@@ -260,27 +301,58 @@ def counts_missing(ctx: Context) -> Iterator[Violation]:
     rationale="""No claim is established without being recomputed from the evidence, and every kind of claim
     has its own formula over what it counts: an output throughput is E / T, a speedup of output throughput
     (E / T) / (E_b / T_b), a speedup of response time the baseline's latency over the run's at the same
-    latency and statistic, a capacity the requests per second or the concurrency the run held. A claim whose
+    latency and statistic, a capacity the requests per second or the concurrency the run held, a cost the
+    hour's price over the output tokens emitted in that hour, at the price the claim states. A claim whose
     kind and basis match none of them (a throughput counted as response time, a latency counted as
     tokens) says something sdeval cannot check.""",
     failing="kind: output-throughput, counted: response-time.",
     passing="kind: speedup, counted: response-time, latency_metric: e2e, percentile: p50.",
     reference="docs/claims.md, What a claim needs before it counts (how each claim kind is recomputed)",
-    ask="Please restate the claim as {kinds}, or say what its figure measures.",
+    ask="Please {request}, or say what its figure measures.",
 )
 def claim_basis_undefined(ctx: Context) -> Iterator[Violation]:
     for i, claim in ctx.claims():
-        if basis_undefined(claim):
-            defined = sorted({c for (k, c), f in CLAIM_FORMULAS.items() if k == claim.kind and c and f != UNDEFINED and "refused" not in f})
-            article = "an" if claim.kind[0] in "aeiou" else "a"
+        if not basis_undefined(claim):
+            continue
+        if claim.relative is not None and claim.kind not in RELATIVE_KINDS:
+            yield Violation(
+                f"{_article(claim.kind)} {claim.kind} claim written as {claim.relative} than its baseline has no formula; "
+                "only a speedup, a latency, a throughput or a cost is compared as a change",
+                ("claims", i, "relative"),
+                claim=claim.id,
+                ask={"request": f"restate claim {claim.id} as a figure of its own run, not as a change against a baseline"},
+            )
+        elif unpriced(claim):
+            yield Violation(
+                f"the claimed cost of {_claimed(claim)} states no price: a cost per million output tokens is recomputed from the run's "
+                "output throughput at a price per accelerator-hour or per server-hour",
+                ("claims", i, "price") if claim.price is not None else ("claims", i, "kind"),
+                claim=claim.id,
+                ask={
+                    "request": f"state the price per accelerator-hour or per server-hour (and its currency) the claimed {_claimed(claim)} was computed at"
+                },
+            )
+        else:
+            defined = sorted(
+                {
+                    c
+                    for (k, c), f in CLAIM_FORMULAS.items()
+                    if k == claim.kind and c and f != UNDEFINED and ", refused by" not in f and not f.startswith("refused")
+                }
+            )
+            article = _article(claim.kind)
             kinds = f"{article} {claim.kind} counted as " + " or ".join(defined)
             yield Violation(
                 f"{article} {claim.kind} claim counted as {claim.counted} has no formula; {article} {claim.kind} claim "
                 "counts " + " or ".join(defined),
                 ("claims", i, "counted"),
                 claim=claim.id,
-                ask={"kinds": kinds},
+                ask={"request": f"restate the claim as {kinds}"},
             )
+
+
+def _article(word: str) -> str:
+    return "an" if word[0] in "aeiou" else "a"
 
 
 @rule(

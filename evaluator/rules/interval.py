@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from ..engine.claim_figures import claimed_text
 from ..engine.context import Context, speculating
 from ..engine.record import Interval
-from ..engine.wording import and_join
+from ..engine.wording import and_join, num
 from .registry import Violation, rule
 
 REQUIRED_STAGES = {
@@ -99,6 +99,38 @@ def interval_incomplete(ctx: Context) -> Iterator[Violation]:
                 run=run.id,
                 ask={"run": run.id, "stages": and_join(unstated), "why": ""},
             )
+
+
+@rule(
+    "interval-warmup",
+    "error",
+    "The measured interval counts the warm-up",
+    rationale="""The first requests a server sees pay for compilation, CUDA graph capture, cold caches
+    and memory allocation. Counted into the measured interval they lower the throughput and raise the
+    latency percentiles by an amount that depends on how long the run was, so two runs cannot be
+    compared. MLPerf Endpoints runs the warm-up before the performance phase and records none of it;
+    a run must keep its warm-up out of the interval and its counts.""",
+    failing="A run whose interval.warmup says excluded: false (32 warm-up requests counted in).",
+    passing="interval.warmup with excluded: true, or no warm-up stated.",
+    reference="docs/claims.md, The checklist behind the rules, item 2 (a complete measured interval); MLPerf Endpoints (mlcommons/endpoints) src/inference_endpoint/config/schema.py WarmupConfig, https://github.com/mlcommons/endpoints",
+    ask="Please send run {run} measured after its warm-up, with the warm-up requests{warmup} kept out of the interval and its counts.",
+)
+def interval_warmup(ctx: Context) -> Iterator[Violation]:
+    for i, run in ctx.timed_runs():
+        warmup = run.interval.warmup
+        if warmup is None or warmup.excluded:
+            continue
+        size = ", ".join(
+            p
+            for p in (warmup.requests is not None and f"{warmup.requests} requests", warmup.duration_s is not None and f"{num(warmup.duration_s)} s")
+            if p
+        )
+        yield Violation(
+            f"run {run.id}'s measured interval counts its warm-up{f' ({size})' if size else ''}, so its throughput and latencies include the server's cold start",
+            ("runs", i, "interval", "warmup", "excluded"),
+            run=run.id,
+            ask={"run": run.id, "warmup": f" ({size})" if size else ""},
+        )
 
 
 @rule(

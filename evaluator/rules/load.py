@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..engine.claim_figures import claimed_text
+from ..engine.claim_figures import claimed_text, unreached
 from ..engine.context import Context
-from ..engine.wording import num
+from ..engine.unit_figures import per_user, tokens_per_s
+from ..engine.wording import and_join, num
 from .registry import Violation, message, rule
 
 
@@ -39,7 +40,8 @@ def load_unstated(ctx: Context) -> Iterator[Violation]:
     for i, claim in ctx.performance_claims():
         if claim.kind == "capacity":
             continue  # a capacity claim's value is itself a load
-        if claim.concurrency is None and claim.request_rate is None:
+        # At matched interactivity the claim is stated at a per-user speed, not a load; its runs state theirs.
+        if claim.concurrency is None and claim.request_rate is None and claim.at_per_user_speed is None:
             yield Violation(
                 message("load-unstated", "claim", value=claimed_text(claim)),
                 ("claims", i, "concurrency"),
@@ -63,7 +65,9 @@ def load_unstated(ctx: Context) -> Iterator[Violation]:
     "A claim is about a load (or a capacity) no run was measured at",
     rationale="""A quiet-machine result says nothing about a busy one: vLLM's own dynamic speculative
     decoding example switches speculation off above concurrency 128. A claim holds at the load its run
-    was measured at, and a capacity claim needs a run at that capacity.""",
+    was measured at, and a capacity claim needs a run at that capacity. A comparison at matched interactivity
+    ("58 % more tokens/s per GPU at 57 tokens/s per user") needs, on each side, a measured run at least that
+    fast per user: a curve is neither read between its measured points nor extended past them.""",
     failing="A claim stated for concurrency 64 resting on a run measured at concurrency 1.",
     passing="The claim and its run both at concurrency 64.",
     reference="docs/claims.md, The checklist behind the rules, item 3 (the load it was measured at); vLLM Dynamic Speculative Decoding (concurrency 129-512: K = 0), https://docs.vllm.ai/en/stable/features/speculative_decoding/dynamic_speculative_decoding/",
@@ -74,6 +78,17 @@ def load_extrapolated(ctx: Context) -> Iterator[Violation]:
         run = ctx.run(claim.run)
         if run is None:
             continue
+        for role, runs in unreached(ctx, claim):
+            # At matched interactivity: a side none of whose runs was as fast per user has no point there.
+            speed = f"{num(claim.at_per_user_speed)} tokens/s per user"
+            user, fastest = max((u, r.id) for r in runs if (u := per_user(r, tokens_per_s(r))[0]) is not None)
+            yield Violation(
+                f"the claim is stated at {speed}, but no {role} run reaches it ({and_join(r.id for r in runs)}; the fastest, "
+                f"{fastest}, {num(float(user))} tokens/s per user); a curve is not extended past its measured points",
+                ("claims", i, "at_per_user_speed"),
+                claim=claim.id,
+                ask={"wanted": f"{speed} or more", "measured": f"{num(float(user))} tokens/s per user", "run": fastest},
+            )
         measured = (run.load.concurrency, run.load.request_rate)
         if claim.kind == "capacity":
             # The capacity claimed must have been measured by the run the claim rests on.

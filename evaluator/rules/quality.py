@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 
 from ..engine.context import Context
-from ..engine.record import Configuration, SimulatedAcceptance
+from ..engine.record import AcceptanceReference, Claim, Configuration, Run, SimulatedAcceptance
 from ..engine.wording import num
 from .registry import Violation, rule
 
@@ -107,6 +107,21 @@ def _forced(setting: SimulatedAcceptance) -> str:
     return f"{setting.mechanism}{length}"
 
 
+def forced_lengths(text: str | None) -> list[tuple[str, float]]:
+    """(setting, the acceptance length it forces) for each forcing setting with a numeric value in a
+    command or environment. TensorRT-LLM's variable counts accepted drafts only, so it forces its value
+    plus the target's own token (InferenceX golden_al_distribution/README.md: 'set it to the golden AL
+    minus 1')."""
+    out = []
+    for setting in forcing_settings(text):
+        name, _, value = setting.partition("=")
+        v = _number(value)
+        if v is None or name in ("rejection_sample_method", "synthetic_acceptance_rates"):
+            continue
+        out.append((setting, v + 1 if name == "TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS" else v))
+    return out
+
+
 def _configuration_settings(c: int, cfg: Configuration) -> Iterator[tuple[tuple, str, str]]:
     """(where, what the record says, the setting) for each way the configuration forces acceptance."""
     forced = cfg.proposer.simulated_acceptance
@@ -117,6 +132,78 @@ def _configuration_settings(c: int, cfg: Configuration) -> Iterator[tuple[tuple,
         settings = ", ".join(forcing_settings(getattr(cfg.runtime, name)))
         if settings:
             yield ("configurations", c, "runtime", name), f"configuration {cfg.id}'s {words} sets {settings}", settings
+
+
+# Claims about what the system delivers: a run pinned to a stated acceptance can support them at that
+# acceptance. Everything else (a speedup, acceptance figures, losslessness, a rate of drafts) is about
+# the drafter, or the output, which a forced acceptance does not measure.
+_SYSTEM_KINDS = ("output-throughput", "latency", "capacity")
+_DRAFT_COUNTED = ("acceptance-length", "acceptance-rate", "accepted-drafts", "proposed-drafts")
+
+
+def system_claim(claim: Claim) -> bool:
+    return claim.kind in _SYSTEM_KINDS and claim.counted not in _DRAFT_COUNTED
+
+
+def pinned_words(ref: AcceptanceReference) -> str:
+    """The pinning as the output states it: 'acceptance length 2.97 (InferenceX golden_al_distribution, model x, thinking, K = 3)'."""
+    parts = [ref.name] + [p for p in (ref.model and f"model {ref.model}", ref.mode, ref.k is not None and f"K = {ref.k}") if p]
+    return f"acceptance length {num(ref.acceptance_length)} ({', '.join(parts)})"
+
+
+def _about_drafter(claim: Claim) -> str:
+    if claim.kind == "speedup":
+        return "a speedup, which credits the drafter's acceptance"
+    if claim.kind == "lossless":
+        return "lossless output, while forced acceptance keeps drafts the target did not accept"
+    if claim.kind in ("acceptance-rate", "acceptance-length") or claim.counted in _DRAFT_COUNTED:
+        return "an acceptance figure, which is the drafter's"
+    return f"a {claim.kind.replace('-', ' ')} figure"
+
+
+def _pinned_claims(ctx: Context, pinned: set[str]) -> Iterator[Violation]:
+    """Each claim resting on a pinned run that the pinning cannot support, and why."""
+    for c, claim in ctx.claims():
+        for role, run_id in (("run", claim.run), ("baseline", claim.baseline)):
+            run = ctx.run(run_id)
+            if run is None or run.id not in pinned or (role == "baseline" and claim.baseline == claim.run):
+                continue
+            ref = ctx.pinning(run)
+            assert ref is not None
+            pin = pinned_words(ref)
+            setting = _run_setting(ctx, run)
+            alternative = ""
+            if role == "baseline":
+                says = f"claim {claim.id} is compared with run {run.id}, whose acceptance was pinned to {pin}: a pinned baseline measures no real acceptance"
+            elif not system_claim(claim):
+                says = (
+                    f"claim {claim.id} states {_about_drafter(claim)}, but run {run.id}'s acceptance was pinned to {pin}, "
+                    "not decided by the target on the drafter's proposals: a pinned run says what the system does at that acceptance, nothing about the drafter"
+                )
+            elif claim.at_pinned_acceptance is None:
+                says = (
+                    f"claim {claim.id} rests on run {run.id}, whose acceptance was pinned to {pin}, but does not say it holds only at that "
+                    "pinned acceptance (at_pinned_acceptance), so it reads as what real traffic gets"
+                )
+                alternative = f", or state that claim {claim.id} holds only at the pinned acceptance length {num(ref.acceptance_length)}"
+            else:
+                continue  # a system claim at the stated pinning: acceptance-pin-mismatch checks they agree
+            yield Violation(
+                says,
+                ("claims", c, role),
+                claim=claim.id,
+                ask={"subject": f"run {run.id}", "setting": setting, "alternative": alternative},
+            )
+
+
+def _run_setting(ctx: Context, run: Run) -> str:
+    """The setting that forced the run's acceptance, as the record states it."""
+    cfg = ctx.configuration(run)
+    for forced in (run.simulated_acceptance, cfg.proposer.simulated_acceptance if cfg else None):
+        if forced is not None:
+            return forced.mechanism
+    settings = [s for name in ("flags", "environment") for s in forcing_settings(getattr(cfg.runtime, name) if cfg else None)]
+    return ", ".join(settings) or "the forced acceptance"
 
 
 @rule(
@@ -130,37 +217,140 @@ def _configuration_settings(c: int, cfg: Configuration) -> Iterator[tuple[tuple,
     TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS fixes the accepted drafts per step. Published suites use them
     to pin acceptance to a chosen curve. The throughput of such a run is what the engine does at that
     acceptance, not what real traffic gets, and its output is not the target's; MLPerf Inference disallows
-    implementations that artificially manipulate acceptance rates.""",
-    failing="A run whose server environment holds SGLANG_SIMULATE_ACC_LEN=3, or a speculative-config with rejection_sample_method synthetic.",
-    passing="The standard rejection sampler, with SGLANG_SIMULATE_ACC_LEN unset or -1 (off).",
+    implementations that artificially manipulate acceptance rates. When the run states the reference its
+    acceptance was pinned to (record 1.2), a claim about the system made at that acceptance can stand,
+    as such; a speedup, an acceptance figure or losslessness cannot, since the drafter's real acceptance
+    was never measured.""",
+    failing="A run whose server environment holds SGLANG_SIMULATE_ACC_LEN=3, or a speculative-config with rejection_sample_method synthetic; or a speedup from a run pinned to a golden acceptance length.",
+    passing="The standard rejection sampler, with SGLANG_SIMULATE_ACC_LEN unset or -1 (off); or an output-throughput claim stated at the run's pinned acceptance length.",
     reference=(
         "MLPerf Inference rules, appendix Speculative Decoding ('Implementations that artificially manipulate acceptance "
         "rates are disallowed'), https://github.com/mlcommons/inference_policies/blob/master/inference_rules.adoc; "
         "vLLM vllm/config/speculative.py (rejection_sample_method, synthetic_acceptance_length), "
         "https://github.com/vllm-project/vllm; SGLang python/sglang/srt/speculative/spec_utils.py (SGLANG_SIMULATE_ACC_LEN), "
         "https://github.com/sgl-project/sglang; TensorRT-LLM tensorrt_llm/_torch/speculative/interface.py "
-        "(TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS), https://github.com/NVIDIA/TensorRT-LLM"
+        "(TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS), https://github.com/NVIDIA/TensorRT-LLM; "
+        "InferenceX golden_al_distribution/README.md, https://github.com/SemiAnalysisAI/InferenceX"
     ),
-    ask="Please send {subject} again with acceptance decided by the target model on real drafts, without {setting}.",
+    ask="Please send {subject} again with acceptance decided by the target model on real drafts, without {setting}{alternative}.",
 )
 def acceptance_simulated(ctx: Context) -> Iterator[Violation]:
+    # Runs pinned to a stated reference are judged claim by claim (record 1.2); the others as a whole.
+    pinned = {run.id for run in ctx.record.runs if ctx.pinning_judged() and ctx.pinning(run) is not None}
     for c, cfg in ctx.used_configurations():
+        runs = [(i, run) for i, run in enumerate(ctx.record.runs) if run.configuration == cfg.id]
         for path, says, setting in _configuration_settings(c, cfg):
-            yield Violation(
-                f"{says}: acceptance was forced by the benchmark, not decided by the target model, so its runs say nothing about real traffic",
-                path,
-                ask={"subject": f"the runs of configuration {cfg.id}", "setting": setting},
-            )
+            if not any(run.id in pinned for _, run in runs):
+                yield Violation(
+                    f"{says}: acceptance was forced by the benchmark, not decided by the target model, so its runs say nothing about real traffic",
+                    path,
+                    ask={"subject": f"the runs of configuration {cfg.id}", "setting": setting, "alternative": ""},
+                )
+                continue
+            for i, run in runs:
+                if run.id not in pinned:
+                    yield Violation(
+                        f"{says}, and run {run.id} states no pinned reference: acceptance was forced by the benchmark, "
+                        "not decided by the target model, so the run says nothing about real traffic",
+                        ("runs", i, "configuration"),
+                        run=run.id,
+                        ask={"subject": f"run {run.id}", "setting": setting, "alternative": ""},
+                    )
     for i, run in enumerate(ctx.record.runs):
-        if run.simulated_acceptance is not None:
+        if run.simulated_acceptance is not None and run.id not in pinned:
             setting = _forced(run.simulated_acceptance)
             yield Violation(
                 f"run {run.id}'s acceptance was forced ({setting}), not measured on real drafts, "
                 "so the run says nothing about what real traffic gets",
                 ("runs", i, "simulated_acceptance"),
                 run=run.id,
-                ask={"subject": f"run {run.id}", "setting": run.simulated_acceptance.mechanism},
+                ask={"subject": f"run {run.id}", "setting": run.simulated_acceptance.mechanism, "alternative": ""},
             )
+    yield from _pinned_claims(ctx, pinned)
+
+
+def _same(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+
+
+@rule(
+    "acceptance-pin-mismatch",
+    "error",
+    "The acceptance a claim or run says was pinned does not agree with the pinning the run states",
+    rationale="""A claim made at pinned acceptance holds only at the acceptance length the run was
+    really pinned to: another value is another operating point (InferenceX's golden curves give one
+    value per model, thinking mode and K, and a submission may not substitute another). The claim's
+    stated value, the reference's value and K, and the value the setting forces must agree;
+    TensorRT-LLM's TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS counts drafts only, so it forces its
+    value plus one.""",
+    failing="A claim at pinned acceptance length 2.97 on a run pinned to 3.24; or a run pinned to 3.24 whose environment sets SGLANG_SIMULATE_ACC_LEN=3.5.",
+    passing="The claim states 3.24, the run is pinned to the reference's 3.24 for its K, and its setting forces 3.24 (or TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS=2.24).",
+    reference="docs/claims.md, Pinned acceptance; InferenceX golden_al_distribution/README.md (Fairness Guidelines for AgentX), https://github.com/SemiAnalysisAI/InferenceX",
+    ask="Please state the acceptance length {subject} was pinned to, the reference value for its model, mode and K, and the setting that forced it, so that they agree: {detail}.",
+)
+def acceptance_pin_mismatch(ctx: Context) -> Iterator[Violation]:
+    for c, claim in ctx.claims():
+        run = ctx.run(claim.run)
+        if claim.at_pinned_acceptance is None or run is None:
+            continue
+        ref = ctx.pinning(run)
+        if ref is None:
+            detail = f"claim {claim.id} says it holds at pinned acceptance length {num(claim.at_pinned_acceptance)}, but run {run.id} states no pinned acceptance"
+        elif not _same(claim.at_pinned_acceptance, ref.acceptance_length):
+            detail = (
+                f"claim {claim.id} says it holds at pinned acceptance length {num(claim.at_pinned_acceptance)}, "
+                f"but run {run.id} was pinned to {pinned_words(ref)}"
+            )
+        else:
+            continue
+        yield Violation(detail, ("claims", c, "at_pinned_acceptance"), claim=claim.id, ask={"subject": f"run {run.id}", "detail": detail})
+    for i, run in enumerate(ctx.record.runs):
+        ref = ctx.pinning(run)
+        if ref is None:
+            continue
+        cfg = ctx.configuration(run)
+        forced = [(f.mechanism, f.acceptance_length) for f in (run.simulated_acceptance, cfg.proposer.simulated_acceptance if cfg else None) if f]
+        if cfg is not None:
+            forced += forced_lengths(cfg.runtime.flags) + forced_lengths(cfg.runtime.environment)
+        for setting, length in forced:
+            if length is not None and not _same(length, ref.acceptance_length):
+                detail = f"run {run.id} was pinned to {pinned_words(ref)}, but {setting} forces acceptance length {num(length)}"
+                yield Violation(detail, ("runs", i, "simulated_acceptance"), run=run.id, ask={"subject": f"run {run.id}", "detail": detail})
+        k = ctx.effective_k(run)
+        if ref.k is not None and k is not None and ref.k != k:
+            detail = f"run {run.id} was pinned to the reference value for K = {ref.k}, but drafts K = {k}"
+            yield Violation(detail, ("runs", i, "simulated_acceptance"), run=run.id, ask={"subject": f"run {run.id}", "detail": detail})
+
+
+@rule(
+    "acceptance-pinned",
+    "info",
+    "A claim about the system holds at a pinned acceptance length, not at what real traffic gets",
+    rationale="""A run pinned to a published acceptance length (InferenceX's golden curves) measures what
+    the serving system delivers at that acceptance, the same for every submission, so systems can be
+    compared. It says nothing about the acceptance a buyer's traffic gets with this drafter: the claim
+    is established as a figure at that acceptance, and the output says so.""",
+    failing="An output-throughput claim stated at the run's pinned acceptance length 2.97.",
+    passing="An output-throughput claim on a run whose acceptance the target decided.",
+    reference="docs/claims.md, Pinned acceptance; InferenceX golden_al_distribution/README.md, https://github.com/SemiAnalysisAI/InferenceX",
+)
+def acceptance_pinned(ctx: Context) -> Iterator[Violation]:
+    for c, claim in ctx.claims():
+        run = ctx.run(claim.run)
+        ref = ctx.pinning(run)
+        if (
+            ref is None
+            or claim.at_pinned_acceptance is None
+            or not system_claim(claim)
+            or not _same(claim.at_pinned_acceptance, ref.acceptance_length)
+        ):
+            continue
+        yield Violation(
+            f"claim {claim.id} holds at pinned {pinned_words(ref)}, the acceptance run {claim.run} was forced to: "
+            "it says what the system delivers at that acceptance, not what real traffic gets with this drafter",
+            ("claims", c, "at_pinned_acceptance"),
+            claim=claim.id,
+        )
 
 
 @rule(

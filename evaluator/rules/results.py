@@ -64,6 +64,8 @@ class ClaimResult:
     stated: str | None = None
     value_high: float | None = None
     bound: str | None = None
+    # A claim written as a change against its baseline: "lower" ('40 % lower') or "higher"; stated holds it as written.
+    relative: str | None = None
     # An established result that does not favour the offer (a speedup below 1: slower than its baseline).
     unfavourable: str | None = None
     unfavourable_brief: str | None = None  # the same in a few words, for the report's cover

@@ -91,6 +91,17 @@ def reference_broken(ctx: Context) -> Iterator[Violation]:
                 claim=claim.id,
                 ask={"fix": f'claim "{claim.id}" names a baseline run in the record (there is no run "{claim.baseline}")'},
             )
+        for field in ("sweep", "baseline_sweep"):
+            for j, run_id in enumerate(getattr(claim, field)):
+                if run_id not in ctx.run_index:
+                    yield Violation(
+                        f'claim "{claim.id}" lists run "{run_id}" in its {field.replace("_", " ")}, which is not in the record',
+                        ("claims", i, field, j),
+                        claim=claim.id,
+                        ask={
+                            "fix": f'claim "{claim.id}" lists only runs in the record in its {field.replace("_", " ")} (there is no run "{run_id}")'
+                        },
+                    )
         for j, item in enumerate(claim.installation_items):
             if item not in scope:
                 yield Violation(

@@ -400,13 +400,17 @@
     const low = typeof claim.value === "number" ? claim.value : null;
     const high = typeof claim.value_high === "number" ? claim.value_high : null;
     if (low === null) return "figure";
-    if (low !== null && high !== null) return num(low, "", false) + "-" + num(high, unit, false);
-    const figure = num(low, unit, false);
+    // Written as a change (record 1.2): "40 % lower", "1.5-3x lower", "57 % cheaper".
+    const relative = claim.relative === "lower" || claim.relative === "higher" ? claim.relative : null;
+    if (relative) unit = ["%", "percent", "per cent"].indexOf(String(claim.unit || "").trim().toLowerCase()) >= 0 ? "%" : "x";
+    let figure = high !== null ? num(low, "", false) + "-" + num(high, unit, false) : num(low, unit, false);
+    if (relative) figure += " " + (claim.kind === "cost" ? (relative === "lower" ? "cheaper" : "more expensive") : relative);
+    if (high !== null) return figure;
     const bounds = { "up-to": "up to", "at-least": "at least", "at-most": "at most" };
     return bounds[claim.bound] ? bounds[claim.bound] + " " + figure : figure;
   }
 
-  const PERFORMANCE_KINDS = ["output-throughput", "speedup", "latency", "capacity"];
+  const PERFORMANCE_KINDS = ["output-throughput", "speedup", "latency", "capacity", "cost"];
   const isCount = function (v) { return typeof v === "number" && Number.isInteger(v); };
   const given = function (v) { return v !== null && v !== undefined; };
   const part = function (o, key) { return isObject(o) && isObject(o[key]) ? o[key] : {}; };
@@ -457,7 +461,8 @@
     listOf(record, "claims").forEach(function (claim, i) {
       if (!isObject(claim)) return;
       if (PERFORMANCE_KINDS.indexOf(claim.kind) >= 0 && claim.kind !== "capacity") {
-        if (!given(claim.concurrency) && !given(claim.request_rate)) {
+        // At matched interactivity the claim is stated at a per-user speed, not a load.
+        if (!given(claim.concurrency) && !given(claim.request_rate) && !given(claim.at_per_user_speed)) {
           add("load-unstated", "/claims/" + i + "/concurrency",
             say("load-unstated", "claim", { value: claimedText(claim, typeof claim.unit === "string" ? claim.unit : "") }));
         }
@@ -471,7 +476,7 @@
         });
       }
       // A claim with no run is evidence-missing (sdeval's, whose ask names the baseline too).
-      if (claim.kind === "speedup" && given(claim.run)) {
+      if ((claim.kind === "speedup" || given(claim.relative)) && given(claim.run)) {
         if (!given(claim.baseline)) add("baseline-missing", "/claims/" + i + "/baseline", say("baseline-missing", "none", { value: typeof claim.value === "number" ? claimedText(claim, "x") : "no figure stated" }));
         else if (claim.baseline === claim.run) add("baseline-missing", "/claims/" + i + "/baseline", say("baseline-missing", "itself", { run: claim.run }));
       }

@@ -236,7 +236,26 @@ def _broken_variants():
         r["claims"][0]["value"] = 12345.678
         del r["claims"][0]["concurrency"]
 
-    return [claim_load, all_load, e_off, a_over_p, histogram, speedup_no_baseline, speedup_itself, big_claim]
+    def relative_no_baseline(r):  # record 1.2: "40 % lower" quoted as written, and a change needs a baseline
+        r["claims"].append({"id": "c2", "text": "40 % lower p50 TPOT", "kind": "latency", "relative": "lower", "value": 40, "unit": "%",
+                            "latency_metric": "tpot", "percentile": "p50", "run": "offer-b"})  # fmt: skip
+
+    def cost_at_matched_interactivity(r):  # stated at a per-user speed: no load asked of the claim
+        r["claims"].append({"id": "c2", "text": "57 % cheaper", "kind": "cost", "relative": "lower", "value": 57, "unit": "%",
+                            "at_per_user_speed": 50, "run": "offer-b", "price": {"currency": "USD", "per_accelerator_hour": 2}})  # fmt: skip
+
+    return [
+        claim_load,
+        all_load,
+        e_off,
+        a_over_p,
+        histogram,
+        speedup_no_baseline,
+        speedup_itself,
+        big_claim,
+        relative_no_baseline,
+        cost_at_matched_interactivity,
+    ]
 
 
 @pytest.mark.parametrize("breakage", _broken_variants(), ids=lambda f: f.__name__)

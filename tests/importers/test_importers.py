@@ -650,6 +650,8 @@ def test_trtllm_bench_report_imports_measured_figures_and_no_counts(sdeval):
         "file": "trtllm-bench-eagle3.json",
         "sha256": hashlib.sha256((DATA / "trtllm-bench-eagle3.json").read_bytes()).hexdigest(),
         "tool_version": "1.0.0",
+        # Record 1.2: world_info's sizes, compared by baseline-mismatch where the configuration states none.
+        "parallelism": {"tensor": 1, "pipeline": 1, "expert": 1},
     }
     assert run["notes"] == (
         "Engine as reported: TensorRT-LLM 1.0.0, Pytorch backend, model meta-llama/Llama-3.1-8B-Instruct, "

@@ -178,6 +178,45 @@ EXPECTED: dict[str, tuple[set[str], set[str]]] = {
         },
         {"acceptance-only"},
     ),
+    # Record 1.2 (issue 27): a system figure at InferenceX's golden acceptance length, judged conditional on it.
+    "inferencex-gb300-dsv41flash-pinned-p90.yaml": (
+        {"acceptance-pinned", "identity-incomplete", "interval-incomplete", "interval-undefined", "quality-missing"},
+        {"acceptance-simulated", "acceptance-pin-mismatch", "claim-mismatch", "load-unstated", "counts-missing", "throughput-basis"},
+    ),
+    # Record 1.2: the baseline is the same llama-server with speculative.n_max 0 per request: equal terms, said so.
+    "llamacpp-pr10455-draft-off-per-request-5.73x.yaml": (
+        {"baseline-same-server", "counts-missing", "identity-incomplete", "interval-incomplete", "interval-undefined", "quality-missing"},
+        {"baseline-mismatch", "baseline-missing", "load-unstated", "acceptance-simulated", "single-run"},
+    ),
+    # Record 1.2: the 1.60x run also splits the KV cache over 4 decode-context ranks; the 1.30x one matches its baseline.
+    "vllm-pr25049-mtp-dcp4-1.60x.yaml": (
+        {
+            "baseline-mismatch",
+            "counts-missing",
+            "identity-incomplete",
+            "interval-incomplete",
+            "interval-undefined",
+            "load-unstated",
+            "quality-missing",
+        },
+        {"baseline-missing", "speedups-compounded", "acceptance-only", "throughput-basis"},
+    ),
+    # Record 1.2 claim forms (issue 27). InferenceX's costs state no price per GPU-hour: refused, and the price asked for.
+    "inferencex-glm51-b300-fp8-cost-140pct-cheaper.yaml": (
+        {"claim-basis-undefined", "identity-incomplete", "interval-incomplete", "interval-undefined", "load-unstated", "quality-missing"},
+        # Stated at a per-user speed, not a load: the claims themselves are not load-unstated (their runs are).
+        {"baseline-missing", "baseline-mismatch", "load-extrapolated", "counts-missing", "acceptance-only"},
+    ),
+    # At matched interactivity: each side's point needs its counts and its per-user speed, which the page does not give.
+    "inferencex-glm51-b200-fp4-62pct-more-per-gpu-at-57.yaml": (
+        {"counts-missing", "identity-incomplete", "interval-incomplete", "interval-undefined", "load-unstated", "quality-missing"},
+        {"baseline-missing", "baseline-mismatch", "load-extrapolated", "claim-basis-undefined", "claim-mismatch"},
+    ),
+    # "27 % lower" against 13.2 ms -> 9.7 ms (26.5 % lower): consistent, and quoted as written.
+    "llmd-pr2074-eagle3-tpot-27pct-lower.yaml": (
+        {"identity-incomplete", "interval-incomplete", "interval-undefined", "quality-missing"},
+        {"claim-mismatch", "counts-missing", "baseline-missing", "baseline-mismatch", "load-unstated", "claim-basis-undefined"},
+    ),
 }
 
 RECORDS = sorted(p.name for p in PUBLIC.glob("*.yaml"))
@@ -197,12 +236,14 @@ def test_the_set_holds_at_least_twelve_records_each_with_expectations():
 
 
 @pytest.mark.parametrize("name", RECORDS)
-def test_each_record_cites_its_source_and_is_valid_record_1_1(name):
+def test_each_record_cites_its_source_and_is_a_valid_record(name):
     text = (PUBLIC / name).read_text()
     header = text.split("record_version")[0]
     assert header.startswith("# Public claim") and "# Source:" in header
     data = load_file(str(PUBLIC / name)).data
-    assert data["record_version"] == "1.1"
+    # 1.2 only where the claim needs its vocabulary (pinned acceptance, a baseline's deployment, a cost, a relative
+    # figure, matched interactivity).
+    assert data["record_version"] in ("1.1", "1.2")
     assert data["offer"]["source_documents"], "each record names the documents it transcribes"
     schema = json.loads((ROOT / "schemas" / "evidence-record.schema.json").read_text())
     jsonschema.Draft202012Validator(schema).validate(data)
@@ -295,6 +336,30 @@ def test_forced_acceptance_is_named_in_the_agentx_record(sdeval):
     [finding] = [f for f in findings(sdeval, "inferencex-agentx-synthetic-acceptance.yaml") if f["code"] == "acceptance-simulated"]
     assert finding["path"] == "/configurations/0/proposer/simulated_acceptance"
     assert finding["message"].startswith("configuration spec-decode-arm forces acceptance (synthetic acceptance (vLLM synthetic_acceptance_length")
+
+
+def test_a_relative_tpot_claim_is_judged_and_quoted_as_written(sdeval):
+    [entry] = sdeval("assess", "--format", "json", PUBLIC / "llmd-pr2074-eagle3-tpot-27pct-lower.yaml").json()["files"]
+    [claim] = entry["claims"]
+    assert (claim["stated"], claim["computed"]["as_written"]) == ("27 % lower", "26.5 % lower")
+    assert claim["computed"]["value"] == 13.2 / 9.7
+
+
+def test_a_published_cost_without_a_price_is_asked_for_its_price(sdeval):
+    [entry] = sdeval("assess", "--format", "json", PUBLIC / "inferencex-glm51-b300-fp8-cost-140pct-cheaper.yaml").json()["files"]
+    asks = [(a["text"], a["claims"]) for a in entry["asks"] if a["code"] == "claim-basis-undefined"]
+    assert asks == [
+        (
+            "Please state the price per accelerator-hour or per server-hour (and its currency) the claimed 0.91 USD per 1M tokens "
+            "was computed at, or say what its figure measures.",
+            ["mtp-0.91-per-million"],
+        ),
+        (
+            "Please state the price per accelerator-hour or per server-hour (and its currency) the claimed 140 % cheaper was "
+            "computed at, or say what its figure measures.",
+            ["mtp-140pct-cheaper"],
+        ),
+    ]
 
 
 def test_the_record_page_counts_the_public_claims():
