@@ -343,8 +343,8 @@ def _throughput(rec: EvidenceRecord, r: FileAssessment, runs: dict[str, dict[str
         )
     # Each column of figures with one number of decimals (wording.column); the unit is in the heading.
     for key, values in zip(("tps", "baseline_tps", "speedup"), zip(*figures) if figures else ()):
-        for row, shown in zip(rows, column(list(values))):
-            row[key] = shown + ("x" if key == "speedup" and shown != "-" else "")
+        for row, cell in zip(rows, column(list(values))):
+            row[key] = cell + ("x" if key == "speedup" and cell != "-" else "")
     # One line per configuration and arrangement: a baseline with drafting switched off per request
     # (record 1.2) runs on the speculative configuration itself.
     by_config: dict[tuple[str, str], list[tuple[float, float]]] = {}
@@ -355,10 +355,10 @@ def _throughput(rec: EvidenceRecord, r: FileAssessment, runs: dict[str, dict[str
         if run.load.concurrency is None or m.emitted_tokens_per_s is None:
             unplotted.append(run.id)
             continue
-        key = (run.configuration, run.arrangement)
-        by_config.setdefault(key, []).append((float(run.load.concurrency), m.emitted_tokens_per_s))
+        line = (run.configuration, run.arrangement)
+        by_config.setdefault(line, []).append((float(run.load.concurrency), m.emitted_tokens_per_s))
         per_request = " with drafting off per request" if run.drafting_off == "per-request" else ""
-        labels[key] = f"{run.configuration} ({'speculative' if run.arrangement == 'speculative' else 'baseline' + per_request})"
+        labels[line] = f"{run.configuration} ({'speculative' if run.arrangement == 'speculative' else 'baseline' + per_request})"
     # Speculative configurations first so they get the solid line.
     order = sorted(by_config, key=lambda c: (not labels[c].endswith("(speculative)"), c))
     chart = line_chart(

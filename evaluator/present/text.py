@@ -149,7 +149,7 @@ def _accounting(r: FileAssessment) -> list[str]:
             "proposed_tokens_per_s",
         )
     ]
-    rows = [header]
+    rows: list[tuple[str, ...]] = [header]
     for k, m in enumerate(metrics):
         spread = "-"
         if m.spread is not None:

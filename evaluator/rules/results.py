@@ -54,7 +54,7 @@ class ClaimResult:
     text: str
     value: float | None
     unit: str | None
-    run: str
+    run: str | None  # a claim sent with nothing measured names no run
     baseline: str | None
     verdict: Verdict
     findings: list[Finding]
