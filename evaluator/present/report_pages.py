@@ -16,7 +16,7 @@ from markupsafe import Markup
 
 from .._infra.safe_text import isolated, xml_safe
 from ..engine.wording import VERDICT_HEADING as OUTCOME_WORDS
-from ..engine.wording import claimed, column, num, offer_names
+from ..engine.wording import column, num, offer_names
 from ..rules import lookup
 from .buyer_pages import RuleOf, fit_context
 from .charts import Series, bar_chart, line_chart
@@ -164,9 +164,7 @@ def _file(r: FileAssessment, name: str, rule_of: RuleOf, entry: dict[str, Any]) 
             "run": c.run,
             "baseline": c.baseline,
             # As the vendor stated it: a range or a bound as stated ("up to 4x"), a figure as written ("1.90x").
-            "claimed": c.stated
-            if c.value_high is not None or c.bound is not None or c.relative is not None
-            else (None if c.value is None else claimed(c.text, c.written, c.value, c.unit or "")),
+            "claimed": c.as_stated(),
             "computed": _figure(c.computed),
             "output": _figure(c.output) if c.output != c.computed else None,
             # The cover's column: the figure users receive (E / T, or the output-throughput speedup),
