@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
 
-def run(make: Callable[[], Awaitable[T]]) -> T:
+def run(make: Callable[[], Coroutine[Any, Any, T]]) -> T:  # asyncio.run takes a coroutine, not any awaitable
     try:
         asyncio.get_running_loop()
     except RuntimeError:

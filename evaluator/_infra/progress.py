@@ -21,6 +21,10 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
 
 _allowed = False
 REDRAW_EVERY = 0.1  # seconds between two redraws, at most ten a second
@@ -57,8 +61,8 @@ class Bar:
         self.done = 0
         self._started = time.monotonic()
         self._drawn = 0.0
-        self._progress = None
-        self._task = None
+        self._progress: Progress | None = None
+        self._task: TaskID  # set with _progress, by _start
         self._closed = False
         self.shown = _allowed and total >= max(1, least) and sys.stderr.isatty()
         self.tick()  # drawn at once, unless it waits `after` seconds
@@ -74,21 +78,22 @@ class Bar:
         if not self.shown or self._closed:
             return
         now = time.monotonic()
-        if self._progress is None:
+        progress = self._progress
+        if progress is None:
             if now - self._started < self.after:
                 return
-            self._start()
+            progress = self._start()
         elif now - self._drawn < REDRAW_EVERY and self.done < self.total:
             return
         self._drawn = now
-        self._progress.update(self._task, completed=self.done, refresh=not self.keep_time)
+        progress.update(self._task, completed=self.done, refresh=not self.keep_time)
 
-    def _start(self) -> None:
+    def _start(self) -> Progress:
         from rich.console import Console
         from rich.progress import BarColumn, DownloadColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
         count = DownloadColumn() if self.unit == "bytes" else MofNCompleteColumn()
-        self._progress = Progress(
+        self._progress = progress = Progress(
             TextColumn("{task.description}", markup=False),
             BarColumn(),
             count,
@@ -101,8 +106,9 @@ class Bar:
             redirect_stdout=False,
             redirect_stderr=False,
         )
-        self._task = self._progress.add_task(self.label, total=self.total)
-        self._progress.start()
+        self._task = progress.add_task(self.label, total=self.total)
+        progress.start()
+        return progress
 
     def close(self) -> None:
         if self._progress is not None and not self._closed:

@@ -800,7 +800,10 @@ def rebuild(root: Path, db: str | None, *, workers: int | None = None) -> Rebuil
             elif e.action == "withdraw":
                 withdrawals.append((e, d))
         unlogged = [p for p in sorted(store.objects.glob("*/*.pdf")) if p.stem not in seen]
-        candidates = [(store.relative(d["sha256"]), e, d) for e, d in admissions] + [(str(p.relative_to(root)), None, None) for p in unlogged]
+        # (stored file, its add entry and detail; None and None for a file no entry logged)
+        candidates: list[tuple[str, Any, Any]] = [(store.relative(d["sha256"]), e, d) for e, d in admissions] + [
+            (str(p.relative_to(root)), None, None) for p in unlogged
+        ]
         present = []
         for rel, e, d in candidates:
             try:

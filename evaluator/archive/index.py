@@ -369,7 +369,7 @@ class Index:
     # -- anchors
 
     def anchors(self, conn: sa.Connection) -> list[Any]:
-        return conn.execute(sa.select(anchors).order_by(anchors.c.added_at, anchors.c.fingerprint_sha256)).all()
+        return list(conn.execute(sa.select(anchors).order_by(anchors.c.added_at, anchors.c.fingerprint_sha256)).all())
 
     def add_anchor(self, conn: sa.Connection, **row: Any) -> None:
         conn.execute(sa.insert(anchors).values(**row))
@@ -380,7 +380,9 @@ class Index:
         return conn.execute(sa.select(reports).where(reports.c.sha256 == sha256)).first()
 
     def insert_report(self, conn: sa.Connection, row: dict[str, Any], offer_rows: list[dict], claim_rows: list[dict], input_rows: list[dict]) -> int:
-        report_id = conn.execute(sa.insert(reports).values(**row)).inserted_primary_key[0]
+        key = conn.execute(sa.insert(reports).values(**row)).inserted_primary_key
+        assert key is not None  # an insert of one row has its key
+        report_id = key[0]
         for rows, table in ((offer_rows, offers), (claim_rows, claims), (input_rows, inputs)):
             if rows:
                 conn.execute(sa.insert(table), [{**r, "report_id": report_id} for r in rows])
@@ -426,7 +428,7 @@ class Index:
             conn.execute(sa.text("SELECT setval(pg_get_serial_sequence('reports', 'id'), COALESCE((SELECT MAX(id) FROM reports), 0) + 1, false)"))
 
     def all_reports(self, conn: sa.Connection) -> list[Any]:
-        return conn.execute(sa.select(reports).order_by(reports.c.id)).all()
+        return list(conn.execute(sa.select(reports).order_by(reports.c.id)).all())
 
     def query(self, conn: sa.Connection, f: Filters) -> list[Any]:
         stmt = sa.select(reports).order_by(reports.c.id)
@@ -447,7 +449,7 @@ class Index:
             stmt = stmt.where(reports.c.assessed_at < f.before)
         if f.catalog is not None:
             stmt = stmt.where(reports.c.catalog == f.catalog)
-        return conn.execute(stmt).all()
+        return list(conn.execute(stmt).all())
 
     def details(self, conn: sa.Connection, report_ids: list[int]) -> dict[int, dict[str, list[Any]]]:
         """Each report's offers, claims and inputs."""

@@ -213,7 +213,7 @@ class Store:
 
     def recover(self, indexed: Callable[[str], bool]) -> list[str]:
         """Clear what killed adds left behind; what was removed, one line each."""
-        removed = []
+        removed: list[str] = []
         with ExitStack() as held:
             try:
                 held.enter_context(self._holding_tmp(fcntl.LOCK_EX))

@@ -64,6 +64,7 @@ def _text(kind: str, value: float, run, baseline_id: str | None, metric: str | N
     if kind == "output-throughput":
         return f"{shown} output tokens/s {where}"
     if kind == "latency":
+        assert metric is not None  # make_claim refuses a latency claim without one
         return f"{percentile} {LATENCY_WORDS[metric]} {shown} ms {where}"
     if kind == "acceptance-rate":
         return f"draft acceptance rate {shown} {where}"
@@ -165,6 +166,7 @@ def build_claim(
         raise ImportProblem(f"{record_name}: already has a claim {claim_id!r}; choose another with --id")
     fields.update(id=claim_id, text=text or _text(kind, value, run, fields["baseline"], latency_metric, percentile), value=value, unit=_UNIT[kind])
     if response_time and text is None:
+        assert latency_metric is not None  # refused above when missing
         fields["text"] = fields["text"].replace("output throughput", f"faster {percentile} {_latency_words(latency_metric)}")
     try:
         claim = Claim.model_validate(fields)

@@ -79,6 +79,7 @@ def hourly_cost(price: Price, accelerators: int) -> tuple[Fraction, str]:
     if price.per_accelerator_hour is not None:
         parts.append(f"{accelerators} accelerator{'s' * (accelerators != 1)} x {num(price.per_accelerator_hour, price.currency)}")
     if price.per_server_hour is not None:
+        assert price.accelerators_per_server is not None  # Price's validator pairs it with per_server_hour
         n = servers(accelerators, price.accelerators_per_server)
         parts.append(f"{n} server{'s' * (n != 1)} x {num(price.per_server_hour, price.currency)}")
     total = hourly_price(price, accelerators)
@@ -116,7 +117,7 @@ def _judge_limits(limits: list[_Limit], runs: list[Run], axis: str | None = None
             statuses.append("unknown")
             notes += missing
             continue
-        ok = [lim.passes(v) for v, _ in values]
+        ok = [lim.passes(v) for v, _ in values if v is not None]  # every one: none is missing
         if len(runs) == 1:
             shown = num(values[0][0], lim.unit)
         else:
@@ -139,7 +140,7 @@ class _Costing:
     def __init__(self, profile: RequirementsProfile, requirements: list[Requirement], evidence: OfferEvidence):
         self.profile = profile
         self.evidence = evidence
-        self.ctx = evidence.ctx
+        self.ctx = evidence.context
         self.limits = _limits(requirements, profile, self.ctx)
         self.request_limits, self.itl_limited = request_limits(profile)
 
@@ -220,9 +221,8 @@ class _Costing:
                 sides.append((run, t, u, u_basis, self.cost(established, t, hourly, count)[0]))
             (_, t0, u0, b0, _), (_, t1, u1, b1, _) = sides
             bracket = tuple(BracketSide(getattr(r.load, axis), r.id, t / count if t is not None and count else None, u, c) for r, t, u, _, c in sides)
-            both = t0 is not None and t1 is not None
             # The bounds: the figure at the load is taken to lie between its two measured values.
-            tps = min(t0, t1) if both else None
+            tps = min(t0, t1) if t0 is not None and t1 is not None else None
             user, basis_u = (min(u0, u1), b0) if u0 is not None and u1 is not None and b0 == b1 else (None, None)
             cost, note = self.cost(established, tps, hourly, count)
             codes = tuple(dict.fromkeys(self.codes(lo) + self.codes(hi)))
@@ -269,7 +269,8 @@ class _Costing:
 
 
 def cheapest(configs: list[ConfigurationCosts], price: Price | None) -> Cheapest:
-    candidates = [(p.cost, p.bound, c.configuration, p) for c in configs for p in c.points if p.eligible]
+    # An eligible point has a cost; the second test says so to the type checker.
+    candidates = [(p.cost, p.bound, c.configuration, p) for c in configs for p in c.points if p.eligible and p.cost is not None]
     if price is None:
         return Cheapest(None, None, "no cost: the profile states no price")
     if not candidates:
@@ -314,6 +315,8 @@ def _ratio(offered: Cheapest, baseline: Cheapest | None) -> tuple[Fraction | Non
     mine, theirs = offered.point.bound, baseline.point.bound
     if mine and theirs:
         return None, None
+    # The cheapest point is an eligible one, which has a cost (a positive one: prices are positive).
+    assert offered.point.cost is not None and baseline.point.cost is not None
     return offered.point.cost / baseline.point.cost, "at-most" if mine else "at-least" if theirs else None
 
 
@@ -402,7 +405,9 @@ def frontier(offered: ConfigurationCosts, baseline: ConfigurationCosts) -> Front
         text = f"no frontier to compare: {which} has no established measured point with tokens/s per user and per accelerator"
         return Frontier(offered.configuration, baseline.configuration, _range(a), _range(b), (), text)
     parts = stretches(a, b)
-    (a_lo, a_hi), (b_lo, b_hi) = _range(a), _range(b)
+    range_a, range_b = _range(a), _range(b)
+    assert range_a is not None and range_b is not None  # a and b are not empty
+    (a_lo, a_hi), (b_lo, b_hi) = range_a, range_b
     if not parts:
         text = (
             f"{name} and {base} were measured over different ranges of tokens/s per user "
@@ -463,14 +468,14 @@ def _baseline_runs(ctx: Context) -> list[Run]:
 
 def _offer_costs(profile: RequirementsProfile, requirements: list[Requirement], offer: OfferEvidence, baseline: OfferEvidence | None) -> OfferCosts:
     own = _Costing(profile, requirements, offer)
-    offered = [own.configuration(c, runs, "offered") for c, runs in _by_configuration(offered_runs(offer.ctx)).items()]
+    offered = [own.configuration(c, runs, "offered") for c, runs in _by_configuration(offered_runs(offer.context)).items()]
     if baseline is None:
-        base = [own.configuration(c, runs, "baseline") for c, runs in _by_configuration(_baseline_runs(offer.ctx)).items()]
+        base = [own.configuration(c, runs, "baseline") for c, runs in _by_configuration(_baseline_runs(offer.context)).items()]
     elif baseline is offer:
         base = []
     else:
         other = _Costing(profile, requirements, baseline)
-        base = [other.configuration(c, runs, "baseline") for c, runs in _by_configuration(offered_runs(baseline.ctx)).items()]
+        base = [other.configuration(c, runs, "baseline") for c, runs in _by_configuration(offered_runs(baseline.context)).items()]
     mine = cheapest(offered, profile.price)
     theirs = cheapest(base, profile.price) if base else None
     ratio, bound = _ratio(mine, theirs)

@@ -56,6 +56,12 @@ class OfferEvidence:
     def file(self) -> str:
         return self.result.file
 
+    @property
+    def context(self) -> Context:
+        """ctx, for the judges of requirements: they see only offers whose record loaded (_judge, economics check ctx first)."""
+        assert self.ctx is not None, f"{self.file}: not a valid evidence record"
+        return self.ctx
+
     def established(self, run: Run) -> bool:
         return not self.gate_codes and not self.problems.get(run.id)
 
@@ -117,7 +123,7 @@ def fits(profile: RequirementsProfile, ctx: Context, run: Run) -> bool:
 
 
 def condition_cell(profile: RequirementsProfile, req: Requirement, offer: OfferEvidence) -> Cell:
-    ctx = offer.ctx
+    ctx = offer.context
     runs = offered_runs(ctx)
     if req.kind in CONDITIONS:
         matching = [r for r in runs if not mismatches(profile, ctx, r, (req.kind,))]
@@ -126,7 +132,7 @@ def condition_cell(profile: RequirementsProfile, req: Requirement, offer: OfferE
             return gated_cell(req, offer, "met", (), f"run{'s' * (len(matching) > 1)} {', '.join(r.id for r in matching)} {how}")
         problems = [m for r in runs for m in mismatches(profile, ctx, r, (req.kind,))]
         return gated_cell(req, offer, "not-met", (problems[0][0],), "; ".join(m for _, m in problems))
-    configs = {ctx.configuration(r).id: ctx.configuration(r) for r in runs if ctx.configuration(r) is not None}
+    configs = {cfg.id: cfg for r in runs if (cfg := ctx.configuration(r)) is not None}
     if req.kind == "identity":
         gaps = []
         for cfg in configs.values():

@@ -93,6 +93,7 @@ def _counted(run: Run, limits: dict[str, Fraction]) -> Goodput:
 
 def _tool_floor(run: Run, limits: dict[str, Fraction], why_not_counted: str) -> Goodput:
     g = run.goodput
+    assert g is not None  # goodput() falls back on the tool's figure only when the run has one
     tool = {m: exact(v) for m in PER_REQUEST_METRICS if (v := getattr(g, f"{m}_limit_ms")) is not None}
     stated = limits_text(tool) if tool else "no stated limits"
     if all(m in tool and tool[m] < limit for m, limit in limits.items()):

@@ -110,15 +110,15 @@ def _judge(profile: RequirementsProfile, req: Requirement, offer: OfferEvidence,
 
 def _series(offer: OfferEvidence, baseline: OfferEvidence | None) -> list[Series]:
     if baseline is None or baseline is offer:
-        return series_for_offer(offer.ctx, offer.established)
+        return series_for_offer(offer.context, offer.established)
 
     def from_baseline_offer(run: Run) -> tuple[str, RunMetrics] | None:
-        for other in offered_runs(baseline.ctx):
+        for other in offered_runs(baseline.context):
             if other.load.concurrency == run.load.concurrency and other.workload.task == run.workload.task:
-                return other.id, baseline.ctx.metrics[other.id]
+                return other.id, baseline.context.metrics[other.id]
         return None
 
-    return series_for_offer(offer.ctx, offer.established, from_baseline_offer)
+    return series_for_offer(offer.context, offer.established, from_baseline_offer)
 
 
 def _standing(offer: OfferEvidence, cells: list[Cell], name: str) -> Standing:

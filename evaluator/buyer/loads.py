@@ -33,6 +33,7 @@ Figure = Callable[[Run], tuple[float | None, str]]  # value, or None and what is
 def figure_for(req: Requirement, profile: RequirementsProfile, ctx: Context) -> tuple[Figure, Callable[[float], bool], str]:
     """The figure a load requirement is judged on, the test it must pass, and its unit."""
     if req.kind == "latency":
+        assert req.index is not None  # a latency requirement indexes profile.latency_limits
         lim = profile.latency_limits[req.index]
 
         def latency(run: Run) -> tuple[float | None, str]:
@@ -103,6 +104,7 @@ def locate(ctx: Context, runs: list[Run], axis: str, load: float) -> tuple[str, 
     if lo.configuration != hi.configuration:
         return "none", [lo, hi], f"the nearest runs {lo.id} and {hi.id} measured different configurations"
     if axis == "concurrency":
+        assert lo.load.concurrency is not None and hi.load.concurrency is not None  # both are on the axis
         (band, k), (band_lo, k_lo), (band_hi, k_hi) = (_band_k(ctx, lo, c) for c in (load, lo.load.concurrency, hi.load.concurrency))
         if not band == band_lo == band_hi:
             return (
@@ -118,7 +120,7 @@ def _load_text(axis: str, load: float) -> str:
 
 
 def _point(profile: RequirementsProfile, offer: OfferEvidence, req: Requirement, axis: str, load: float) -> PointResult:
-    ctx = offer.ctx
+    ctx = offer.context
     offered = offered_runs(ctx)
     fitting = [r for r in offered if fits(profile, ctx, r)]
     figure, passes, unit = figure_for(req, profile, ctx)
@@ -141,7 +143,7 @@ def _point(profile: RequirementsProfile, offer: OfferEvidence, req: Requirement,
     ids = tuple(r.id for r in runs)
     if missing:
         return PointResult(axis, load, basis, ids, (), "not-established", (fit_rules.FIGURE_MISSING.code,), f"at {where}: " + "; ".join(missing))
-    figures = tuple(v for v, _ in values)
+    figures = tuple(v for v, _ in values if v is not None)  # every one: none is missing
     if basis == "measured":
         text = f"at {where}: {num(figures[0], unit)} (run {ids[0]})"
     else:
@@ -194,8 +196,8 @@ def _combine(points: list[PointResult]) -> tuple[Status, tuple[str, ...]]:
 
 
 def load_cell(profile: RequirementsProfile, req: Requirement, offer: OfferEvidence) -> Cell:
-    runs = offered_runs(offer.ctx)
-    points = [_point(profile, offer, req, axis, load) for axis, load in required_points(profile, offer.ctx, runs)]
+    runs = offered_runs(offer.context)
+    points = [_point(profile, offer, req, axis, load) for axis, load in required_points(profile, offer.context, runs)]
     status, codes = _combine(points)
     message = "; ".join(p.message for p in points)
     return gated_cell(req, offer, status, codes, message, tuple(points))

@@ -14,8 +14,9 @@ from .results import Cell, Requirement
 
 
 def quality_cell(profile: RequirementsProfile, req: Requirement, offer: OfferEvidence, baseline: OfferEvidence | None) -> Cell:
+    assert req.index is not None  # a quality requirement indexes profile.quality
     q = profile.quality[req.index]
-    ctx = offer.ctx
+    ctx = offer.context
     key = (q.task.strip().lower(), q.metric.strip().lower())
     offered = offered_runs(ctx)
     runs = [r for r in offered if not mismatches(profile, ctx, r, ("sampling",))]
@@ -63,7 +64,7 @@ def quality_cell(profile: RequirementsProfile, req: Requirement, offer: OfferEvi
 
 
 def _baseline_quality(baseline: OfferEvidence, key: tuple[str, str]) -> float | None:
-    for run in offered_runs(baseline.ctx):
+    for run in offered_runs(baseline.context):
         for e in run.quality:
             if (e.task.strip().lower(), e.metric.strip().lower()) == key:
                 return e.score

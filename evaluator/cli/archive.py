@@ -13,7 +13,7 @@ import json
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -449,7 +449,7 @@ def log_(
     head = entries[-1].hash if entries else None
     # The echo below is the index's head; `problems` already says where log.jsonl differs.
     if fmt is Format.json:
-        doc = {"entries": [e.as_dict() for e in entries]}
+        doc: dict[str, Any] = {"entries": [e.as_dict() for e in entries]}
         if check:
             doc["check"] = {"intact": not problems, "problems": problems, "entries": len(entries), "head_hash": head}
         _dump(doc)

@@ -51,7 +51,7 @@ class Command(TyperCommand):
         return pieces
 
     def format_options(self, ctx, formatter) -> None:
-        arguments = [(_argument_name(p), p.help or "") for p in self.get_params(ctx) if p.param_type_name == "argument"]
+        arguments = [(_argument_name(p), getattr(p, "help", None) or "") for p in self.get_params(ctx) if p.param_type_name == "argument"]
         options = [r for p in self.get_params(ctx) if p.param_type_name == "option" and (r := p.get_help_record(ctx))]
         if arguments:
             with formatter.section("Arguments"):
@@ -104,7 +104,9 @@ def _command(name: str | None = None, *, short: str):
 
 
 # validate and assess offer every reporter's format (one row in present.FORMATS each).
-FindingsFormat = Enum("FindingsFormat", {name: name for name in REPORT_FORMATS}, type=str)
+# (Built from the registry, so mypy cannot list its members; FindingsFormat("text") names one by value.)
+FindingsFormat = Enum("FindingsFormat", {name: name for name in REPORT_FORMATS}, type=str)  # type: ignore[misc]
+_TEXT = FindingsFormat("text")  # the default
 
 
 _fail = fail_each
@@ -188,7 +190,7 @@ def _write(output: Path, data: bytes, force: bool) -> None:
 
 
 @_command(short="Check records or a requirements profile: schema and every rule.")
-def validate(files: FilesArg, fmt: FindingsFormatOpt = FindingsFormat.text, max_size: MaxSizeOpt = DEFAULT_MAX_BYTES) -> None:
+def validate(files: FilesArg, fmt: FindingsFormatOpt = _TEXT, max_size: MaxSizeOpt = DEFAULT_MAX_BYTES) -> None:
     """Check evidence records against the schema and every rule; exit 1 if any error finding.
     A requirements profile given here is recognised by its content and checked as a profile."""
     from ..present import REPORTER_BY_NAME
@@ -205,7 +207,7 @@ def validate(files: FilesArg, fmt: FindingsFormatOpt = FindingsFormat.text, max_
 @_command(short="Each claim's verdict and why; with -r, judge a buyer's profile.")
 def assess(
     files: FilesArg,
-    fmt: FindingsFormatOpt = FindingsFormat.text,
+    fmt: FindingsFormatOpt = _TEXT,
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Also write the assessment JSON to this file.", metavar="FILE")] = None,
     force: ForceOpt = False,
     max_size: MaxSizeOpt = DEFAULT_MAX_BYTES,

@@ -21,7 +21,8 @@ if TYPE_CHECKING:
 
 class _Commands(MutableMapping):
     def __init__(self, target: str) -> None:
-        self._target, self._loaded = target, None
+        self._target = target
+        self._loaded: dict[str, Command] | None = None
 
     def _table(self) -> dict[str, Command]:
         if self._loaded is None:

@@ -297,8 +297,9 @@ def _response_time_speedup(ctx: Context, claim: Claim) -> Figure:
     latency = LATENCY_WORDS.get(claim.latency_metric or "", "unstated latency")
     name = f"response-time speedup ({statistic} {latency}, baseline / run)"
     run, base = ctx.run(claim.run), ctx.run(claim.baseline)
-    ours, needs = _latency(run, claim)
-    needs = list(needs)
+    assert run is not None  # claimed_figure returns None first when the claim's run is missing
+    ours, our_needs = _latency(run, claim)
+    needs = list(our_needs)
     if base is None:
         return Figure(name, None, "x", (*needs, (None, "baseline")))
     theirs, their_needs = _latency(base, claim)
@@ -313,7 +314,7 @@ def request_rate(run: Run) -> Figure:
     name = f"completed requests per second (N / T) of run {run.id}"
     n, t = run.workload.num_requests, run.interval.duration_s
     needs = tuple((run.id, f) for f, v in (("workload.num_requests", n), ("duration_s", t)) if v is None)
-    if needs:
+    if n is None or t is None:  # what needs lists
         return Figure(name, None, "requests/s", needs)
     return Figure(name, float(exact(n) / exact(t)), "requests/s", (), output_rate_bounds(n, t))
 
@@ -321,6 +322,7 @@ def request_rate(run: Run) -> Figure:
 def _request_speedup(ctx: Context, claim: Claim) -> Figure:
     name = "completed requests per second against the baseline"
     run, base = ctx.run(claim.run), ctx.run(claim.baseline)
+    assert run is not None  # claimed_figure returns None first when the claim's run is missing
     ours = request_rate(run)
     if base is None:
         return Figure(name, None, "x", (*ours.needs, (None, "baseline")))
@@ -328,6 +330,7 @@ def _request_speedup(ctx: Context, claim: Claim) -> Figure:
     needs = (*ours.needs, *(n for n in theirs.needs if base is not run))
     if needs or not theirs.value:
         return Figure(name, None, "x", needs)
+    assert ours.value is not None  # request_rate gives a value whenever nothing is missing
     bounds = ours.bounds / theirs.bounds if ours.bounds and theirs.bounds else None
     return Figure(name, ours.value / theirs.value, "x", (), bounds)
 
@@ -362,6 +365,7 @@ def _per_user(run: Run, claim: Claim) -> Figure:
 def _per_user_speedup(ctx: Context, claim: Claim) -> Figure:
     name = "per-user output-throughput speedup against the baseline"
     run, base = ctx.run(claim.run), ctx.run(claim.baseline)
+    assert run is not None  # claimed_figure returns None first when the claim's run is missing
     ours, needs = _per_user_value(run, claim)
     if base is None:
         return Figure(name, None, "x", (*needs, (None, "baseline")))
@@ -391,6 +395,7 @@ def _rate_of(ctx: Context, run: Run, per_accelerator: bool) -> tuple[Fraction | 
     tps = tokens_per_s(run)
     if needs or tps is None:
         return None, None, tuple(needs)
+    assert n is not None  # else needs names hardware.count
     bounds = output_rate_bounds(m.emitted_tokens, m.duration_s)
     return tps / n, (None if bounds is None else Bounds(bounds.low / n, bounds.high / n)), ()
 
@@ -444,6 +449,7 @@ def _per_what(claim: Claim) -> str:
 def _matched(ctx: Context, claim: Claim) -> Figure:
     """A throughput, or a throughput speedup, at matched interactivity."""
     speed, per_acc = claim.at_per_user_speed, claim.throughput_per == "accelerator"
+    assert speed is not None  # claimed_figure sends only claims at a per-user speed here
     at = f"at {num(speed)} tokens/s per user or more"
     ours = matched_point(ctx, _side(ctx, claim.run, claim.sweep), speed, per_acc)
     if claim.kind == "output-throughput":
@@ -456,6 +462,7 @@ def _matched(ctx: Context, claim: Claim) -> Figure:
     needs = (*ours.needs, *(n for n in theirs.needs if n not in ours.needs))
     if ours.value is None or not theirs.value:
         return Figure(name, None, "x", needs)
+    assert ours.run is not None and theirs.run is not None  # a matched point with a value has its run
     name = f"output throughput {_per_what(claim)} {at}, run {ours.run.id} against baseline {theirs.run.id}"
     bounds = ours.bounds / theirs.bounds if ours.bounds is not None and theirs.bounds is not None else None
     return Figure(name, float(ours.value / theirs.value), "x", (), bounds)
@@ -475,6 +482,7 @@ def unreached(ctx: Context, claim: Claim) -> list[tuple[str, list[Run]]]:
 def _per_accelerator(ctx: Context, claim: Claim) -> Figure:
     """E / T per accelerator of the run, or its speedup over the baseline's."""
     run = ctx.run(claim.run)
+    assert run is not None  # claimed_figure returns None first when the claim's run is missing
     ours, our_bounds, needs = _rate_of(ctx, run, True)
     if claim.kind == "output-throughput":
         value = None if ours is None else float(ours)
@@ -494,7 +502,8 @@ def _per_accelerator(ctx: Context, claim: Claim) -> Figure:
 def _cost_of(ctx: Context, run: Run, claim: Claim) -> tuple[Fraction | None, Bounds | None, tuple[tuple[str | None, str], ...]]:
     """Cost per million output tokens of one run at the claim's price (engine/unit_figures.py)."""
     price = claim.price
-    needs = list(_missing(ctx.metrics[run.id], "emitted_tokens"))
+    assert price is not None  # an unpriced cost claim has no figure (basis_undefined)
+    needs: list[tuple[str | None, str]] = list(_missing(ctx.metrics[run.id], "emitted_tokens"))
     n = accelerators(ctx, run)
     if n is None:
         needs.append((run.id, "hardware.count"))
@@ -503,6 +512,7 @@ def _cost_of(ctx: Context, run: Run, claim: Claim) -> tuple[Fraction | None, Bou
     tps = tokens_per_s(run)
     if needs or not tps:
         return None, None, tuple(needs)
+    assert n is not None  # else needs names hardware.count
     hourly = hourly_price(price, n)
     rate = output_rate_bounds(run.counts.emitted_tokens, run.interval.duration_s)
     bounds = Bounds(cost_per_million(hourly, rate.high), cost_per_million(hourly, rate.low)) if rate is not None and rate.low > 0 else None
@@ -521,6 +531,7 @@ def _cost_side(ctx: Context, claim: Claim, first: str | None, sweep: list[str]) 
 def _cost(ctx: Context, claim: Claim) -> Figure:
     """A cost per million output tokens at the claim's price (at matched interactivity, at the side's
     best point); written as a change, the baseline's cost over the run's."""
+    assert claim.price is not None  # an unpriced cost claim has no figure (basis_undefined)
     currency = claim.price.currency
     run, needs = _cost_side(ctx, claim, claim.run, claim.sweep)
     ours, our_bounds, lacking = _cost_of(ctx, run, claim) if run is not None else (None, None, ())
@@ -543,6 +554,7 @@ def _cost(ctx: Context, claim: Claim) -> Figure:
 
 def price_words(claim: Claim) -> str:
     p = claim.price
+    assert p is not None  # asked only of a priced cost claim
     parts = []
     if p.per_accelerator_hour is not None:
         parts.append(f"{num(p.per_accelerator_hour, p.currency)} per accelerator-hour")
@@ -637,7 +649,9 @@ def claimed_range(claim: Claim) -> tuple[float, float] | None:
     """A claim stated as a range: (low, high) on the figure's scale, whichever way round it was written."""
     if claim.value is None or claim.value_high is None:
         return None
-    ends = sorted((_scaled(claim, claim.value), _scaled(claim, claim.value_high)))
+    low, high = _scaled(claim, claim.value), _scaled(claim, claim.value_high)
+    assert low is not None and high is not None  # _scaled keeps a number a number
+    ends = sorted((low, high))
     return ends[0], ends[1]
 
 

@@ -64,7 +64,8 @@ class LoadedFile:
     def positions(self) -> dict[str, tuple[int, int]]:
         if self._positions is None:
             self._scan()
-        return self._positions  # type: ignore[return-value]
+        assert self._positions is not None  # _scan set it
+        return self._positions
 
     def position(self, at: str) -> tuple[int | None, int | None]:
         """Line and column of the value at `at`, or of its nearest enclosing value that is in the
@@ -81,7 +82,8 @@ class LoadedFile:
         """The number at `at` exactly as its author wrote it ("1.90", "2226"), or None."""
         if self._written is None:
             self._scan()
-        return self._written.get(at)  # type: ignore[union-attr]
+        assert self._written is not None  # _scan set it
+        return self._written.get(at)
 
 
 def load_file(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> LoadedFile:
@@ -247,11 +249,11 @@ def _json_positions(text: str) -> tuple[dict[str, tuple[int, int]], dict[str, st
         last = at
         if token in ",:":
             if token == "," and stack:
-                frame = stack[-1]
-                if frame[1]:
-                    frame[3] = True
+                top = stack[-1]
+                if top[1]:
+                    top[3] = True
                 else:
-                    frame[2] += 1
+                    top[2] += 1
             continue
         if token in "}]":
             stack.pop()
@@ -279,15 +281,6 @@ def _json_positions(text: str) -> tuple[dict[str, tuple[int, int]], dict[str, st
 # ------------------------------------------------------------------------------ YAML
 
 
-class _JsonYamlLoader(yaml.SafeLoader):
-    """SafeLoader restricted to JSON data with YAML 1.2 core scalars.
-
-    PyYAML's SafeLoader follows YAML 1.1: `no` is False, `1:30` is 90, `2024-01-01`
-    is a date. Evidence copied from a vendor's slide must mean what it says, so
-    only true/false, null, decimal integers and decimal floats are resolved.
-    """
-
-
 def _compose_node_within_depth(self, parent, index):
     """PyYAML's scanner and parser keep their nesting on lists; its composer recurses, once per
     level. Refuse level MAX_DEPTH + 1 before composing it, where the file opens it."""
@@ -301,7 +294,17 @@ def _compose_node_within_depth(self, parent, index):
         self.depth -= 1
 
 
-_JsonYamlLoader.compose_node = _compose_node_within_depth
+class _JsonYamlLoader(yaml.SafeLoader):
+    """SafeLoader restricted to JSON data with YAML 1.2 core scalars.
+
+    PyYAML's SafeLoader follows YAML 1.1: `no` is False, `1:30` is 90, `2024-01-01`
+    is a date. Evidence copied from a vendor's slide must mean what it says, so
+    only true/false, null, decimal integers and decimal floats are resolved.
+    """
+
+    compose_node = _compose_node_within_depth
+
+
 _JsonYamlLoader.yaml_implicit_resolvers = {}
 
 for _tag, _pattern, _first in (
@@ -320,7 +323,7 @@ for _tag, _pattern, _first in (
 try:
     from yaml._yaml import CParser as _CParser
 except ImportError:  # PyYAML built without libyaml: the pure-Python loader reads everything
-    _CParser = None
+    _CParser = None  # type: ignore[misc,assignment]  # the optional-import idiom mypy does not follow
 
 
 class _ReadWithPython(Exception):
@@ -356,7 +359,8 @@ if _CParser is not None:
                 # In a flow collection: an empty key or value (`{a: }`), which PyYAML places just
                 # after the `:` or `?` and libyaml at the next token; a plain scalar holding `?`
                 # (`[a?b]`), which libyaml reads and PyYAML refuses.
-                if event.start_mark.index == event.end_mark.index or (not event.style and "?" in event.value):
+                # (Parser events always carry their marks; PyYAML's stubs allow None.)
+                if event.start_mark.index == event.end_mark.index or (not event.style and "?" in event.value):  # type: ignore[union-attr]
                     raise _ReadWithPython
             return _compose_node_within_depth(self, parent, index)
 
@@ -423,8 +427,9 @@ def _compose_or_say_why(text: str) -> yaml.Node:
         node = loader.get_single_node()
     except (ValueError, OverflowError):
         # PyYAML's scanner turns an escape such as "\UFFFFFFFF" into chr() unchecked.
-        mark = loader.get_mark()
-        raise ParseProblem("not valid YAML: an escape sequence names no Unicode character", mark.line + 1, mark.column + 1) from None
+        assert loader is not None  # the constructor scans no escape: get_single_node met it
+        at = loader.get_mark()
+        raise ParseProblem("not valid YAML: an escape sequence names no Unicode character", at.line + 1, at.column + 1) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         raise ParseProblem(
@@ -480,7 +485,8 @@ def _yaml_node_to_data(node: yaml.Node, pointer: str, positions: dict, budget: l
         items = [_yaml_node_to_data(v, f"{pointer}/{i}", positions, budget, active, written) for i, v in enumerate(node.value)]
         active.discard(id(node))
         return items
-    value = _JsonYamlLoader.construct_scalar_value(node)
+    assert isinstance(node, yaml.ScalarNode)  # the composer builds no fourth kind of node
+    value = _construct_scalar_value(node)
     if written is not None and isinstance(value, (int, float)) and not isinstance(value, bool):
         written[pointer] = node.value
     return value
@@ -514,6 +520,3 @@ def _construct_scalar_value(node: yaml.ScalarNode) -> Any:
             raise ParseProblem(f"{text} is not a finite number", *where)
         return value
     raise ParseProblem(f"YAML tag {tag} is not allowed", *where)
-
-
-_JsonYamlLoader.construct_scalar_value = staticmethod(_construct_scalar_value)

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 from .._infra.safe_text import CONTROL_PATTERN, CONTROL_PATTERN_LINES, IDENTITY_PATTERN, control_problem, identity_problem
 
 if TYPE_CHECKING:
+    from pydantic_core import ErrorDetails
+
     from .loader import LoadedFile
 
 
@@ -63,7 +65,7 @@ BOUND_WORDS = {
 }
 
 
-def schema_message(error: dict) -> str:
+def schema_message(error: ErrorDetails) -> str:
     """One pydantic error in the words of the file's author (the place is said apart, once)."""
     from .wording import num
 
@@ -167,7 +169,7 @@ class SchemaProblem:
     column: int | None
 
 
-def schema_problems(errors: list[dict], loaded: LoadedFile, schema_file: str) -> list[SchemaProblem]:
+def schema_problems(errors: list[ErrorDetails], loaded: LoadedFile, schema_file: str) -> list[SchemaProblem]:
     """Pydantic's errors for a loaded file, in file order, each once and in plain words. A
     misspelt field names the field it resembles, and absorbs the "missing" error it causes."""
     from difflib import get_close_matches

@@ -42,7 +42,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 from . import provenance
 from .common import (
@@ -99,7 +99,7 @@ TOP_LEVEL, BY_TAG, BY_NAME = (
 
 def _tag(key: str, block: dict) -> str:
     """A block's metric tag: its `tag`, else its key or display name as a tag ("Time to First Token" -> time_to_first_token)."""
-    raw = block.get("tag") if isinstance(block.get("tag"), str) else block.get("name") if isinstance(block.get("name"), str) else key
+    raw = tag if isinstance(tag := block.get("tag"), str) else name if isinstance(name := block.get("name"), str) else key
     tag = re.sub(r"[^a-z0-9]+", "_", raw.lower()).strip("_")
     return ALIASES.get(tag, tag)
 
@@ -372,8 +372,8 @@ def import_file(path: Path) -> list[Imported]:
     load, load_notes = _load(data)
     fields, speculative = _run(path, data, blocks, layout, load, load_notes)
     models, tokenizer, _ = _named(data)
-    found = source(FORMAT, path, sha, data.get("aiperf_version"), model=models, tokenizer=tokenizer)
-    return [Imported(fields=fields, source=found, speculative=speculative)]
+    origin = source(FORMAT, path, sha, data.get("aiperf_version"), model=models, tokenizer=tokenizer)
+    return [Imported(fields=fields, source=origin, speculative=speculative)]
 
 
 def _run(path: Path, data: dict, blocks: dict[str, dict], layout: str, load: dict, load_notes: list[str], where: str = "") -> tuple[dict, bool]:
@@ -501,7 +501,8 @@ def _sweep(path: Path, data: dict, sha: str) -> list[Imported]:
                 blocks[ALIASES.get(tag, tag)] = {**{k: v for k, v in stats.items() if k in _BLOCK_KEYS}, "avg": stats.get("avg", stats.get("mean"))}
         if not blocks:
             raise ImportProblem(f"{path}: {where}.metrics holds no metric with a unit and a value")
-        load, other = {}, []
+        load: dict[str, Any] = {}
+        other: list[str] = []
         for name, value in combo["parameters"].items():
             leaf = str(name).rsplit(".", 1)[-1]
             if leaf in PARAMETER_LOAD and (number(value) is not None):
@@ -555,7 +556,12 @@ def _is_records_file(path: Path) -> bool:
     return isinstance(item, dict) and isinstance(item.get("metadata"), dict) and isinstance(item.get("metrics"), dict)
 
 
+@overload
+def _record_value(path: Path, line_no: int, metrics: dict, tag: str, ms: Literal[False] = False) -> int | None: ...
+@overload
+def _record_value(path: Path, line_no: int, metrics: dict, tag: str, ms: Literal[True]) -> float | None: ...
 def _record_value(path: Path, line_no: int, metrics: dict, tag: str, ms: bool = False) -> float | int | None:
+    """A count (ms False), or a time in milliseconds."""
     entry = metrics.get(tag)
     if entry is None:
         return None
@@ -605,10 +611,10 @@ def _records(path: Path) -> Imported:
                     )
                 covered += 1
                 for k, v in values.items():
-                    spec[k] += v  # type: ignore[operator]
+                    spec[k] += v  # type: ignore[operator]  # none is None: refused above
             for k, tag in RECORD_LATENCIES.items():
-                v = _record_value(path, number_, metrics, tag, ms=True)
-                lists[k] = None if lists[k] is None or v is None else lists[k] + [v]  # type: ignore[operator]
+                ms = _record_value(path, number_, metrics, tag, ms=True)
+                lists[k] = None if lists[k] is None or ms is None else lists[k] + [ms]  # type: ignore[operator]  # lists[k] is not None: tested first
         sha = fh.sha256()
     if not requests:
         raise ImportProblem(f"{path}: an AIPerf per-request records file without a completed request of the profiling phase")

@@ -189,6 +189,7 @@ def json_entries(path: Path, fmt: str, arrays: str | None = None) -> tuple[list[
     try:
         if unread is not None:
             raise unread
+        assert raw is not None  # unread otherwise, raised above
         data, sha = _json_document(path, raw, fmt, arrays=bool(arrays))
         if arrays and isinstance(data, list) and data and all(isinstance(item, dict) for item in data):
             return [(f"[{i}]", item) for i, item in enumerate(data)], sha
@@ -202,7 +203,7 @@ def json_entries(path: Path, fmt: str, arrays: str | None = None) -> tuple[list[
     except ImportProblem:
         if not starts_like_object:
             raise
-    found = []
+    found: list[tuple[str | None, dict]] = []
     # The bytes already read (split as a file's lines are), or a stream hashed as it is read.
     with nullcontext(io.BytesIO(raw)) if raw is not None else HashedLines(path) as lines:
         for number, line in enumerate(lines, 1):
@@ -212,7 +213,7 @@ def json_entries(path: Path, fmt: str, arrays: str | None = None) -> tuple[list[
             if not isinstance(item, dict):
                 raise ImportProblem(f"{path}: line {number}: not a JSON object")
             found.append((f"line {number}", item))
-        return found, hashlib.sha256(raw).hexdigest() if raw is not None else lines.sha256()
+        return found, hashlib.sha256(raw).hexdigest() if raw is not None else lines.sha256()  # type: ignore[union-attr]  # HashedLines exactly when raw is None
 
 
 def import_entries(path: Path, fmt: str, run_fields, arrays: str | None = None) -> list[Imported]:
@@ -277,13 +278,13 @@ def histogram(value: Any, where: str) -> list[int] | None:
         out = [count(v) for v in value]
         if any(v is None for v in out):
             raise ImportProblem(f"{where}: histogram entries must be non-negative whole numbers")
-        return out  # type: ignore[return-value]
+        return out  # type: ignore[return-value]  # none is None: refused above
     if isinstance(value, dict):
         dense: dict[int, int] = {}
         for key, v in value.items():
             if not (isinstance(key, str) and key.isdigit()) or count(v) is None:
                 raise ImportProblem(f"{where}: histogram key {json.dumps(key)} is not a number of accepted drafts")
-            dense[int(key)] = count(v)  # type: ignore[assignment]
+            dense[int(key)] = count(v)  # type: ignore[assignment]  # not None: refused above
         if not dense:
             return []
         return [dense.get(j, 0) for j in range(max(dense) + 1)]
@@ -303,9 +304,9 @@ def drop_none(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def percentiles(mean: Any = None, p50: Any = None, p90: Any = None, p95: Any = None, p99: Any = None, scale: float = 1.0) -> dict | None:
+def percentiles(mean: Any = None, p50: Any = None, p90: Any = None, p95: Any = None, p99: Any = None, *, scale: float = 1.0) -> dict | None:
     values = {"mean": mean, "p50": p50, "p90": p90, "p95": p95, "p99": p99}
-    out = {k: number(v) * scale for k, v in values.items() if number(v) is not None}
+    out = {k: n * scale for k, v in values.items() if (n := number(v)) is not None}
     return out or None
 
 

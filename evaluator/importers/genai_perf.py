@@ -96,10 +96,10 @@ def _text(value: Any) -> str | None:
 def _config(cfg: dict) -> dict[str, Any]:
     """What the run's input_config says, from either layout: models, tokenizer, endpoint, stimulus."""
     if isinstance(cfg.get("perf_analyzer"), dict) or "model_names" in cfg:  # since perf_analyzer#308
-        endpoint = cfg.get("endpoint") if isinstance(cfg.get("endpoint"), dict) else {}
-        pa = cfg.get("perf_analyzer") if isinstance(cfg.get("perf_analyzer"), dict) else {}
-        tokenizer = cfg.get("tokenizer") if isinstance(cfg.get("tokenizer"), dict) else {}
-        stimulus = pa.get("stimulus") if isinstance(pa.get("stimulus"), dict) else {}
+        endpoint = got if isinstance(got := cfg.get("endpoint"), dict) else {}
+        pa = got if isinstance(got := cfg.get("perf_analyzer"), dict) else {}
+        tokenizer = got if isinstance(got := cfg.get("tokenizer"), dict) else {}
+        stimulus = got if isinstance(got := pa.get("stimulus"), dict) else {}
         return {
             "layout": "sectioned",
             "models": _text(cfg.get("model_names")),

@@ -53,7 +53,7 @@ def _summary(metrics: dict, name: str) -> dict:
 
 def _latency(metrics: dict, name: str, scale: float = 1.0) -> dict | None:
     d = _summary(metrics, name)
-    p = d.get("percentiles") if isinstance(d.get("percentiles"), dict) else {}
+    p = got if isinstance(got := d.get("percentiles"), dict) else {}
     return percentiles(d.get("mean"), d.get("median"), p.get("p90"), p.get("p95"), p.get("p99"), scale=scale)
 
 
@@ -77,8 +77,8 @@ def _g(value: float) -> str:
 def _token_span(request: dict) -> tuple[float, float] | None:
     """(first, last) output-token time of a streamed request (guidellm's output_tokens_timings),
     or None for a request without token iteration timings (not streamed)."""
-    info = request.get("info") if isinstance(request.get("info"), dict) else {}
-    timings = info.get("timings") if isinstance(info.get("timings"), dict) else {}
+    info = got if isinstance(got := request.get("info"), dict) else {}
+    timings = got if isinstance(got := info.get("timings"), dict) else {}
     first, last = number(timings.get("first_token_iteration")), number(timings.get("last_token_iteration"))
     if first is None or last is None or (count(timings.get("token_iterations")) or 0) <= 1:
         return None
@@ -114,7 +114,7 @@ def _interval(bench: dict, metrics: dict, successful: int | None, emitted: int |
     """(interval, guidellm's own output tokens/s when the interval is its basis, notes)."""
     own_rate = number(_summary(metrics, "output_tokens_per_second").get("mean"))
     duration = number(bench.get("duration"))
-    sm = bench.get("scheduler_metrics") if isinstance(bench.get("scheduler_metrics"), dict) else None
+    sm = got if isinstance(got := bench.get("scheduler_metrics"), dict) else None
     if sm is None:  # v0.3: no trimming, duration spans every counted request
         notes = [
             "guidellm v0.3: the interval is its duration, from the first request it counted to the last, "
@@ -124,8 +124,7 @@ def _interval(bench: dict, metrics: dict, successful: int | None, emitted: int |
             notes.append(f"guidellm's own output tokens/s {_g(own_rate)} leaves out the last token event, so it is a note, not a reported figure.")
         return {**CLIENT_WALL_CLOCK, "duration_s": duration or None}, None, notes
     start, end = number(sm.get("measure_start_time")), number(sm.get("measure_end_time"))
-    trimmed = [(label, number(bench.get(key))) for label, key in (("warm-up", "warmup_duration"), ("cool-down", "cooldown_duration"))]
-    trimmed = [(label, v) for label, v in trimmed if v]
+    trimmed = [(label, v) for label, key in (("warm-up", "warmup_duration"), ("cool-down", "cooldown_duration")) if (v := number(bench.get(key)))]
     window = f"its {_g(duration)} s measurement window" if duration else "its measurement window"
     if trimmed:
         window += " (after " + " and ".join(f"{_g(v)} s of {label}" for label, v in trimmed) + " were trimmed)"
@@ -133,8 +132,9 @@ def _interval(bench: dict, metrics: dict, successful: int | None, emitted: int |
     if counted:
         spans = [_token_span(r) for r in counted]
         counted_note = f"guidellm counted the {len(counted)} successful requests that overlap {window}, whole"
-        if all(spans):
-            first, last = min(s[0] for s in spans), max(s[1] for s in spans)
+        streamed = [s for s in spans if s is not None]
+        if len(streamed) == len(spans):  # every one streamed
+            first, last = min(s[0] for s in streamed), max(s[1] for s in streamed)
             if last > first:
                 note = f"{counted_note}; the interval is from their first to their last output token ({_g(last - first)} s), guidellm's own basis for output tokens/s."
                 return {**TOKEN_SPAN, "duration_s": last - first}, own_rate, [note]
@@ -173,14 +173,14 @@ def run_fields(bench: dict, where: str) -> dict[str, Any]:
     if not isinstance(bench, dict) or not isinstance(bench.get("metrics"), dict):
         raise ImportProblem(f"{where}: has no metrics object")
     metrics = bench["metrics"]
-    config = bench.get("config") if isinstance(bench.get("config"), dict) else bench.get("args") or {}
-    strategy = config.get("strategy") if isinstance(config.get("strategy"), dict) else {}
+    config = got if isinstance(got := bench.get("config"), dict) else bench.get("args") or {}
+    strategy = got if isinstance(got := config.get("strategy"), dict) else {}
     totals = metrics.get("request_totals") or bench.get("request_totals") or {}
     peak = count(_summary(metrics, "request_concurrency").get("max"))
     successful = count(totals.get("successful"))
     emitted = count(_summary(metrics, "output_token_count").get("total_sum"))
     interval, own_rate, notes = _interval(bench, metrics, successful, emitted)
-    fields = {
+    fields: dict[str, Any] = {
         "workload": {
             "num_requests": successful,
             "input_tokens_mean": number(_summary(metrics, "prompt_token_count").get("mean")),
@@ -210,7 +210,7 @@ def import_file(path: Path) -> list[Imported]:
         from .sniff import describe_guess
 
         raise ImportProblem(f"{path}: has no benchmarks list, so it is not {FORMAT} output{describe_guess(path, FORMAT)}")
-    meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    meta = got if isinstance(got := data.get("metadata"), dict) else {}
     version = meta.get("guidellm_version")
     out = []
     for i, bench in enumerate(data["benchmarks"]):

@@ -134,7 +134,9 @@ def _percentiles(values: list[float]) -> dict | None:
 
 
 def _individual(path: Path, items: list, sha: str) -> Imported:
-    completed, failed, codes = [], 0, {}
+    completed: list[dict] = []
+    failed = 0
+    codes: dict[str, int] = {}
     for i, item in enumerate(items):
         if not isinstance(item, dict):
             raise ImportProblem(f"{path}: [{i}]: not a JSON object")
@@ -154,7 +156,7 @@ def _individual(path: Path, items: list, sha: str) -> Imported:
     def series(key: str) -> list[float]:
         return [v for v in (number(item.get(key)) for item in completed) if v is not None]
 
-    outputs = [count(item.get("number_output_tokens")) for item in completed]
+    outputs = [n for item in completed if (n := count(item.get("number_output_tokens"))) is not None]  # all: checked above
     inputs = series("number_input_tokens")
     fields = {
         "workload": {

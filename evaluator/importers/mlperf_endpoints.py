@@ -81,7 +81,7 @@ def _ns_to_ms(value: Any) -> float | None:
 
 
 def _percentile(series: dict, p: int) -> Any:
-    perc = series.get("percentiles") if isinstance(series.get("percentiles"), dict) else {}
+    perc = v if isinstance(v := series.get("percentiles"), dict) else {}
     for key in (f"{p}.0", str(p)):
         if key in perc:
             return perc[key]
@@ -96,7 +96,7 @@ def _latency(series: dict) -> dict | None:
 
 
 def _load(run_config: dict) -> tuple[dict, str | None]:
-    pattern = run_config.get("load_pattern") if isinstance(run_config.get("load_pattern"), dict) else {}
+    pattern = v if isinstance(v := run_config.get("load_pattern"), dict) else {}
     kind = pattern.get("type")
     if kind == "concurrency" and count(pattern.get("target_concurrency")):
         return {"concurrency": count(pattern.get("target_concurrency")), "loop": "closed"}, None
@@ -131,18 +131,20 @@ def import_file(path: Path) -> list[Imported]:
     for key, value in (("n_samples_issued", issued), ("n_samples_completed", completed), ("n_samples_failed", failed)):
         if value is None:
             raise ImportProblem(f"{path}: {key}: not a whole number of samples")
+    assert issued is not None and completed is not None and failed is not None  # the loop above raised otherwise
     if failed > completed:
         raise ImportProblem(f"{path}: n_samples_failed ({failed}) is more than n_samples_completed ({completed}), which counts the failed ones too")
     succeeded = completed - failed
-    run_config = d.get("run_config") if isinstance(d.get("run_config"), dict) else {}
+    run_config = v if isinstance(v := d.get("run_config"), dict) else {}
     notes = [RETOKENISED]
 
     duration_ns = d.get("duration_ns")
     duration = None
     if duration_ns is not None:
-        if count(duration_ns) is None:
+        ns = count(duration_ns)
+        if ns is None:
             raise ImportProblem(f"{path}: duration_ns: not a whole number of nanoseconds")
-        duration = float(Fraction(count(duration_ns), 10**9)) or None
+        duration = float(Fraction(ns, 10**9)) or None
     if duration is None:
         notes.append("The file has no duration_ns, so the run has no interval.")
 
@@ -172,7 +174,7 @@ def import_file(path: Path) -> list[Imported]:
     load, load_note = _load(run_config)
     if load_note:
         notes.append(load_note)
-    warmup = run_config.get("warmup") if isinstance(run_config.get("warmup"), dict) else {}
+    warmup = v if isinstance(v := run_config.get("warmup"), dict) else {}
     warmup_fields = None
     if warmup.get("enabled") is True:
         n = count(warmup.get("n_requests"))
@@ -188,7 +190,7 @@ def import_file(path: Path) -> list[Imported]:
             f"issued to completion of the last-issued one), not duration_ns: tps {tps!r} is kept as a note only."
         )
         tps = None
-    reasons = d.get("finish_reason_counts") if isinstance(d.get("finish_reason_counts"), dict) else {}
+    reasons = v if isinstance(v := d.get("finish_reason_counts"), dict) else {}
     shown = [f"{k} {count(v)}" for k, v in reasons.items() if count(v)]
     if shown:
         notes.append(f"Finish reasons: {', '.join(shown)}.")

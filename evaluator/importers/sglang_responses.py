@@ -189,13 +189,17 @@ def total(requests: list[Request]) -> Totals:
             continue
         t.with_figures += 1
         t.steps += sum(f.steps for f in figs)
-        t.accepted = None if t.accepted is None or any(f.accepted is None for f in figs) else t.accepted + sum(f.accepted for f in figs)  # type: ignore[misc]
-        t.proposed = None if t.proposed is None or any(f.proposed is None for f in figs) else t.proposed + sum(f.proposed for f in figs)  # type: ignore[misc]
+        t.accepted = None if t.accepted is None or any(f.accepted is None for f in figs) else t.accepted + sum(f.accepted for f in figs)  # type: ignore[misc]  # none is None: any() above
+        t.proposed = None if t.proposed is None or any(f.proposed is None for f in figs) else t.proposed + sum(f.proposed for f in figs)  # type: ignore[misc]  # none is None: any() above
         t.emitted = None if t.emitted is None or req.completion_tokens is None else t.emitted + req.completion_tokens
         if t.hist is not None and all(f.hist is not None for f in figs):
+            hist = t.hist
             for f in figs:
-                width = max(len(t.hist), len(f.hist))  # type: ignore[arg-type]
-                t.hist = [a + b for a, b in zip(t.hist + [0] * (width - len(t.hist)), f.hist + [0] * (width - len(f.hist)))]  # type: ignore[operator]
+                h = f.hist
+                assert h is not None  # all() above
+                width = max(len(hist), len(h))
+                hist = [a + b for a, b in zip(hist + [0] * (width - len(hist)), h + [0] * (width - len(h)))]
+            t.hist = hist
         else:
             t.hist = None
     return t
@@ -229,13 +233,13 @@ def import_file(path: Path) -> list[Imported]:
     else:
         emitted = [r.completion_tokens for r in requests]
         if all(e is not None for e in emitted):
-            counts["emitted_tokens"] = sum(emitted)  # type: ignore[arg-type]
+            counts["emitted_tokens"] = sum(emitted)
     if content_chunks:
         notes.append(f"{content_chunks} streamed content chunk{'' if content_chunks == 1 else 's'} passed over.")
     served = provenance.note("SGLang", model=model, model_from="as the first response naming one names it")
     if served:
         notes.append(served)
-    fields = {"workload": {"num_requests": len(requests)}, "counts": counts}
+    fields: dict[str, Any] = {"workload": {"num_requests": len(requests)}, "counts": counts}
     if notes:
         fields["notes"] = " ".join(notes)
     return [Imported(fields=fields, source=source(FORMAT, path, sha), speculative=speculative)]

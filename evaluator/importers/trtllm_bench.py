@@ -126,7 +126,7 @@ def run_fields(data: dict) -> tuple[dict[str, Any], bool]:
     shortest, longest = count(osl.get("minimum")), count(osl.get("maximum"))
     latency_ms = number(perf.get("total_latency_ms"))
     notes = [_engine_note(engine, world), _load_note(requests, world)]
-    if speculative:
+    if isinstance(decoding, dict):  # speculative
         notes.append(_decoding_note(decoding))
     fields = {
         "workload": {

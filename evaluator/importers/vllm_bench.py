@@ -108,7 +108,7 @@ def run_fields(d: dict, path: Path, entry: str | None) -> tuple[dict[str, Any], 
     per_pos = d.get("spec_decode_per_position_acceptance_rates")
     if steps and isinstance(per_pos, list):
         counts["accepted_per_position"] = _recover_counts(per_pos, steps)
-    fields = {
+    fields: dict[str, Any] = {
         "workload": {
             "num_requests": completed,
             # Sent and lost: num_prompts less completed where an older benchmark_serving.py has no `failed`.

@@ -272,7 +272,7 @@ def read(path: Path, skip_bad_lines: bool = False, processes: int | None = None,
 
             first = _sum_range(path, ranges[0], skip_bad_lines, _Counter(counters, 0, shown), fmt, hasher)
             totals = _combine(path, itertools.chain([first], (child.receive(shown) for child in children)))
-            totals.sha256 = hashing.receive(shown) if hashing is not None else hasher.hexdigest()
+            totals.sha256 = hashing.receive(shown) if hashing is not None else hasher.hexdigest()  # type: ignore[union-attr]  # hasher exactly when hashing is None
             totals.processes = len(ranges)
     except ProcessEnded as exc:
         raise ImportProblem(f"{path}: {exc}") from None
@@ -375,7 +375,7 @@ def _sum_range(
     try:
         with open(path, "rb", buffering=BLOCK) as fh:
             for lines in _blocks(fh, start, end, advance, hasher):
-                histograms: list[list[int]] = []
+                histograms: list[list[int] | None] = []  # a None only once hist is None, which stays None
                 keep = histograms.append
                 for number, line in enumerate(lines, number + 1):  # noqa: B020 (enumerate took its start before the loop rebinds it)
                     try:
@@ -428,7 +428,7 @@ def _sum_range(
                     steps += s
                     drafts += p
                     accepted += a
-                    add_k(sd.num_spec_tokens)  # None included: dropped at the end
+                    add_k(sd.num_spec_tokens)  # type: ignore[arg-type]  # None included: dropped at the end
                     keep(h)
                     usage = response.usage
                     if usage is not None and (tokens := usage.completion_tokens) is not None:
@@ -437,7 +437,7 @@ def _sum_range(
                         usage_complete = False
                     last = sd
                 if hist is not None:
-                    hist = _add_columns(hist, histograms)  # type: ignore[arg-type]
+                    hist = _add_columns(hist, histograms)  # type: ignore[arg-type]  # no None row while hist is a list
     except _Refused:
         pass
     t.hist = hist
@@ -445,7 +445,7 @@ def _sum_range(
     t.requests_with, t.requests_without = with_metrics, without_metrics + llama.without
     t.emitted = emitted if usage_complete else None
     t.plain_emitted = None if not plain_complete or t.plain_emitted is None else plain + t.plain_emitted
-    t.k_values.discard(None)  # type: ignore[arg-type]
+    t.k_values.discard(None)
     t.last = last
     t.lines = number
     return t
@@ -515,6 +515,7 @@ class _LlamaRequests:
 
     def line(self, number: int, line: bytes, response: Line) -> None:
         t, tm = self.t, response.timings
+        assert tm is not None  # called only for a response with timings
         t.timings_seen += 1
         try:
             extra = _decode_llama(line)
@@ -535,15 +536,15 @@ class _LlamaRequests:
         usage = response.usage
         tokens = usage.completion_tokens if usage is not None else None
         if tokens is None:
-            tokens = extra.tokens_predicted if extra.tokens_predicted is not None else tm.predicted_n  # type: ignore[union-attr]
-        covered = tm.draft_n is not None  # type: ignore[union-attr]
-        if covered and tm.draft_n_accepted is None:  # type: ignore[union-attr]
+            tokens = extra.tokens_predicted if extra.tokens_predicted is not None else tm.predicted_n
+        covered = tm.draft_n is not None
+        if covered and tm.draft_n_accepted is None:
             self.refuse(number, "timings has draft_n without draft_n_accepted")
             return
         if not chunk and len(choices) > 1:
             t.multi_choice += 1  # one choice's timings and usage for all of them: not this request's figures
             covered = False
-        figures = [covered, tm.draft_n or 0, tm.draft_n_accepted or 0, tokens]  # type: ignore[union-attr]
+        figures = [covered, tm.draft_n or 0, tm.draft_n_accepted or 0, tokens]
         rid = extra.id if chunk else None
         seen = self.streamed.get(rid) if rid is not None else None
         if seen is None:
@@ -652,6 +653,7 @@ def _contradictions(path: Path) -> Iterator[tuple[int, str, SpecDecoding, list[i
                 h = histogram(sd.acceptance_histogram, "")
             except ImportProblem:
                 continue
+            assert h is not None  # there is a histogram: checked above
             if sum(h) != sd.num_spec_steps or sum(j * n for j, n in enumerate(h)) != sd.num_accepted_draft_tokens:
                 tokens = response.usage.completion_tokens if response.usage is not None else None
                 yield number, _histogram_mismatch(h, sd.num_spec_steps, sd.num_accepted_draft_tokens), sd, h, tokens
@@ -668,7 +670,7 @@ def _drop_contradictions(path: Path, t: Totals, skip_bad_lines: bool) -> None:
         t.steps -= sd.num_spec_steps or 0
         t.drafts -= sd.num_draft_tokens or 0
         t.accepted -= sd.num_accepted_draft_tokens or 0
-        t.hist = [a - b for a, b in zip(t.hist, row + [0] * (len(t.hist) - len(row)))]  # type: ignore[arg-type]
+        t.hist = h = [a - b for a, b in zip(h, row + [0] * (len(h) - len(row)))]
         t.emitted = None if t.emitted is None or tokens is None else t.emitted - tokens
         t.skipped += 1
         t.first_skipped = number if t.first_skipped is None else min(t.first_skipped, number)

@@ -103,12 +103,13 @@ def _configuration(arm: dict, settings: dict) -> dict:
 def _run(capture, arm, c, reps, requests, settings, session, findings: Findings, outputs) -> tuple[dict, dict]:
     name = arm["name"]
     speculative = arm["arrangement"] == "speculative"
-    completed, failures = [], defaultdict(int)
+    completed: list[dict] = []
+    failures: defaultdict[str, int] = defaultdict(int)
     repetitions, models = [], set()
     totals: dict[str, Any] = defaultdict(int)
     per_position: list[int] = []
     checks = {"output-tokens": [0, 0], "requests-in-flight": [0, 0], "requests": [0, 0]}
-    have = set()
+    have: set[str] = set()  # the counts and checks the server's metrics gave
     duration_us = 0
     for rep, window in reps:
         done = [r for r in requests[(name, c, rep)] if r["outcome"] == "completed"]
@@ -154,7 +155,7 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
     E = sum(r["completion_tokens"] for r in completed)
     counts: dict[str, Any] = {"emitted_tokens": E}
     notes = [f"Measured by: {session['command']}", "Client timing, one monotonic clock; repetition durations at microsecond resolution."]
-    population_check = [{"count": k, "benchmark": v[0], "server": v[1]} for k, v in checks.items() if k in have]
+    population_check: list[dict[str, Any]] = [{"count": k, "benchmark": v[0], "server": v[1]} for k, v in checks.items() if k in have]
     if population_check:
         settled = all(p["benchmark"] == p["server"] for p in population_check)
         if speculative:
@@ -228,15 +229,16 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
     if not times:
         del run["request_latencies"]
     seconds = duration_us / 1e6
+    ttft, tpot = _percentiles([t[0] for t in times]), _percentiles([t[1] for t in times])  # None without times
     row = {
         "arm": name,
         "concurrency": c,
         "completed": len(completed),
         "failed": sum(failures.values()),
         "tokens_per_s": E / seconds if seconds else 0.0,
-        "ttft_p50": _percentiles([t[0] for t in times])["p50"] if times else None,
-        "ttft_p99": _percentiles([t[0] for t in times])["p99"] if times else None,
-        "tpot_p50": _percentiles([t[1] for t in times])["p50"] if times else None,
+        "ttft_p50": ttft["p50"] if ttft else None,
+        "ttft_p99": ttft["p99"] if ttft else None,
+        "tpot_p50": tpot["p50"] if tpot else None,
         "acceptance": counts["accepted_drafts"] / counts["proposed_drafts"] if counts.get("proposed_drafts") else None,
         "population": counts["population"],
     }
@@ -288,7 +290,7 @@ def _record(configurations: list[dict], runs: list[dict], session: dict) -> dict
         "runs": runs,
         "claims": [],
     }
-    claims = []
+    claims: list[dict[str, Any]] = []
     for run in runs:
         if run["arrangement"] == "speculative" and run["counts"].get("emitted_tokens"):
             from ..importers.common import ImportProblem

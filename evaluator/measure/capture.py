@@ -9,7 +9,7 @@ import hashlib
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 LOG = "capture.jsonl"
 
@@ -26,7 +26,7 @@ class Capture:
     def __init__(self, directory: Path) -> None:
         self.dir = directory
         self.log = directory / LOG
-        self._fh = None
+        self._fh: TextIO | None = None
 
     def open(self, *, new: bool) -> None:
         if new:
@@ -50,6 +50,7 @@ class Capture:
                 fh.truncate(data.rfind(b"\n") + 1)
 
     def write(self, entry: dict[str, Any]) -> None:
+        assert self._fh is not None, "Capture.write before open"
         self._fh.write(json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n")
         self._fh.flush()  # on disk as it arrives: a crash loses at most the line being written
 

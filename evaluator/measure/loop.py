@@ -165,6 +165,7 @@ async def measure_arm(client, arm: Arm, model: str, prompts: list[Prompt], s: Se
 
 
 async def _scrape(client, arm: Arm, capture: Capture, where: dict, when: str) -> str:
+    assert arm.metrics is not None  # scraped only for an arm with a metrics URL
     text = await fetch(client, arm.metrics, arm.headers)
     name = f"scrape-{arm.name}-c{where['concurrency']}-r{where['repetition']}-{when}.prom"
     sha = capture.save_scrape(name, text)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import sys
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -29,12 +30,14 @@ def _read(text: str, where: str) -> list[Prompt]:
             continue
         try:
             obj = json.loads(line)
-        except ValueError as exc:
+        except json.JSONDecodeError as exc:
             raise MeasureProblem(f"{where}: line {number}: not JSON ({exc.msg})") from None
+        except ValueError:  # not a decoding error, so no .msg: an integer longer than Python converts
+            raise MeasureProblem(f"{where}: line {number}: a number has more than {sys.get_int_max_str_digits()} digits") from None
         if not isinstance(obj, dict):
             raise MeasureProblem(f"{where}: line {number}: not a JSON object")
         if isinstance(obj.get("prompt"), str):
-            messages = ({"role": "user", "content": obj["prompt"]},)
+            messages: tuple[dict, ...] = ({"role": "user", "content": obj["prompt"]},)
         elif (
             isinstance(obj.get("messages"), list)
             and obj["messages"]

@@ -26,6 +26,7 @@ FORMATS: dict[str, tuple[str, str]] = {
     "github": ("github", "GitHub Actions workflow annotations"),
     "junit": ("junit", "JUnit XML, for CI test reports"),
     "gitlab": ("gitlab", "GitLab Code Quality report"),
+    "markdown": ("markdown", "Markdown for a CI job summary or a pull-request comment"),
 }
 
 

@@ -175,7 +175,7 @@ def _frontier_chart(e: Economics, o: OfferCosts, name: Callable[[str], str]) -> 
         series.append(
             Series(
                 label + ("" if established else " (not established)"),
-                [(float(p.per_user), float(p.per_accelerator)) for p in points],
+                [(float(p.per_user), float(p.per_accelerator)) for p in points],  # type: ignore[arg-type]  # points with both, filtered above
                 offer_style(i, baseline=config.role == "baseline", established=established),
                 [p.label + ("" if p.within_limits else f" {LIMIT_MARKS[p.limits]}") + (" cheapest" if p.cheapest else "") for p in points],
             )

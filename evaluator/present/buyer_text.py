@@ -3,6 +3,7 @@ the reason behind every cell, the ranking in plain sentences, and the figures ac
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 
 from ..buyer.costs import PER_REQUEST
@@ -11,7 +12,7 @@ from ..engine.wording import REQUIREMENT_STATUS as _STATUS
 from ..engine.wording import column, loads_text, money, num
 
 
-def _table(rows: list[tuple[str, ...]], indent: str = "  ") -> list[str]:
+def _table(rows: Sequence[tuple[str, ...]], indent: str = "  ") -> list[str]:
     widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]))]
     return [indent + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
 
@@ -105,7 +106,7 @@ def _cost_summary(c: Comparison) -> list[str]:
 def _costs(c: Comparison, file: str) -> list[str]:
     e = c.economics
     o = e.offer(file) if e is not None else None
-    if o is None or not o.configurations:
+    if e is None or o is None or not o.configurations:
         return []
     currency = e.price.currency if e.price else ""
     out = ["  cost and interactivity:" if e.price else "  throughput per accelerator and per user (no price, so no cost):"]

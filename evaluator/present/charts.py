@@ -8,15 +8,16 @@ reads the same. Every label goes through xml escaping.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
 from ..engine.wording import column, num
 
 FONT = "DejaVu Sans, sans-serif"
 # Line style and marker per series, in order: solid/filled circle, dashed/open square, dotted/diamond.
-STYLES = (
+STYLES: tuple[dict[str, Any], ...] = (
     {"dash": "", "marker": "circle", "fill": "#000"},
     {"dash": "6 3", "marker": "square", "fill": "#fff"},
     {"dash": "2 2", "marker": "diamond", "fill": "#888"},
@@ -194,7 +195,7 @@ def frontier_chart(
     title: str,
     x_label: str,
     y_label: str,
-    x_marks: list[tuple[float, str]] = (),
+    x_marks: Sequence[tuple[float, str]] = (),
     width: int = 660,
     height: int = 320,
     x_name: str = "tokens/s per user",
@@ -234,7 +235,7 @@ def _chart(
     height: int,
     x_name: str,
     y_unit: str,
-    x_marks: list[tuple[float, str]] = (),
+    x_marks: Sequence[tuple[float, str]] = (),
 ) -> str:
     left, right, top, bottom = 62, 14, 30, 62
     legend = _legend_rows([s.label for s in series], width, left)

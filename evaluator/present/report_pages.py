@@ -16,7 +16,7 @@ from markupsafe import Markup
 
 from .._infra.safe_text import isolated, xml_safe
 from ..engine.wording import VERDICT_HEADING as OUTCOME_WORDS
-from ..engine.wording import claimed, column, num, offer_names
+from ..engine.wording import column, num, offer_names
 from ..rules import lookup
 from .buyer_pages import RuleOf, fit_context
 from .charts import Series, bar_chart, line_chart
@@ -164,9 +164,7 @@ def _file(r: FileAssessment, name: str, rule_of: RuleOf, entry: dict[str, Any]) 
             "run": c.run,
             "baseline": c.baseline,
             # As the vendor stated it: a range or a bound as stated ("up to 4x"), a figure as written ("1.90x").
-            "claimed": c.stated
-            if c.value_high is not None or c.bound is not None or c.relative is not None
-            else (None if c.value is None else claimed(c.text, c.written, c.value, c.unit or "")),
+            "claimed": c.as_stated(),
             "computed": _figure(c.computed),
             "output": _figure(c.output) if c.output != c.computed else None,
             # The cover's column: the figure users receive (E / T, or the output-throughput speedup),
@@ -343,8 +341,8 @@ def _throughput(rec: EvidenceRecord, r: FileAssessment, runs: dict[str, dict[str
         )
     # Each column of figures with one number of decimals (wording.column); the unit is in the heading.
     for key, values in zip(("tps", "baseline_tps", "speedup"), zip(*figures) if figures else ()):
-        for row, shown in zip(rows, column(list(values))):
-            row[key] = shown + ("x" if key == "speedup" and shown != "-" else "")
+        for row, cell in zip(rows, column(list(values))):
+            row[key] = cell + ("x" if key == "speedup" and cell != "-" else "")
     # One line per configuration and arrangement: a baseline with drafting switched off per request
     # (record 1.2) runs on the speculative configuration itself.
     by_config: dict[tuple[str, str], list[tuple[float, float]]] = {}
@@ -355,10 +353,10 @@ def _throughput(rec: EvidenceRecord, r: FileAssessment, runs: dict[str, dict[str
         if run.load.concurrency is None or m.emitted_tokens_per_s is None:
             unplotted.append(run.id)
             continue
-        key = (run.configuration, run.arrangement)
-        by_config.setdefault(key, []).append((float(run.load.concurrency), m.emitted_tokens_per_s))
+        line = (run.configuration, run.arrangement)
+        by_config.setdefault(line, []).append((float(run.load.concurrency), m.emitted_tokens_per_s))
         per_request = " with drafting off per request" if run.drafting_off == "per-request" else ""
-        labels[key] = f"{run.configuration} ({'speculative' if run.arrangement == 'speculative' else 'baseline' + per_request})"
+        labels[line] = f"{run.configuration} ({'speculative' if run.arrangement == 'speculative' else 'baseline' + per_request})"
     # Speculative configurations first so they get the solid line.
     order = sorted(by_config, key=lambda c: (not labels[c].endswith("(speculative)"), c))
     chart = line_chart(

@@ -42,7 +42,7 @@ def render(results: list[FileAssessment], full: bool, comparison: Comparison | N
     out: list[str] = []
     for r in results:
         if full:
-            out += _assessment(r)
+            out += file_report(r)
         else:
             out += [finding_line(r, f) for f in r.findings]
             out.append(summary_line(r))
@@ -73,7 +73,8 @@ def _why(f: Finding, explained: set[str]) -> str:
     return rule.rationale
 
 
-def _assessment(r: FileAssessment) -> list[str]:
+def file_report(r: FileAssessment) -> list[str]:
+    """One file's whole report, as `assess` prints it (the markdown format quotes it too)."""
     out = [summary_line(r)]
     if r.record is None:
         out += ["  " + finding_line(r, f) for f in r.findings]
@@ -149,7 +150,7 @@ def _accounting(r: FileAssessment) -> list[str]:
             "proposed_tokens_per_s",
         )
     ]
-    rows = [header]
+    rows: list[tuple[str, ...]] = [header]
     for k, m in enumerate(metrics):
         spread = "-"
         if m.spread is not None:

@@ -155,7 +155,7 @@ def _reader_class():
                 return tables[stmnum]
             tables[stmnum] = None
             try:
-                stream = IndirectObject(stmnum, 0, self).get_object()
+                stream: Any = IndirectObject(stmnum, 0, self).get_object()  # anything, in a damaged file: the except below
                 count, first = stream["/N"], stream["/First"]
                 if stream["/Type"] != "/ObjStm" or not isinstance(count, NumberObject) or not isinstance(first, NumberObject):
                     return None

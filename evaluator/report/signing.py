@@ -166,7 +166,8 @@ def load_identity(*, key: Path | None, cert: Path | None, pkcs12: Path | None, p
 
         kind = "EC" if isinstance(private, ec.EllipticCurvePrivateKey) else type(private).__name__
         raise SigningProblem(f"{where}: the key is {kind}; use an RSA key (an EC key makes the signed file PDF 2.0, which breaks PDF/A-3)")
-    if certificate.public_key().public_numbers() != private.public_key().public_numbers():
+    theirs = certificate.public_key()  # of any kind: only an RSA one can be this key's
+    if not isinstance(theirs, rsa.RSAPublicKey) or theirs.public_numbers() != private.public_key().public_numbers():
         raise SigningProblem(f"{cert or pkcs12}: the certificate does not belong to the key")
     from asn1crypto import x509 as asn1_x509
     from cryptography.hazmat.primitives.serialization import Encoding
@@ -376,6 +377,7 @@ class Signing(forking.ForkedOrHere):
         """The signer's name and any warnings about the key file; SigningProblem if it cannot be used."""
         if self._here is not None:
             return self._here.name, self._here.warnings
+        assert self._forked is not None  # no identity here: the signing process holds it
         if self._said is None:
             self._said = self._forked.receive()
         return self._said
@@ -384,6 +386,7 @@ class Signing(forking.ForkedOrHere):
         if self._here is not None:
             return sign(pdf, self._here, self._timestamping)
         self.identity()
+        assert self._forked is not None  # as in identity()
         self._forked.send(pdf)
         return self._forked.receive()
 

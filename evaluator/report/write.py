@@ -92,7 +92,8 @@ def write_report(assessed: Assessed, output: Path, *, force: bool, signing: Sign
     from .._infra.forking import ProcessEnded
     from .render import render_pdf
 
-    signer, warnings = None, []
+    signer = None
+    warnings: list[str] = []
     try:
         if signing is not None:
             signer, warnings = signing.identity()

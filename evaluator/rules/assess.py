@@ -33,7 +33,7 @@ def assess(loaded: LoadedFile) -> FileAssessment:
     result = FileAssessment(file=loaded.path, sha256=loaded.sha256)
     if loaded.problem is not None:
         p = loaded.problem
-        ask = REGISTRY["parse"].request(problem=p.message)
+        ask: str | None = REGISTRY["parse"].request(problem=p.message)
         result.findings = [Finding("parse", "error", (), p.message, line=p.line, column=p.column, ask=ask)]
         result.asks = asks(result.findings, [])
         return result
@@ -104,8 +104,8 @@ def _claim_result(ctx: Context, index: int, findings: list[Finding], written: Ca
     behind = [f for f in findings if f.claim == claim.id or (f.claim is None and any(f.path[: len(p)] == p for p in prefixes))]
     verdict: Verdict = "not-established" if any(f.severity == "error" for f in behind) else "established"
     figure, out = claimed_figure(ctx, claim), output_figure(ctx, claim)
-    unfavourable = _unfavourable(ctx, claim, out) if verdict == "established" else None
-    unfavourable, unfavourable_brief = unfavourable or (None, None)
+    against = _unfavourable(ctx, claim, out) if verdict == "established" else None
+    unfavourable, unfavourable_brief = against or (None, None)
     return ClaimResult(
         id=claim.id,
         kind=claim.kind,

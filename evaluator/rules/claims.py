@@ -157,7 +157,10 @@ def _supported(claim: Claim, value: float, figure: Figure) -> bool:
     precision) and within the precision the figure's inputs were written to: the claim admits
     computed values in an interval, and the figure lies in `figure.bounds`. A claim written as a
     change ('40 % lower') admits the speedups its values amount to."""
+    assert figure.value is not None  # claim_mismatch judges only figures with a value
     ends = claimed_range(claim)
+    low: Fraction | None  # None: a relative value that is no ratio (below)
+    high: Fraction | None
     low, high = (exact(ends[0]), exact(ends[1])) if ends is not None else (exact(value), exact(value))
     no_low = claim.bound == "at-most" and ends is None
     no_high = claim.bound == "at-least" and ends is None
@@ -173,8 +176,9 @@ def _supported(claim: Claim, value: float, figure: Figure) -> bool:
         if (low is None and not no_low) or (high is None and not no_high):
             return False  # '140 % lower' (or cheaper) is no ratio at all
     # |claimed - x| <= tolerance * x  <=>  claimed / (1 + tolerance) <= x <= claimed / (1 - tolerance)
-    admits_low = None if no_low else low / (1 + tol)
-    admits_high = None if no_high else high / (1 - tol)
+    # (a None end is one without a limit: no ratio was refused above)
+    admits_low = None if no_low or low is None else low / (1 + tol)
+    admits_high = None if no_high or high is None else high / (1 - tol)
     bounds = figure.bounds or Bounds.exact(Fraction(figure.value))
     return (admits_low is None or bounds.high >= admits_low) and (admits_high is None or bounds.low <= admits_high)
 

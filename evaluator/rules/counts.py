@@ -143,7 +143,8 @@ def _reported_figures(ctx: Context, i: int, run: Run) -> Iterator[Violation]:
         ),
     ):
         reported = getattr(run.reported, name)
-        if reported is not None and bounds is not None and not bounds.allows(reported, stated_precision=True):
+        # (computed is there whenever bounds is: both need the same counts, and a duration is never 0)
+        if reported is not None and bounds is not None and computed is not None and not bounds.allows(reported, stated_precision=True):
             yield _inconsistent(
                 run,
                 "the reported {} {} disagrees with {} = {}".format(name.replace("_", " "), *_apart(reported, computed, formula)),
@@ -296,7 +297,7 @@ def acceptance_bimodal(ctx: Context) -> Iterator[Violation]:
     for i, run in enumerate(ctx.record.runs):
         h = run.counts.accepted_length_histogram
         modes = bimodal_modes(h) if h else None
-        if modes:
+        if h and modes:
             a, b = modes
             m = ctx.metrics[run.id].mean_acceptance_length
             yield Violation(

@@ -46,11 +46,11 @@ def per_request_counts(record: EvidenceRecord, cfg: Configuration) -> bool:
     return False
 
 
-def missing_identity(cfg: Configuration, n_needed: bool = True) -> list[tuple[str, ...]]:
+def missing_identity(cfg: Configuration, n_needed: bool = True) -> list[tuple[str, str]]:
     """Paths (inside the configuration) of identity fields the configuration does not state.
     `n_needed`: whether completions per request change this configuration's evidence
     (per_request_counts); elsewhere n is not part of what must be pinned."""
-    missing: list[tuple[str, ...]] = []
+    missing: list[tuple[str, str]] = []  # (section, field)
     for name in ("model", "revision", "tokenizer", "tokenizer_revision"):
         if not getattr(cfg.target, name):
             missing.append(("target", name))
@@ -146,7 +146,7 @@ def model_mismatch(ctx: Context) -> Iterator[Violation]:
         named = run.source.model if run.source is not None else None
         cfg = ctx.configuration(run)
         target = cfg.target.model if cfg is not None else None
-        if named and target and not same_model(named, target):
+        if named and target and cfg is not None and not same_model(named, target):  # (a target is a configuration's)
             yield Violation(
                 f"run {run.id}: its tool output names the model {named}, but configuration {cfg.id} declares {target}",
                 ("runs", i, "source", "model"),

@@ -178,8 +178,7 @@ def requests_failed(ctx: Context) -> Iterator[Violation]:
             continue
         for role, run_id in (("run", claim.run), ("baseline", claim.baseline)):
             run = ctx.run(run_id)
-            lost = None if run is None else lost_requests(run)
-            if lost is None:
+            if run is None or (lost := lost_requests(run)) is None:
                 continue
             failed, sent = lost
             share = "" if not sent else f" ({100 * failed / sent:.1f} %)"

@@ -11,6 +11,7 @@ from typing import Any, Literal
 from ..engine.loader import pointer
 from ..engine.metrics import RunMetrics
 from ..engine.record import EvidenceRecord
+from ..engine.wording import claimed
 from .registry import Path
 
 Verdict = Literal["established", "not-established"]
@@ -54,7 +55,7 @@ class ClaimResult:
     text: str
     value: float | None
     unit: str | None
-    run: str
+    run: str | None  # a claim sent with nothing measured names no run
     baseline: str | None
     verdict: Verdict
     findings: list[Finding]
@@ -77,6 +78,13 @@ class ClaimResult:
     @property
     def written(self) -> str | None:
         return self.written_in_file()
+
+    def as_stated(self) -> str | None:
+        """The claimed figure as the vendor stated it: a range, a bound or a change as stated ('up to
+        4x', '40 % lower'), a figure as written ('1.90x'); None for a claim with no figure."""
+        if self.value_high is not None or self.bound is not None or self.relative is not None:
+            return self.stated
+        return None if self.value is None else claimed(self.text, self.written, self.value, self.unit or "")
 
 
 @dataclass(frozen=True)

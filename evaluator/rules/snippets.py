@@ -61,6 +61,7 @@ def _pick(source: Any, steps: list[str], into: dict | list) -> None:
         return
     step, rest = steps[0], steps[1:]
     if isinstance(source, dict):
+        assert isinstance(into, dict)  # into mirrors source's shape: each branch is made like the value
         if step not in source:
             return
         value = source[step]
@@ -73,6 +74,7 @@ def _pick(source: Any, steps: list[str], into: dict | list) -> None:
         if fresh and not branch:  # the rest of the path is not in the passing record
             del into[step]
     elif isinstance(source, list) and step.isdigit() and int(step) < len(source):
+        assert isinstance(into, list)  # into mirrors source's shape
         index, value = int(step), source[int(step)]
         # The list in the snippet holds only the items picked, each with its id.
         mine = next((item for item in into if isinstance(item, dict) and item.get("\0index") == index), None)

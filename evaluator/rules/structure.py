@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from ..engine.context import Context
 from .registry import Rule, Violation, register, rule
@@ -55,7 +56,8 @@ SCHEMA = register(
 )
 def reference_broken(ctx: Context) -> Iterator[Violation]:
     record = ctx.record
-    for section, items in (("configurations", record.configurations), ("runs", record.runs), ("claims", record.claims)):
+    sections: tuple[tuple[str, list[Any]], ...] = (("configurations", record.configurations), ("runs", record.runs), ("claims", record.claims))
+    for section, items in sections:  # each item has an id
         seen: set[str] = set()
         for i, item in enumerate(items):
             if item.id in seen:
@@ -73,7 +75,7 @@ def reference_broken(ctx: Context) -> Iterator[Violation]:
                 run=run.id,
                 ask={"fix": f'run "{run.id}" names a configuration in the record (there is no "{run.configuration}")'},
             )
-    items = {item.id for item in record.installation_scope.items} if record.installation_scope else set()
+    scope = {item.id for item in record.installation_scope.items} if record.installation_scope else set()
     for i, claim in enumerate(record.claims):
         if claim.run is not None and claim.run not in ctx.run_index:
             yield Violation(
@@ -101,7 +103,7 @@ def reference_broken(ctx: Context) -> Iterator[Violation]:
                         },
                     )
         for j, item in enumerate(claim.installation_items):
-            if item not in items:
+            if item not in scope:
                 yield Violation(
                     f'claim "{claim.id}" names installation item "{item}", which is not in the installation scope',
                     ("claims", i, "installation_items", j),

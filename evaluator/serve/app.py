@@ -86,10 +86,10 @@ def make_app(served: Served) -> Starlette:
             if len(body) > DEFAULT_MAX_BYTES:
                 return JSONResponse({"error": f"the record is over {DEFAULT_MAX_BYTES} bytes"}, 413, headers=SECURITY_HEADERS)
         try:
-            answer = await run_in_threadpool(assess_record, served, bytes(body))
+            assessed = await run_in_threadpool(assess_record, served, bytes(body))
         except CannotRun as exc:
             return JSONResponse({"error": str(exc)}, 422, headers=SECURITY_HEADERS)
-        return JSONResponse(answer, headers=SECURITY_HEADERS)
+        return JSONResponse(assessed, headers=SECURITY_HEADERS)
 
     return Starlette(routes=[Route("/", form, methods=["GET"]), Route("/assess", assess, methods=["POST"])])
 
@@ -121,5 +121,5 @@ def run(served: Served, sock, announce) -> None:
         if server.started:
             announce()
 
-    server.startup = startup
+    server.startup = startup  # type: ignore[method-assign]  # uvicorn's own startup, then the announcement
     server.run(sockets=[sock])

@@ -82,29 +82,29 @@ def verify_many(
     Where the command line allows it, a progress bar on a terminal counts the reports done."""
     from .._infra import forking, progress
 
-    paths = [Path(p) for p in paths]
-    workers = max(1, min(workers or cores(), len(paths)))
+    reports = [Path(p) for p in paths]
+    workers = max(1, min(workers or cores(), len(reports)))
     warm_up()
     if workers == 1 or not forking.fork_is_safe():
-        with progress.bar("verifying", len(paths)) as shown:
+        with progress.bar("verifying", len(reports)) as shown:
             outcomes = []
-            for p in paths:
+            for p in reports:
                 outcomes.append(verify_one(p, trust=trust, strict=strict, now=now))
                 shown.advance()
             return outcomes
     # This process takes the first share itself; each forked one takes every n-th report after it,
     # and counts the reports it has done in its slot of `done` (the bar is drawn here, from them).
-    shares = [paths[i::workers] for i in range(workers)]
+    shares = [reports[i::workers] for i in range(workers)]
     done = forking.context().RawArray("q", workers)
     children = [forking.Forked(_verify_share, share, trust, strict, now, done, i, role="verifying") for i, share in enumerate(shares[1:], 1)]
     try:
-        with progress.bar("verifying", len(paths)) as shown:
+        with progress.bar("verifying", len(reports)) as shown:
             results = [_verify_share(None, shares[0], trust, strict, now, done, 0, lambda: shown.update(sum(done)))]
             results += [child.receive(lambda: shown.update(sum(done))) for child in children]
     finally:
         for child in children:
             child.stop()
-    ordered: list[Outcome] = [None] * len(paths)  # type: ignore[list-item]
+    ordered: list[Outcome] = [None] * len(reports)  # type: ignore[list-item]  # every slot is filled below
     for share_index, outcomes in enumerate(results):
         for k, outcome in enumerate(outcomes):
             ordered[share_index + k * workers] = outcome

@@ -64,5 +64,5 @@ def install() -> None:
             return original(self, idnum, stmnum, idx)
 
     pyhanko_get_object_from_stream = original
-    PdfFileReader._get_object_from_stream = _get_object_from_stream
+    PdfFileReader._get_object_from_stream = _get_object_from_stream  # type: ignore[method-assign]  # the patch this module exists for
     _installed = True

@@ -20,6 +20,7 @@ from __future__ import annotations
 import datetime as dt
 import io
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -125,7 +126,7 @@ def check_signature(data: bytes, trust: TrustAnchors | None, *, now: dt.datetime
     sig = regular[0]
     signer = _signer_info(sig)
     claimed = _claimed_time(sig)
-    known = {"signer": signer, "claimed_signing_time": claimed}
+    known: dict[str, Any] = {"signer": signer, "claimed_signing_time": claimed}
     try:
         return _Validation(data, reader, sig, documents, trust, now, known).run()
     except Exception as exc:  # a damaged CMS raises inside pyHanko rather than returning a status
@@ -187,7 +188,7 @@ class _Validation:
         from pyhanko.sign.validation.errors import NoDSSFoundError
         from pyhanko_certvalidator import ValidationContext
 
-        kwargs = {
+        kwargs: dict[str, Any] = {
             "trust_roots": self.trust.certificates if self.trust else [],
             "allow_fetching": False,
             "revocation_mode": "soft-fail",
@@ -308,7 +309,9 @@ class _Validation:
         from .._infra.aio import run
 
         found: list[tuple[TimestampInfo, bool]] = []
-        statuses, again = [], []  # pyHanko's status of each, and how to validate it as of another time
+        # pyHanko's status of each, and how to validate it as of another time
+        statuses: list[Any] = []
+        again: list[Callable[[dt.datetime], Any]] = []
         problems: list[str] = []
         token = status.timestamp_validity
         if token is not None:
@@ -325,8 +328,12 @@ class _Validation:
                 )
             )
         for ts in self.documents:
+
+            def validated_at(moment: dt.datetime, ts: Any = ts) -> Any:  # ts bound now: the loop moves on
+                return run(lambda: async_validate_pdf_timestamp(ts, self.context(moment)))
+
             try:
-                doc = run(lambda ts=ts: async_validate_pdf_timestamp(ts, self.context(self.now)))
+                doc = validated_at(self.now)
             except Exception as exc:
                 problems.append(f"a document timestamp cannot be validated: it is damaged ({_one_line(exc)})")
                 continue
@@ -340,7 +347,7 @@ class _Validation:
                 problems.append(f"the document timestamp of {iso_time(doc.timestamp)} does not cover the document: later revisions change it")
             found.append((self.stamp_info("document", doc), ok))
             statuses.append(doc)
-            again.append(lambda moment, ts=ts: run(lambda: async_validate_pdf_timestamp(ts, self.context(moment))))
+            again.append(validated_at)
         return self.chained_timestamps(found, statuses, again), problems
 
     def chained_timestamps(self, found, statuses, again) -> list[tuple[TimestampInfo, bool]]:
@@ -469,6 +476,7 @@ class _Validation:
         return signer is not None and signer.not_before <= moment <= signer.not_after
 
     def chained(self, path) -> str:
+        assert self.trust is not None  # called only once trust_check has found anchors
         anchor_cert = path.trust_anchor.authority.certificate if hasattr(path.trust_anchor.authority, "certificate") else None
         anchor = self.trust.find(anchor_cert.sha256.hex()) if anchor_cert is not None else None
         named = anchor.text() if anchor else "a trust anchor"

@@ -376,7 +376,7 @@ def test_usage_lines(sdeval):
     assert sdeval("import", "-h").stdout.startswith("Usage: sdeval import [OPTIONS] FORMAT FILE...\n")
     assert sdeval("rules", "-h").stdout.startswith("Usage: sdeval rules [OPTIONS] [CODE]\n")
     assert "  -o, --output FILE " in sdeval("render", "-h").stdout
-    assert "  -f, --format [text|json|sarif|github|junit|gitlab]" in sdeval("assess", "-h").stdout
+    assert "  -f, --format [text|json|sarif|github|junit|gitlab|markdown]" in sdeval("assess", "-h").stdout
     assert "  -f, --format [text|json] " in sdeval("rules", "-h").stdout
 
 
@@ -405,7 +405,7 @@ def test_an_unknown_choice_is_answered_plainly(sdeval):
     result = sdeval("assess", "--format", "xml", example("sd201-offer-b.json"))
     assert result.exit_code == 2
     assert (
-        result.stderr.splitlines()[-1] == "Error: Invalid value for '--format' / '-f': 'xml' is not one of: text, json, sarif, github, junit, gitlab."
+        result.stderr.splitlines()[-1] == "Error: Invalid value for '--format' / '-f': 'xml' is not one of: text, json, sarif, github, junit, gitlab, markdown."
     )
 
 

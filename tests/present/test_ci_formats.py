@@ -123,4 +123,4 @@ def test_every_reporter_format_is_offered_by_validate_and_assess(sdeval):
         help_text = sdeval(command, "--help").stdout
         for name in FORMATS:
             assert name in help_text
-    assert set(FORMATS) == {"text", "json", "sarif", "github", "junit", "gitlab"}
+    assert set(FORMATS) == {"text", "json", "sarif", "github", "junit", "gitlab", "markdown"}

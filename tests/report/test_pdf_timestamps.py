@@ -241,8 +241,9 @@ def test_pyhankos_cli_agrees_on_bt_and_lta(bt_report, lta_report, trial, pki, wo
 # ----------------------------------------------------------------------------- after expiry
 
 
-def test_after_the_signers_certificate_expires_only_a_timestamped_report_still_verifies(tsa, work):
-    """A signer whose certificate expires two days from now; verified as of thirty days from now."""
+def test_after_the_signers_certificate_expires_only_a_timestamped_report_still_verifies(tsa, work, pki):
+    """A signer whose certificate expires two days from now; verified as of thirty days from now
+    (`pki` writes the roots it reads under work/pki, whichever test ran first)."""
     from evaluator.report.signing import Timestamping, load_identity, sign
     from evaluator.report.trust import TrustAnchors
     from evaluator.verify.one import verify_report
