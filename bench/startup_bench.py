@@ -29,7 +29,7 @@ def main() -> None:
         ratio = statistics.median(a) / statistics.median(b)
         print(describe(f"sdeval {ours[0]:<9}        ", a))
         print(describe("check-jsonschema --version", b))
-        goal = f" (goal <= {GOAL})" if ours == ["--version"] else ""
+        goal = f" (goal <= {GOAL}: {'met' if ratio <= GOAL else 'NOT met'})" if ours == ["--version"] else " (no goal)"
         print(f"ratio sdeval {ours[0]} / check-jsonschema --version: {ratio:.2f}{goal}")
 
 

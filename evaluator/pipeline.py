@@ -138,9 +138,13 @@ def _not_tool_output(item: LoadedFile) -> None:
         )
 
 
-def _assess_one(item: LoadedFile, profiles_allowed: bool) -> FileAssessment:
-    from .buyer.profile import looks_like_profile
+def looks_like_profile(data: object) -> bool:
+    """A requirements profile, told from an evidence record by what it holds. Here rather than in
+    buyer/profile.py, so that validating a record builds none of the profile's models."""
+    return isinstance(data, dict) and "record_version" not in data and ("requirements_version" in data or "buyer" in data)
 
+
+def _assess_one(item: LoadedFile, profiles_allowed: bool) -> FileAssessment:
     if not looks_like_profile(item.data):
         _not_tool_output(item)
         return assess(item)

@@ -257,11 +257,6 @@ class RequirementsError(Exception):
 PROFILE_SCHEMA_FILE = "requirements.schema.json"
 
 
-def looks_like_profile(data: object) -> bool:
-    """A requirements profile, told from an evidence record by what it holds."""
-    return isinstance(data, dict) and "record_version" not in data and ("requirements_version" in data or "buyer" in data)
-
-
 def profile_problems(loaded: LoadedFile) -> tuple[RequirementsProfile | None, list[SchemaProblem]]:
     """The validated profile, or every schema problem in file order (one parse problem at most)."""
     if loaded.problem is not None:

@@ -9,8 +9,11 @@ commands that render or sign, so `validate` starts fast.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Optional
@@ -435,6 +438,15 @@ def import_(
     force: ForceOpt = False,
     in_place: Annotated[bool, typer.Option("--in-place", help="With --into: replace RECORD itself, atomically.")] = False,
     skip_bad_lines: Annotated[bool, typer.Option("--skip-bad-lines", help="vllm-responses: skip malformed lines and say how many.")] = False,
+    engine: Annotated[
+        Optional[ImportEngine],
+        typer.Option(
+            "--engine",
+            help="vllm-responses: what sums the lines: python (sdeval's own reader), duckdb (needs sdeval[duckdb]; "
+            "slower where measured, see docs/speed.md) or auto (python today); the record is the same. Default: $SDEVAL_IMPORT_ENGINE, else auto.",
+            show_default=False,
+        ),
+    ] = None,
     metrics: Annotated[
         Optional[tuple[str, str]],
         typer.Option(
@@ -466,7 +478,7 @@ def import_(
     from ..importers.command import execute
 
     try:
-        with working_on(", ".join(files)), progress.allowed():
+        with working_on(", ".join(files)), progress.allowed(), _import_engine(engine):
             text, messages = execute(
                 fmt,
                 files,
@@ -487,6 +499,31 @@ def import_(
     for message in messages:
         typer.echo(f"sdeval: {shown(message)}", err=True)
     sys.stdout.write(text)
+
+
+class ImportEngine(str, Enum):
+    auto = "auto"
+    python = "python"
+    duckdb = "duckdb"
+
+
+@contextmanager
+def _import_engine(engine: ImportEngine | None) -> Iterator[None]:
+    """--engine as the importers read it (SDEVAL_IMPORT_ENGINE), for this command only."""
+    if engine is None:
+        yield
+        return
+    from ..importers.responses_duckdb import ENGINE_ENV
+
+    before = os.environ.get(ENGINE_ENV)
+    os.environ[ENGINE_ENV] = engine.value
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[ENGINE_ENV]
+        else:
+            os.environ[ENGINE_ENV] = before
 
 
 class ClaimKind(str, Enum):

@@ -56,7 +56,8 @@ def vendor_skeleton(today: str | None = None) -> str:
     from .._infra.resources import data_dir
 
     text = (data_dir("templates") / "vendor-skeleton.yaml").read_text(encoding="utf-8")
-    return text.replace("<YYYY-MM-DD>", today or dt.date.today().isoformat())
+    # The version every command but `measure` writes (it carries no 1.2-only field such as D), as `sdeval init` does.
+    return text.replace("<YYYY-MM-DD>", today or dt.date.today().isoformat()).replace("<RECORD_VERSION>", RECORD_VERSION)
 
 
 def blank_requirements() -> str:

@@ -46,7 +46,7 @@ from typing import Annotated, Any
 import msgspec
 
 from .._infra import progress
-from . import provenance
+from . import provenance, responses_duckdb
 from .common import Imported, ImportProblem, histogram, sha256_of, source
 
 FORMAT = "vllm-responses"
@@ -124,6 +124,10 @@ class LlamaLine(msgspec.Struct, gc=False):
     tokens_predicted: NonNeg | None = None
 
 
+# msgspec raises RecursionError, not DecodeError, on a line nested past Python's recursion limit:
+# both make a bad line (one line of error, never a traceback).
+UNREADABLE = (msgspec.DecodeError, RecursionError)
+
 _decode_first = msgspec.json.Decoder(Response).decode
 _decode = msgspec.json.Decoder(Line).decode
 _decode_llama = msgspec.json.Decoder(LlamaLine).decode
@@ -162,6 +166,7 @@ class Totals:
     plain_emitted: int | None = 0  # completion tokens of the requests without figures (a run without speculation)
     first_model: str | None = None
     fingerprint: str | None = None
+    engine: str = "python"  # which summed the file: python (this module) or duckdb (responses_duckdb)
 
 
 def _add_columns(total: list[int] | None, rows: list[list[int]]) -> list[int] | None:
@@ -239,6 +244,12 @@ def read(path: Path, skip_bad_lines: bool = False, processes: int | None = None,
         open(path, "rb").close()
     except OSError as exc:
         raise ImportProblem(f"{path}: cannot read ({exc.strerror})") from None
+    if processes is None and responses_duckdb.engine(size, fmt) == "duckdb":
+        # The bar follows the thread that hashes and checks the lines beside DuckDB's query.
+        with progress.bar(f"importing {path.name}", size, unit="bytes", after=PROGRESS_AFTER_S, least=1) as show:
+            summed = responses_duckdb.read(path, lambda line: _first_totals(path, line, fmt), show.advance)
+        if summed is not None:
+            return Totals(**summed)
     ranges = _ranges(path, size, processes or _processes_for(size))
     from .._infra.forking import Forked, ProcessEnded, context
 
@@ -369,7 +380,7 @@ def _sum_range(
                 for number, line in enumerate(lines, number + 1):  # noqa: B020 (enumerate took its start before the loop rebinds it)
                     try:
                         response = decode(line)
-                    except msgspec.DecodeError:
+                    except UNREADABLE:
                         if not line.strip():
                             continue
                         if number == 1 and start == 0:
@@ -478,9 +489,20 @@ def _first_line(path: Path, line: bytes, t: Totals) -> None:
     """What served the file, as its first response names it."""
     try:
         first = _decode_first(line)
-    except msgspec.DecodeError:
+    except UNREADABLE:
         return
     t.first_model, t.fingerprint = first.model, first.system_fingerprint
+
+
+def _first_totals(path: Path, line: bytes, fmt: str) -> Totals:
+    """Line 1 as _sum_range checks it, for the DuckDB engine: msgspec.DecodeError or ImportProblem
+    when it is not a plain vLLM response (the default reader then reads the file and says why)."""
+    t = Totals()
+    response = _decode(line)
+    _first_line(path, line, t)
+    if response.metrics is None or response.metrics.speculative_decoding is None:
+        _refuse_if_not_a_response(path, line, fmt)
+    return t
 
 
 class _LlamaRequests:
@@ -497,7 +519,7 @@ class _LlamaRequests:
         t.timings_seen += 1
         try:
             extra = _decode_llama(line)
-        except msgspec.DecodeError as exc:
+        except UNREADABLE as exc:
             self.refuse(number, f"not a valid llama.cpp response ({exc})")
             return
         chunk = (response.object or "").endswith(".chunk")
@@ -568,7 +590,7 @@ def _why_not(line: bytes) -> str:
     """msgspec's reason, for the line as the user sees it (without the newline readlines keeps)."""
     try:
         _decode(line.rstrip(b"\r\n"))
-    except msgspec.DecodeError as exc:
+    except UNREADABLE as exc:
         return str(exc)
     return "not JSON"  # not reached: the line failed with its newline, so it fails without
 
@@ -577,7 +599,7 @@ def _refuse_if_not_a_response(path: Path, line: bytes, fmt: str = FORMAT) -> Non
     """Line 1 with none of a response's fields is another tool's output."""
     try:
         response = _decode_first(line)
-    except msgspec.DecodeError:
+    except UNREADABLE:
         return  # decodes as a line: a response whose model or fingerprint is not a string
     if all(
         v is None
@@ -622,7 +644,7 @@ def _contradictions(path: Path) -> Iterator[tuple[int, str, SpecDecoding, list[i
         for number, line in enumerate(fh, 1):
             try:
                 response = _decode(line)
-            except msgspec.DecodeError:
+            except UNREADABLE:
                 continue
             sd = response.metrics.speculative_decoding if response.metrics is not None else None
             if sd is None or sd.acceptance_histogram is None or sd.num_spec_steps is None or sd.num_accepted_draft_tokens is None:

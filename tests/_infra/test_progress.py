@@ -136,6 +136,21 @@ def test_a_long_import_draws_a_bar_on_a_terminal_only(tmp_path):
     assert code == 0 and terminal == ""
 
 
+def test_the_duckdb_engine_draws_the_import_bar_too(tmp_path):
+    """--engine duckdb: the thread that hashes and checks the lines beside DuckDB's query feeds the bar."""
+    pytest.importorskip("duckdb")
+    line = (ROOT / "tests" / "data" / "importers" / "vllm-responses-mixed.jsonl").read_bytes().splitlines()[0] + b"\n"
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(line * 5000)
+    script = IMPORT_WITHOUT_WAITING.replace('"vllm-responses", sys.argv[1]]', '"vllm-responses", "--engine", "duckdb", sys.argv[1]]')
+    code, out, terminal = on_a_terminal(sys.executable, "-c", script, path)
+    assert code == 0
+    assert "importing r.jsonl" in terminal and BAR in terminal, terminal[-500:]
+    plain = piped(sys.executable, "-c", script, path)
+    assert (plain.returncode, plain.stdout, plain.stderr) == (0, out, b"")
+    assert out == piped(SDEVAL, "import", "vllm-responses", "--engine", "python", path).stdout
+
+
 def test_measure_draws_a_bar_per_point_on_a_terminal_only(tmp_path):
     pytest.importorskip("uvicorn")
     from support.measure_servers import serve

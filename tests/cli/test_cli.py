@@ -405,7 +405,8 @@ def test_an_unknown_choice_is_answered_plainly(sdeval):
     result = sdeval("assess", "--format", "xml", example("sd201-offer-b.json"))
     assert result.exit_code == 2
     assert (
-        result.stderr.splitlines()[-1] == "Error: Invalid value for '--format' / '-f': 'xml' is not one of: text, json, sarif, github, junit, gitlab, markdown."
+        result.stderr.splitlines()[-1]
+        == "Error: Invalid value for '--format' / '-f': 'xml' is not one of: text, json, sarif, github, junit, gitlab, markdown."
     )
 
 
