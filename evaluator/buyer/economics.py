@@ -40,7 +40,7 @@ from ..engine.baselines import baseline_for
 from ..engine.context import Context
 from ..engine.metrics import exact
 from ..engine.record import Run
-from ..engine.unit_figures import cost_per_million, hourly_price, per_user, servers, tokens_per_s
+from ..engine.unit_figures import accelerators, cost_per_million, hourly_price, per_user, servers, tokens_per_s
 from ..engine.wording import money, num
 from ..rules import requirements as fit_rules
 from .across_loads import offered_runs
@@ -161,9 +161,7 @@ class _Costing:
         return cost_per_million(hourly, tps), ""
 
     def configuration(self, config_id: str, runs: list[Run], role: str) -> ConfigurationCosts:
-        cfg = self.ctx.configuration(runs[0])
-        # No count, or a count of 0, is no count: never a cost of zero.
-        count = (cfg.hardware.count or None) if cfg is not None else None
+        count = accelerators(self.ctx, runs[0])  # a count of 0 is no count: never a cost of zero
         price = self.profile.price
         hourly, hourly_text = (None, NO_PRICE) if price is None else ((None, NO_COUNT) if count is None else hourly_cost(price, count))
         points = [self.measured(run, hourly, count) for run in runs]
@@ -244,18 +242,29 @@ class _Costing:
                     limits,
                     notes,
                     bracket=bracket,
-                    estimate=self.estimate(axis, load, lo, hi, hourly, count, established),
+                    estimate=self.estimate(axis, load, lo, hi, (t0, u0, b0), (t1, u1, b1), hourly, count, established),
                 )
             )
         return out
 
-    def estimate(self, axis: str, load: float, lo: Run, hi: Run, hourly: Fraction | None, count: int | None, established: bool) -> Estimate:
-        """Linear in load between the two measured points: shown beside them, labelled, never judged."""
+    def estimate(
+        self,
+        axis: str,
+        load: float,
+        lo: Run,
+        hi: Run,
+        low: tuple[Fraction | None, Fraction | None, str | None],
+        high: tuple[Fraction | None, Fraction | None, str | None],
+        hourly: Fraction | None,
+        count: int | None,
+        established: bool,
+    ) -> Estimate:
+        """Linear in load between the two measured points (their tokens/s, per-user speed and its basis,
+        as the bracket measured them): shown beside them, labelled, never judged."""
         x0, x1 = exact(getattr(lo.load, axis)), exact(getattr(hi.load, axis))
         w = (exact(load) - x0) / (x1 - x0)
-        t0, t1 = tokens_per_s(lo), tokens_per_s(hi)
+        (t0, u0, b0), (t1, u1, b1) = low, high
         tps = t0 + w * (t1 - t0) if t0 is not None and t1 is not None else None
-        (u0, b0), (u1, b1) = per_user(lo, t0), per_user(hi, t1)
         if tps is not None and axis == "concurrency" and b0 == b1 == PER_REQUEST:
             user = tps / exact(load)
         elif u0 is not None and u1 is not None and b0 == b1:

@@ -15,7 +15,7 @@ from fractions import Fraction
 from .context import Context
 from .metrics import Bounds, RunMetrics, exact, output_rate_bounds, speedup
 from .record import Claim, Run
-from .unit_figures import cost_per_million, hourly_price, per_user, tokens_per_s
+from .unit_figures import accelerators, cost_per_million, hourly_price, per_user, tokens_per_s
 from .wording import num
 
 
@@ -377,12 +377,6 @@ def _per_user_speedup(ctx: Context, claim: Claim) -> Figure:
 
 
 # ------------------------------------------------- per accelerator, matched interactivity, cost
-
-
-def accelerators(ctx: Context, run: Run) -> int | None:
-    """The accelerators of the run's configuration (hardware.count), when stated."""
-    cfg = ctx.configuration(run)
-    return cfg.hardware.count if cfg is not None and cfg.hardware.count else None
 
 
 def _rate_of(ctx: Context, run: Run, per_accelerator: bool) -> tuple[Fraction | None, Bounds | None, tuple[tuple[str | None, str], ...]]:

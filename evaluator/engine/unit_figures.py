@@ -21,6 +21,7 @@ import math
 from fractions import Fraction
 from typing import Protocol
 
+from .context import Context
 from .metrics import exact
 from .record import Run
 
@@ -53,6 +54,13 @@ def per_user(run: Run, tps: Fraction | None) -> tuple[Fraction | None, str | Non
         if value:
             return 1000 / exact(value), f"1000 / {percentile} TPOT"
     return None, None
+
+
+def accelerators(ctx: Context, run: Run) -> int | None:
+    """The accelerators of the run's configuration (hardware.count), when stated: a count of 0 is none,
+    never a figure divided by zero or a cost of nothing."""
+    cfg = ctx.configuration(run)
+    return cfg.hardware.count if cfg is not None and cfg.hardware.count else None
 
 
 def servers(accelerators: int, accelerators_per_server: int) -> int:

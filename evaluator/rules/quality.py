@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 
@@ -270,7 +271,8 @@ def acceptance_simulated(ctx: Context) -> Iterator[Violation]:
 
 
 def _same(a: float, b: float) -> bool:
-    return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+    """Equal but for float noise: within 1e-9 of the larger, or of 1."""
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
 
 
 @rule(
