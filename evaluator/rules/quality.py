@@ -162,15 +162,16 @@ def _about_drafter(claim: Claim) -> str:
     return f"a {claim.kind.replace('-', ' ')} figure"
 
 
-def _pinned_claims(ctx: Context, pinned: set[str]) -> Iterator[Violation]:
-    """Each claim resting on a pinned run that the pinning cannot support, and why."""
+def _pinned_claims(ctx: Context, pinned: set[int]) -> Iterator[Violation]:
+    """Each claim resting on a pinned run (by index: with a duplicate id, the run a claim's id resolves
+    to) that the pinning cannot support, and why."""
     for c, claim in ctx.claims():
         for role, run_id in (("run", claim.run), ("baseline", claim.baseline)):
             run = ctx.run(run_id)
-            if run is None or run.id not in pinned or (role == "baseline" and claim.baseline == claim.run):
+            if run is None or ctx.run_index[run.id] not in pinned or (role == "baseline" and claim.baseline == claim.run):
                 continue
             ref = ctx.pinning(run)
-            assert ref is not None
+            assert ref is not None  # pinned holds the indices of the runs with a pinning
             pin = pinned_words(ref)
             setting = _run_setting(ctx, run)
             alternative = ""
@@ -237,11 +238,11 @@ def _run_setting(ctx: Context, run: Run) -> str:
 )
 def acceptance_simulated(ctx: Context) -> Iterator[Violation]:
     # Runs pinned to a stated reference are judged claim by claim (record 1.2); the others as a whole.
-    pinned = {run.id for run in ctx.record.runs if ctx.pinning_judged() and ctx.pinning(run) is not None}
+    pinned = {i for i, run in enumerate(ctx.record.runs) if ctx.pinning_judged() and ctx.pinning(run) is not None}
     for c, cfg in ctx.used_configurations():
         runs = [(i, run) for i, run in enumerate(ctx.record.runs) if run.configuration == cfg.id]
         for path, says, setting in _configuration_settings(c, cfg):
-            if not any(run.id in pinned for _, run in runs):
+            if not any(i in pinned for i, _ in runs):
                 yield Violation(
                     f"{says}: acceptance was forced by the benchmark, not decided by the target model, so its runs say nothing about real traffic",
                     path,
@@ -249,7 +250,7 @@ def acceptance_simulated(ctx: Context) -> Iterator[Violation]:
                 )
                 continue
             for i, run in runs:
-                if run.id not in pinned:
+                if i not in pinned:
                     yield Violation(
                         f"{says}, and run {run.id} states no pinned reference: acceptance was forced by the benchmark, "
                         "not decided by the target model, so the run says nothing about real traffic",
@@ -258,7 +259,7 @@ def acceptance_simulated(ctx: Context) -> Iterator[Violation]:
                         ask={"subject": f"run {run.id}", "setting": setting, "alternative": ""},
                     )
     for i, run in enumerate(ctx.record.runs):
-        if run.simulated_acceptance is not None and run.id not in pinned:
+        if run.simulated_acceptance is not None and i not in pinned:
             setting = _forced(run.simulated_acceptance)
             yield Violation(
                 f"run {run.id}'s acceptance was forced ({setting}), not measured on real drafts, "

@@ -320,3 +320,23 @@ def test_the_report_chart_draws_a_same_server_baseline_apart_from_the_speculativ
     texts = {t.text for t in root.iter("{http://www.w3.org/2000/svg}text")}
     assert {"eagle3-dynamic-k (speculative)", "eagle3-dynamic-k (baseline with drafting off per request)"} <= texts
     assert len(list(root.iter("{http://www.w3.org/2000/svg}polyline"))) == 2
+
+
+def test_two_runs_of_one_id_only_one_pinned_are_judged_without_a_crash():
+    """Found by the property test: the claim names the id, which resolves to the first run (unpinned),
+    while the second run of that id is pinned. reference-broken reports the duplicate id; the
+    forced runs are refused as forced, and nothing raises."""
+    result = assessed(
+        "sd201-offer-b.json",
+        [
+            {"op": "add", "path": "/runs/0/simulated_acceptance", "value": {"mechanism": "SGLANG_SIMULATE_ACC_LEN=3"}},
+            {
+                "op": "add",
+                "path": "/runs/-",
+                "value": {**load_file(str(EXAMPLES / "sd201-offer-b.json")).data["runs"][0], "simulated_acceptance": PINNED},
+            },
+        ],
+    )
+    assert {f.code for f in result.findings} >= {"reference-broken", "acceptance-simulated"}
+    assert result.claims[0].verdict == "not-established"
+    assert [p for p, _ in found(result, "acceptance-simulated")] == ["/runs/0/simulated_acceptance"]
