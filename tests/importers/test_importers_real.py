@@ -71,9 +71,7 @@ def test_every_real_output_is_covered():
     # references/ holds independent published results (InferenceX rows, MLPerf summaries), read by
     # `sdeval reference import`, not by `sdeval import`: their tests live with that command.
     present = {
-        str(p.relative_to(REAL))
-        for p in REAL.rglob("*")
-        if p.is_file() and p.name != "SOURCES.md" and p.relative_to(REAL).parts[0] != "references"
+        str(p.relative_to(REAL)) for p in REAL.rglob("*") if p.is_file() and p.name != "SOURCES.md" and p.relative_to(REAL).parts[0] != "references"
     }
     assert present == COVERED
 
