@@ -23,12 +23,12 @@ def _ms(value) -> str:
 
 
 def _interval(block: dict | None, digits: int) -> str:
-    """'52.1-60.3' for a block with an interval, 'n=2' (repetitions) for one without."""
+    """'52.1 to 60.3' for a block with an interval, 'n=2' (repetitions) for one without."""
     if not block:
         return "-"
     if block.get("low") is None:
         return f"n={len(block['values'])}"
-    return f"{block['low']:.{digits}f}-{block['high']:.{digits}f}"
+    return f"{block['low']:.{digits}f} to {block['high']:.{digits}f}"
 
 
 def _speedup_line(r: dict) -> str | None:
@@ -39,14 +39,14 @@ def _speedup_line(r: dict) -> str | None:
     where = f"speedup {r['arm']} over {s['baseline_run']} at c={r['concurrency']}: {s['mean']:.3f}x (mean of {n} paired repetitions)"
     if s.get("low") is None:
         return f"{where}, {s['note']}"
-    return f"{where}, 95 % interval {s['low']:.3f}-{s['high']:.3f}x"
+    return f"{where}, 95 % interval {s['low']:.3f} to {s['high']:.3f}x"
 
 
 def summary(rows: list[dict]) -> str:
     """The table per arm and load, then each load's speedup with its interval; plain text, every
     field a number or an id measure chose."""
     head = (
-        f"{'arm':<16} {'conc':>5} {'done':>5} {'fail':>5} {'E/T tok/s':>10} {'E/T 95% CI':>13} {'TTFT p50':>9} {'TTFT p99':>9} "
+        f"{'arm':<16} {'conc':>5} {'done':>5} {'fail':>5} {'E/T tok/s':>10} {'E/T 95% CI':>15} {'TTFT p50':>9} {'TTFT p99':>9} "
         f"{'TPOT p50':>9} {'accept':>7}  population"
     )
     lines = [head, "-" * len(head)]
@@ -54,7 +54,7 @@ def summary(rows: list[dict]) -> str:
         accept = "-" if r["acceptance"] is None else f"{r['acceptance']:.3f}"
         ci = _interval((r.get("uncertainty") or {}).get("output_throughput"), 1)
         lines.append(
-            f"{r['arm'][:16]:<16} {r['concurrency']:>5} {r['completed']:>5} {r['failed']:>5} {r['tokens_per_s']:>10.1f} {ci:>13} "
+            f"{r['arm'][:16]:<16} {r['concurrency']:>5} {r['completed']:>5} {r['failed']:>5} {r['tokens_per_s']:>10.1f} {ci:>15} "
             f"{_ms(r['ttft_p50']):>9} {_ms(r['ttft_p99']):>9} {_ms(r['tpot_p50']):>9} {accept:>7}  {r['population']}"
         )
     lines.append(

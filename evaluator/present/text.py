@@ -62,6 +62,18 @@ def _figure(d: dict | None) -> str:
     return f"{d['figure']} = {num(d['value'], '' if d['unit'] == 'fraction' else d['unit'])}{written}"
 
 
+def interval_text(d: dict) -> str:
+    """A claim's measured interval in words: '1.42x on average over 3 repetitions, 95 % interval
+    1.30 to 1.55x (Student t over the repetitions)', or why there is none."""
+    unit = d["unit"]
+    where = f"{d['figure']}: {num(d['value'], unit)}"
+    if "repetitions" in d:
+        where += f" on average over {d['repetitions']} repetitions"
+    if d["low"] is None or d["high"] is None:
+        return f"{where}, {d['note']}"
+    return f"{where}, {round(d['confidence'] * 100)} % interval {num(d['low'])} to {num(d['high'], unit)} ({d['method']})"
+
+
 def _why(f: Finding, explained: set[str]) -> str:
     """The rule's rationale the first time its code appears in a file's report, then a pointer back."""
     rule = REGISTRY.get(f.code)
@@ -94,6 +106,8 @@ def file_report(r: FileAssessment) -> list[str]:
         figures = [x for x in (_figure(c.computed), _figure(c.output)) if x]
         if figures:
             out.append("    computed: " + "; ".join(dict.fromkeys(figures)))
+        if c.interval is not None:
+            out.append("    measured: " + interval_text(c.interval))
         for f in c.findings:
             if f.severity == "info" and f.claim != c.id:
                 continue  # shared notes are listed once, below

@@ -9,10 +9,75 @@ from fractions import Fraction
 from ..engine.claim_figures import as_comparison, claimed_range, claimed_text, speedup_of, speedup_rises_with_value
 from ..engine.context import Context
 from ..engine.metrics import Bounds, exact
-from ..engine.record import Claim
-from ..engine.statistics import mean_interval
-from ..engine.wording import num
+from ..engine.record import Claim, Run, SpeedupInterval
+from ..engine.statistics import CONFIDENCE, mean_interval
+from ..engine.wording import LATENCY_WORDS, num
 from .registry import Violation, rule
+
+
+def paired_speedup(ctx: Context, claim: Claim) -> tuple[Run, SpeedupInterval] | None:
+    """The run and its paired-speedup block, for a claim of an output-throughput speedup over the
+    baseline the block pairs with (a comparison chosen from a sweep or per accelerator is not it)."""
+    compared = as_comparison(claim)
+    if compared.kind != "speedup" or compared.counted not in (None, "emitted-output"):
+        return None
+    if compared.at_per_user_speed is not None or compared.throughput_per == "accelerator":
+        return None
+    run = ctx.run(claim.run)
+    if run is None or run.uncertainty is None or run.uncertainty.speedup is None:
+        return None
+    paired = run.uncertainty.speedup
+    return (run, paired) if paired.baseline_run == claim.baseline else None
+
+
+def claim_interval(ctx: Context, claim: Claim) -> dict | None:
+    """The measured interval a claim's figure has (record 1.3), for every output to show beside it:
+    a speedup's paired repetitions or an output throughput's repetitions (mean and Student-t interval,
+    computed again from the values), or a TTFT or TPOT percentile's bootstrap interval as recorded."""
+    run = ctx.run(claim.run)
+    if run is None or run.uncertainty is None:
+        return None
+    u = run.uncertainty
+    if (found := paired_speedup(ctx, claim)) is not None:
+        values, figure, unit = found[1].values, f"paired per-repetition speedup over {claim.baseline}", "x"
+    elif claim.kind == "output-throughput" and claim.relative is None and claim.counted in (None, "emitted-output") and u.output_throughput:
+        if claim.at_per_user_speed is not None or claim.throughput_per == "accelerator":
+            return None
+        values, figure, unit = u.output_throughput.values, "output throughput (E / T) per repetition", "tokens/s"
+    elif (
+        claim.kind == "latency"
+        and claim.relative is None
+        and claim.latency_metric in ("ttft", "tpot")
+        and claim.percentile in ("p50", "p90", "p95", "p99")
+    ):
+        block = getattr(u, f"{claim.latency_metric}_ms")
+        entry = getattr(block, claim.percentile) if block is not None else None
+        if entry is None:
+            return None
+        return {
+            "figure": f"{claim.percentile} {LATENCY_WORDS[claim.latency_metric]} over the run's requests",
+            "unit": "ms",
+            "value": entry.value,
+            "low": entry.low,
+            "high": entry.high,
+            "confidence": u.confidence,
+            "method": f"percentile bootstrap, {u.bootstrap_resamples or 'unstated'} resamples",
+            "note": entry.note,
+        }
+    else:
+        return None
+    m = mean_interval(values)
+    return {
+        "figure": figure,
+        "unit": unit,
+        "value": m.mean,
+        "low": m.low,
+        "high": m.high,
+        "repetitions": m.n,
+        "confidence": CONFIDENCE,
+        "method": "Student t over the repetitions",
+        "note": m.note,
+    }
 
 
 def claimed_speedups(claim: Claim) -> tuple[Fraction | None, Fraction | None] | None:
@@ -56,19 +121,11 @@ def claimed_speedups(claim: Claim) -> tuple[Fraction | None, Fraction | None] | 
 )
 def speedup_interval(ctx: Context) -> Iterator[Violation]:
     for i, claim in ctx.claims():
-        compared = as_comparison(claim)
-        if compared.kind != "speedup" or compared.counted not in (None, "emitted-output"):
+        if (found := paired_speedup(ctx, claim)) is None:
             continue
-        if compared.at_per_user_speed is not None or compared.throughput_per == "accelerator":
-            continue  # each side's figure is chosen from a sweep or divided: not the paired repetitions
-        run = ctx.run(claim.run)
-        if run is None or run.uncertainty is None or claim.value is None:
-            continue
-        paired = run.uncertainty.speedup
-        if paired is None or paired.baseline_run != claim.baseline:
-            continue
+        run, paired = found
         m = mean_interval(paired.values)
-        claimed = claimed_speedups(compared)
+        claimed = claimed_speedups(as_comparison(claim))
         if m.low is None or m.high is None or claimed is None:
             continue
         lowest, highest = claimed
