@@ -690,7 +690,7 @@ class PercentileIntervals(_Model):
 
 
 class Uncertainty(_Model):
-    confidence: Annotated[float, Field(gt=0, lt=1)] = Field(description="Record 1.3: the intervals' confidence level (0.95 for 95 %).")
+    confidence: Annotated[float, Field(gt=0, le=1)] = Field(description="Record 1.3: the intervals' confidence level (0.95 for 95 %).")
     method: LongText = Field(description="Record 1.3: how every interval below was computed, in words (sdeval measure states its methods).")
     output_throughput: MeanInterval | None = Field(
         default=None, description="Record 1.3: E / T of each repetition of this run, their mean and its Student-t interval."

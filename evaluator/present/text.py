@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .._infra.safe_text import shown
-from ..engine.wording import VERDICT_TEXT, column, num
+from ..engine.wording import VERDICT_TEXT, column, interval_text, num
 from ..rules import REGISTRY
 from ..rules.results import FileAssessment, Finding
 
@@ -60,18 +60,6 @@ def _figure(d: dict | None) -> str:
         return ""
     written = f" ({d['as_written']})" if d.get("as_written") else ""  # a claim written as a change: '40 % lower'
     return f"{d['figure']} = {num(d['value'], '' if d['unit'] == 'fraction' else d['unit'])}{written}"
-
-
-def interval_text(d: dict) -> str:
-    """A claim's measured interval in words: '1.42x on average over 3 repetitions, 95 % interval
-    1.30 to 1.55x (Student t over the repetitions)', or why there is none."""
-    unit = d["unit"]
-    where = f"{d['figure']}: {num(d['value'], unit)}"
-    if "repetitions" in d:
-        where += f" on average over {d['repetitions']} repetitions"
-    if d["low"] is None or d["high"] is None:
-        return f"{where}, {d['note']}"
-    return f"{where}, {round(d['confidence'] * 100)} % interval {num(d['low'])} to {num(d['high'], unit)} ({d['method']})"
 
 
 def _why(f: Finding, explained: set[str]) -> str:
