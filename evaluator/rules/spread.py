@@ -114,8 +114,8 @@ def claimed_speedups(claim: Claim) -> tuple[Fraction | None, Fraction | None] | 
     reaches 1.0 cannot be told from no speedup at all: it is inside the noise. The interval is computed
     again from the repetitions' values, never read from the record. Below 3 repetitions there is no
     interval, and nothing is judged here.""",
-    failing="A claim of 1.90x where the paired repetitions give 1.70, 1.75 and 1.72 (interval 1.66-1.79x), or of 1.9x where they give 0.9, 1.9 and 2.9 (interval -0.58 to 4.38x).",
-    passing="A claim of 1.90x where the paired repetitions give 1.88, 1.90 and 1.92 (interval 1.85-1.95x), or of 'at least' the interval's lower end.",
+    failing="A claim of 1.90x where the paired repetitions give 1.70, 1.75 and 1.72 (interval 1.66 to 1.79x), or of 1.9x where they give 0.9, 1.9 and 2.9 (interval -0.58 to 4.38x).",
+    passing="A claim of 1.90x where the paired repetitions give 1.88, 1.90 and 1.92 (interval 1.85 to 1.95x), or of 'at least' the interval's lower end.",
     reference="docs/record.md, Record 1.3: how sure a measured figure is; docs/claims.md, The checklist behind the rules, item 8 (task dependence and repeatability)",
     ask="Please measure run {run} against {baseline} with more repetitions until the 95 % interval of the paired speedup (now {interval}) holds the claimed {value} and excludes 1.0, or restate the claim within the interval (at least its lower end).",
 )
