@@ -27,6 +27,9 @@ the claim forms 2026's claims use (docs/claims.md, "How the form a claim is writ
 it"): a cost per million output tokens at a stated price, a figure written as a change against
 its baseline, throughput per accelerator, a comparison at matched interactivity over each side's
 sweep, and a value copied from a tool's rounded print.
+
+Record 1.3 is additive as well: every 1.0, 1.1 and 1.2 record loads and is judged unchanged
+(docs/record.md, "Record 1.3", lists what it adds).
 """
 
 from __future__ import annotations
@@ -38,8 +41,8 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from .. import RECORD_VERSION  # noqa: E402,F401  (defined with the package version; see evaluator/__init__.py)
 from .._infra.safe_text import CONTROL_PATTERN, CONTROL_PATTERN_LINES, IDENTITY_PATTERN
 
-# Every version this tool reads; a 1.0 record is a valid 1.1 record, a 1.1 record a valid 1.2 one.
-READ_VERSIONS = ("1.0", "1.1", "1.2")
+# Every version this tool reads; each is a valid record of the next (1.0 of 1.1, 1.1 of 1.2, 1.2 of 1.3).
+READ_VERSIONS = ("1.0", "1.1", "1.2", "1.3")
 SCHEMA_ID = "https://sdeval.example/schemas/evidence-record/1.1/evidence-record.schema.json"
 
 # Bounds that keep a count a count: JSON allows 1e999 and 2**200, a record does not.
@@ -62,6 +65,7 @@ DraftLength = Annotated[int, Field(ge=0, le=64), Whole]
 # A microsecond is the shortest interval any serving tool reports; it also keeps E / T finite.
 Seconds = Annotated[float, Field(ge=1e-6, le=10**9)]
 NonNegFloat = Annotated[float, Field(ge=0, le=10**12)]
+SignedFloat = Annotated[float, Field(ge=-(10**12), le=10**12)]
 Fraction01 = Annotated[float, Field(ge=0, le=1)]
 Ident = Annotated[
     str,
@@ -650,6 +654,61 @@ class SimulatedAcceptance(_Model):
     )
 
 
+class MeanInterval(_Model):
+    values: list[Annotated[float, Field(ge=0, le=10**12)]] = Field(
+        min_length=1, max_length=1000, description="Record 1.3: the figure of each repetition, in repetition order."
+    )
+    mean: NonNegFloat = Field(description="Record 1.3: the mean of the values.")
+    low: SignedFloat | None = Field(
+        default=None,
+        description="Record 1.3: the interval's lower end: mean - t(0.975, n - 1) x s / sqrt(n) (Student t over the n values, s their sample standard deviation). Left out below 3 repetitions.",
+    )
+    high: SignedFloat | None = Field(default=None, description="Record 1.3: the interval's upper end: mean + t(0.975, n - 1) x s / sqrt(n).")
+    note: Text | None = Field(default=None, description="Record 1.3: why there is no interval (too few repetitions for an interval).")
+
+
+class SpeedupInterval(MeanInterval):
+    baseline_run: Ident = Field(description="Record 1.3: the run the speedup is over (the target-only arm at the same load).")
+    paired_repetitions: list[Count] = Field(
+        max_length=1000,
+        description="Record 1.3: the repetitions (numbered from 0) both runs measured, each value being that repetition's (E / T) / (E_b / T_b).",
+    )
+
+
+class PercentileInterval(_Model):
+    value: NonNegFloat = Field(description="Record 1.3: the percentile over all the run's completed requests, in milliseconds.")
+    low: NonNegFloat | None = Field(default=None, description="Record 1.3: the bootstrap interval's lower end, in milliseconds.")
+    high: NonNegFloat | None = Field(default=None, description="Record 1.3: the bootstrap interval's upper end, in milliseconds.")
+    note: Text | None = Field(default=None, description="Record 1.3: why there is no interval (too few requests beyond the percentile).")
+
+
+class PercentileIntervals(_Model):
+    p50: PercentileInterval | None = Field(default=None, description="Record 1.3: the median and its interval.")
+    p90: PercentileInterval | None = Field(default=None, description="Record 1.3: the 90th percentile and its interval.")
+    p95: PercentileInterval | None = Field(default=None, description="Record 1.3: the 95th percentile and its interval.")
+    p99: PercentileInterval | None = Field(default=None, description="Record 1.3: the 99th percentile and its interval.")
+
+
+class Uncertainty(_Model):
+    confidence: Annotated[float, Field(gt=0, le=1)] = Field(description="Record 1.3: the intervals' confidence level (0.95 for 95 %).")
+    method: LongText = Field(description="Record 1.3: how every interval below was computed, in words (sdeval measure states its methods).")
+    output_throughput: MeanInterval | None = Field(
+        default=None, description="Record 1.3: E / T of each repetition of this run, their mean and its Student-t interval."
+    )
+    speedup: SpeedupInterval | None = Field(
+        default=None,
+        description="Record 1.3: for a speculative run, its output-throughput speedup over the baseline run, paired repetition by repetition at the same load, the mean and its Student-t interval.",
+    )
+    ttft_ms: PercentileIntervals | None = Field(default=None, description="Record 1.3: TTFT percentiles with bootstrap intervals over the requests.")
+    tpot_ms: PercentileIntervals | None = Field(default=None, description="Record 1.3: TPOT percentiles with bootstrap intervals over the requests.")
+    bootstrap_resamples: PositiveCount | None = Field(
+        default=None, description="Record 1.3: how many bootstrap resamples the percentile intervals drew."
+    )
+    bootstrap_seed: Annotated[int, Field(ge=0, le=2**63 - 1)] | None = Field(
+        default=None, description="Record 1.3: the seed of the bootstrap's random draws, so the intervals can be drawn again."
+    )
+
+
 class Run(_Model):
     id: Ident = Field(description="Short name for this run, used by claims (for example 'spec-c64').")
     arrangement: Literal["speculative", "target-only"] = Field(
@@ -693,6 +752,10 @@ class Run(_Model):
     drafting_off: Literal["separate-deployment", "per-request"] | None = Field(
         default=None,
         description="Record 1.2: for a target-only run, how drafting was switched off: a separate deployment serving the target alone, or the speculative server itself with speculation switched off for each request (vLLM and SGLang let a request disable it). A per-request baseline must use the speculative run's own configuration.",
+    )
+    uncertainty: Uncertainty | None = Field(
+        default=None,
+        description="Record 1.3: how sure the run's figures are: E / T per repetition and, for a speculative run, the speedup paired with its baseline's repetitions, each with a 95 % interval; TTFT and TPOT percentiles with bootstrap intervals. sdeval measure writes it.",
     )
     source: Source | None = Field(default=None, description="Where the run was imported from, when it was.")
     notes: LongText | None = Field(default=None, description="Anything else the evidence says about this run.")
@@ -884,8 +947,8 @@ class InstallationScope(_Model):
 
 
 class EvidenceRecord(_Model):
-    record_version: Literal["1.0", "1.1", "1.2"] = Field(
-        description="Version of the evidence-record format. This tool reads 1.0, 1.1 and 1.2; write 1.2 where the counts give D (tokens outside verification steps), else 1.1."
+    record_version: Literal["1.0", "1.1", "1.2", "1.3"] = Field(
+        description="Version of the evidence-record format. This tool reads 1.0, 1.1, 1.2 and 1.3; write 1.2 where the counts give D (tokens outside verification steps), 1.3 where a run carries what only 1.3 states (a measurement's uncertainty), else 1.1."
     )
     offer: Offer = Field(description="Who makes the offer and what they claim, verbatim.")
     configurations: list[Configuration] = Field(
