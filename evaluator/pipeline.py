@@ -206,7 +206,7 @@ def assess_paths(
     assessed under its file name alone (see report_names), as a signed report names it."""
     loaded = load_inputs(paths, max_size)
     given = None if profile is None else read_profile(profile, max_size)
-    independent = read_references(references or [], max_size)
+    independent = read_references(references, max_size) if references else []
     if for_report:
         typed = [item.path for item in loaded] + ([given.path] if given else []) + [r.path for r in independent]
         names = report_names(typed)
@@ -250,13 +250,15 @@ def report_names(paths: list[str]) -> list[str]:
 def reassess(records: list[tuple[str, bytes]], profile: ProfileInput | None = None, references: list[tuple[str, bytes]] | None = None) -> Assessed:
     """The pipeline over bytes kept elsewhere (a report's attachments, an archive), each under the
     name it was first assessed by, so the result compares with the one made then."""
-    from .references.document import read_references as parse
-    from .references.formats import ReferenceProblem
+    independent = []
+    if references:
+        from .references.document import read_references as parse
+        from .references.formats import ReferenceProblem
 
-    try:
-        independent = [parse(name, raw) for name, raw in references or []]
-    except ReferenceProblem as exc:
-        raise CannotRun(str(exc)) from None
+        try:
+            independent = [parse(name, raw) for name, raw in references]
+        except ReferenceProblem as exc:
+            raise CannotRun(str(exc)) from None
     return assess_loaded([load_bytes(name, raw) for name, raw in records], profile, references=independent)
 
 

@@ -41,9 +41,7 @@ def claim_lines(found: ClaimReferences, indent: str = "    ") -> list[str]:
     """The lines a claim's text report gains."""
     if found.basis is None:
         return [f"{indent}independent results: not compared ({shown(found.not_compared)})"]
-    from ..references.match import BASIS_WORDS
-
-    out = [f"{indent}independent results ({BASIS_WORDS[found.basis]}) at key: {shown(key_words(found))}"]
+    out = [f"{indent}independent results ({found.basis_words}) at key: {shown(key_words(found))}"]
     if found.outcome != "within" or not found.rows:
         out.append(f"{indent}  {OUTCOME_WORDS.get(found.outcome, found.outcome)}")
     for row in found.rows:

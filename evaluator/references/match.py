@@ -232,6 +232,10 @@ class ClaimReferences:
     rows: list[RowComparison] = field(default_factory=list)
 
     @property
+    def basis_words(self) -> str | None:
+        return BASIS_WORDS.get(self.basis or "")
+
+    @property
     def same_key(self) -> list[RowComparison]:
         return [r for r in self.rows if r.match == "same-key"]
 
@@ -257,7 +261,7 @@ class ClaimReferences:
             "unit": self.unit,
             "key": self.key.as_dict(),
             "basis": self.basis,
-            "basis_words": BASIS_WORDS.get(self.basis or ""),
+            "basis_words": self.basis_words,
             "not_compared": self.not_compared,
             "outcome": self.outcome,
             "rows": [r.as_dict() for r in self.rows],

@@ -69,7 +69,8 @@ def imported(sdeval, fmt: str, *names: str, arrangement: str = "target-only") ->
 
 def test_every_real_output_is_covered():
     present = {str(p.relative_to(REAL)) for p in REAL.rglob("*") if p.is_file() and p.name != "SOURCES.md"}
-    assert present == COVERED
+    # references/ holds independent published results, not tool outputs: tests/references/test_real_references.py covers it.
+    assert {name for name in present if not name.startswith("references/")} == COVERED
 
 
 @pytest.mark.parametrize("name", sorted(n for n in COVERED if not n.startswith("vllm-metrics/")))

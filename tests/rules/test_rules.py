@@ -59,14 +59,11 @@ def test_fit_case(case):
 def run_reference_case(case: dict) -> list[str]:
     """The claims carrying the case's code when the 250 tokens/s-per-user claim (its lengths stated)
     is set beside the case's InferenceX rows, read through the inferencex importer."""
-    from evaluator.references.document import build, dumps, provenance
-    from evaluator.references.formats import inferencex_rows
+    from support.reference_rows import references_file
 
     record = load_file(str(EXAMPLES / "public-claims" / "trt-deepseek-r1-250-tps-per-user.yaml")).data
     record["runs"][0]["workload"].update(input_tokens_mean=1024, output_tokens_mean=2048)
-    raw = json.dumps(case["rows"]).encode()
-    refs = dumps(build([(provenance("inferencex", "rows.json", raw, "2026-12-04T00:00:00Z"), inferencex_rows(case["rows"], "rows.json"))]))
-    assessed = reassess([("offer.json", json.dumps(record).encode())], None, [("refs.json", refs)])
+    assessed = reassess([("offer.json", json.dumps(record).encode())], None, [("refs.json", references_file(case["rows"]))])
     return [c.id for c in assessed.results[0].claims for f in c.findings if f.code == case["rule"]]
 
 
