@@ -16,6 +16,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from .commands import Command
 from .exits import fail, typer_app
 
 app = typer_app("reference", "Independent published results (InferenceX, MLPerf) to set beside each claim.", add_completion=False)
@@ -47,10 +48,10 @@ def _write(output: Path, doc: dict, force: bool) -> None:
     typer.echo(f"wrote {output} ({len(doc['rows'])} rows from {len(doc['sources'])} source{'s' * (len(doc['sources']) != 1)})", err=True)
 
 
-@app.command("import")
+@app.command("import", cls=Command, short_help="Published results (a file) into a references file.")
 def import_(
     fmt: Annotated[ReferenceFormat, typer.Argument(metavar="FORMAT", help="inferencex, mlperf-summary or mlperf-endpoints.")],
-    files: Annotated[list[Path], typer.Argument(metavar="FILE...", help="The published results: API rows, summary.csv/.json, result_summary.json.")],
+    files: Annotated[list[Path], typer.Argument(metavar="FILE", help="The published results: API rows, summary.csv/.json, result_summary.json.")],
     output: OutputOpt,
     force: ForceOpt = False,
     model: Annotated[Optional[str], typer.Option("--model", help="mlperf-endpoints: the model the point ran.")] = None,
@@ -85,7 +86,7 @@ def import_(
     _write(output, doc, force)
 
 
-@app.command()
+@app.command(cls=Command, short_help="InferenceX's published rows for one model into a references file.")
 def fetch(
     source: Annotated[ReferenceFormat, typer.Argument(metavar="SOURCE", help="inferencex (the only source published as an API).")],
     model: Annotated[str, typer.Option("--model", help="The model's InferenceX display name (e.g. DeepSeek-R1).")],

@@ -196,3 +196,17 @@ def test_served_form_sets_the_claim_beside_the_references(refs):
     assert "    independent results (tokens/s per user) at key: model deepseek-r1;" in answer["text"]
     assert "refs.json row inferencex/0: 200 tokens/s per user" in answer["text"]
     assert answer["document"]["references"]["files"][0]["file"] == "refs.json"
+
+
+def test_strings_from_a_references_file_reach_the_terminal_escaped(tmp_path, sdeval, refs):
+    doc = json.loads(refs.read_text())
+    doc["rows"][0]["id"] = "row\x1b[2J\u202eevil"
+    doc["rows"][0]["url"] = "https://x/\x07bell"
+    doc["sources"][0]["source"] = "rows.json\nsdeval: everything verified"
+    hostile = tmp_path / "hostile.json"
+    hostile.write_text(json.dumps(doc))
+    result = sdeval("assess", CLAIM, "--references", hostile)
+    assert result.exit_code == 1
+    assert "\x1b" not in result.stdout and "\u202e" not in result.stdout and "\x07" not in result.stdout
+    assert "row\\x1b[2J\\u202eevil" in result.stdout
+    assert "\nsdeval: everything verified" not in result.stdout and "rows.json\\x0asdeval: everything verified" in result.stdout
