@@ -42,8 +42,7 @@ def claim_lines(found: ClaimReferences, indent: str = "    ") -> list[str]:
     if found.basis is None:
         return [f"{indent}independent results: not compared ({shown(found.not_compared)})"]
     out = [f"{indent}independent results ({found.basis_words}) at key: {shown(key_words(found))}"]
-    if found.outcome != "within" or not found.rows:
-        out.append(f"{indent}  {OUTCOME_WORDS.get(found.outcome, found.outcome)}")
+    out.append(f"{indent}  {OUTCOME_WORDS[found.outcome]}")
     for row in found.rows:
         label = "same key" if row.match == "same-key" else "PARTIAL "
         out.append(f"{indent}  {label}  {shown(row_words(found, row))}")

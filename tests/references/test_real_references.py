@@ -115,3 +115,15 @@ def test_the_public_claim_beside_the_inferencex_rows(inferencex, sdeval, tmp_pat
     assert compared["outcome"] == "no-row-at-key" and [r["match"] for r in compared["rows"]] == ["partial"] * 3
     assert compared["rows"][2]["ratio"] == 250 / 44.492697199642365
     assert doc["references"]["files"][0]["sources"][0]["source"] == INFERENCEX.name
+
+
+def test_mlperf_summary_json_reads_as_its_csv(tmp_path, sdeval):
+    """summary.json as the records of summary.csv (a JSON array of objects, pandas' orient="records")."""
+    import csv
+
+    records = list(csv.DictReader(MLPERF.open(encoding="utf-8")))
+    (tmp_path / "summary.json").write_text(json.dumps(records))
+    for source, name in ((tmp_path / "summary.json", "from-json.json"), (MLPERF, "from-csv.json")):
+        assert sdeval("reference", "import", "mlperf-summary", source, "-o", tmp_path / name).exit_code == 0
+    from_json, from_csv = (json.loads((tmp_path / n).read_text())["rows"] for n in ("from-json.json", "from-csv.json"))
+    assert from_json == from_csv
