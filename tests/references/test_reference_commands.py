@@ -210,3 +210,11 @@ def test_strings_from_a_references_file_reach_the_terminal_escaped(tmp_path, sde
     assert "\x1b" not in result.stdout and "\u202e" not in result.stdout and "\x07" not in result.stdout
     assert "row\\x1b[2J\\u202eevil" in result.stdout
     assert "\nsdeval: everything verified" not in result.stdout and "rows.json\\x0asdeval: everything verified" in result.stdout
+
+
+def test_assess_output_file_is_the_json_document_with_references(tmp_path, sdeval, refs):
+    written = tmp_path / "assessment.json"
+    text = sdeval("assess", CLAIM, "--references", refs, "-o", written)
+    printed = sdeval("assess", CLAIM, "--references", refs, "-f", "json").json()
+    assert json.loads(written.read_text()) == printed and printed["references"]["files"][0]["file"] == str(refs)
+    assert f"independent results (normalisation tables of rule catalog {printed['tool']['rule_catalog_version']}):\n  {refs} (SHA-256 " in text.stdout
