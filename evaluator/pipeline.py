@@ -22,6 +22,8 @@ from .rules.results import FileAssessment, Finding, exit_code
 
 if TYPE_CHECKING:
     from .buyer.results import Comparison
+    from .references.document import ReferencesInput
+    from .references.judge import ReferenceComparison
 
 
 class CannotRun(Exception):
@@ -46,6 +48,9 @@ class Assessed:
     # A report's name for an input -> the path the user typed (assess_paths(for_report=True)), so
     # what the terminal says names the user's files while the report keeps the names alone.
     given_as: dict[str, str] = dataclasses.field(default_factory=dict)
+    # `--references`: the files of independent results (their exact bytes) and every claim beside them.
+    references: list[ReferencesInput] = dataclasses.field(default_factory=list)
+    reference_comparison: ReferenceComparison | None = None
 
     @property
     def exit_code(self) -> int:
@@ -74,7 +79,10 @@ class Assessed:
         first time a report, a reproduction or the archive needs it, and read by all of them."""
         from .present.json_document import document
 
-        return document(self.results, full=True, comparison=self.comparison)
+        doc = document(self.results, full=True, comparison=self.comparison)
+        if self.reference_comparison is not None:
+            doc["references"] = self.reference_comparison.as_dict()
+        return doc
 
 
 def preload() -> None:
@@ -108,17 +116,42 @@ def read_profile(path: str, max_size: int = DEFAULT_MAX_BYTES) -> ProfileInput:
         raise CannotRun(str(exc)) from None
 
 
-def assess_loaded(loaded: list[LoadedFile], profile: ProfileInput | None = None, *, profiles_allowed: bool = False) -> Assessed:
+def assess_loaded(
+    loaded: list[LoadedFile], profile: ProfileInput | None = None, *, profiles_allowed: bool = False, references: list[ReferencesInput] | None = None
+) -> Assessed:
     """Every file assessed; with `profiles_allowed` (validate), a requirements profile among them is
-    checked as a profile, otherwise it stops the run: it belongs after --requirements."""
+    checked as a profile, otherwise it stops the run: it belongs after --requirements. With
+    `references`, every claim is set beside the independent rows at its key (never fetched here)."""
     results = []
     for item in loaded:
         with working_on(item.path):
             results.append(_assess_one(item, profiles_allowed))
+    compared = None
+    if references:
+        from .references.judge import compare
+
+        compared = compare(results, references)
     if profile is None:
-        return Assessed(loaded, results, profile, None)
+        return Assessed(loaded, results, profile, None, references=list(references or []), reference_comparison=compared)
     with working_on(profile.path):
-        return Assessed(loaded, results, profile, judge(results, profile))
+        return Assessed(loaded, results, profile, judge(results, profile), references=list(references or []), reference_comparison=compared)
+
+
+def read_references(paths: list[str], max_size: int = DEFAULT_MAX_BYTES) -> list[ReferencesInput]:
+    """Each references file read once and checked, so the bytes compared are the bytes a report embeds."""
+    from .engine.loader import read_bytes
+    from .references.document import read_references as parse
+    from .references.formats import ReferenceProblem
+
+    out = []
+    for path in paths:
+        try:
+            out.append(parse(path, read_bytes(path, max_size)))
+        except UnreadableFile as exc:
+            raise CannotRun(str(exc)) from None
+        except ReferenceProblem as exc:
+            raise CannotRun(str(exc)) from None
+    return out
 
 
 def _not_tool_output(item: LoadedFile) -> None:
@@ -167,25 +200,33 @@ def assess_paths(
     max_size: int = DEFAULT_MAX_BYTES,
     profiles_allowed: bool = False,
     for_report: bool = False,
+    references: list[str] | None = None,
 ) -> Assessed:
     """The whole pipeline from paths as typed on the command line. `for_report`: each input is
     assessed under its file name alone (see report_names), as a signed report names it."""
     loaded = load_inputs(paths, max_size)
     given = None if profile is None else read_profile(profile, max_size)
+    independent = read_references(references, max_size) if references else []
     if for_report:
-        names = report_names([item.path for item in loaded] + ([given.path] if given else []))
-        renamed = None if given is None else ProfileInput(names[-1], given.raw)
+        typed = [item.path for item in loaded] + ([given.path] if given else []) + [r.path for r in independent]
+        names = report_names(typed)
+        records, rest = names[: len(loaded)], names[len(loaded) :]
+        renamed = None if given is None else ProfileInput(rest.pop(0), given.raw)
+        named = [dataclasses.replace(r, path=name) for r, name in zip(independent, rest)]
         try:
             assessed = assess_loaded(
-                [dataclasses.replace(item, path=name) for item, name in zip(loaded, names)], renamed, profiles_allowed=profiles_allowed
+                [dataclasses.replace(item, path=name) for item, name in zip(loaded, records)],
+                renamed,
+                profiles_allowed=profiles_allowed,
+                references=named,
             )
-            assessed.given_as = dict(zip(names, [item.path for item in loaded] + ([given.path] if given else [])))
+            assessed.given_as = dict(zip(names, typed))
             assessed.document  # noqa: B018 (built here, once: the report embeds it and renders from it, never asking back)
             return assessed
         except CannotRun:
-            assess_loaded(loaded, given, profiles_allowed=profiles_allowed)  # raises it again, naming the user's files
+            assess_loaded(loaded, given, profiles_allowed=profiles_allowed, references=independent)  # raises it again, naming the user's files
             raise
-    return assess_loaded(loaded, given, profiles_allowed=profiles_allowed)
+    return assess_loaded(loaded, given, profiles_allowed=profiles_allowed, references=independent)
 
 
 def report_names(paths: list[str]) -> list[str]:
@@ -206,10 +247,19 @@ def report_names(paths: list[str]) -> list[str]:
     return out
 
 
-def reassess(records: list[tuple[str, bytes]], profile: ProfileInput | None = None) -> Assessed:
+def reassess(records: list[tuple[str, bytes]], profile: ProfileInput | None = None, references: list[tuple[str, bytes]] | None = None) -> Assessed:
     """The pipeline over bytes kept elsewhere (a report's attachments, an archive), each under the
     name it was first assessed by, so the result compares with the one made then."""
-    return assess_loaded([load_bytes(name, raw) for name, raw in records], profile)
+    independent = []
+    if references:
+        from .references.document import read_references as parse
+        from .references.formats import ReferenceProblem
+
+        try:
+            independent = [parse(name, raw) for name, raw in references]
+        except ReferenceProblem as exc:
+            raise CannotRun(str(exc)) from None
+    return assess_loaded([load_bytes(name, raw) for name, raw in records], profile, references=independent)
 
 
 def judge(results: list[FileAssessment], profile: ProfileInput) -> Comparison:

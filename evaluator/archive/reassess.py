@@ -19,16 +19,18 @@ def assess_again(manifest: dict[str, Any], attachments: dict[str, bytes]) -> dic
     exactly as `sdeval assess INPUT... [--requirements PROFILE] -f json` would print it. The inputs
     are read back by the report container (report/container.py), with the checks verify applies."""
     from ..pipeline import CannotRun, ProfileInput, reassess
-    from ..report.container import ContainerProblem, inputs
+    from ..report.container import ContainerProblem, inputs, reference_inputs
 
     try:
         records, profile = inputs(manifest, attachments)
+        references = reference_inputs(manifest, attachments)
     except ContainerProblem as exc:
         raise CannotReassess(f"the attached inputs cannot be read back ({exc})") from None
     try:
-        return reassess(records, ProfileInput(*profile) if profile else None).document
+        return reassess(records, ProfileInput(*profile) if profile else None, references).document
     except CannotRun as exc:
-        raise CannotReassess(f"the attached requirements profile cannot be judged again: {exc}") from None
+        what = "requirements profile" if profile else "independent results"
+        raise CannotReassess(f"the attached {what} cannot be judged again: {exc}") from None
 
 
 @dataclass

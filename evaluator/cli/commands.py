@@ -151,6 +151,14 @@ FindingsFormatOpt = Annotated[
 ]
 MaxSizeOpt = Annotated[int, typer.Option("--max-size", help="Largest input file accepted, in bytes.", metavar="BYTES")]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Replace the output file if it exists.")]
+ReferencesOpt = Annotated[
+    Optional[list[Path]],
+    typer.Option(
+        "--references",
+        metavar="FILE",
+        help="Set each claim beside the independent results at its key in this references file (`sdeval reference import`); repeatable. Never fetched.",
+    ),
+]
 TrustOpt = Annotated[
     Optional[list[Path]],
     typer.Option(
@@ -161,7 +169,15 @@ TrustOpt = Annotated[
 ]
 
 
-def _assessed(files: list[str], max_size: int, requirements: Path | None = None, *, profiles_allowed: bool = False, for_report: bool = False):
+def _assessed(
+    files: list[str],
+    max_size: int,
+    requirements: Path | None = None,
+    *,
+    profiles_allowed: bool = False,
+    for_report: bool = False,
+    references: list[Path] | None = None,
+):
     """The pipeline (evaluator/pipeline.py) over the command line's files, or exit 2 in one line."""
     from ..pipeline import CannotRun, assess_paths
 
@@ -174,6 +190,7 @@ def _assessed(files: list[str], max_size: int, requirements: Path | None = None,
             max_size=max_size,
             profiles_allowed=profiles_allowed,
             for_report=for_report,
+            references=[str(r) for r in references or []],
         )
     except CannotRun as exc:
         raise _fail(str(exc)) from None
@@ -220,6 +237,7 @@ def assess(
             help="Judge every offer against this buyer requirements profile; exit 0 only if some offer meets every requirement.",
         ),
     ] = None,
+    references: ReferencesOpt = None,
 ) -> None:
     """Give each claim's verdict, the findings behind it, and the derived figures. Exit 1 if any
     error finding (with --requirements: if no offer meets every requirement), saying why."""
@@ -228,16 +246,33 @@ def assess(
 
     if output is not None and (problem := refuse_output(output, force=force)):
         raise _fail(problem)
-    assessed = _assessed(files, max_size, requirements)
+    assessed = _assessed(files, max_size, requirements, references=references)
     text = REPORTER_BY_NAME[fmt.value](assessed.results, True, assessed.comparison)
+    if assessed.reference_comparison is not None:
+        text = _with_references(fmt.value, text, assessed)
     if output is not None:
-        json_text = text if fmt.value == "json" else REPORTER_BY_NAME["json"](assessed.results, True, assessed.comparison)
+        json_text = (
+            text if fmt.value == "json" else _with_references("json", REPORTER_BY_NAME["json"](assessed.results, True, assessed.comparison), assessed)
+        )
         _write(output, json_text.encode(), force)
     if fmt.value == "text":
         _out(text)
     else:
         sys.stdout.write(text)
     raise _finish(assessed)
+
+
+def _with_references(fmt: str, text: str, assessed) -> str:
+    """The JSON document gains `references` (as a report embeds it); the text the sources compared."""
+    if assessed.reference_comparison is None:
+        return text
+    if fmt == "json":
+        return json.dumps(assessed.document, indent=2, ensure_ascii=False) + "\n"
+    if fmt == "text":
+        from ..present.references_text import sources_block
+
+        return text + "\n" + sources_block(assessed.reference_comparison)
+    return text
 
 
 @_command(short="List the rule catalog, or explain one rule.")
@@ -362,13 +397,14 @@ def serve(
         ),
     ] = None,
     port: Annotated[int, typer.Option("--port", help="The port on 127.0.0.1; 0 takes a free one.", metavar="N")] = 0,
+    references: ReferencesOpt = None,
 ) -> None:
     """Serve the evidence form on 127.0.0.1 and assess what is typed with the same pipeline as
     `sdeval assess` (and the profile, with -r): findings, verdicts and asks, live. Only the browser
     given the printed address (with its random token) can use it; Ctrl-C stops it."""
     import socket
 
-    from ..pipeline import CannotRun, assess_paths, check_profile, read_profile
+    from ..pipeline import CannotRun, assess_paths, check_profile, read_profile, read_references
 
     if not 0 <= port <= 65535:
         raise _fail(f"--port {port}: give a port from 1 to 65535, or 0 for a free one")
@@ -377,6 +413,7 @@ def serve(
         profile = None if requirements is None else read_profile(str(requirements))
         if profile is not None:
             check_profile(profile)
+        independent = tuple((os.path.basename(r.path), r.raw) for r in read_references([str(r) for r in references or []]))
         initial = None
         if record is not None:
             assessed = assess_paths([str(record)])
@@ -395,7 +432,7 @@ def serve(
     sock.listen(16)
     from ..serve.app import Served, new_token, run
 
-    served = Served(token=new_token(), port=sock.getsockname()[1], profile=profile, initial=initial)
+    served = Served(token=new_token(), port=sock.getsockname()[1], profile=profile, initial=initial, references=independent)
     url = f"http://127.0.0.1:{served.port}/?token={served.token}"
 
     def announce() -> None:
@@ -618,6 +655,7 @@ def render(
             help="Add the buyer requirements x offers table and chart, and attach this profile; exit 0 only if some offer meets every requirement.",
         ),
     ] = None,
+    references: ReferencesOpt = None,
     tsa: Annotated[
         Optional[str], typer.Option("--tsa", metavar="URL", help="Add an RFC 3161 signature timestamp from this time-stamping authority (PAdES B-T).")
     ] = None,
@@ -644,7 +682,7 @@ def render(
         raise _fail("--trust on render names the roots for --ltv; it does nothing without --ltv")
     # --ltv collects the chains up to these roots (and any self-signed certificate it is given).
     anchors = _trust_anchors(trust) if tsa is not None and ltv else None
-    inputs = files + ([str(requirements)] if requirements is not None else [])
+    inputs = files + ([str(requirements)] if requirements is not None else []) + [str(r) for r in references or []]
     try:
         with Writing(
             output,
@@ -658,7 +696,7 @@ def render(
             ltv=ltv,
             roots=tuple(a.der for a in anchors.anchors) if anchors else (),
         ) as report:
-            assessed = _assessed(files, max_size, requirements, for_report=True)
+            assessed = _assessed(files, max_size, requirements, for_report=True, references=references)
             written = report.write(assessed)
     except ReportProblem as exc:
         raise _fail(str(exc)) from None
@@ -758,6 +796,17 @@ def measure(ctx: typer.Context) -> None:
     from ..measure.cli import main as measure_main
 
     raise typer.Exit(measure_main(list(ctx.args)))
+
+
+# `sdeval reference ...` (evaluator/cli/references.py), imported only when one of its commands runs.
+app.add_typer(
+    lazy_typer(
+        "evaluator.cli.references:app",
+        help="Independent published results (InferenceX, MLPerf, MLPerf Endpoints) to set beside each claim: import, fetch.",
+        short="Independent results to set beside each claim.",
+    ),
+    name="reference",
+)
 
 
 # `sdeval archive ...` (evaluator/cli/archive.py), imported only when an archive command runs.

@@ -15,7 +15,7 @@ from fractions import Fraction
 from .context import Context
 from .metrics import Bounds, RunMetrics, exact, output_rate_bounds, speedup
 from .record import Claim, Run
-from .unit_figures import accelerators, cost_per_million, hourly_price, per_user, tokens_per_s
+from .unit_figures import accelerators, cost_per_million, highest_at_least, hourly_price, per_user, tokens_per_s
 from .wording import num
 
 
@@ -415,7 +415,7 @@ class MatchedPoint:
 def matched_point(ctx: Context, runs: list[Run], speed: float, per_accelerator: bool) -> MatchedPoint:
     """The highest-throughput measured run whose tokens/s per user is at least `speed` (a step
     function over the sweep: never interpolated between runs)."""
-    best: tuple[Fraction, Run, Bounds | None] | None = None
+    qualifying: list[tuple[tuple[Run, Fraction, Bounds | None], Fraction, Fraction]] = []
     needs: list[tuple[str | None, str]] = []
     reached = False
     for run in runs:
@@ -429,11 +429,12 @@ def matched_point(ctx: Context, runs: list[Run], speed: float, per_accelerator: 
             continue
         reached = True
         needs += lacking
-        if rate is not None and (best is None or rate > best[0]):
-            best = (rate, run, bounds)
+        if rate is not None:
+            qualifying.append(((run, rate, bounds), user, rate))
+    best = highest_at_least(qualifying, exact(speed))
     if best is None or needs:
         return MatchedPoint(None, None, None, tuple(needs), reached or bool(needs))
-    return MatchedPoint(best[1], best[0], best[2], (), True)
+    return MatchedPoint(best[0], best[1], best[2], (), True)
 
 
 def _per_what(claim: Claim) -> str:

@@ -18,12 +18,15 @@ figure and the buyer's are computed alike. Exact fractions of the numbers as wri
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from fractions import Fraction
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from .context import Context
 from .metrics import exact
 from .record import Run
+
+T = TypeVar("T")
 
 # How a per-user figure was obtained, for the reader (buyer/costs.py shows it beside each point).
 PER_REQUEST = "E / T / concurrency"
@@ -81,3 +84,17 @@ def hourly_price(price: HourlyPrice, accelerators: int) -> Fraction:
 def cost_per_million(hourly: Fraction, tokens_per_s: Fraction) -> Fraction:
     """The whole hour charged to the output tokens emitted in it."""
     return hourly / (tokens_per_s * 3600) * 10**6
+
+
+def highest_at_least(points: Iterable[tuple[T, float | Fraction | None, float | Fraction | None]], speed: float | Fraction) -> T | None:
+    """At matched interactivity: of (item, per-user speed, figure) points, the item with the highest
+    figure among those at least `speed` fast per user, the first on a tie; None when none qualifies.
+    A step function over measured points, never interpolated between them (claims at a per-user
+    speed and the independent rows they are compared with both use it)."""
+    best: tuple[float | Fraction, T] | None = None
+    for item, user, figure in points:
+        if user is None or figure is None or user < speed:
+            continue
+        if best is None or figure > best[0]:
+            best = (figure, item)
+    return None if best is None else best[1]

@@ -1,7 +1,9 @@
 """--format json: the stable, versioned document of validate (full=False) and assess (full=True).
 
 With a requirements profile, the same document gains one top-level key, `requirements`: the
-requirements x offers results (fit.results.Comparison.as_dict). This document is also what a
+requirements x offers results (fit.results.Comparison.as_dict). With `--references`, the pipeline
+adds `references` (references/judge.ReferenceComparison.as_dict): each references file's SHA-256
+and sources, and every claim beside the independent rows at its key. This document is also what a
 PDF report attaches as assessment.json and what `sdeval verify` re-creates to compare.
 
 Each file entry carries `asks`: every error finding turned into a request to the vendor,

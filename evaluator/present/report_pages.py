@@ -52,6 +52,11 @@ def report_context(assessed: Assessed, document: dict[str, Any], embedded: list[
     fit = None
     if assessed.comparison is not None:
         fit = fit_context(assessed.comparison, lookup, {e.source: e.name for e in embedded})
+    files = [_file(r, name, lookup, entry) for r, name, entry in zip(results, names, document["files"])]
+    from .references_pages import independent_context
+
+    for page, r in zip(files, results):  # render --references: each file's claims beside the independent rows
+        page["independent"] = independent_context(document, r.file)
     # One record: the cover speaks of that record (INVALID RECORD when it could not be read).
     outcome = results[0].outcome if len(results) == 1 else document["outcome"]
     return {
@@ -67,7 +72,7 @@ def report_context(assessed: Assessed, document: dict[str, Any], embedded: list[
         "embedded": [{"name": e.name, "role": e.role, "sha256": e.sha256} for e in embedded],
         # The figures the pages print beside each run (K, the paired baseline, the speedup) are the
         # embedded assessment's, so verify's reproduction check covers them.
-        "files": [_file(r, name, lookup, entry) for r, name, entry in zip(results, names, document["files"])],
+        "files": files,
         "footer": _footer(results, names),
         # The document title becomes XMP metadata, XML that cannot hold most control characters.
         "title": xml_safe(_footer(results, names)),

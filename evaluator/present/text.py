@@ -102,6 +102,10 @@ def file_report(r: FileAssessment) -> list[str]:
             out.append(f"    {f.severity} {f.code} at {_at(f)}: {shown(f.message)}")
             if f.severity == "error" and (why := _why(f, explained)):
                 out.append(f"      why it matters: {why}")  # folded to the width with every line (present/width.py)
+        if c.independent is not None:
+            from .references_text import claim_lines
+
+            out += claim_lines(c.independent)
     listed = {id(f) for c in r.claims for f in c.findings if f.severity != "info" or f.claim == c.id}
     unclaimed = [f for f in r.findings if id(f) not in listed]
     if unclaimed:

@@ -3,7 +3,8 @@ manifest that lists them, and reading them back. `render` writes it; `verify` an
 read it through this module only, so both apply the same checks to what a report holds.
 
 A report attaches (AFRelationship /Source or /Data):
-- each evidence record, byte for byte as read, and with --requirements the buyer's profile;
+- each evidence record, byte for byte as read, with --requirements the buyer's profile, and with
+  --references each references file (the independent results each claim is set beside);
 - assessment.json: exactly what `sdeval assess [--requirements REQ] -f json` prints;
 - sdeval-report.json, the manifest: which attachment is which input (`attachment`), the name it
   was assessed under (`file`), its `role` and SHA-256, the assessment's SHA-256, and when.
@@ -23,7 +24,8 @@ MANIFEST_NAME = "sdeval-report.json"
 ASSESSMENT_NAME = "assessment.json"
 RECORD_ROLE = "evidence record"
 REQUIREMENTS_ROLE = "requirements profile"
-SOURCE_ROLES = (RECORD_ROLE, REQUIREMENTS_ROLE)
+REFERENCES_ROLE = "independent results"
+SOURCE_ROLES = (RECORD_ROLE, REQUIREMENTS_ROLE, REFERENCES_ROLE)
 
 
 class ContainerProblem(ValueError):
@@ -231,7 +233,8 @@ def inputs(manifest_doc: dict[str, Any], files: dict[str, bytes]) -> tuple[list[
         raise ContainerProblem(f"{MANIFEST_NAME} is not an sdeval report manifest")
     records = [i for i in listed if isinstance(i, dict) and role(i) == RECORD_ROLE]
     profiles = [i for i in listed if isinstance(i, dict) and role(i) == REQUIREMENTS_ROLE]
-    if len(records) + len(profiles) != len(listed) or len(profiles) > 1:
+    references = [i for i in listed if isinstance(i, dict) and role(i) == REFERENCES_ROLE]
+    if len(records) + len(profiles) + len(references) != len(listed) or len(profiles) > 1:
         raise ContainerProblem("the manifest lists inputs of unknown roles, or more than one requirements profile")
 
     def content(item: dict[str, Any]) -> tuple[str, bytes]:
@@ -241,3 +244,17 @@ def inputs(manifest_doc: dict[str, Any], files: dict[str, bytes]) -> tuple[list[
         return str(item.get("file")), files[name]
 
     return [content(i) for i in records], (content(profiles[0]) if profiles else None)
+
+
+def reference_inputs(manifest_doc: dict[str, Any], files: dict[str, bytes]) -> list[tuple[str, bytes]]:
+    """The references files (name, bytes) a report attaches (`render --references`), each under the
+    name it was compared by; ContainerProblem for one listed but not attached once."""
+    listed = manifest_doc.get("inputs") if isinstance(manifest_doc, dict) else None
+    out = []
+    for item in listed if isinstance(listed, list) else []:
+        if isinstance(item, dict) and role(item) == REFERENCES_ROLE:
+            name = item.get("attachment")
+            if name not in files:
+                raise ContainerProblem(f"{name} is listed in the manifest but not attached once")
+            out.append((str(item.get("file")), files[name]))
+    return out

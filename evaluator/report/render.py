@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._infra.resources import data_dir
 from ..present.report_pages import Embedded, report_context
-from .container import ASSESSMENT_NAME, MANIFEST_NAME, RECORD_ROLE, REQUIREMENTS_ROLE, SOURCE_ROLES, attachment_name, manifest
+from .container import ASSESSMENT_NAME, MANIFEST_NAME, RECORD_ROLE, REFERENCES_ROLE, REQUIREMENTS_ROLE, SOURCE_ROLES, attachment_name, manifest
 
 if TYPE_CHECKING:
     from ..pipeline import Assessed
@@ -38,6 +38,7 @@ def embedded_files(assessed: Assessed, when: dt.datetime) -> list[Embedded]:
     profile = assessed.profile
     if profile is not None:
         inputs.append(Embedded(attachment_name(profile.path, taken), REQUIREMENTS_ROLE, profile.path, profile.raw))
+    inputs += [Embedded(attachment_name(r.path, taken), REFERENCES_ROLE, r.path, r.raw) for r in assessed.references]
     assessment = Embedded(ASSESSMENT_NAME, "assessment (JSON)", ASSESSMENT_NAME, dumps(assessed.document))
     listed = manifest(inputs, assessment.sha256, when.isoformat())
     return [*inputs, assessment, Embedded(MANIFEST_NAME, "report manifest (JSON)", MANIFEST_NAME, dumps(listed))]

@@ -76,6 +76,8 @@ class ClaimResult:
     # The claimed value exactly as the record writes it ("1.90"), read from the file only when a
     # report shows it (a large JSON file's text is walked once for it).
     written_in_file: Callable[[], str | None] = lambda: None
+    # With `--references`: the independent rows at the claim's key (references/match.ClaimReferences).
+    independent: Any = None
 
     @property
     def written(self) -> str | None:

@@ -45,6 +45,8 @@ class Served:
     profile: ProfileInput | None = None
     # A record to start from: (file name, its text), as `sdeval serve FILE` read it.
     initial: tuple[str, str] | None = None
+    # `serve --references FILE`: independent results (name, bytes), read once at start, set beside each claim.
+    references: tuple[tuple[str, bytes], ...] = ()
 
     # The form's record is assessed under this name, as the page's JSON (what Save writes): the
     # lines a finding names are that text's, not those of a file it started from.
@@ -98,10 +100,15 @@ def assess_record(served: Served, raw: bytes) -> dict:
     """The record assessed as `sdeval assess [--requirements PROFILE]` assesses a file."""
     from ..present import REPORTER_BY_NAME
 
-    assessed = reassess([(served.record_name, raw)], served.profile)
+    assessed = reassess([(served.record_name, raw)], served.profile, list(served.references))
+    text = REPORTER_BY_NAME["text"](assessed.results, True, assessed.comparison)
+    if assessed.reference_comparison is not None:
+        from ..present.references_text import sources_block
+
+        text += "\n" + sources_block(assessed.reference_comparison)
     return {
         "document": assessed.document,
-        "text": REPORTER_BY_NAME["text"](assessed.results, True, assessed.comparison),
+        "text": text,
         "exit": assessed.exit_code,
         "reason": assessed.exit_reason(),
     }

@@ -35,7 +35,16 @@ from pathlib import Path
 from typing import Any
 
 from .._infra.reading import UnreadableFile, read_bytes
-from ..report.container import ASSESSMENT_NAME, MANIFEST_NAME, REQUIREMENTS_ROLE, ContainerProblem, ReportContents, role
+from ..report.container import (
+    ASSESSMENT_NAME,
+    MANIFEST_NAME,
+    REFERENCES_ROLE,
+    REQUIREMENTS_ROLE,
+    ContainerProblem,
+    ReportContents,
+    reference_inputs,
+    role,
+)
 from ..report.container import inputs as read_inputs
 from ..report.trust import CertificateInfo, TrustAnchors, TrustProblem, iso_time
 from .checks import NOT_ESTABLISHED, NOT_EVALUATED, NOT_REPRODUCIBLE, Check, not_evaluated
@@ -284,9 +293,12 @@ def _compare_hashes(contents: ReportContents) -> Check:
             problems.append(f"{name}: SHA-256 {actual[name]} differs from the manifest's {sha}")
     assessed = {f.get("file"): f.get("sha256") for f in assessment.get("files", [])}
     profile = (assessment.get("requirements") or {}).get("profile") or {}
+    compared = {f.get("file"): f.get("sha256") for f in (assessment.get("references") or {}).get("files", [])}
     for item in manifest["inputs"]:
         if role(item) == REQUIREMENTS_ROLE:
             named = profile.get("sha256") if profile.get("file") == item["file"] else None
+        elif role(item) == REFERENCES_ROLE:
+            named = compared.get(item["file"])
         else:
             named = assessed.get(item["file"])
         if named != item["sha256"]:
@@ -315,14 +327,16 @@ def _reproduction_check(contents: ReportContents, strict: bool) -> Check:
         embedded = json.loads(contents.single(ASSESSMENT_NAME))
         inputs, given = read_inputs(manifest, contents.files())
         profile = [ProfileInput(*given)] if given else []
+        references = reference_inputs(manifest, contents.files())
     except (ValueError, KeyError, TypeError) as exc:  # ContainerProblem is a ValueError
         return Check("reproduction", False, f"the inputs cannot be read back ({type(exc).__name__}: {_one_line(exc)})")
     if not isinstance(embedded, dict) or not isinstance(embedded.get("tool", {}), dict):
         return Check("reproduction", False, f"{ASSESSMENT_NAME} is not an sdeval assessment")
     try:
-        fresh = reassess(inputs, profile[0] if profile else None).document
+        fresh = reassess(inputs, profile[0] if profile else None, references).document
     except CannotRun as exc:
-        return Check("reproduction", False, f"the attached requirements profile cannot be judged again: {exc}")
+        what = "requirements profile" if profile else "independent results"
+        return Check("reproduction", False, f"the attached {what} cannot be judged again: {exc}")
     then, now_tool = embedded.get("tool", {}), fresh["tool"]
     now = f"sdeval {now_tool['version']} (rule catalog {now_tool['rule_catalog_version']})"
     before = f"sdeval {then.get('version')} (rule catalog {then.get('rule_catalog_version')})"
@@ -338,6 +352,7 @@ def _reproduction_check(contents: ReportContents, strict: bool) -> Check:
             True,
             f"re-assessing {len(inputs)} input{'s' * (len(inputs) != 1)}"
             + (f" against requirements {profile[0].path}" if profile else "")
+            + (f" beside independent results {', '.join(name for name, _ in references)}" if references else "")
             + f" with {now} gives the embedded assessment"
             + ("" if same_tool else f" (made with {before})"),
         )

@@ -384,7 +384,8 @@ def test_command_summaries_are_never_cut_off(sdeval):
     listing = sdeval("--help").stdout
     commands = listing[listing.index("Commands:") :]
     assert "..." not in commands
-    assert "  render    Write the PDF/A report, inputs attached, signed with a key.\n" in commands
+    assert "  render     Write the PDF/A report, inputs attached, signed with a key.\n" in commands
+    assert "  reference  Independent results to set beside each claim.\n" in commands
 
 
 def test_version_and_shell_completion(sdeval):

@@ -23,6 +23,7 @@ LAYERS = {
     "evaluator.present": 4,  # every output, reading the assessed result
     "evaluator.pipeline": 5,  # the one door: paths or bytes -> Assessed
     "evaluator.importers": 5,
+    "evaluator.references": 5,  # independent results read (an MLPerf Endpoints point through its importer) and matched to claims
     "evaluator.report": 6,  # render, write, sign: the report container
     "evaluator.authoring": 6,
     "evaluator.form": 6,

@@ -16,10 +16,12 @@ from evaluator.engine.loader import load_bytes, load_file
 from evaluator.pipeline import ProfileInput, reassess
 from evaluator.rules import REGISTRY
 from evaluator.rules.assess import assess
+from evaluator.rules.references import REFERENCE_CODES
 from evaluator.rules.requirements import FIT_CODES
 
 CASES = yaml.safe_load((Path(__file__).parents[2] / "evaluator" / "rules" / "cases.yaml").read_text())
 FIT_CASES = yaml.safe_load((Path(__file__).parents[1] / "fit_cases.yaml").read_text())
+REFERENCE_CASES = yaml.safe_load((Path(__file__).parents[1] / "reference_cases.yaml").read_text())
 
 
 def run_case(case: dict) -> list[str]:
@@ -54,13 +56,30 @@ def test_fit_case(case):
     assert run_fit_case(case) == case["expect"]
 
 
+def run_reference_case(case: dict) -> list[str]:
+    """The claims carrying the case's code when the 250 tokens/s-per-user claim (its lengths stated)
+    is set beside the case's InferenceX rows, read through the inferencex importer."""
+    from support.reference_rows import references_file
+
+    record = load_file(str(EXAMPLES / "public-claims" / "trt-deepseek-r1-250-tps-per-user.yaml")).data
+    record["runs"][0]["workload"].update(input_tokens_mean=1024, output_tokens_mean=2048)
+    assessed = reassess([("offer.json", json.dumps(record).encode())], None, [("refs.json", references_file(case["rows"]))])
+    return [c.id for c in assessed.results[0].claims for f in c.findings if f.code == case["rule"]]
+
+
+@pytest.mark.parametrize("case", REFERENCE_CASES, ids=[f"{c['rule']}-{c['name']}" for c in REFERENCE_CASES])
+def test_reference_case(case):
+    assert run_reference_case(case) == case["expect"]
+
+
 def test_every_rule_has_a_failing_and_a_passing_case():
-    every = CASES + FIT_CASES
+    every = CASES + FIT_CASES + REFERENCE_CASES
     failing = {c["rule"] for c in every if c["expect"]}
     passing = {c["rule"] for c in every if not c["expect"]}
     assert set(REGISTRY) - failing == set(), "rules without a failing case"
     assert set(REGISTRY) - passing == set(), "rules without a passing case"
-    assert {c["rule"] for c in CASES} <= set(REGISTRY) - set(FIT_CODES), "record cases for unknown or fit codes"
+    assert {c["rule"] for c in CASES} <= set(REGISTRY) - set(FIT_CODES) - set(REFERENCE_CODES), "record cases for unknown, fit or reference codes"
+    assert {c["rule"] for c in REFERENCE_CASES} <= set(REFERENCE_CODES), "reference cases for codes that are not reference codes"
     assert {c["rule"] for c in FIT_CASES} <= set(FIT_CODES), "fit cases for codes that are not fit codes"
 
 
