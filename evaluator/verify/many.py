@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from .._infra.exit_codes import EXIT_CANNOT_RUN, EXIT_FINDINGS, EXIT_OK
 from .one import NotAReport, Outcome, TrustAnchors, not_a_report, verify_report
 
 JSON_SCHEMA_VERSION = "1.0"
@@ -173,8 +174,8 @@ def as_json(outcomes: list[Outcome]) -> dict[str, Any]:
 def exit_code(outcomes: list[Outcome]) -> int:
     """0 every report verifies; 1 a check fails or trust is not established; 2 a file is not a report."""
     if any(o.problem is not None for o in outcomes):
-        return 2
-    return 0 if all(o.passed for o in outcomes) else 1
+        return EXIT_CANNOT_RUN
+    return EXIT_OK if all(o.passed for o in outcomes) else EXIT_FINDINGS
 
 
 def _clean(value: str) -> str:
