@@ -50,9 +50,6 @@ def verify_one(path: Path, *, trust: TrustAnchors | None, strict: bool, now: dt.
 
 def warm_up() -> None:
     """Import what verifying needs before forking, so each process does not pay for it again."""
-    from .._infra.offline import import_pyhanko
-
-    import_pyhanko()
     import pyhanko.sign.diff_analysis  # noqa: F401
     import pyhanko.sign.validation  # noqa: F401
     import pyhanko_certvalidator  # noqa: F401
