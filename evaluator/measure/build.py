@@ -12,24 +12,28 @@ from typing import Any
 
 from ..importers.vllm_metrics import SERVERS
 from .capture import Capture, MeasureProblem
+from .measurement import measurement
 from .scrape import window_deltas
 
-RECORD_VERSION = "1.2"
+RECORD_VERSION = "1.3"
 
 
-def _percentiles(values: list[float]) -> dict[str, float] | None:
+def _percentiles(values: list[float], method: str) -> dict[str, Any] | None:
     if not values:
         return None
     ordered = sorted(values)
 
-    def at(q: float) -> float:  # linear interpolation between closest ranks, as numpy's default
+    def at(q: float) -> float:
         pos = (len(ordered) - 1) * q
         lo, hi = math.floor(pos), math.ceil(pos)
-        return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+        if method == "lower":  # the lower of the two closest ranks (numpy method="lower", MLPerf Endpoints)
+            return ordered[lo]
+        return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)  # interpolated, numpy's default
 
-    return {
+    figures: dict[str, Any] = {
         k: round(v, 3) for k, v in (("mean", sum(ordered) / len(ordered)), ("p50", at(0.5)), ("p90", at(0.9)), ("p95", at(0.95)), ("p99", at(0.99)))
     }
+    return {**figures, "method": method}
 
 
 def request_times(r: dict) -> tuple[float, float, float]:
@@ -55,7 +59,17 @@ class Findings(list):
 def build(capture: Capture, session: dict, arms: list[dict]) -> tuple[dict[str, Any], Findings, list[dict]]:
     entries = capture.entries()
     findings = Findings()
-    windows = {(e["arm"], e["concurrency"], e["repetition"]): e for e in entries if e["kind"] == "window"}
+    windows, position = {}, {}
+    for n, e in enumerate(entries):
+        if e["kind"] == "window":
+            windows[(e["arm"], e["concurrency"], e["repetition"])] = e
+            position[(e["arm"], e["concurrency"], e["repetition"])] = n
+    # each window's place in the order measured, every arm and load (shows whether arms were interleaved)
+    sequence = {key: n for n, key in enumerate(sorted(windows, key=position.__getitem__))}
+    # interleaved only where one call measured every arm of the record so; an arm added by --append is arm by arm
+    orders = {
+        arm: e["order"] if set(e["arms"]) >= {a["name"] for a in arms} else "arm-by-arm" for e in entries if e["kind"] == "call" for arm in e["arms"]
+    }
     requests: dict[tuple, list[dict]] = defaultdict(list)
     for e in entries:
         key = (e.get("arm"), e.get("concurrency"), e.get("repetition"))
@@ -65,7 +79,7 @@ def build(capture: Capture, session: dict, arms: list[dict]) -> tuple[dict[str, 
             requests[key].append(e)
     settings = session["settings"]
     configurations, runs, table = [], [], []
-    outputs: dict[tuple, str] = {}  # (arm, concurrency, repetition, index) -> text, for the equality check
+    outputs: dict[tuple, tuple] = {}  # (arm, concurrency, repetition, index) -> (salt, text), for the equality check
     for arm in arms:
         configurations.append(_configuration(arm, settings))
         for c in settings["concurrencies"]:
@@ -73,6 +87,7 @@ def build(capture: Capture, session: dict, arms: list[dict]) -> tuple[dict[str, 
             if not reps:
                 continue
             run, row = _run(capture, arm, c, reps, requests, settings, session, findings, outputs)
+            run["measurement"] = measurement(arm["name"], c, reps, requests, session, sequence, orders.get(arm["name"], "arm-by-arm"), findings)
             runs.append(run)
             table.append(row)
     if not runs:
@@ -120,7 +135,7 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
             if r.get("model"):
                 models.add(r["model"])
         for r in done:
-            outputs[(name, c, rep, r["index"])] = r["text"]
+            outputs[(name, c, rep, r["index"])] = (r.get("salt"), r["text"])
         emitted = sum(r["completion_tokens"] for r in done)
         completed += done
         repetitions.append({"emitted_tokens": emitted, "duration_s": window["duration_us"] / 1e6})
@@ -185,6 +200,7 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
     if failures:
         notes.append("Failed requests, never counted as completed: " + ", ".join(f"{n} {k}" for k, n in sorted(failures.items())) + ".")
     times = [request_times(r) for r in completed]
+    method = settings.get("percentile_method", "linear")
     prompt_tokens = [r["prompt_tokens"] for r in completed if isinstance(r.get("prompt_tokens"), int)]
     tasks = sorted({r.get("task") or "unlabelled" for r in completed})
     run: dict[str, Any] = {
@@ -202,6 +218,7 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
             else None,
             "output_tokens_mean": round(E / len(completed), 3) if completed else None,
             "max_output_tokens": settings["max_tokens"],
+            "salted": True,
         },
         "load": {"concurrency": c, "loop": "closed"},
         "interval": {
@@ -213,9 +230,9 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
         },
         "counts": counts,
         "latency": {
-            "ttft_ms": _percentiles([t[0] for t in times]),
-            "tpot_ms": _percentiles([t[1] for t in times]),
-            "e2e_ms": _percentiles([t[2] for t in times]),
+            "ttft_ms": _percentiles([t[0] for t in times], method),
+            "tpot_ms": _percentiles([t[1] for t in times], method),
+            "e2e_ms": _percentiles([t[2] for t in times], method),
         },
         "repetitions": repetitions,
         "request_latencies": {"ttft_ms": [t[0] for t in times], "tpot_ms": [t[1] for t in times], "e2e_ms": [t[2] for t in times]},
@@ -229,7 +246,7 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
     if not times:
         del run["request_latencies"]
     seconds = duration_us / 1e6
-    ttft, tpot = _percentiles([t[0] for t in times]), _percentiles([t[1] for t in times])  # None without times
+    ttft, tpot = _percentiles([t[0] for t in times], method), _percentiles([t[1] for t in times], method)  # None without times
     row = {
         "arm": name,
         "concurrency": c,
@@ -256,8 +273,9 @@ def _equality(runs: list[dict], arms: list[dict], outputs: dict, settings: dict)
         if run["arrangement"] != "speculative":
             continue
         c = run["load"]["concurrency"]
-        pairs = [(text, outputs.get((baseline, c, rep, i))) for (arm, cc, rep, i), text in outputs.items() if arm == run["configuration"] and cc == c]
-        pairs = [(a, b) for a, b in pairs if b is not None]
+        # the same prompt only: a window measured again after a crash carried other salts
+        pairs = [(mine, outputs.get((baseline, c, rep, i))) for (arm, cc, rep, i), mine in outputs.items() if arm == run["configuration"] and cc == c]
+        pairs = [(a[1], b[1]) for a, b in pairs if b is not None and a[0] == b[0]]
         if not pairs:
             continue
         matched = sum(a == b for a, b in pairs)
