@@ -4,7 +4,6 @@ quality result, and a first claim per speculative run (the schema wants one; `sd
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import math
 from collections import defaultdict
@@ -12,6 +11,7 @@ from typing import Any
 
 from ..importers.vllm_metrics import SERVERS
 from .capture import Capture, MeasureProblem
+from .configuration import configuration
 from .measurement import measurement
 from .scrape import window_deltas
 
@@ -43,13 +43,6 @@ def request_times(r: dict) -> tuple[float, float, float]:
     n = r["completion_tokens"]
     tpot = (e2e - ttft) / (n - 1) if n > 1 else 0.0
     return round(ttft, 3), round(max(tpot, 0.0), 3), round(e2e, 3)
-
-
-def _merge(base: dict, over: dict) -> dict:
-    out = copy.deepcopy(base)
-    for k, v in over.items():
-        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
-    return out
 
 
 class Findings(list):
@@ -97,22 +90,7 @@ def build(capture: Capture, session: dict, arms: list[dict]) -> tuple[dict[str, 
 
 
 def _configuration(arm: dict, settings: dict) -> dict:
-    speculative = arm["arrangement"] == "speculative"
-    cfg = {
-        "id": arm["name"],
-        "target": {"model": arm["models"][0]},
-        "proposer": {"method": "other", "method_name": "not stated to sdeval measure (give --configuration)"} if speculative else {"method": "none"},
-        "sampling": {"temperature": settings["temperature"], "top_p": settings["top_p"], "seed": settings["seed"], "n": 1},
-    }
-    stated = arm.get("configuration") or {}
-    cfg = _merge(cfg, {k: v for k, v in stated.items() if k != "id"})
-    # What the engine is sampled with is what measure sent, whatever the file says.
-    cfg["sampling"] = _merge(
-        cfg.get("sampling", {}), {"temperature": settings["temperature"], "top_p": settings["top_p"], "seed": settings["seed"], "n": 1}
-    )
-    if settings["temperature"] == 0:
-        cfg["sampling"]["mode"] = "greedy"
-    return cfg
+    return configuration(arm["name"], arm["arrangement"], arm["models"][0], arm.get("configuration"), settings)
 
 
 def _run(capture, arm, c, reps, requests, settings, session, findings: Findings, outputs) -> tuple[dict, dict]:
@@ -170,6 +148,8 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
     E = sum(r["completion_tokens"] for r in completed)
     counts: dict[str, Any] = {"emitted_tokens": E}
     notes = [f"Measured by: {session['command']}", "Client timing, one monotonic clock; repetition durations at microsecond resolution."]
+    if arm.get("configuration_corrected"):
+        notes.append(f"Configuration as corrected with --resume ({arm['configuration_corrected']}), not as first given.")
     population_check: list[dict[str, Any]] = [{"count": k, "benchmark": v[0], "server": v[1]} for k, v in checks.items() if k in have]
     if population_check:
         settled = all(p["benchmark"] == p["server"] for p in population_check)

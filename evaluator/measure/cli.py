@@ -15,6 +15,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from . import configuration
 from .capture import Capture, MeasureProblem, capture_dir
 from .loop import Arm, Settings
 
@@ -168,20 +169,6 @@ def _arms_of(args) -> list[Arm]:
     return arms
 
 
-def _configuration_file(path: Path) -> dict:
-    from ..engine.loader import UnreadableFile, load_file
-
-    try:
-        loaded = load_file(str(path))
-    except UnreadableFile as exc:
-        raise MeasureProblem(f"--configuration {exc}") from None
-    if loaded.problem is not None:
-        raise MeasureProblem(f"--configuration {path}: {loaded.problem.where()}{loaded.problem.message}")
-    if not isinstance(loaded.data, dict):
-        raise MeasureProblem(f"--configuration {path}: not a mapping of configuration fields")
-    return loaded.data
-
-
 def _command_line(argv: list[str]) -> str:
     return shlex.join(["sdeval", "measure", *argv])  # API keys are named by variable, never given on it
 
@@ -191,7 +178,8 @@ def main(argv: list[str]) -> int:
     try:
         return _measure(args, argv)
     except MeasureProblem as exc:
-        print(f"sdeval: {exc}", file=sys.stderr)
+        for line in str(exc).splitlines():  # one line per problem (a configuration file can have several)
+            print(f"sdeval: {line}", file=sys.stderr)
         return 2
 
 
@@ -232,14 +220,16 @@ def _measure(args, argv: list[str]) -> int:
         prompts, dataset, sha = load_prompts(args.prompts, args.endpoint)
     if args.endpoint == "completions":
         require_text(prompts, str(args.prompts or dataset))
-    configs = {arm.name: _configuration_file(arm.configuration) for arm in arms if arm.configuration}
+    session_settings = {**settings.__dict__, "dataset": dataset, "dataset_sha256": sha}
+    # every --configuration checked against the record's schema before anything is sent or written
+    configs = {arm.name: configuration.load(arm.configuration, arm.name, arm.arrangement, session_settings) for arm in arms if arm.configuration}
     session = {
         "kind": "session",
         "command": _command_line(argv),
         "started": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "vendor": args.vendor,
         "offer_id": args.offer_id,
-        "settings": {**settings.__dict__, "dataset": dataset, "dataset_sha256": sha},
+        "settings": session_settings,
         "salt": {"scheme": SALT_SCHEME, "nonce": new_nonce()},
     }
     capture = Capture(directory)
@@ -278,6 +268,8 @@ def _measure(args, argv: list[str]) -> int:
     for e in capture.entries():
         if e["kind"] == "arm":
             all_arms[e["name"]] = e
+        elif e["kind"] == "configuration" and e["arm"] in all_arms:  # corrected with --resume
+            all_arms[e["arm"]] = {**all_arms[e["arm"]], "configuration": e["configuration"], "configuration_corrected": e["file"]}
     record, findings, table = build(capture, session_for_build, list(all_arms.values()))
     try:
         write_atomic(record_path, (json.dumps(record, indent=2, ensure_ascii=False) + "\n").encode(), force=continuing)
@@ -320,6 +312,8 @@ async def _run(arms, prompts, settings, capture, session, continuing, started, c
                 capture.write(session)
             known = {k["name"] for k in known_arms}
             for arm in arms:
+                if arm.name in known and arm.name in configs:
+                    capture.write({"kind": "configuration", "arm": arm.name, "file": str(arm.configuration), "configuration": configs[arm.name]})
                 if arm.name not in known:
                     capture.write(
                         {
