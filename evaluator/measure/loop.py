@@ -158,7 +158,10 @@ async def _window(client, arm: Arm, model: str, c: int, rep: int, prompts, s: Se
         if arm.name not in metrics_servers:
             metrics_servers[arm.name] = check(capture.dir / scrapes["before"], arm.metrics, arm.arrangement == "speculative")
     n = s.per_window(c)
-    jobs = [(i, prompts[i % len(prompts)], salts(i)) for i in range(n)]
+    # Each window takes the next prompts of the set (the same in every arm), so repetitions and loads
+    # together go through the whole set rather than its first n prompts again and again.
+    first = sum(s.per_window(cc) for cc in s.concurrencies[: s.concurrencies.index(c)]) * s.repetitions + rep * n
+    jobs = [(i, prompts[(first + i) % len(prompts)], salts(i)) for i in range(n)]
     bar = progress.start(f"{arm.name} c={c} repetition {rep + 1} of {s.repetitions}", n)
     window: list = []
 
