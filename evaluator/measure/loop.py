@@ -15,6 +15,7 @@ from .capture import Capture, MeasureProblem
 from .client import stream_chat
 from .prompts import Prompt, salt_for, salted, salted_text
 from .scrape import check, fetch, get
+from .selfcheck import ClientCheck
 
 
 @dataclass
@@ -170,7 +171,8 @@ async def _window(client, arm: Arm, model: str, c: int, rep: int, prompts, s: Se
         capture.write({"kind": "request", **where, "warmup": False, "index": i, "prompt": p.id, "task": p.task, "salt": salt, **r.to_json()})
         bar.advance()
 
-    await _closed_loop(client, arm, model, jobs, c, s, keep)
+    async with ClientCheck() as client_check:
+        await _closed_loop(client, arm, model, jobs, c, s, keep)
     bar.close()
     if arm.metrics:
         scrapes["after"] = await _scrape(client, arm, capture, where, "after")
@@ -186,6 +188,7 @@ async def _window(client, arm: Arm, model: str, c: int, rep: int, prompts, s: Se
             "scrapes": scrapes,
             "metrics_format": server.format if server else None,
             "ended": time.time(),
+            **client_check.figures(),
         }
     )
 

@@ -6,6 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from .selfcheck import bottleneck
+
+STEADY_SHARE = 0.95  # a window whose achieved concurrency is below 95 % of its target is a finding
+
 # Tokens a server puts before the salt: BOS for a completion; a chat template's turn header (and
 # BOS, or a system preamble) for a chat. A stated allowance, not a tokenizer's count.
 TEMPLATE_ALLOWANCE = {"completions": 1, "chat": 32}
@@ -23,6 +27,24 @@ def cache_allowance(salt: str, endpoint: str) -> int:
     """The most cache hit the salt itself explains: its UTF-8 bytes (a token is at least one byte)
     plus the template's tokens before it. Beyond that, the prompt's own text was cached."""
     return len(salt.encode()) + TEMPLATE_ALLOWANCE[endpoint]
+
+
+def achieved_concurrency(measured: list[dict], c: int) -> float | None:
+    """Time-weighted mean of the measured requests in flight over the window's steady part: from
+    the moment c requests are first in flight to the moment the first slot has nothing left to send
+    (the first response to end after the last request was sent). None when the window never had c
+    requests in flight."""
+    # a resent request was in its slot from its first attempt (the server never saw that one)
+    spans = sorted(((r.get("earlier_attempts") or [r])[0]["sent"], r["last_byte"] or r["sent"]) for r in measured)
+    if len(spans) < c:
+        return None
+    start = spans[c - 1][0]
+    last_sent = spans[-1][0]
+    end = min(e for _, e in spans if e >= last_sent)
+    if end <= start:
+        return None
+    busy = sum(max(0.0, min(e, end) - max(s, start)) for s, e in spans)
+    return round(busy / (end - start), 4)
 
 
 def measurement(
@@ -47,9 +69,22 @@ def measurement(
             reporting += len(hits)
             if salt:
                 allowance += sum(cache_allowance(r["salt"], endpoint) for r, _ in hits if r.get("salt"))
-        for key in ("achieved_concurrency", "loop_lag_ms_max", "client_cpu_fraction"):
+        achieved = achieved_concurrency(measured, c)
+        if achieved is not None:
+            entry["achieved_concurrency"] = achieved
+            if achieved < STEADY_SHARE * c:
+                findings.append(
+                    f"{name} c={c} repetition {rep + 1} of {len(reps)}: {achieved:.2f} requests in flight on average over the window's "
+                    f"steady part, below 95 % of {c}: the load was not the one stated"
+                )
+        for key in ("loop_lag_ms_max", "loop_lag_ms_p99", "client_cpu_fraction"):
             if window.get(key) is not None:
                 entry[key] = window[key]
+        if (why := bottleneck(window)) is not None:
+            findings.append(
+                f"{name} c={c} repetition {rep + 1} of {len(reps)}: the measuring client was the bottleneck ({why}): "
+                "measure with more client processes (--workers) or on a less busy machine"
+            )
         resent += entry["resent"]
         windows.append(entry)
     block: dict[str, Any] = {"tool": "sdeval measure", "order": order, "resent_requests": resent, "windows": windows}

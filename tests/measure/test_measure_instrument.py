@@ -87,3 +87,50 @@ def test_append_keeps_arm_by_arm_order_and_the_first_calls_salts(tmp_path, capsy
     assert runs["target-only-c1"]["salt"] == runs["speculative-c1"]["salt"]  # the same prompts in both arms
     assert [w["sequence"] for w in runs["speculative-c1"]["windows"] + runs["speculative-c2"]["windows"]] == [0, 1, 2, 3]
     assert record["runs"][0]["quality"][0]["equality_total"] == 8
+
+
+def _span(sent: float, end: float, resent_from: float | None = None) -> dict:
+    return {"sent": sent, "last_byte": end, "earlier_attempts": [{"sent": resent_from}] if resent_from is not None else []}
+
+
+def test_achieved_concurrency_is_time_weighted_over_the_steady_part_and_a_shortfall_is_a_finding():
+    from evaluator.measure.measurement import achieved_concurrency, measurement
+
+    # c = 2: steady from the second send (0) to the first end after the last send (6): 10 + 4 + 4 busy of 10
+    spans = [_span(0, 10), _span(0, 4), _span(6, 10)]
+    assert achieved_concurrency(spans, 2) == 1.8
+    # a slot that never idles: the steady part is full
+    assert achieved_concurrency([_span(0, 5), _span(0, 5), _span(5, 10), _span(5, 10)], 2) == 2.0
+    # a resent request held its slot from its first attempt
+    assert achieved_concurrency([_span(0, 5), _span(5.5, 10, resent_from=5)], 1) == 1.0
+    assert achieved_concurrency([_span(0, 5)], 2) is None  # never two in flight
+    findings: list[str] = []
+    session = {"settings": {"endpoint": "chat"}}
+    block = measurement(
+        "speculative", 2, [(0, {"loop_lag_ms_max": 3.0, "loop_lag_ms_p99": 1.0, "client_cpu_fraction": 0.2})],
+        {("speculative", 2, 0): spans}, session, {("speculative", 2, 0): 0}, "interleaved", findings,
+    )  # fmt: skip
+    assert block["windows"][0]["achieved_concurrency"] == 1.8 and block["windows"][0]["client_cpu_fraction"] == 0.2
+    assert findings == [
+        "speculative c=2 repetition 1 of 1: 1.80 requests in flight on average over the window's steady part, below 95 % of 2: the load was not the one stated"
+    ]
+
+
+def test_a_client_that_saturates_its_core_is_a_finding_naming_workers_and_a_busy_machine_is_not():
+    from evaluator.measure.selfcheck import bottleneck
+
+    assert bottleneck({"client_cpu_fraction": 0.95, "loop_lag_ms_p99": 2.0}) == "its event loop kept a core 95% busy"
+    assert bottleneck({"client_cpu_fraction": 0.6, "loop_lag_ms_p99": 80.0}) == (
+        "its event loop ran 80 ms late (p99; bound 50 ms) while keeping a core 60% busy"
+    )
+    assert bottleneck({"client_cpu_fraction": 0.1, "loop_lag_ms_p99": 80.0}) is None  # late, but other processes held the core
+    assert bottleneck({"client_cpu_fraction": 0.3, "loop_lag_ms_p99": 5.0}) is None
+
+
+def test_each_window_records_the_clients_own_lag_and_cpu(tmp_path, capsys, two_arms):
+    code, record, err = _call(tmp_path, capsys, two_arms[:1], "--concurrency", "1", "--repetitions", "1")
+    assert code == 0, err
+    (window,) = record["runs"][0]["measurement"]["windows"]
+    assert window["loop_lag_ms_max"] >= window["loop_lag_ms_p99"] >= 0
+    assert 0 < window["client_cpu_fraction"] < 0.9
+    assert 0.95 <= window["achieved_concurrency"] <= 1
