@@ -39,6 +39,9 @@ class _PerArm(argparse.Action):
         if not namespace.arms:
             parser.error(f"{option_string} must follow the --arm it belongs to")
         key = self.dest
+        if key == "metrics":  # one per engine of the arm's deployment; their counters are summed
+            namespace.arms[-1].setdefault(key, []).append(value)
+            return
         if key in namespace.arms[-1]:
             parser.error(f"{option_string} given twice for arm {namespace.arms[-1]['name']}")
         namespace.arms[-1][key] = value
@@ -66,7 +69,12 @@ def parser() -> argparse.ArgumentParser:
         metavar="NAME=URL",
         help="An arm and its OpenAI-compatible base URL; NAME speculative or target-only (or any id with --arrangement).",
     )
-    p.add_argument("--metrics", action=_PerArm, metavar="URL", help="This arm's Prometheus /metrics (vLLM or llama.cpp counters).")
+    p.add_argument(
+        "--metrics",
+        action=_PerArm,
+        metavar="URL",
+        help="This arm's Prometheus /metrics (vLLM or llama.cpp counters); once per engine where the deployment has several: their deltas are summed, each scrape kept.",
+    )
     p.add_argument("--api-key-env", action=_PerArm, metavar="VAR", help="Environment variable holding this arm's API key (never written anywhere).")
     p.add_argument(
         "--configuration", action=_PerArm, metavar="FILE", help="YAML with this arm's configuration fields (hardware, numerics, proposer, revisions)."
@@ -148,6 +156,8 @@ def _arms_of(args) -> list[Arm]:
             raise MeasureProblem(f"--arm {a['name']}: say whether it is speculative or target-only with --arrangement after it")
         if a["name"] in names:
             raise MeasureProblem(f"--arm {a['name']} given twice")
+        if len(set(a.get("metrics", []))) != len(a.get("metrics", [])):
+            raise MeasureProblem(f"--arm {a['name']}: the same --metrics URL given twice would count its engine twice")
         names.add(a["name"])
         headers = {}
         if a.get("api_key_env"):
@@ -160,13 +170,18 @@ def _arms_of(args) -> list[Arm]:
                 a["name"],
                 a["url"],
                 arrangement,
-                a.get("metrics"),
+                a.get("metrics", []),
                 a.get("api_key_env"),
                 Path(a["configuration"]) if a.get("configuration") else None,
                 headers,
             )
         )
     return arms
+
+
+def _urls(metrics: str | list[str] | None) -> list[str]:
+    """An arm's metrics URLs as its capture line holds them (one string in a capture before 1.3)."""
+    return [] if metrics is None else [metrics] if isinstance(metrics, str) else metrics
 
 
 def _command_line(argv: list[str]) -> str:
@@ -257,7 +272,7 @@ def _measure(args, argv: list[str]) -> int:
                 if any(k["name"] == arm.name for k in known_arms):
                     raise MeasureProblem(f"{capture.log}: already holds arm {arm.name}; use --resume to finish it")
         if args.resume and not arms:
-            arms = [Arm(k["name"], k["url"], k["arrangement"], k.get("metrics"), k.get("api_key_env")) for k in known_arms]
+            arms = [Arm(k["name"], k["url"], k["arrangement"], _urls(k.get("metrics")), k.get("api_key_env")) for k in known_arms]
             for arm in arms:
                 if arm.api_key_env:
                     arm.headers = {"Authorization": f"Bearer {os.environ.get(arm.api_key_env, '')}"}
@@ -300,12 +315,12 @@ async def _run(arms, prompts, settings, capture, session, continuing, started, c
         identities = {}
         for arm in arms:
             identities[arm.name] = await identify(client, arm)
-            if arm.metrics:
-                text = await fetch(client, arm.metrics, arm.headers)
+            for url in arm.metrics:
+                text = await fetch(client, url, arm.headers)
                 with tempfile.TemporaryDirectory() as tmp:
                     probe = Path(tmp) / "metrics.prom"
                     probe.write_bytes(text)
-                    check(probe, arm.metrics, arm.arrangement == "speculative")
+                    check(probe, url, arm.arrangement == "speculative")
         capture.open(new=not continuing)
         try:
             if not continuing:

@@ -23,7 +23,7 @@ class Arm:
     name: str
     url: str
     arrangement: str
-    metrics: str | None = None
+    metrics: list[str] = field(default_factory=list)  # one /metrics per engine of the deployment, summed
     api_key_env: str | None = None
     configuration: Path | None = None
     headers: dict[str, str] = field(default_factory=dict)
@@ -155,9 +155,9 @@ async def _window(client, arm: Arm, model: str, c: int, rep: int, prompts, s: Se
     )
     scrapes = {}
     if arm.metrics:
-        scrapes["before"] = await _scrape(client, arm, capture, where, "before")
+        scrapes["before"] = [await _scrape(client, arm, k, capture, where, "before") for k in range(len(arm.metrics))]
         if arm.name not in metrics_servers:
-            metrics_servers[arm.name] = check(capture.dir / scrapes["before"], arm.metrics, arm.arrangement == "speculative")
+            metrics_servers[arm.name] = check(capture.dir / scrapes["before"][0], arm.metrics[0], arm.arrangement == "speculative")
     n = s.per_window(c)
     # Each window takes the next prompts of the set (the same in every arm), so repetitions and loads
     # together go through the whole set rather than its first n prompts again and again.
@@ -175,7 +175,7 @@ async def _window(client, arm: Arm, model: str, c: int, rep: int, prompts, s: Se
         await _closed_loop(client, arm, model, jobs, c, s, keep)
     bar.close()
     if arm.metrics:
-        scrapes["after"] = await _scrape(client, arm, capture, where, "after")
+        scrapes["after"] = [await _scrape(client, arm, k, capture, where, "after") for k in range(len(arm.metrics))]
     start = min(r.sent for r in window)
     end = max(r.last_byte or r.sent for r in window)
     server = metrics_servers.get(arm.name)
@@ -193,10 +193,11 @@ async def _window(client, arm: Arm, model: str, c: int, rep: int, prompts, s: Se
     )
 
 
-async def _scrape(client, arm: Arm, capture: Capture, where: dict, when: str) -> str:
-    assert arm.metrics is not None  # scraped only for an arm with a metrics URL
-    text = await fetch(client, arm.metrics, arm.headers)
-    name = f"scrape-{arm.name}-c{where['concurrency']}-r{where['repetition']}-{when}.prom"
+async def _scrape(client, arm: Arm, engine: int, capture: Capture, where: dict, when: str) -> str:
+    """The arm's `engine`-th /metrics, kept in its own file."""
+    url = arm.metrics[engine]
+    text = await fetch(client, url, arm.headers)
+    name = f"scrape-{arm.name}-c{where['concurrency']}-r{where['repetition']}-{when}{f'-{engine + 1}' if engine else ''}.prom"
     sha = capture.save_scrape(name, text)
-    capture.write({"kind": "scrape", **where, "when": when, "file": name, "sha256": sha})
+    capture.write({"kind": "scrape", **where, "when": when, "url": url, "file": name, "sha256": sha})
     return name

@@ -42,6 +42,7 @@ FAULTS = (
     "sglang-gauges",  # /metrics as SGLang writes it: acceptance gauges, no counters
     "buffered",  # a buffering gateway: every chunk arrives at once, at the end
     "warm-cache",  # reports every prompt as served whole from its cache (a cache the salt did not defeat)
+    "preempting",  # /metrics counts a preemption (vLLM's vllm:num_preemptions_total) for every finished request
 )
 CACHED_PROMPTS = 64  # the prefix cache holds this many recent prompts
 
@@ -92,6 +93,7 @@ class Simulator:
         self.api_key = api_key  # when set, /v1/ answers 401 without "Authorization: Bearer KEY"
         self.authorizations: list[str | None] = []  # what each /v1/ request presented
         self.recent: list[bytes] = []  # the prefix cache: recent prompts, newest last
+        self.finished = 0  # requests streamed to their end
         self.app = Starlette(
             routes=[
                 Route("/health", lambda r: JSONResponse({"status": "ok"})),
@@ -136,6 +138,8 @@ class Simulator:
             ("llamacpp:requests_processing", "gauge", c.processing),
             ("llamacpp:requests_deferred", "gauge", 0),
         ]
+        if self.fault == "preempting":
+            lines.append(("vllm:num_preemptions_total", "counter", self.finished))
         text = "".join(f"# TYPE {n} {t}\n{n} {v}\n" for n, t, v in lines)
         if c.per_position:
             name = "llamacpp:spec_decode_num_accepted_tokens_per_pos_total"
@@ -272,6 +276,7 @@ class Simulator:
         finally:
             self.counters.processing -= 1
             if finished:  # llama.cpp counts a request's tokens when it finishes
+                self.finished += 1
                 self._add(counts, prompt_tokens)
 
     def _add(self, c: Counters, prompt_tokens: int) -> None:

@@ -134,3 +134,38 @@ def test_each_window_records_the_clients_own_lag_and_cpu(tmp_path, capsys, two_a
     assert window["loop_lag_ms_max"] >= window["loop_lag_ms_p99"] >= 0
     assert 0 < window["client_cpu_fraction"] < 0.9
     assert 0.95 <= window["achieved_concurrency"] <= 1
+
+
+def test_metrics_repeated_per_arm_are_summed_over_the_engines_each_scrape_kept(tmp_path, capsys):
+    sim, idle = Simulator(speculative=True), Simulator(speculative=True)  # the second engine serves nothing here
+    with serve(sim) as url, serve(idle) as other:
+        argv = ["--arm", f"speculative={url}", "--metrics", f"{url}/metrics", "--metrics", f"{other}/metrics"]
+        code = measure([*argv, *SMALL, "--concurrency", "1", "-o", str(tmp_path / "rec.json")])
+    assert code == 0, capsys.readouterr().err
+    record = json.loads((tmp_path / "rec.json").read_text())
+    entries = [json.loads(line) for line in (tmp_path / "rec.json.capture" / "capture.jsonl").read_text().splitlines()]
+    scrapes = [e for e in entries if e["kind"] == "scrape"]
+    assert {e["url"] for e in scrapes} == {f"{url}/metrics", f"{other}/metrics"} and len(scrapes) == 8  # 2 windows x 2 engines x before/after
+    assert all((tmp_path / "rec.json.capture" / e["file"]).is_file() for e in scrapes)
+    run = record["runs"][0]
+    assert run["counts"]["population"] == "benchmark-requests"
+    assert run["counts"]["verification_steps"] > 0
+    measured = [e for e in entries if e["kind"] == "request" and not e["warmup"]]
+    assert run["counts"]["emitted_tokens"] == sum(r["completion_tokens"] for r in measured)
+    assert "preempted_requests" not in run["measurement"]  # llama.cpp's counters have no preemptions
+
+
+def test_the_same_metrics_url_twice_is_refused(tmp_path, capsys):
+    url = "http://127.0.0.1:9"
+    code = measure(
+        ["--arm", f"speculative={url}", "--metrics", f"{url}/metrics", "--metrics", f"{url}/metrics", *SMALL, "-o", str(tmp_path / "r.json")]
+    )
+    assert (code, capsys.readouterr().err) == (2, "sdeval: --arm speculative: the same --metrics URL given twice would count its engine twice\n")
+
+
+def test_preemptions_during_a_run_are_recorded_and_a_finding(tmp_path, capsys):
+    with serve(Simulator(fault="preempting")) as url:
+        code, record, err = _call(tmp_path, capsys, [("target-only", url)], "--concurrency", "1", "--repetitions", "1")
+    assert code == 1
+    assert record["runs"][0]["measurement"]["preempted_requests"] == 4  # one per measured request in the window
+    assert "sdeval: finding: target-only c=1: the server preempted 4 requests during the windows" in err
