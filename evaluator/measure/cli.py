@@ -57,9 +57,53 @@ def _positive_list(text: str) -> list[int]:
     return values
 
 
+class UsageError(Exception):
+    """A command line measure cannot read: said as every other sdeval command says it (click's form)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse (per-arm flags follow their --arm, which click cannot say), with its errors in the
+    words and form of the typer commands: usage line, help hint, one Error line (exit 2)."""
+
+    def error(self, message: str):
+        raise UsageError(_clicks_words(message))  # instead of printing argparse's usage and exiting
+
+    def parse_args(self, args=None, namespace=None):
+        parsed, unknown = self.parse_known_args(args, namespace)
+        if unknown:
+            raise UsageError(_no_such_option(unknown[0], [o for a in self._actions for o in a.option_strings]))
+        return parsed
+
+
+def _no_such_option(given: str, options: list[str]) -> str:
+    import difflib
+
+    if not given.startswith("-"):
+        return f"Got unexpected extra argument ({given})"
+    close = difflib.get_close_matches(given.split("=")[0], options)
+    if len(close) == 1:
+        return f"No such option: {given} Did you mean {close[0]}?"
+    return f"No such option: {given}" + (f" (Possible options: {', '.join(sorted(close))})" if close else "")
+
+
+def _clicks_words(message: str) -> str:
+    import re
+
+    if m := re.fullmatch(r"the following arguments are required: (.+)", message):
+        return "Missing option " + " / ".join(f"'{o}'" for o in m[1].split(", ")[0].split("/")) + "."
+    if m := re.fullmatch(r"argument (\S+?)(?:/\S+)?: invalid choice: '(.*)' \(choose from (.*)\)", message):
+        return f"Invalid value for '{m[1]}': '{m[2]}' is not one of: {m[3].replace(chr(39), '')}."
+    if m := re.fullmatch(r"argument (\S+?)(?:/\S+)?: invalid (\w+) value: '(.*)'", message):
+        return f"Invalid value for '{m[1]}': '{m[3]}' is not a valid {'integer' if m[2] == 'int' else 'number' if m[2] == 'float' else m[2]}."
+    if m := re.fullmatch(r"argument (\S+?)(?:/\S+)?: (.*)", message):
+        return f"Invalid value for '{m[1]}': {m[2]}"
+    return message[:1].upper() + message[1:]
+
+
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="sdeval measure",
+        allow_abbrev=False,  # as click: --conc is not --concurrency
         description="Measure two arms of an offer (speculative and target-only) at a sweep of loads, and write an evidence record.",
     )
     p.add_argument(
@@ -153,7 +197,11 @@ def _arms_of(args) -> list[Arm]:
     for a in args.arms or []:
         arrangement = a.get("arrangement") or (a["name"] if a["name"] in ARRANGEMENTS else None)
         if arrangement is None:
-            raise MeasureProblem(f"--arm {a['name']}: say whether it is speculative or target-only with --arrangement after it")
+            import difflib
+
+            close = difflib.get_close_matches(a["name"], ARRANGEMENTS, n=1)
+            meant = f"did you mean {close[0]}? Or say" if close else "say"
+            raise MeasureProblem(f"--arm {a['name']}: {meant} whether it is speculative or target-only with --arrangement after it")
         if a["name"] in names:
             raise MeasureProblem(f"--arm {a['name']} given twice")
         if len(set(a.get("metrics", []))) != len(a.get("metrics", [])):
@@ -189,7 +237,11 @@ def _command_line(argv: list[str]) -> str:
 
 
 def main(argv: list[str]) -> int:
-    args = parser().parse_args(argv)
+    try:
+        args = parser().parse_args(argv)
+    except UsageError as exc:
+        print(f"Usage: sdeval measure [OPTIONS]\nTry 'sdeval measure -h' for help.\n\nError: {exc}", file=sys.stderr)
+        return 2
     try:
         return _measure(args, argv)
     except MeasureProblem as exc:
