@@ -672,7 +672,11 @@ class MeasuredWindow(_Model):
     )
     achieved_concurrency: NonNegFloat | None = Field(
         default=None,
-        description="Time-weighted mean number of measured requests in flight over the window's steady part (from when c requests are first in flight to when the first slot has nothing left to send); below 95 % of the load's concurrency is a finding.",
+        description="Time-weighted mean number of measured requests in flight over the window's steady part (from when c requests are first in flight to when the first slot has nothing left to send; a slot held through the client's turnaround to its next send); below 95 % of the load's concurrency is a finding.",
+    )
+    steady_share: Fraction01 | None = Field(
+        default=None,
+        description="The steady part's share of the window's measured interval; the rest is fill (before c requests are in flight) and drain (after the first slot has nothing left to send), which the run's E/T still includes.",
     )
     loop_lag_ms_max: NonNegFloat | None = Field(
         default=None,

@@ -106,13 +106,13 @@ async def _closed_loop(client, arm: Arm, model: str, jobs: list[tuple[int, Promp
     queue = list(reversed(jobs))
     url = f"{arm.base}/v1/{'completions' if s.endpoint == 'completions' else 'chat/completions'}"
 
-    async def worker() -> None:
+    async def worker(slot: int) -> None:
         while queue:
             index, prompt, salt = queue.pop()
             result = await stream_chat(client, url, _body(prompt, salt, model, s), arm.headers, s.timeout_s)
-            on_result(index, prompt, salt, result)
+            on_result(index, prompt, salt, {"slot": slot, **result.to_json()})
 
-    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    await asyncio.gather(*(worker(slot) for slot in range(concurrency)))
 
 
 def window_order(arms: list[Arm], s: Settings, interleaved: bool) -> list[tuple[Arm, int, int]]:
@@ -151,7 +151,7 @@ async def _window(client, arm: Arm, model: str, c: int, rep: int, prompts, s: Se
         warm,
         c,
         s,
-        lambda i, p, salt, r: capture.write({"kind": "request", **where, "warmup": True, "index": i, "prompt": p.id, "salt": salt, **r.to_json()}),
+        lambda i, p, salt, r: capture.write({"kind": "request", **where, "warmup": True, "index": i, "prompt": p.id, "salt": salt, **r}),
     )
     scrapes = {}
     if arm.metrics:
@@ -168,7 +168,7 @@ async def _window(client, arm: Arm, model: str, c: int, rep: int, prompts, s: Se
 
     def keep(i, p, salt, r):
         window.append(r)
-        capture.write({"kind": "request", **where, "warmup": False, "index": i, "prompt": p.id, "task": p.task, "salt": salt, **r.to_json()})
+        capture.write({"kind": "request", **where, "warmup": False, "index": i, "prompt": p.id, "task": p.task, "salt": salt, **r})
         bar.advance()
 
     async with ClientCheck() as client_check:
@@ -176,8 +176,8 @@ async def _window(client, arm: Arm, model: str, c: int, rep: int, prompts, s: Se
     bar.close()
     if arm.metrics:
         scrapes["after"] = [await _scrape(client, arm, k, capture, where, "after") for k in range(len(arm.metrics))]
-    start = min(r.sent for r in window)
-    end = max(r.last_byte or r.sent for r in window)
+    start = min(r["sent"] for r in window)
+    end = max(r["last_byte"] or r["sent"] for r in window)
     server = metrics_servers.get(arm.name)
     # a fixed resolution (microseconds), so repetitions add up exactly to the run's interval
     capture.write(

@@ -29,22 +29,34 @@ def cache_allowance(salt: str, endpoint: str) -> int:
     return len(salt.encode()) + TEMPLATE_ALLOWANCE[endpoint]
 
 
-def achieved_concurrency(measured: list[dict], c: int) -> float | None:
-    """Time-weighted mean of the measured requests in flight over the window's steady part: from
-    the moment c requests are first in flight to the moment the first slot has nothing left to send
-    (the first response to end after the last request was sent). None when the window never had c
-    requests in flight."""
-    # a resent request was in its slot from its first attempt (the server never saw that one)
-    spans = sorted(((r.get("earlier_attempts") or [r])[0]["sent"], r["last_byte"] or r["sent"]) for r in measured)
+def achieved_concurrency(measured: list[dict], c: int) -> tuple[float, float] | None:
+    """(achieved concurrency, the steady part's share of the window). The steady part runs from
+    the moment c requests are first in flight to the moment the first slot has nothing left to
+    send (the first response to end after the last request was sent); the rest of the window is
+    fill and drain. Over the steady part, the time-weighted mean of requests in flight: a request
+    from its send (its first attempt's, when resent) to its last byte, and its slot held through
+    the client's turnaround to that slot's next send (the closed loop's own; the self-check
+    watches the client). None when the window never had c requests in flight."""
+    spans = [((r.get("earlier_attempts") or [r])[0]["sent"], r["last_byte"] or r["sent"], r.get("slot")) for r in measured]
     if len(spans) < c:
         return None
-    start = spans[c - 1][0]
-    last_sent = spans[-1][0]
-    end = min(e for _, e in spans if e >= last_sent)
-    if end <= start:
+    by_slot: dict[Any, list[tuple[float, float]]] = {}
+    for s, e, slot in sorted(spans):
+        by_slot.setdefault(slot if slot is not None else object(), []).append((s, e))
+    held = []  # a slot is held from each send to the next send on it, the last to its last byte
+    for slot_spans in by_slot.values():
+        held += [(s, slot_spans[k + 1][0]) for k, (s, _) in enumerate(slot_spans[:-1])] + [slot_spans[-1]]
+    sends = sorted(s for s, _, _ in spans)
+    start, last_sent = sends[c - 1], sends[-1]
+    after = [e for _, e, _ in spans if e > last_sent]  # a response ending as the last send went out made room for it
+    if not after:
         return None
-    busy = sum(max(0.0, min(e, end) - max(s, start)) for s, e in spans)
-    return round(busy / (end - start), 4)
+    end = min(after)
+    window = max(e for _, e, _ in spans) - sends[0]
+    if end <= start or window <= 0:
+        return None
+    busy = sum(max(0.0, min(e, end) - max(s, start)) for s, e in held)
+    return round(busy / (end - start), 4), round((end - start) / window, 4)
 
 
 def measurement(
@@ -69,8 +81,9 @@ def measurement(
             reporting += len(hits)
             if salt:
                 allowance += sum(cache_allowance(r["salt"], endpoint) for r, _ in hits if r.get("salt"))
-        achieved = achieved_concurrency(measured, c)
-        if achieved is not None:
+        steady = achieved_concurrency(measured, c)
+        if steady is not None:
+            achieved, entry["steady_share"] = steady
             entry["achieved_concurrency"] = achieved
             if achieved < STEADY_SHARE * c:
                 findings.append(

@@ -78,7 +78,7 @@ class Simulator:
         model: str = "sim-target",
         fault: str = "none",
         fault_every: int = 1,
-        step_delay_s: float = 0.005,  # per generation step: a request takes long enough for its gaps not to matter
+        step_delay_s: float = 0.005,  # per generation step: a request outlasts the client's turnaround
         prefill_s: float = 0.0,
         stall_s: float = 30.0,
         api_key: str | None = None,

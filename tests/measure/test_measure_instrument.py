@@ -89,20 +89,23 @@ def test_append_keeps_arm_by_arm_order_and_the_first_calls_salts(tmp_path, capsy
     assert record["runs"][0]["quality"][0]["equality_total"] == 8
 
 
-def _span(sent: float, end: float, resent_from: float | None = None) -> dict:
-    return {"sent": sent, "last_byte": end, "earlier_attempts": [{"sent": resent_from}] if resent_from is not None else []}
+def _span(sent: float, end: float, slot: int | None = None, resent_from: float | None = None) -> dict:
+    return {"sent": sent, "last_byte": end, "slot": slot, "earlier_attempts": [{"sent": resent_from}] if resent_from is not None else []}
 
 
 def test_achieved_concurrency_is_time_weighted_over_the_steady_part_and_a_shortfall_is_a_finding():
     from evaluator.measure.measurement import achieved_concurrency, measurement
 
-    # c = 2: steady from the second send (0) to the first end after the last send (6): 10 + 4 + 4 busy of 10
+    # c = 2, slots unknown: steady from the second send (0) to the first end after the last send (6):
+    # 10 + 4 + 4 busy of 10; the steady part is the whole window
     spans = [_span(0, 10), _span(0, 4), _span(6, 10)]
-    assert achieved_concurrency(spans, 2) == 1.8
-    # a slot that never idles: the steady part is full
-    assert achieved_concurrency([_span(0, 5), _span(0, 5), _span(5, 10), _span(5, 10)], 2) == 2.0
+    assert achieved_concurrency(spans, 2) == (1.8, 1.0)
+    # the same with slots: slot 1 was held through the client's turnaround from 4 to 6
+    assert achieved_concurrency([_span(0, 10, 0), _span(0, 4, 1), _span(6, 10, 1)], 2) == (2.0, 1.0)
+    # fill and drain outside the steady part: sends at 0 and 2 (c = 2 from 2), last send at 2, first end after it 8, last byte 12
+    assert achieved_concurrency([_span(0, 8, 0), _span(2, 12, 1)], 2) == (2.0, 0.5)
     # a resent request held its slot from its first attempt
-    assert achieved_concurrency([_span(0, 5), _span(5.5, 10, resent_from=5)], 1) == 1.0
+    assert achieved_concurrency([_span(0, 5, 0), _span(5.5, 10, 0, resent_from=5)], 1) == (1.0, 1.0)
     assert achieved_concurrency([_span(0, 5)], 2) is None  # never two in flight
     findings: list[str] = []
     session = {"settings": {"endpoint": "chat"}}
@@ -110,7 +113,8 @@ def test_achieved_concurrency_is_time_weighted_over_the_steady_part_and_a_shortf
         "speculative", 2, [(0, {"loop_lag_ms_max": 3.0, "loop_lag_ms_p99": 1.0, "client_cpu_fraction": 0.2})],
         {("speculative", 2, 0): spans}, session, {("speculative", 2, 0): 0}, "interleaved", findings,
     )  # fmt: skip
-    assert block["windows"][0]["achieved_concurrency"] == 1.8 and block["windows"][0]["client_cpu_fraction"] == 0.2
+    window = block["windows"][0]
+    assert (window["achieved_concurrency"], window["steady_share"], window["client_cpu_fraction"]) == (1.8, 1.0, 0.2)
     assert findings == [
         "speculative c=2 repetition 1 of 1: 1.80 requests in flight on average over the window's steady part, below 95 % of 2: the load was not the one stated"
     ]
@@ -133,7 +137,7 @@ def test_each_window_records_the_clients_own_lag_and_cpu(tmp_path, capsys, two_a
     (window,) = record["runs"][0]["measurement"]["windows"]
     assert window["loop_lag_ms_max"] >= window["loop_lag_ms_p99"] >= 0
     assert 0 < window["client_cpu_fraction"] < 0.9
-    assert 0.95 <= window["achieved_concurrency"] <= 1
+    assert window["achieved_concurrency"] == 1.0 and 0 < window["steady_share"] <= 1
 
 
 def test_metrics_repeated_per_arm_are_summed_over_the_engines_each_scrape_kept(tmp_path, capsys):
