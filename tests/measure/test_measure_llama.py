@@ -101,7 +101,7 @@ def _check_counts(record: dict, record_path: Path) -> None:
         arm, c = run["configuration"], run["load"]["concurrency"]
         mine = [w for w in windows if w["arm"] == arm and w["concurrency"] == c]
         server = {
-            field: sum(_counter(capture / w["scrapes"]["after"], name) - _counter(capture / w["scrapes"]["before"], name) for w in mine)
+            field: sum(_counter(capture / w["scrapes"]["after"][0], name) - _counter(capture / w["scrapes"]["before"][0], name) for w in mine)
             for field, name in COUNTERS.items()
         }
         counts = run["counts"]
