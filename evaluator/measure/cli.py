@@ -147,6 +147,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--warmup", type=int, default=2, metavar="N", help="Warm-up requests before each window, never counted (default 2).")
     p.add_argument("--requests", type=int, metavar="N", help="Measured requests per window (default 4 x concurrency, at least 8).")
     p.add_argument(
+        "--duration",
+        type=float,
+        metavar="S",
+        help="Windows by time instead: each slot sends requests until S seconds have passed since the window began, then finishes its last one.",
+    )
+    p.add_argument(
         "--endpoint",
         choices=("chat", "completions"),
         default="chat",
@@ -175,6 +181,10 @@ def _settings_of(args) -> Settings:
             raise MeasureProblem(f"--{name.replace('_', '-')} must be at least 1")
     if args.warmup < 0 or (args.requests is not None and args.requests < 1) or args.timeout <= 0:
         raise MeasureProblem("--warmup must be 0 or more, --requests at least 1 and --timeout above 0")
+    if args.duration is not None and not 0 < args.duration <= 86400:
+        raise MeasureProblem("--duration must be above 0 and at most a day (86400 s)")
+    if args.duration is not None and args.requests is not None:
+        raise MeasureProblem("give --requests N (windows by count) or --duration S (windows by time), not both")
     if not 0 <= args.temperature <= 100 or not 0 < args.top_p <= 1:
         raise MeasureProblem("--temperature must be 0 or more and --top-p within (0, 1]")
     return Settings(
@@ -189,6 +199,7 @@ def _settings_of(args) -> Settings:
         args.timeout,
         args.endpoint,
         args.percentile_method,
+        args.duration,
     )
 
 
