@@ -701,7 +701,6 @@ class MeasurementSalt(_Model):
 
 
 class Measurement(_Model):
-    tool: Literal["sdeval measure"] = Field(description="What measured the run and wrote this block.")
     order: Literal["interleaved", "arm-by-arm"] = Field(
         description="interleaved: at each load every arm's repetition r was measured before any arm's r + 1, the arms' order alternating per repetition, so drift of the machine lands on both arms; arm-by-arm: one arm's loads and repetitions, then the other's (--append, one server restarted between arms)."
     )
@@ -717,15 +716,15 @@ class Measurement(_Model):
         default=None,
         description="The most cached prompt tokens the salts allow over the same requests: per request the salt's UTF-8 bytes (a token is at least one byte) plus the tokens a template puts before it (1 for completions, 32 for chat). Above it, a prompt's own text was served from cache: a finding.",
     )
-    resent_requests: Count = Field(
-        default=0,
+    resent_requests: Count | None = Field(
+        default=None,
         description="Measured requests sent a second time on a fresh connection after a kept-alive connection was closed before any response byte (both attempts are in the capture).",
     )
     preempted_requests: Count | None = Field(
         default=None,
         description="vLLM's vllm:num_preemptions_total delta over the run's windows; absent where the server exports no such counter. Above 0 is a finding: preemptions slow a run for reasons other than the offer.",
     )
-    windows: list[MeasuredWindow] = Field(default_factory=list, max_length=1000, description="Each measured window, in repetition order.")
+    windows: list[MeasuredWindow] | None = Field(default=None, max_length=1000, description="Each measured window, in repetition order.")
 
 
 class MeanInterval(_Model):

@@ -103,7 +103,7 @@ def measurement(
             )
         resent += entry["resent"]
         windows.append(entry)
-    block: dict[str, Any] = {"tool": "sdeval measure", "order": order, "resent_requests": resent, "windows": windows}
+    block: dict[str, Any] = {"order": order, "resent_requests": resent, "windows": windows}
     if salt:
         block["salt"] = {"scheme": salt["scheme"], "nonce": salt["nonce"]}
     if reporting:
