@@ -482,6 +482,10 @@ class Percentiles(_Model):
         default=None,
         description="A latency the source gives without saying whether it is a mean, a median or a percentile, in milliseconds. Kept as stated; it cannot be compared with a limit or another run.",
     )
+    method: Literal["linear", "lower"] | None = Field(
+        default=None,
+        description="Record 1.3: how a percentile falling between two ranked values was taken: linear, interpolated between them (numpy's default); lower, the lower of the two (MLPerf Endpoints, numpy method='lower'). Small samples differ between them by up to a whole gap.",
+    )
 
 
 class Latency(_Model):
@@ -654,6 +658,75 @@ class SimulatedAcceptance(_Model):
     )
 
 
+class MeasuredWindow(_Model):
+    repetition: Count = Field(le=999, description="Which repetition at this load the window is, counted from 0 (as the capture counts it).")
+    sequence: Count = Field(
+        description="The window's place among all windows measured into this record, every arm and load, counted from 0: shows whether arms were interleaved."
+    )
+    requests: Count = Field(description="Measured requests counted in the window (completed or failed).")
+    resent: Count = Field(
+        description="Requests sent a second time, on a fresh connection, because a kept-alive connection was closed before any response byte: the server never saw the first attempt."
+    )
+    cached_prompt_tokens: Count | None = Field(
+        default=None,
+        description="Prompt tokens the server says it served from its prefix cache, summed over the window's measured requests (usage.prompt_tokens_details.cached_tokens, llama.cpp timings.cache_n); absent when it reports none.",
+    )
+    achieved_concurrency: NonNegFloat | None = Field(
+        default=None,
+        description="Time-weighted mean number of measured requests in flight over the window's steady part (from when c requests are first in flight to when the first slot has nothing left to send; a slot held through the client's turnaround to its next send); below 95 % of the load's concurrency is a finding.",
+    )
+    steady_share: Fraction01 | None = Field(
+        default=None,
+        description="The steady part's share of the window's measured interval; the rest is fill (before c requests are in flight) and drain (after the first slot has nothing left to send), which the run's E/T still includes.",
+    )
+    loop_lag_ms_max: NonNegFloat | None = Field(
+        default=None,
+        description="The client's longest event-loop lag over the window (a timer's actual wake-up minus its scheduled one), in milliseconds.",
+    )
+    loop_lag_ms_p99: NonNegFloat | None = Field(
+        default=None,
+        description="The 99th percentile of the client's event-loop lag over the window, in milliseconds (sampled every 10 ms); above 50 ms the client's timestamps are its own delay, a finding.",
+    )
+    client_cpu_fraction: NonNegFloat | None = Field(
+        default=None,
+        description="CPU time of the measuring client's event-loop thread over the window divided by the window's wall time: 1.0 is one core busy the whole window; 0.9 or more is a finding (the client, not the server, set the pace).",
+    )
+
+
+class MeasurementSalt(_Model):
+    scheme: Text = Field(description="How each request's text is salted so that no request finds another's in a prefix cache.")
+    nonce: Text = Field(
+        description="The random part of the salts, drawn once per measurement; the same in every arm, so the arms' prompts stay token-for-token equal."
+    )
+
+
+class Measurement(_Model):
+    order: Literal["interleaved", "arm-by-arm"] = Field(
+        description="interleaved: at each load every arm's repetition r was measured before any arm's r + 1, the arms' order alternating per repetition, so drift of the machine lands on both arms; arm-by-arm: one arm's loads and repetitions, then the other's (--append, one server restarted between arms)."
+    )
+    salt: MeasurementSalt | None = Field(default=None, description="The salt the measured prompts carried.")
+    cached_prompt_tokens: Count | None = Field(
+        default=None,
+        description="Prompt tokens served from the server's prefix cache, summed over the run's measured requests that report it; absent when the server reports none.",
+    )
+    requests_reporting_cache: Count | None = Field(
+        default=None, description="How many of the run's measured requests reported their cached prompt tokens."
+    )
+    cache_allowance_tokens: Count | None = Field(
+        default=None,
+        description="The most cached prompt tokens the salts allow over the same requests: per request the salt's UTF-8 bytes (a token is at least one byte) plus the tokens a template puts before it (1 for completions, 32 for chat). Above it, a prompt's own text was served from cache: a finding.",
+    )
+    resent_requests: Count | None = Field(
+        default=None,
+        description="Measured requests sent a second time on a fresh connection after a kept-alive connection was closed before any response byte (both attempts are in the capture).",
+    )
+    preempted_requests: Count | None = Field(
+        default=None,
+        description="vLLM's vllm:num_preemptions_total delta over the run's windows; absent where the server exports no such counter. Above 0 is a finding: preemptions slow a run for reasons other than the offer.",
+    )
+    windows: list[MeasuredWindow] | None = Field(default=None, max_length=1000, description="Each measured window, in repetition order.")
+
+
 class MeanInterval(_Model):
     values: list[Annotated[float, Field(ge=0, le=10**12)]] = Field(
         min_length=1, max_length=1000, description="Record 1.3: the figure of each repetition, in repetition order."
@@ -742,6 +815,10 @@ class Run(_Model):
         default=None, description="Requests per second served within per-request latency limits, as the tool reported it, with the limits it used."
     )
     quality: list[Quality] = Field(default_factory=list, max_length=100, description="Task-quality results for this run's outputs.")
+    measurement: Measurement | None = Field(
+        default=None,
+        description="Record 1.3: how sdeval measure took this run (order, salt, cache hits, resends, each window's achieved concurrency and the client's own load).",
+    )
     reported: ReportedFigures | None = Field(
         default=None, description="Figures as the vendor or tool stated them; checked against the counts, never used instead of them."
     )

@@ -4,7 +4,6 @@ quality result, and a first claim per speculative run (the schema wants one; `sd
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import math
 from collections import defaultdict
@@ -12,26 +11,31 @@ from typing import Any
 
 from ..importers.vllm_metrics import SERVERS
 from .capture import Capture, MeasureProblem
+from .configuration import configuration
 from .intervals import attach_uncertainty
-from .scrape import window_deltas
+from .measurement import measurement
+from .scrape import summed_deltas
 from .uncertainty import WindowFigures
 
-RECORD_VERSION = "1.3"  # 1.3: each run's `uncertainty` (intervals.py)
+RECORD_VERSION = "1.3"  # 1.3: each run's `uncertainty` (intervals.py) and `measurement` (measurement.py)
 
 
-def _percentiles(values: list[float]) -> dict[str, float] | None:
+def _percentiles(values: list[float], method: str) -> dict[str, Any] | None:
     if not values:
         return None
     ordered = sorted(values)
 
-    def at(q: float) -> float:  # linear interpolation between closest ranks, as numpy's default
+    def at(q: float) -> float:
         pos = (len(ordered) - 1) * q
         lo, hi = math.floor(pos), math.ceil(pos)
-        return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+        if method == "lower":  # the lower of the two closest ranks (numpy method="lower", MLPerf Endpoints)
+            return ordered[lo]
+        return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)  # interpolated, numpy's default
 
-    return {
+    figures: dict[str, Any] = {
         k: round(v, 3) for k, v in (("mean", sum(ordered) / len(ordered)), ("p50", at(0.5)), ("p90", at(0.9)), ("p95", at(0.95)), ("p99", at(0.99)))
     }
+    return {**figures, "method": method}
 
 
 def request_times(r: dict) -> tuple[float, float, float]:
@@ -43,13 +47,6 @@ def request_times(r: dict) -> tuple[float, float, float]:
     return round(ttft, 3), round(max(tpot, 0.0), 3), round(e2e, 3)
 
 
-def _merge(base: dict, over: dict) -> dict:
-    out = copy.deepcopy(base)
-    for k, v in over.items():
-        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
-    return out
-
-
 class Findings(list):
     """What the measurement found wrong; measure prints each and exits 1 when there are any."""
 
@@ -57,7 +54,17 @@ class Findings(list):
 def build(capture: Capture, session: dict, arms: list[dict]) -> tuple[dict[str, Any], Findings, list[dict]]:
     entries = capture.entries()
     findings = Findings()
-    windows = {(e["arm"], e["concurrency"], e["repetition"]): e for e in entries if e["kind"] == "window"}
+    windows, position = {}, {}
+    for n, e in enumerate(entries):
+        if e["kind"] == "window":
+            windows[(e["arm"], e["concurrency"], e["repetition"])] = e
+            position[(e["arm"], e["concurrency"], e["repetition"])] = n
+    # each window's place in the order measured, every arm and load (shows whether arms were interleaved)
+    sequence = {key: n for n, key in enumerate(sorted(windows, key=position.__getitem__))}
+    # interleaved only where one call measured every arm of the record so; an arm added by --append is arm by arm
+    orders = {
+        arm: e["order"] if set(e["arms"]) >= {a["name"] for a in arms} else "arm-by-arm" for e in entries if e["kind"] == "call" for arm in e["arms"]
+    }
     requests: dict[tuple, list[dict]] = defaultdict(list)
     for e in entries:
         key = (e.get("arm"), e.get("concurrency"), e.get("repetition"))
@@ -67,7 +74,7 @@ def build(capture: Capture, session: dict, arms: list[dict]) -> tuple[dict[str, 
             requests[key].append(e)
     settings = session["settings"]
     configurations, runs, table = [], [], []
-    outputs: dict[tuple, str] = {}  # (arm, concurrency, repetition, index) -> text, for the equality check
+    outputs: dict[tuple, tuple] = {}  # (arm, concurrency, repetition, index) -> (salt, text), for the equality check
     for arm in arms:
         configurations.append(_configuration(arm, settings))
         for c in settings["concurrencies"]:
@@ -75,6 +82,13 @@ def build(capture: Capture, session: dict, arms: list[dict]) -> tuple[dict[str, 
             if not reps:
                 continue
             run, row = _run(capture, arm, c, reps, requests, settings, session, findings, outputs)
+            run["measurement"] = measurement(arm["name"], c, reps, requests, session, sequence, orders.get(arm["name"], "arm-by-arm"), findings)
+            if row["preempted"] is not None:
+                run["measurement"]["preempted_requests"] = row["preempted"]
+                if row["preempted"]:
+                    findings.append(
+                        f"{arm['name']} c={c}: the server preempted {row['preempted']} requests during the windows: the run was slowed by memory pressure, not only by the offer"
+                    )
             runs.append(run)
             table.append(row)
     if not runs:
@@ -108,22 +122,7 @@ def window_figures(windows: dict[tuple, dict], requests: dict[tuple, list[dict]]
 
 
 def _configuration(arm: dict, settings: dict) -> dict:
-    speculative = arm["arrangement"] == "speculative"
-    cfg = {
-        "id": arm["name"],
-        "target": {"model": arm["models"][0]},
-        "proposer": {"method": "other", "method_name": "not stated to sdeval measure (give --configuration)"} if speculative else {"method": "none"},
-        "sampling": {"temperature": settings["temperature"], "top_p": settings["top_p"], "seed": settings["seed"], "n": 1},
-    }
-    stated = arm.get("configuration") or {}
-    cfg = _merge(cfg, {k: v for k, v in stated.items() if k != "id"})
-    # What the engine is sampled with is what measure sent, whatever the file says.
-    cfg["sampling"] = _merge(
-        cfg.get("sampling", {}), {"temperature": settings["temperature"], "top_p": settings["top_p"], "seed": settings["seed"], "n": 1}
-    )
-    if settings["temperature"] == 0:
-        cfg["sampling"]["mode"] = "greedy"
-    return cfg
+    return configuration(arm["name"], arm["arrangement"], arm["models"][0], arm.get("configuration"), settings)
 
 
 def _run(capture, arm, c, reps, requests, settings, session, findings: Findings, outputs) -> tuple[dict, dict]:
@@ -137,27 +136,31 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
     checks = {"output-tokens": [0, 0], "requests-in-flight": [0, 0], "requests": [0, 0]}
     have: set[str] = set()  # the counts and checks the server's metrics gave
     duration_us = 0
+    preempted: int | None = None  # vLLM's preemptions over the run's windows, where it exports them
     for rep, window in reps:
         done = [r for r in requests[(name, c, rep)] if r["outcome"] == "completed"]
         for r in requests[(name, c, rep)]:
             if r["outcome"] != "completed":
                 failures[r["outcome"]] += 1
-                findings.append(f"{name} c={c} repetition {rep + 1}: request {r['index']} {r['outcome']}: {r['detail']}")
+                findings.append(f"{name} c={c} repetition {rep + 1} of {len(reps)}: request {r['index']} {r['outcome']}: {r['detail']}")
             if r.get("model"):
                 models.add(r["model"])
         for r in done:
-            outputs[(name, c, rep, r["index"])] = r["text"]
+            outputs[(name, c, rep, r["index"])] = (r.get("salt"), r["text"])
         emitted = sum(r["completion_tokens"] for r in done)
         completed += done
         repetitions.append({"emitted_tokens": emitted, "duration_s": window["duration_us"] / 1e6})
         duration_us += window["duration_us"]
         if window.get("scrapes", {}).get("after"):
             server = SERVERS[window["metrics_format"]]
-            d = window_deltas(capture.dir / window["scrapes"]["before"], capture.dir / window["scrapes"]["after"], server)
+            befores, afters = ([w] if isinstance(w, str) else w for w in (window["scrapes"]["before"], window["scrapes"]["after"]))
+            d = summed_deltas([(capture.dir / b, capture.dir / a) for b, a in zip(befores, afters)], server)
             for field in ("verification_steps", "proposed_drafts", "accepted_drafts"):
                 if field in d.counts:
                     totals[field] += d.counts[field]
                     have.add(field)
+            if d.preemptions is not None:
+                preempted = (preempted or 0) + d.preemptions
             pos = d.counts.get("accepted_per_position") or []
             per_position = [a + b for a, b in zip(per_position + [0] * (len(pos) - len(per_position)), pos + [0] * (len(per_position) - len(pos)))]
             if "emitted_tokens" in d.counts:
@@ -181,6 +184,8 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
     E = sum(r["completion_tokens"] for r in completed)
     counts: dict[str, Any] = {"emitted_tokens": E}
     notes = [f"Measured by: {session['command']}", "Client timing, one monotonic clock; repetition durations at microsecond resolution."]
+    if arm.get("configuration_corrected"):
+        notes.append(f"Configuration as corrected with --resume ({arm['configuration_corrected']}), not as first given.")
     population_check: list[dict[str, Any]] = [{"count": k, "benchmark": v[0], "server": v[1]} for k, v in checks.items() if k in have]
     if population_check:
         settled = all(p["benchmark"] == p["server"] for p in population_check)
@@ -211,6 +216,7 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
     if failures:
         notes.append("Failed requests, never counted as completed: " + ", ".join(f"{n} {k}" for k, n in sorted(failures.items())) + ".")
     times = [request_times(r) for r in completed]
+    method = settings.get("percentile_method", "linear")
     prompt_tokens = [r["prompt_tokens"] for r in completed if isinstance(r.get("prompt_tokens"), int)]
     tasks = sorted({r.get("task") or "unlabelled" for r in completed})
     run: dict[str, Any] = {
@@ -228,6 +234,7 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
             else None,
             "output_tokens_mean": round(E / len(completed), 3) if completed else None,
             "max_output_tokens": settings["max_tokens"],
+            "salted": True,
         },
         "load": {"concurrency": c, "loop": "closed"},
         "interval": {
@@ -239,9 +246,9 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
         },
         "counts": counts,
         "latency": {
-            "ttft_ms": _percentiles([t[0] for t in times]),
-            "tpot_ms": _percentiles([t[1] for t in times]),
-            "e2e_ms": _percentiles([t[2] for t in times]),
+            "ttft_ms": _percentiles([t[0] for t in times], method),
+            "tpot_ms": _percentiles([t[1] for t in times], method),
+            "e2e_ms": _percentiles([t[2] for t in times], method),
         },
         "repetitions": repetitions,
         "request_latencies": {"ttft_ms": [t[0] for t in times], "tpot_ms": [t[1] for t in times], "e2e_ms": [t[2] for t in times]},
@@ -255,7 +262,7 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
     if not times:
         del run["request_latencies"]
     seconds = duration_us / 1e6
-    ttft, tpot = _percentiles([t[0] for t in times]), _percentiles([t[1] for t in times])  # None without times
+    ttft, tpot = _percentiles([t[0] for t in times], method), _percentiles([t[1] for t in times], method)  # None without times
     row = {
         "arm": name,
         "concurrency": c,
@@ -267,6 +274,7 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
         "tpot_p50": tpot["p50"] if tpot else None,
         "acceptance": counts["accepted_drafts"] / counts["proposed_drafts"] if counts.get("proposed_drafts") else None,
         "population": counts["population"],
+        "preempted": preempted,
     }
     return run, row
 
@@ -282,8 +290,9 @@ def _equality(runs: list[dict], arms: list[dict], outputs: dict, settings: dict)
         if run["arrangement"] != "speculative":
             continue
         c = run["load"]["concurrency"]
-        pairs = [(text, outputs.get((baseline, c, rep, i))) for (arm, cc, rep, i), text in outputs.items() if arm == run["configuration"] and cc == c]
-        pairs = [(a, b) for a, b in pairs if b is not None]
+        # the same prompt only: a window measured again after a crash carried other salts
+        pairs = [(mine, outputs.get((baseline, c, rep, i))) for (arm, cc, rep, i), mine in outputs.items() if arm == run["configuration"] and cc == c]
+        pairs = [(a[1], b[1]) for a, b in pairs if b is not None and a[0] == b[0]]
         if not pairs:
             continue
         matched = sum(a == b for a, b in pairs)

@@ -1,4 +1,4 @@
-"""`sdeval measure` arguments (per-arm flags follow their --arm, which typer cannot express) and the run.
+"""`sdeval measure`: the arguments checked (arguments.py parses them), the measurement run, the record written.
 
 Exit codes: 0 measured, no finding; 1 measured and the record written, with findings (failed
 requests, counters that disagree with the client); 2 could not run (nothing overwritten).
@@ -6,7 +6,6 @@ requests, counters that disagree with the client); 2 could not run (nothing over
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import datetime
 import json
@@ -16,93 +15,10 @@ import sys
 from pathlib import Path
 
 from .._infra.exit_codes import EXIT_CANNOT_RUN, EXIT_FINDINGS, EXIT_OK
+from . import configuration
+from .arguments import ARRANGEMENTS, UsageError, parser
 from .capture import Capture, MeasureProblem, capture_dir
 from .loop import Arm, Settings
-
-ARRANGEMENTS = ("speculative", "target-only")
-
-
-class _ArmAction(argparse.Action):
-    def __call__(self, parser, namespace, value, option_string=None):
-        name, sep, url = value.partition("=")
-        if not sep or not name or not url.startswith(("http://", "https://")):
-            parser.error(f"--arm {value!r}: give NAME=URL, an OpenAI-compatible base URL (http://host:port or .../v1)")
-        arms = namespace.arms or []
-        arms.append({"name": name, "url": url})
-        namespace.arms = arms
-
-
-class _PerArm(argparse.Action):
-    """--metrics, --api-key-env, --configuration and --arrangement belong to the --arm before them."""
-
-    def __call__(self, parser, namespace, value, option_string=None):
-        if not namespace.arms:
-            parser.error(f"{option_string} must follow the --arm it belongs to")
-        key = self.dest
-        if key in namespace.arms[-1]:
-            parser.error(f"{option_string} given twice for arm {namespace.arms[-1]['name']}")
-        namespace.arms[-1][key] = value
-
-
-def _positive_list(text: str) -> list[int]:
-    try:
-        values = [int(v) for v in text.split(",")]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of whole numbers") from None
-    if not values or any(v < 1 for v in values) or len(set(values)) != len(values):
-        raise argparse.ArgumentTypeError(f"{text!r}: each concurrency at least 1, none twice")
-    return values
-
-
-def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="sdeval measure",
-        description="Measure two arms of an offer (speculative and target-only) at a sweep of loads, and write an evidence record.",
-    )
-    p.add_argument(
-        "--arm",
-        action=_ArmAction,
-        dest="arms",
-        metavar="NAME=URL",
-        help="An arm and its OpenAI-compatible base URL; NAME speculative or target-only (or any id with --arrangement).",
-    )
-    p.add_argument("--metrics", action=_PerArm, metavar="URL", help="This arm's Prometheus /metrics (vLLM or llama.cpp counters).")
-    p.add_argument("--api-key-env", action=_PerArm, metavar="VAR", help="Environment variable holding this arm's API key (never written anywhere).")
-    p.add_argument(
-        "--configuration", action=_PerArm, metavar="FILE", help="YAML with this arm's configuration fields (hardware, numerics, proposer, revisions)."
-    )
-    p.add_argument("--arrangement", action=_PerArm, choices=ARRANGEMENTS, help="speculative or target-only, for an arm whose NAME is neither.")
-    p.add_argument(
-        "-o", "--output", type=Path, required=True, metavar="RECORD", help="The record to write (JSON); the raw capture goes to RECORD.capture/."
-    )
-    p.add_argument(
-        "--append", action="store_true", help="Measure more arms into RECORD's capture (the same URL after a server restart) and rewrite RECORD."
-    )
-    p.add_argument("--resume", action="store_true", help="Continue RECORD's capture after its last finished window and rewrite RECORD.")
-    p.add_argument(
-        "--prompts",
-        type=Path,
-        metavar="FILE",
-        help='JSONL prompts: {"prompt": ...} or {"messages": [...]}, optional "task". Default: the shipped set (chat, code, summarisation, maths).',
-    )
-    p.add_argument(
-        "--random-prompts", type=int, metavar="N", help="N random-token prompts instead (they overstate speculative gains; named in the record)."
-    )
-    p.add_argument(
-        "--concurrency", type=_positive_list, default=[1, 8, 32], metavar="C,C,...", help="Closed-loop concurrencies to measure (default 1,8,32)."
-    )
-    p.add_argument("--repetitions", type=int, default=3, metavar="N", help="Repetitions per load (default 3).")
-    p.add_argument("--warmup", type=int, default=2, metavar="N", help="Warm-up requests before each window, never counted (default 2).")
-    p.add_argument("--requests", type=int, metavar="N", help="Measured requests per window (default 4 x concurrency, at least 8).")
-    p.add_argument("--max-tokens", type=int, default=128, metavar="N")
-    p.add_argument("--temperature", type=float, default=0.0)
-    p.add_argument("--top-p", type=float, default=1.0)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--timeout", type=float, default=120.0, metavar="S", help="Seconds a request may take (default 120).")
-    p.add_argument("--vendor", metavar="NAME", help="Whose offer this is (the record's offer.vendor).")
-    p.add_argument("--offer-id", metavar="ID", help="The offer's reference (default measured-DATE).")
-    p.add_argument("--quiet", action="store_true", help="No progress bars.")
-    return p
 
 
 def _settings_of(args) -> Settings:
@@ -111,10 +27,25 @@ def _settings_of(args) -> Settings:
             raise MeasureProblem(f"--{name.replace('_', '-')} must be at least 1")
     if args.warmup < 0 or (args.requests is not None and args.requests < 1) or args.timeout <= 0:
         raise MeasureProblem("--warmup must be 0 or more, --requests at least 1 and --timeout above 0")
+    if args.duration is not None and not 0 < args.duration <= 86400:
+        raise MeasureProblem("--duration must be above 0 and at most a day (86400 s)")
+    if args.duration is not None and args.requests is not None:
+        raise MeasureProblem("give --requests N (windows by count) or --duration S (windows by time), not both")
     if not 0 <= args.temperature <= 100 or not 0 < args.top_p <= 1:
         raise MeasureProblem("--temperature must be 0 or more and --top-p within (0, 1]")
     return Settings(
-        args.concurrency, args.repetitions, args.warmup, args.requests, args.max_tokens, args.temperature, args.top_p, args.seed, args.timeout
+        args.concurrency,
+        args.repetitions,
+        args.warmup,
+        args.requests,
+        args.max_tokens,
+        args.temperature,
+        args.top_p,
+        args.seed,
+        args.timeout,
+        args.endpoint,
+        args.percentile_method,
+        args.duration,
     )
 
 
@@ -123,9 +54,15 @@ def _arms_of(args) -> list[Arm]:
     for a in args.arms or []:
         arrangement = a.get("arrangement") or (a["name"] if a["name"] in ARRANGEMENTS else None)
         if arrangement is None:
-            raise MeasureProblem(f"--arm {a['name']}: say whether it is speculative or target-only with --arrangement after it")
+            import difflib
+
+            close = difflib.get_close_matches(a["name"], ARRANGEMENTS, n=1)
+            meant = f"did you mean {close[0]}? Or say" if close else "say"
+            raise MeasureProblem(f"--arm {a['name']}: {meant} whether it is speculative or target-only with --arrangement after it")
         if a["name"] in names:
             raise MeasureProblem(f"--arm {a['name']} given twice")
+        if len(set(a.get("metrics", []))) != len(a.get("metrics", [])):
+            raise MeasureProblem(f"--arm {a['name']}: the same --metrics URL given twice would count its engine twice")
         names.add(a["name"])
         headers = {}
         if a.get("api_key_env"):
@@ -138,7 +75,7 @@ def _arms_of(args) -> list[Arm]:
                 a["name"],
                 a["url"],
                 arrangement,
-                a.get("metrics"),
+                a.get("metrics", []),
                 a.get("api_key_env"),
                 Path(a["configuration"]) if a.get("configuration") else None,
                 headers,
@@ -147,18 +84,9 @@ def _arms_of(args) -> list[Arm]:
     return arms
 
 
-def _configuration_file(path: Path) -> dict:
-    from ..engine.loader import UnreadableFile, load_file
-
-    try:
-        loaded = load_file(str(path))
-    except UnreadableFile as exc:
-        raise MeasureProblem(f"--configuration {exc}") from None
-    if loaded.problem is not None:
-        raise MeasureProblem(f"--configuration {path}: {loaded.problem.where()}{loaded.problem.message}")
-    if not isinstance(loaded.data, dict):
-        raise MeasureProblem(f"--configuration {path}: not a mapping of configuration fields")
-    return loaded.data
+def _urls(metrics: str | list[str] | None) -> list[str]:
+    """An arm's metrics URLs as its capture line holds them (one string in a capture before 1.3)."""
+    return [] if metrics is None else [metrics] if isinstance(metrics, str) else metrics
 
 
 def _command_line(argv: list[str]) -> str:
@@ -166,11 +94,16 @@ def _command_line(argv: list[str]) -> str:
 
 
 def main(argv: list[str]) -> int:
-    args = parser().parse_args(argv)
+    try:
+        args = parser().parse_args(argv)
+    except UsageError as exc:
+        print(f"Usage: sdeval measure [OPTIONS]\nTry 'sdeval measure -h' for help.\n\nError: {exc}", file=sys.stderr)
+        return EXIT_CANNOT_RUN  # a usage error, as click gives it
     try:
         return _measure(args, argv)
     except MeasureProblem as exc:
-        print(f"sdeval: {exc}", file=sys.stderr)
+        for line in str(exc).splitlines():  # one line per problem (a configuration file can have several)
+            print(f"sdeval: {line}", file=sys.stderr)
         return EXIT_CANNOT_RUN
 
 
@@ -178,7 +111,7 @@ def _measure(args, argv: list[str]) -> int:
     from .._infra.atomic import OutputRefused, refuse_output, write_atomic
     from .build import build
     from .progress import Progress, summary
-    from .prompts import load_prompts, random_prompts
+    from .prompts import SALT_SCHEME, load_prompts, new_nonce, random_prompts, require_text
 
     settings = _settings_of(args)
     arms = _arms_of(args)
@@ -208,43 +141,59 @@ def _measure(args, argv: list[str]) -> int:
         sha = hashlib.sha256(json.dumps([p.messages for p in prompts]).encode()).hexdigest()
         print("sdeval: warning: random-token prompts overstate speculative gains (SPEED-Bench); the record names them", file=sys.stderr)
     else:
-        prompts, dataset, sha = load_prompts(args.prompts)
-    configs = {arm.name: _configuration_file(arm.configuration) for arm in arms if arm.configuration}
+        prompts, dataset, sha = load_prompts(args.prompts, args.endpoint)
+    if args.endpoint == "completions":
+        require_text(prompts, str(args.prompts or dataset))
+    session_settings = {**settings.__dict__, "dataset": dataset, "dataset_sha256": sha}
+    # every --configuration checked against the record's schema before anything is sent or written
+    configs = {arm.name: configuration.load(arm.configuration, arm.name, arm.arrangement, session_settings) for arm in arms if arm.configuration}
     session = {
         "kind": "session",
         "command": _command_line(argv),
         "started": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "vendor": args.vendor,
         "offer_id": args.offer_id,
-        "settings": {**settings.__dict__, "dataset": dataset, "dataset_sha256": sha},
+        "settings": session_settings,
+        "salt": {"scheme": SALT_SCHEME, "nonce": new_nonce()},
     }
     capture = Capture(directory)
-    previous, known_arms, done = None, [], set()
+    previous, known_arms = None, []
+    started: dict[tuple, int | None] = {}
     if continuing:
         entries = capture.entries() if capture.log.is_file() else None
         if entries is None:
             raise MeasureProblem(f"{capture.log}: no capture to continue beside {record_path}")
         previous = next(e for e in entries if e["kind"] == "session")
+        if "salt" in previous:  # the measurement's salts, so that every arm's prompts stay equal
+            session["salt"] = previous["salt"]
         if previous["settings"] != session["settings"]:
             differing = [k for k in session["settings"] if previous["settings"].get(k) != session["settings"][k]]
             raise MeasureProblem(f"{capture.log}: was measured with other settings ({', '.join(differing)}); give the same ones")
         known_arms = [e for e in entries if e["kind"] == "arm"]
-        done = {(e["arm"], e["concurrency"], e["repetition"]) for e in entries if e["kind"] == "window"}
+        for e in entries:  # per window: how often it was started; None once one attempt finished
+            key = (e.get("arm"), e.get("concurrency"), e.get("repetition"))
+            if e["kind"] == "window-start" and (attempts := started.get(key, 0)) is not None:
+                started[key] = attempts + 1
+            elif e["kind"] == "window":
+                started[key] = None
         if args.append:
             for arm in arms:
                 if any(k["name"] == arm.name for k in known_arms):
                     raise MeasureProblem(f"{capture.log}: already holds arm {arm.name}; use --resume to finish it")
         if args.resume and not arms:
-            arms = [Arm(k["name"], k["url"], k["arrangement"], k.get("metrics"), k.get("api_key_env")) for k in known_arms]
+            arms = [Arm(k["name"], k["url"], k["arrangement"], _urls(k.get("metrics")), k.get("api_key_env")) for k in known_arms]
             for arm in arms:
                 if arm.api_key_env:
                     arm.headers = {"Authorization": f"Bearer {os.environ.get(arm.api_key_env, '')}"}
-    asyncio.run(_run(arms, prompts, settings, capture, session, continuing, done, configs, known_arms, Progress(args.quiet)))
+    order = "arm-by-arm" if args.append else "interleaved"
+    asyncio.run(_run(arms, prompts, settings, capture, session, continuing, started, configs, known_arms, Progress(args.quiet), order))
     session_for_build = previous or session
     all_arms = {k["name"]: k for k in known_arms}
     for e in capture.entries():
         if e["kind"] == "arm":
             all_arms[e["name"]] = e
+        elif e["kind"] == "configuration" and e["arm"] in all_arms:  # corrected with --resume
+            all_arms[e["arm"]] = {**all_arms[e["arm"]], "configuration": e["configuration"], "configuration_corrected": e["file"]}
     record, findings, table = build(capture, session_for_build, list(all_arms.values()))
     try:
         write_atomic(record_path, (json.dumps(record, indent=2, ensure_ascii=False) + "\n").encode(), force=continuing)
@@ -257,12 +206,12 @@ def _measure(args, argv: list[str]) -> int:
     return EXIT_FINDINGS if findings else EXIT_OK
 
 
-async def _run(arms, prompts, settings, capture, session, continuing, done, configs, known_arms, progress) -> None:
+async def _run(arms, prompts, settings, capture, session, continuing, started, configs, known_arms, progress, order: str) -> None:
     import tempfile
 
     import httpx
 
-    from .loop import identify, measure_arm
+    from .loop import identify, measure_windows, window_order
     from .scrape import check, fetch
 
     # Idle connections are dropped after 2 s, before a server's own keep-alive timeout (5 s in
@@ -275,18 +224,20 @@ async def _run(arms, prompts, settings, capture, session, continuing, done, conf
         identities = {}
         for arm in arms:
             identities[arm.name] = await identify(client, arm)
-            if arm.metrics:
-                text = await fetch(client, arm.metrics, arm.headers)
+            for url in arm.metrics:
+                text = await fetch(client, url, arm.headers)
                 with tempfile.TemporaryDirectory() as tmp:
                     probe = Path(tmp) / "metrics.prom"
                     probe.write_bytes(text)
-                    check(probe, arm.metrics, arm.arrangement == "speculative")
+                    check(probe, url, arm.arrangement == "speculative")
         capture.open(new=not continuing)
         try:
             if not continuing:
                 capture.write(session)
             known = {k["name"] for k in known_arms}
             for arm in arms:
+                if arm.name in known and arm.name in configs:
+                    capture.write({"kind": "configuration", "arm": arm.name, "file": str(arm.configuration), "configuration": configs[arm.name]})
                 if arm.name not in known:
                     capture.write(
                         {
@@ -300,7 +251,9 @@ async def _run(arms, prompts, settings, capture, session, continuing, done, conf
                             **identities[arm.name],
                         }
                     )
-            for arm in arms:
-                await measure_arm(client, arm, identities[arm.name]["models"][0], prompts, settings, capture, done, progress)
+            capture.write({"kind": "call", "order": order, "arms": [arm.name for arm in arms]})
+            models = {arm.name: identities[arm.name]["models"][0] for arm in arms}
+            sequence = window_order(arms, settings, interleaved=order == "interleaved")
+            await measure_windows(client, sequence, models, prompts, settings, session["salt"]["nonce"], capture, started, progress)
         finally:
             capture.close()

@@ -7,6 +7,9 @@ toy drafter that guesses the target's next word right with a fixed probability, 
 the target, keeps the matching prefix and adds the target's own next word: one stream chunk per
 verification step, several tokens in it. As in llama.cpp, the first token comes from the prompt pass
 (outside any verification step), and counters (llama.cpp names) move when a request finishes.
+A prompt's tokens are its UTF-8 bytes (the finest tokenizer there is); a prefix cache over the last
+prompts reports the bytes a new prompt shares with one of them (usage.prompt_tokens_details).
+Both /v1/chat/completions and /v1/completions (text to continue) are served.
 
 Run it yourself: python -m evaluator.measure.simulator --port 8001 [--speculative]
 """
@@ -38,7 +41,10 @@ FAULTS = (
     "metrics-without-spec",  # /metrics has no spec-decode counters at all
     "sglang-gauges",  # /metrics as SGLang writes it: acceptance gauges, no counters
     "buffered",  # a buffering gateway: every chunk arrives at once, at the end
+    "warm-cache",  # reports every prompt as served whole from its cache (a cache the salt did not defeat)
+    "preempting",  # /metrics counts a preemption (vLLM's vllm:num_preemptions_total) for every finished request
 )
+CACHED_PROMPTS = 64  # the prefix cache holds this many recent prompts
 
 
 @dataclass
@@ -72,7 +78,7 @@ class Simulator:
         model: str = "sim-target",
         fault: str = "none",
         fault_every: int = 1,
-        step_delay_s: float = 0.0,
+        step_delay_s: float = 0.005,  # per generation step: a request outlasts the client's turnaround
         prefill_s: float = 0.0,
         stall_s: float = 30.0,
         api_key: str | None = None,
@@ -86,11 +92,14 @@ class Simulator:
         self.requests = 0
         self.api_key = api_key  # when set, /v1/ answers 401 without "Authorization: Bearer KEY"
         self.authorizations: list[str | None] = []  # what each /v1/ request presented
+        self.recent: list[bytes] = []  # the prefix cache: recent prompts, newest last
+        self.finished = 0  # requests streamed to their end
         self.app = Starlette(
             routes=[
                 Route("/health", lambda r: JSONResponse({"status": "ok"})),
                 Route("/v1/models", self.models),
-                Route("/v1/chat/completions", self.chat, methods=["POST"]),
+                Route("/v1/chat/completions", self.complete, methods=["POST"]),
+                Route("/v1/completions", self.complete, methods=["POST"]),
                 Route("/metrics", self.metrics),
             ]
         )
@@ -129,13 +138,15 @@ class Simulator:
             ("llamacpp:requests_processing", "gauge", c.processing),
             ("llamacpp:requests_deferred", "gauge", 0),
         ]
+        if self.fault == "preempting":
+            lines.append(("vllm:num_preemptions_total", "counter", self.finished))
         text = "".join(f"# TYPE {n} {t}\n{n} {v}\n" for n, t, v in lines)
         if c.per_position:
             name = "llamacpp:spec_decode_num_accepted_tokens_per_pos_total"
             text += f"# TYPE {name} counter\n" + "".join(f'{name}{{position="{p}"}} {n}\n' for p, n in sorted(c.per_position.items()))
         return PlainTextResponse(text)
 
-    async def chat(self, request: Request) -> Response:
+    async def complete(self, request: Request) -> Response:
         if (refused := self._refused(request)) is not None:
             return refused
         self.requests += 1
@@ -146,11 +157,28 @@ class Simulator:
         if fault == "http-500":
             return JSONResponse({"error": {"message": "simulated overload", "type": "server_error"}}, status_code=500)
         body = await request.json()
-        prompt = " ".join(m.get("content", "") for m in body.get("messages", []))
+        chat = request.url.path.endswith("/chat/completions")
+        prompt = " ".join(m.get("content", "") for m in body.get("messages", [])) if chat else str(body.get("prompt", ""))
         max_tokens = int(body.get("max_tokens") or 16)
         usage_wanted = bool((body.get("stream_options") or {}).get("include_usage"))
         steps, counts = self._generate(prompt, max_tokens)
-        return StreamingResponse(self._stream(steps, counts, len(prompt.split()), usage_wanted, fault), media_type="text/event-stream")
+        tokens = prompt.encode()
+        cached = len(tokens) if fault == "warm-cache" else self._cached(tokens)
+        usage = {"prompt_tokens": len(tokens), "prompt_tokens_details": {"cached_tokens": cached}}
+        return StreamingResponse(self._stream(steps, counts, usage, usage_wanted, fault, chat), media_type="text/event-stream")
+
+    def _cached(self, tokens: bytes) -> int:
+        """The longest prefix `tokens` shares with a recent prompt; then it joins them."""
+        best = 0
+        for earlier in self.recent:
+            n = 0
+            for a, b in zip(earlier, tokens):
+                if a != b:
+                    break
+                n += 1
+            best = max(best, n)
+        self.recent = [*self.recent[-(CACHED_PROMPTS - 1) :], tokens]
+        return best
 
     # ------------------------------------------------------------------ generation
 
@@ -184,21 +212,24 @@ class Simulator:
         c.predicted = n
         return steps, c
 
-    def _chunk(self, delta: dict, finish: str | None = None) -> bytes:
-        obj = {
-            "id": "chatcmpl-sim",
-            "object": "chat.completion.chunk",
-            "model": self.model,
-            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-        }
-        return b"data: " + json.dumps(obj).encode() + b"\n\n"
+    def _chunk(self, delta: dict, finish: str | None = None, chat: bool = True) -> bytes:
+        if chat:
+            obj = {"id": "chatcmpl-sim", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+        else:  # a completions chunk carries its text beside the choice, and no role
+            obj = {
+                "id": "cmpl-sim",
+                "object": "text_completion",
+                "choices": [{"index": 0, "text": delta.get("content", ""), "finish_reason": finish}],
+            }
+        return b"data: " + json.dumps({**obj, "model": self.model}).encode() + b"\n\n"
 
-    async def _stream(self, steps, counts: Counters, prompt_tokens: int, usage_wanted: bool, fault: str):
+    async def _stream(self, steps, counts: Counters, prompt_usage: dict, usage_wanted: bool, fault: str, chat: bool = True):
+        prompt_tokens = prompt_usage["prompt_tokens"]
         self.counters.processing += 1
         finished = False
         try:
             out: list[bytes] = []
-            if fault != "no-role-chunk":  # sent at once, as servers do, before the prompt pass
+            if fault != "no-role-chunk" and chat:  # sent at once, as servers do, before the prompt pass
                 yield self._chunk({"role": "assistant", "content": ""})
             await asyncio.sleep(self.prefill_s)
             for i, words in enumerate(steps):
@@ -215,7 +246,7 @@ class Simulator:
                     break
                 text = (" " if i else "") + " ".join(words)
                 last = i == len(steps) - 1
-                out.append(self._chunk({"content": text}, "length" if last else None))
+                out.append(self._chunk({"content": text}, "length" if last else None, chat))
                 if fault != "buffered":
                     for piece in out:
                         yield piece
@@ -230,7 +261,7 @@ class Simulator:
                     "object": "chat.completion.chunk",
                     "model": self.model,
                     "choices": [],
-                    "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": reported, "total_tokens": prompt_tokens + reported},
+                    "usage": {**prompt_usage, "completion_tokens": reported, "total_tokens": prompt_tokens + reported},
                 }
                 if fault == "slow-usage":
                     for piece in out:
@@ -245,6 +276,7 @@ class Simulator:
         finally:
             self.counters.processing -= 1
             if finished:  # llama.cpp counts a request's tokens when it finishes
+                self.finished += 1
                 self._add(counts, prompt_tokens)
 
     def _add(self, c: Counters, prompt_tokens: int) -> None:

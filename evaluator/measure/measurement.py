@@ -1,0 +1,118 @@
+"""A run's `measurement` block (record 1.3): how sdeval measure took it, and what the client saw of
+itself. Order of the windows, the salt and the cache hits it should have prevented, requests resent
+after a stale kept-alive connection; the findings each of these can give."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .selfcheck import bottleneck
+
+STEADY_SHARE = 0.95  # a window whose achieved concurrency is below 95 % of its target is a finding
+
+# Tokens a server puts before the salt: BOS for a completion; a chat template's turn header (and
+# BOS, or a system preamble) for a chat. A stated allowance, not a tokenizer's count.
+TEMPLATE_ALLOWANCE = {"completions": 1, "chat": 32}
+
+
+def cached_tokens(request: dict) -> int | None:
+    """The prompt tokens the server served from its prefix cache, where it says."""
+    if isinstance(request.get("cached_tokens"), int):
+        return request["cached_tokens"]
+    cache_n = (request.get("server_timings") or {}).get("cache_n")  # llama.cpp's per-response timings
+    return cache_n if isinstance(cache_n, int) and not isinstance(cache_n, bool) else None
+
+
+def cache_allowance(salt: str, endpoint: str) -> int:
+    """The most cache hit the salt itself explains: its UTF-8 bytes (a token is at least one byte)
+    plus the template's tokens before it. Beyond that, the prompt's own text was cached."""
+    return len(salt.encode()) + TEMPLATE_ALLOWANCE[endpoint]
+
+
+def achieved_concurrency(measured: list[dict], c: int) -> tuple[float, float] | None:
+    """(achieved concurrency, the steady part's share of the window). The steady part runs from
+    the moment c requests are first in flight to the moment the first slot has nothing left to
+    send (the first slot to finish its last request); the rest of the window is
+    fill and drain. Over the steady part, the time-weighted mean of requests in flight: a request
+    from its send (its first attempt's, when resent) to its last byte, and its slot held through
+    the client's turnaround to that slot's next send (the closed loop's own; the self-check
+    watches the client). None when the window never had c requests in flight."""
+    spans = [((r.get("earlier_attempts") or [r])[0]["sent"], r["last_byte"] or r["sent"], r.get("slot")) for r in measured]
+    if len(spans) < c:
+        return None
+    by_slot: dict[Any, list[tuple[float, float]]] = {}
+    for s, e, slot in sorted(spans):
+        by_slot.setdefault(slot if slot is not None else object(), []).append((s, e))
+    held = []  # a slot is held from each send to the next send on it, the last to its last byte
+    for slot_spans in by_slot.values():
+        held += [(s, slot_spans[k + 1][0]) for k, (s, _) in enumerate(slot_spans[:-1])] + [slot_spans[-1]]
+    sends = sorted(s for s, _, _ in spans)
+    start, last_sent = sends[c - 1], sends[-1]
+    if all(slot is not None for _, _, slot in spans) and len(by_slot) == c:
+        end = min(slot_spans[-1][1] for slot_spans in by_slot.values())  # the first slot to finish its last request
+    else:  # a capture without slots: the first response to end after the last send
+        after = [e for _, e, _ in spans if e > last_sent]
+        if not after:
+            return None
+        end = min(after)
+    window = max(e for _, e, _ in spans) - sends[0]
+    if end <= start or window <= 0:
+        return None
+    busy = sum(max(0.0, min(e, end) - max(s, start)) for s, e in held)
+    return round(busy / (end - start), 4), round((end - start) / window, 4)
+
+
+def measurement(
+    name: str, c: int, reps: list[tuple[int, dict]], requests: dict, session: dict, sequence: dict, order: str, findings: list[str]
+) -> dict[str, Any]:
+    """The block, and a finding for each thing in it that makes the run's figures doubtful."""
+    salt = session.get("salt")
+    endpoint = session["settings"].get("endpoint", "chat")
+    windows, cached, reporting, allowance, resent = [], 0, 0, 0, 0
+    for rep, window in reps:
+        measured = requests[(name, c, rep)]
+        hits = [(r, h) for r in measured if (h := cached_tokens(r)) is not None]
+        entry: dict[str, Any] = {
+            "repetition": rep,
+            "sequence": sequence[(name, c, rep)],
+            "requests": len(measured),
+            "resent": sum(1 for r in measured if r.get("earlier_attempts")),
+        }
+        if hits:
+            entry["cached_prompt_tokens"] = sum(h for _, h in hits)
+            cached += entry["cached_prompt_tokens"]
+            reporting += len(hits)
+            if salt:
+                allowance += sum(cache_allowance(r["salt"], endpoint) for r, _ in hits if r.get("salt"))
+        steady = achieved_concurrency(measured, c)
+        if steady is not None:
+            achieved, entry["steady_share"] = steady
+            entry["achieved_concurrency"] = achieved
+            if achieved < STEADY_SHARE * c:
+                findings.append(
+                    f"{name} c={c} repetition {rep + 1} of {len(reps)}: {achieved:.2f} requests in flight on average over the window's "
+                    f"steady part, below 95 % of {c}: the load was not the one stated"
+                )
+        for key in ("loop_lag_ms_max", "loop_lag_ms_p99", "client_cpu_fraction"):
+            if window.get(key) is not None:
+                entry[key] = window[key]
+        if (why := bottleneck(window)) is not None:
+            findings.append(
+                f"{name} c={c} repetition {rep + 1} of {len(reps)}: the measuring client was the bottleneck ({why}): "
+                "measure with more client processes (--workers) or on a less busy machine"
+            )
+        resent += entry["resent"]
+        windows.append(entry)
+    block: dict[str, Any] = {"order": order, "resent_requests": resent, "windows": windows}
+    if salt:
+        block["salt"] = {"scheme": salt["scheme"], "nonce": salt["nonce"]}
+    if reporting:
+        block["cached_prompt_tokens"], block["requests_reporting_cache"] = cached, reporting
+        if salt:
+            block["cache_allowance_tokens"] = allowance
+            if cached > allowance:
+                findings.append(
+                    f"{name} c={c}: the server served {cached} prompt tokens of the measured requests from its prefix cache, more than "
+                    f"the {allowance} their salts explain: the prompts' own text was cached, so TTFT and E/T are a warm cache's"
+                )
+    return block
