@@ -218,42 +218,47 @@ def _measure(args, argv: list[str]) -> int:
         "settings": {**settings.__dict__, "dataset": dataset, "dataset_sha256": sha},
     }
     capture = Capture(directory)
-    previous, known_arms, done = None, [], set()
-    if continuing:
-        entries = capture.entries() if capture.log.is_file() else None
-        if entries is None:
-            raise MeasureProblem(f"{capture.log}: no capture to continue beside {record_path}")
-        previous = next(e for e in entries if e["kind"] == "session")
-        if previous["settings"] != session["settings"]:
-            differing = [k for k in session["settings"] if previous["settings"].get(k) != session["settings"][k]]
-            raise MeasureProblem(f"{capture.log}: was measured with other settings ({', '.join(differing)}); give the same ones")
-        known_arms = [e for e in entries if e["kind"] == "arm"]
-        done = {(e["arm"], e["concurrency"], e["repetition"]) for e in entries if e["kind"] == "window"}
-        if args.append:
-            for arm in arms:
-                if any(k["name"] == arm.name for k in known_arms):
-                    raise MeasureProblem(f"{capture.log}: already holds arm {arm.name}; use --resume to finish it")
-        if args.resume and not arms:
-            arms = [Arm(k["name"], k["url"], k["arrangement"], k.get("metrics"), k.get("api_key_env")) for k in known_arms]
-            for arm in arms:
-                if arm.api_key_env:
-                    arm.headers = {"Authorization": f"Bearer {os.environ.get(arm.api_key_env, '')}"}
-    asyncio.run(_run(arms, prompts, settings, capture, session, continuing, done, configs, known_arms, Progress(args.quiet)))
-    session_for_build = previous or session
-    all_arms = {k["name"]: k for k in known_arms}
-    for e in capture.entries():
-        if e["kind"] == "arm":
-            all_arms[e["name"]] = e
-    record, findings, table = build(capture, session_for_build, list(all_arms.values()))
     try:
-        write_atomic(record_path, (json.dumps(record, indent=2, ensure_ascii=False) + "\n").encode(), force=continuing)
-    except OutputRefused as exc:
-        raise MeasureProblem(str(exc)) from None
-    sys.stdout.write(summary(table))
-    for finding in findings:
-        print(f"sdeval: finding: {finding}", file=sys.stderr)
-    print(f"sdeval: wrote {record_path} (record {record['record_version']}) and its capture {directory}/", file=sys.stderr)
-    return 1 if findings else 0
+        if continuing and directory.is_dir():
+            capture.lock()  # before reading it: no other run may measure into it while this one does
+        previous, known_arms, done = None, [], set()
+        if continuing:
+            entries = capture.entries() if capture.log.is_file() else None
+            if entries is None:
+                raise MeasureProblem(f"{capture.log}: no capture to continue beside {record_path}")
+            previous = next(e for e in entries if e["kind"] == "session")
+            if previous["settings"] != session["settings"]:
+                differing = [k for k in session["settings"] if previous["settings"].get(k) != session["settings"][k]]
+                raise MeasureProblem(f"{capture.log}: was measured with other settings ({', '.join(differing)}); give the same ones")
+            known_arms = [e for e in entries if e["kind"] == "arm"]
+            done = {(e["arm"], e["concurrency"], e["repetition"]) for e in entries if e["kind"] == "window"}
+            if args.append:
+                for arm in arms:
+                    if any(k["name"] == arm.name for k in known_arms):
+                        raise MeasureProblem(f"{capture.log}: already holds arm {arm.name}; use --resume to finish it")
+            if args.resume and not arms:
+                arms = [Arm(k["name"], k["url"], k["arrangement"], k.get("metrics"), k.get("api_key_env")) for k in known_arms]
+                for arm in arms:
+                    if arm.api_key_env:
+                        arm.headers = {"Authorization": f"Bearer {os.environ.get(arm.api_key_env, '')}"}
+        asyncio.run(_run(arms, prompts, settings, capture, session, continuing, done, configs, known_arms, Progress(args.quiet)))
+        session_for_build = previous or session
+        all_arms = {k["name"]: k for k in known_arms}
+        for e in capture.entries():
+            if e["kind"] == "arm":
+                all_arms[e["name"]] = e
+        record, findings, table = build(capture, session_for_build, list(all_arms.values()))
+        try:
+            write_atomic(record_path, (json.dumps(record, indent=2, ensure_ascii=False) + "\n").encode(), force=continuing)
+        except OutputRefused as exc:
+            raise MeasureProblem(str(exc)) from None
+        sys.stdout.write(summary(table))
+        for finding in findings:
+            print(f"sdeval: finding: {finding}", file=sys.stderr)
+        print(f"sdeval: wrote {record_path} (record {record['record_version']}) and its capture {directory}/", file=sys.stderr)
+        return 1 if findings else 0
+    finally:
+        capture.unlock()
 
 
 async def _run(arms, prompts, settings, capture, session, continuing, done, configs, known_arms, progress) -> None:

@@ -1,0 +1,121 @@
+"""Where an API key goes, and that it goes nowhere else.
+
+A key is read from the environment variable the user named (never from the command line, so it is
+in no shell history and no record), and sent only to the origin it was given for: the scheme,
+host and port of the arm's URL for `--api-key-env`, of the metrics URL for
+`--metrics-api-key-env`. A metrics URL on another origin than its arm gets no key unless it is
+given one of its own. A server may echo the key back (in an error body, an error event, a
+scrape): every string written to the capture or printed passes through a Scrubber first.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from .capture import MeasureProblem
+
+REDACTED = "[API key removed]"
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def origin(url: str) -> tuple[str, str, int]:
+    """(scheme, host, port) as browsers compare origins: scheme and host case-insensitive, the
+    default port filled in, so http://H and http://h:80/ are one origin."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port
+    except ValueError:  # a port that is not a number, or out of range: no origin it could match
+        port = None
+    return scheme, (parts.hostname or "").lower(), port if port is not None else _DEFAULT_PORTS.get(scheme, -1)
+
+
+@dataclass(frozen=True)
+class Credential:
+    """A key read from `variable`, for requests to `origin` only."""
+
+    flag: str  # the option that named the variable, for messages
+    variable: str
+    key: str
+    origin: tuple[str, str, int]
+
+    def header(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.key}"}
+
+
+def read_key(flag: str, variable: str, url: str) -> Credential:
+    """The key in `variable`, for `url`'s origin; one line naming the variable when it is not set,
+    empty, or holds what an HTTP header cannot carry (the key itself is never shown)."""
+    key = os.environ.get(variable)
+    if not key:
+        raise MeasureProblem(f"{flag} {variable}: the variable is {'empty' if key == '' else 'not set'}")
+    for i, ch in enumerate(key):
+        if not "\x21" <= ch <= "\x7e":
+            raise MeasureProblem(
+                f"{flag} {variable}: the key holds a character an HTTP header cannot carry (at character {i + 1}); "
+                "an API key is printable ASCII without spaces"
+            )
+    return Credential(flag, variable, key, origin(url))
+
+
+class Keys:
+    """The credentials of one arm: which, if any, a request to a URL carries."""
+
+    def __init__(self, *credentials: Credential | None) -> None:
+        self.credentials = tuple(c for c in credentials if c is not None)
+
+    def headers_for(self, url: str) -> dict[str, str]:
+        """The Authorization header for `url`: the first key given for its origin, or none."""
+        at = origin(url)
+        for credential in self.credentials:
+            if credential.origin == at:
+                return credential.header()
+        return {}
+
+
+class Scrubber:
+    """Removes the keys from what a server sent before it is written or printed."""
+
+    def __init__(self, secrets: tuple[str, ...] = ()) -> None:
+        # Longest first, so a key that holds another is removed whole.
+        self.secrets = tuple(sorted({s for s in secrets if s}, key=len, reverse=True))
+
+    def text(self, text: str) -> str:
+        for secret in self.secrets:
+            if secret in text:
+                text = text.replace(secret, REDACTED)
+        return text
+
+    def raw(self, data: bytes) -> bytes:
+        for secret in self.secrets:
+            data = data.replace(secret.encode(), REDACTED.encode())
+        return data
+
+    def value(self, value: Any) -> Any:
+        """A copy of a JSON value with every string (keys too) scrubbed; walked without recursion,
+        so any depth a server sent is safe."""
+        if not self.secrets:
+            return value
+        root: list[Any] = [None]
+        stack: list[tuple[Any, Any, Any]] = [(value, root, 0)]
+        while stack:
+            item, parent, slot = stack.pop()
+            if isinstance(item, str):
+                parent[slot] = self.text(item)
+            elif isinstance(item, dict):
+                copy: dict[str, Any] = {}
+                parent[slot] = copy
+                for k, v in item.items():
+                    key = self.text(k) if isinstance(k, str) else k
+                    copy[key] = None
+                    stack.append((v, copy, key))
+            elif isinstance(item, list):
+                items: list[Any] = [None] * len(item)
+                parent[slot] = items
+                stack.extend((v, items, i) for i, v in enumerate(item))
+            else:
+                parent[slot] = item
+        return root[0]
