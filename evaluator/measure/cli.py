@@ -15,6 +15,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from .._infra.safe_text import shown
 from .capture import Capture, MeasureProblem, capture_dir
 from .loop import Arm, Settings
 
@@ -169,7 +170,7 @@ def main(argv: list[str]) -> int:
     try:
         return _measure(args, argv)
     except MeasureProblem as exc:
-        print(f"sdeval: {exc}", file=sys.stderr)
+        print(f"sdeval: {shown(exc)}", file=sys.stderr)  # it may quote what a server sent
         return 2
 
 
@@ -267,7 +268,7 @@ async def _run(arms, prompts, settings, capture, session, continuing, done, conf
     import httpx
 
     from .loop import identify, measure_arm
-    from .scrape import check, fetch
+    from .scrape import check, fetch, refuse_non_finite
 
     # Idle connections are dropped after 2 s, before a server's own keep-alive timeout (5 s in
     # llama.cpp's) can close one just as a request goes out on it.
@@ -284,7 +285,7 @@ async def _run(arms, prompts, settings, capture, session, continuing, done, conf
                 with tempfile.TemporaryDirectory() as tmp:
                     probe = Path(tmp) / "metrics.prom"
                     probe.write_bytes(text)
-                    check(probe, arm.metrics, arm.arrangement == "speculative")
+                    refuse_non_finite(probe, arm.metrics, check(probe, arm.metrics, arm.arrangement == "speculative"))
         capture.open(new=not continuing)
         try:
             if not continuing:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .._infra.safe_text import shown
 from ..importers.common import ImportProblem
 from ..importers.vllm_metrics import SERVERS, Deltas, Scrape, Server, deltas
 from .capture import MeasureProblem
@@ -67,6 +68,25 @@ def check(path: Path, url: str, speculative: bool) -> Server:
     if server.generated not in scrape.seen:
         raise MeasureProblem(f"--metrics {url}: has no {server.generated} counter, so whose tokens it counted cannot be settled")
     return server
+
+
+def refuse_non_finite(path: Path, url: str, server: Server) -> None:
+    """At the start: a counter that is NaN or infinite cannot be differenced over any window."""
+    import math
+
+    from ..importers.vllm_metrics import series_name
+
+    try:
+        scrape = Scrape(path, server)
+    except ImportProblem as exc:
+        raise MeasureProblem(f"--metrics {url}: {exc}") from None
+    wanted = set(server.wanted())
+    for key, value in scrape.series.items():
+        if key[0] in wanted and not math.isfinite(value):
+            raise MeasureProblem(
+                f"--metrics {url}: the counter {shown(series_name(key))} is {value}; a counter that is not a finite number "
+                "cannot be differenced over a window (is the engine healthy?)"
+            )
 
 
 def window_deltas(before: Path, after: Path, server: Server) -> Deltas:

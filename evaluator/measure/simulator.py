@@ -38,7 +38,17 @@ FAULTS = (
     "metrics-without-spec",  # /metrics has no spec-decode counters at all
     "sglang-gauges",  # /metrics as SGLang writes it: acceptance gauges, no counters
     "buffered",  # a buffering gateway: every chunk arrives at once, at the end
+    # Hostile and broken servers (issue 36): what a server sends must never crash measure.
+    "escape-error",  # an error event whose message holds ESC sequences, an OSC title, BEL and CR
+    "escape-http",  # an HTTP 500 whose body holds the same
+    "echo-key",  # an HTTP 401 whose body echoes the Authorization header it was sent
+    "counter-reset",  # the counters restart from zero when scrape number `counter_fault_from` is served
+    "counter-nan",  # from scrape number `counter_fault_from` on, the generated-token counter is NaN
+    "counter-inf",  # ... or +Inf
 )
+# What a terminal must never receive raw from a server: a colour change, a window-title change
+# (OSC), a screen clear, a bell and a carriage return that would overwrite the line.
+HOSTILE_TEXT = "\x1b[31mred\x1b]0;pwned\x07\x1b[2J\rgone"
 
 
 @dataclass
@@ -76,6 +86,7 @@ class Simulator:
         prefill_s: float = 0.0,
         stall_s: float = 30.0,
         api_key: str | None = None,
+        counter_fault_from: int = 3,
     ) -> None:
         if fault not in FAULTS:
             raise ValueError(f"unknown fault {fault!r}")
@@ -84,6 +95,10 @@ class Simulator:
         self.step_delay_s, self.prefill_s, self.stall_s = step_delay_s, prefill_s, stall_s
         self.counters = Counters()
         self.requests = 0
+        self.scrapes = 0
+        # The first scrape is measure's start check, then one before and one after each window:
+        # from the third on, a counter fault falls inside the first window.
+        self.counter_fault_from = counter_fault_from
         self.api_key = api_key  # when set, /v1/ answers 401 without "Authorization: Bearer KEY"
         self.authorizations: list[str | None] = []  # what each /v1/ request presented
         self.app = Starlette(
@@ -112,6 +127,9 @@ class Simulator:
         return JSONResponse({"object": "list", "data": [{"id": self.model, "object": "model", "owned_by": "sdeval-simulator"}]})
 
     async def metrics(self, request: Request) -> Response:
+        self.scrapes += 1
+        if self.fault == "counter-reset" and self.scrapes == self.counter_fault_from:
+            self.counters = Counters(processing=self.counters.processing)  # an engine restart
         c = self.counters
         if self.fault == "metrics-without-spec":
             return PlainTextResponse("# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total 1.5\n")
@@ -120,7 +138,7 @@ class Simulator:
                 '# TYPE sglang:spec_accept_length gauge\nsglang:spec_accept_length{model_name="m"} 2.9\n'
                 '# TYPE sglang:spec_accept_rate gauge\nsglang:spec_accept_rate{model_name="m"} 0.63\n'
             )
-        lines = [
+        lines: list[tuple[str, str, int | str]] = [
             ("llamacpp:prompt_tokens_total", "counter", c.prompt_tokens),
             ("llamacpp:tokens_predicted_total", "counter", c.predicted),
             ("llamacpp:spec_decode_num_drafts_total", "counter", c.drafts),
@@ -129,6 +147,9 @@ class Simulator:
             ("llamacpp:requests_processing", "gauge", c.processing),
             ("llamacpp:requests_deferred", "gauge", 0),
         ]
+        if self.fault in ("counter-nan", "counter-inf") and self.scrapes >= self.counter_fault_from:
+            broken = "NaN" if self.fault == "counter-nan" else "+Inf"
+            lines = [(n, t, broken if n == "llamacpp:tokens_predicted_total" else v) for n, t, v in lines]
         text = "".join(f"# TYPE {n} {t}\n{n} {v}\n" for n, t, v in lines)
         if c.per_position:
             name = "llamacpp:spec_decode_num_accepted_tokens_per_pos_total"
@@ -145,6 +166,10 @@ class Simulator:
             return Response("<html>not an API</html>", media_type="text/html")
         if fault == "http-500":
             return JSONResponse({"error": {"message": "simulated overload", "type": "server_error"}}, status_code=500)
+        if fault == "escape-http":
+            return PlainTextResponse(f"overloaded {HOSTILE_TEXT}", status_code=500)
+        if fault == "echo-key":
+            return PlainTextResponse(f"refused: Authorization: {request.headers.get('authorization')}", status_code=401)
         body = await request.json()
         prompt = " ".join(m.get("content", "") for m in body.get("messages", []))
         max_tokens = int(body.get("max_tokens") or 16)
@@ -204,8 +229,9 @@ class Simulator:
             for i, words in enumerate(steps):
                 if fault == "truncated" and i == len(steps) // 2:
                     break
-                if fault == "error-event" and i == len(steps) // 2:
-                    out.append(b'data: {"error": {"message": "simulated failure in generation", "code": 500}}\n\n')
+                if fault in ("error-event", "escape-error") and i == len(steps) // 2:
+                    message = "simulated failure in generation" + (f" {HOSTILE_TEXT}" if fault == "escape-error" else "")
+                    out.append(b"data: " + json.dumps({"error": {"message": message, "code": 500}}).encode() + b"\n\n")
                     break
                 if fault == "stall" and i == len(steps) // 2:
                     for piece in out:
@@ -238,7 +264,7 @@ class Simulator:
                     out = []
                     await asyncio.sleep(0.3)
                 out.append(b"data: " + json.dumps(usage).encode() + b"\n\n")
-            if finished or fault == "error-event":
+            if finished or fault in ("error-event", "escape-error"):
                 out.append(b"data: [DONE]\n\n")
             if out:  # one write: a buffering gateway hands on everything at once
                 yield b"".join(out)

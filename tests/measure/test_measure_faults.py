@@ -1,0 +1,79 @@
+"""`sdeval measure` against the simulator's hostile and broken faults (issue 36): what a server
+sends is escaped where it is shown, and counters that break mid-run cost that run's server counts,
+never the record."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("httpx")
+pytest.importorskip("uvicorn")
+
+from support.measure_servers import serve  # noqa: E402
+
+from evaluator.measure.cli import main as measure  # noqa: E402
+from evaluator.measure.simulator import Simulator  # noqa: E402
+
+ONE = ["--concurrency", "1", "--repetitions", "2", "--warmup", "0", "--requests", "4", "--max-tokens", "12", "--quiet"]
+
+
+def _run_measure(tmp_path, capsys, sim: Simulator, arm: str = "speculative", metrics: bool = False, *extra: str):
+    with serve(sim) as url:
+        argv = ["--arm", f"{arm}={url}"] + (["--metrics", f"{url}/metrics"] if metrics else [])
+        code = measure([*argv, *ONE, *extra, "-o", str(tmp_path / "rec.json")])
+    captured = capsys.readouterr()
+    record = json.loads((tmp_path / "rec.json").read_text()) if (tmp_path / "rec.json").exists() else None
+    return code, record, captured.err
+
+
+@pytest.mark.parametrize("fault", ["escape-error", "escape-http"])
+def test_control_sequences_a_server_sends_are_escaped_in_the_findings(tmp_path, capsys, fault):
+    code, record, err = _run_measure(tmp_path, capsys, Simulator(fault=fault, fault_every=2), "target-only")
+    assert code == 1
+    assert record is not None
+    assert not {"\x1b", "\x07", "\r"} & set(err), repr(err)
+    shown = "\\x1b[31mred\\x1b]0;pwned\\x07\\x1b[2J\\x0dgone"
+    findings = [line for line in err.splitlines() if line.startswith("sdeval: finding:")]
+    assert len(findings) == 4 and all(shown in line for line in findings), err
+    # The capture keeps what the server sent, as it sent it (JSON-escaped on its line).
+    requests = [json.loads(line) for line in (tmp_path / "rec.json.capture" / "capture.jsonl").read_text().splitlines()]
+    assert sum("\x1b]0;pwned\x07" in e.get("detail", "") for e in requests) == 4
+
+
+@pytest.mark.parametrize("fault", ["counter-reset", "counter-nan", "counter-inf"])
+def test_counters_that_break_in_a_window_cost_the_runs_server_counts_not_the_record(tmp_path, capsys, fault):
+    # Breaks in the first window's after-scrape; the warm-up request makes the counters non-zero before it.
+    argv = [*ONE, "--warmup", "1", "-o", str(tmp_path / "rec.json")]
+    with serve(Simulator(speculative=True, fault=fault)) as url:
+        code = measure(["--arm", f"speculative={url}", "--metrics", f"{url}/metrics", *argv])
+        err = capsys.readouterr().err
+        assert code == 1, err
+        record = json.loads((tmp_path / "rec.json").read_text())
+        if fault == "counter-reset":  # (a server still NaN or infinite is refused by --resume's start check)
+            # --resume builds the same record again, instead of failing the same way.
+            (tmp_path / "rec.json").unlink()
+            assert measure(["--resume", *argv]) == 1
+            assert json.loads((tmp_path / "rec.json").read_text())["runs"] == record["runs"]
+    (run,) = record["runs"]
+    counts = run["counts"]
+    assert "verification_steps" not in counts and "population_check" not in counts
+    assert counts["emitted_tokens"] == sum(r["emitted_tokens"] for r in run["repetitions"]) > 0
+    assert "could not be differenced over repetition 1" in run["notes"]
+    (finding,) = [line for line in err.splitlines() if line.startswith("sdeval: finding:")]
+    assert finding.startswith("sdeval: finding: speculative c=1: the server's counters cannot be differenced over repetition 1 (")
+    assert finding.endswith("; the run's server counts are left out (its output tokens are the responses' usage)")
+
+
+@pytest.mark.parametrize(("fault", "value"), [("counter-nan", "nan"), ("counter-inf", "inf")])
+def test_a_counter_that_is_not_finite_at_the_start_is_refused_before_anything_is_written(tmp_path, capsys, fault, value):
+    sim = Simulator(speculative=True, fault=fault, counter_fault_from=1)
+    code, record, err = _run_measure(tmp_path, capsys, sim, "speculative", True)
+    assert code == 2
+    assert err.endswith(
+        f"/metrics: the counter llamacpp:tokens_predicted_total is {value}; a counter that is not a finite number "
+        "cannot be differenced over a window (is the engine healthy?)\n"
+    )
+    assert err.count("\n") == 1
+    assert not (tmp_path / "rec.json").exists() and not (tmp_path / "rec.json.capture").exists()
