@@ -82,11 +82,15 @@ def _escape(ch: str) -> str:
 def shown(text: object, *, lines: bool = False) -> str:
     """`text` with every character a terminal, a listing or a reader could be fooled by escaped:
     control characters (all of C0, DEL and C1, except tab, and newline when `lines`), bidi
-    controls and invisible characters. The one function every output of an input string uses."""
+    controls and invisible characters, and lone UTF-16 surrogates (a JSON escape can make one;
+    no output encoding can write it). The one function every output of an input string uses."""
     text = str(text)
     if text.isascii() and text.isprintable():  # the common case, at C speed
         return text
-    return "".join(_escape(ch) if (is_control(ch) and ch != "\t" and not (lines and ch == "\n")) or is_invisible(ch) else ch for ch in text)
+    return "".join(
+        _escape(ch) if (is_control(ch) and ch != "\t" and not (lines and ch == "\n")) or is_invisible(ch) or "\ud800" <= ch <= "\udfff" else ch
+        for ch in text
+    )
 
 
 # Bidi classes that can reorder text around them: right-to-left letters and the explicit controls.
