@@ -27,6 +27,9 @@ the claim forms 2026's claims use (docs/claims.md, "How the form a claim is writ
 it"): a cost per million output tokens at a stated price, a figure written as a change against
 its baseline, throughput per accelerator, a comparison at matched interactivity over each side's
 sweep, and a value copied from a tool's rounded print.
+
+Record 1.3 is additive as well: every 1.0, 1.1 and 1.2 record loads and is judged unchanged
+(docs/record.md, "Record 1.3", lists what it adds).
 """
 
 from __future__ import annotations
@@ -38,8 +41,8 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from .. import RECORD_VERSION  # noqa: E402,F401  (defined with the package version; see evaluator/__init__.py)
 from .._infra.safe_text import CONTROL_PATTERN, CONTROL_PATTERN_LINES, IDENTITY_PATTERN
 
-# Every version this tool reads; a 1.0 record is a valid 1.1 record, a 1.1 record a valid 1.2 one.
-READ_VERSIONS = ("1.0", "1.1", "1.2")
+# Every version this tool reads; each is a valid record of the next (1.0 of 1.1, 1.1 of 1.2, 1.2 of 1.3).
+READ_VERSIONS = ("1.0", "1.1", "1.2", "1.3")
 SCHEMA_ID = "https://sdeval.example/schemas/evidence-record/1.1/evidence-record.schema.json"
 
 # Bounds that keep a count a count: JSON allows 1e999 and 2**200, a record does not.
@@ -478,6 +481,10 @@ class Percentiles(_Model):
         default=None,
         description="A latency the source gives without saying whether it is a mean, a median or a percentile, in milliseconds. Kept as stated; it cannot be compared with a limit or another run.",
     )
+    method: Literal["linear", "lower"] | None = Field(
+        default=None,
+        description="Record 1.3: how a percentile falling between two ranked values was taken: linear, interpolated between them (numpy's default); lower, the lower of the two (MLPerf Endpoints, numpy method='lower'). Small samples differ between them by up to a whole gap.",
+    )
 
 
 class Latency(_Model):
@@ -650,6 +657,68 @@ class SimulatedAcceptance(_Model):
     )
 
 
+class MeasuredWindow(_Model):
+    repetition: Count = Field(le=999, description="Which repetition at this load the window is, counted from 0 (as the capture counts it).")
+    sequence: Count = Field(
+        description="The window's place among all windows measured into this record, every arm and load, counted from 0: shows whether arms were interleaved."
+    )
+    requests: Count = Field(description="Measured requests counted in the window (completed or failed).")
+    resent: Count = Field(
+        description="Requests sent a second time, on a fresh connection, because a kept-alive connection was closed before any response byte: the server never saw the first attempt."
+    )
+    cached_prompt_tokens: Count | None = Field(
+        default=None,
+        description="Prompt tokens the server says it served from its prefix cache, summed over the window's measured requests (usage.prompt_tokens_details.cached_tokens, llama.cpp timings.cache_n); absent when it reports none.",
+    )
+    achieved_concurrency: NonNegFloat | None = Field(
+        default=None,
+        description="Time-weighted mean number of measured requests in flight over the window's measured interval; below 95 % of the load's concurrency is a finding.",
+    )
+    loop_lag_ms_max: NonNegFloat | None = Field(
+        default=None,
+        description="The client's longest event-loop lag over the window (a timer's actual wake-up minus its scheduled one), in milliseconds.",
+    )
+    client_cpu_fraction: NonNegFloat | None = Field(
+        default=None,
+        description="The measuring client's own CPU time over the window divided by the window's wall time: 1.0 is one core busy the whole window.",
+    )
+
+
+class MeasurementSalt(_Model):
+    scheme: Text = Field(description="How each request's text is salted so that no request finds another's in a prefix cache.")
+    nonce: Text = Field(
+        description="The random part of the salts, drawn once per measurement; the same in every arm, so the arms' prompts stay token-for-token equal."
+    )
+
+
+class Measurement(_Model):
+    tool: Literal["sdeval measure"] = Field(description="What measured the run and wrote this block.")
+    order: Literal["interleaved", "arm-by-arm"] = Field(
+        description="interleaved: at each load every arm's repetition r was measured before any arm's r + 1, the arms' order alternating per repetition, so drift of the machine lands on both arms; arm-by-arm: one arm's loads and repetitions, then the other's (--append, one server restarted between arms)."
+    )
+    salt: MeasurementSalt | None = Field(default=None, description="The salt the measured prompts carried.")
+    cached_prompt_tokens: Count | None = Field(
+        default=None,
+        description="Prompt tokens served from the server's prefix cache, summed over the run's measured requests that report it; absent when the server reports none.",
+    )
+    requests_reporting_cache: Count | None = Field(
+        default=None, description="How many of the run's measured requests reported their cached prompt tokens."
+    )
+    cache_allowance_tokens: Count | None = Field(
+        default=None,
+        description="The most cached prompt tokens the salts allow over the same requests: per request the salt's UTF-8 bytes (a token is at least one byte) plus the tokens a template puts before it (1 for completions, 32 for chat). Above it, a prompt's own text was served from cache: a finding.",
+    )
+    resent_requests: Count = Field(
+        default=0,
+        description="Measured requests sent a second time on a fresh connection after a kept-alive connection was closed before any response byte (both attempts are in the capture).",
+    )
+    preempted_requests: Count | None = Field(
+        default=None,
+        description="vLLM's vllm:num_preemptions_total delta over the run's windows; absent where the server exports no such counter. Above 0 is a finding: preemptions slow a run for reasons other than the offer.",
+    )
+    windows: list[MeasuredWindow] = Field(default_factory=list, max_length=1000, description="Each measured window, in repetition order.")
+
+
 class Run(_Model):
     id: Ident = Field(description="Short name for this run, used by claims (for example 'spec-c64').")
     arrangement: Literal["speculative", "target-only"] = Field(
@@ -683,6 +752,10 @@ class Run(_Model):
         default=None, description="Requests per second served within per-request latency limits, as the tool reported it, with the limits it used."
     )
     quality: list[Quality] = Field(default_factory=list, max_length=100, description="Task-quality results for this run's outputs.")
+    measurement: Measurement | None = Field(
+        default=None,
+        description="Record 1.3: how sdeval measure took this run (order, salt, cache hits, resends, each window's achieved concurrency and the client's own load).",
+    )
     reported: ReportedFigures | None = Field(
         default=None, description="Figures as the vendor or tool stated them; checked against the counts, never used instead of them."
     )
@@ -884,8 +957,8 @@ class InstallationScope(_Model):
 
 
 class EvidenceRecord(_Model):
-    record_version: Literal["1.0", "1.1", "1.2"] = Field(
-        description="Version of the evidence-record format. This tool reads 1.0, 1.1 and 1.2; write 1.2 where the counts give D (tokens outside verification steps), else 1.1."
+    record_version: Literal["1.0", "1.1", "1.2", "1.3"] = Field(
+        description="Version of the evidence-record format. This tool reads 1.0, 1.1, 1.2 and 1.3; write 1.2 where the counts give D (tokens outside verification steps), 1.3 where a run carries what only 1.3 states (a measurement's uncertainty), else 1.1."
     )
     offer: Offer = Field(description="Who makes the offer and what they claim, verbatim.")
     configurations: list[Configuration] = Field(

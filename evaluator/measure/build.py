@@ -4,7 +4,6 @@ quality result, and a first claim per speculative run (the schema wants one; `sd
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import math
 from collections import defaultdict
@@ -13,24 +12,29 @@ from typing import Any
 from .._infra.safe_text import shown
 from ..importers.vllm_metrics import SERVERS
 from .capture import Capture, MeasureProblem
+from .configuration import configuration
+from .measurement import measurement
 from .scrape import window_deltas
 
-RECORD_VERSION = "1.2"
+RECORD_VERSION = "1.3"
 
 
-def _percentiles(values: list[float]) -> dict[str, float] | None:
+def _percentiles(values: list[float], method: str) -> dict[str, Any] | None:
     if not values:
         return None
     ordered = sorted(values)
 
-    def at(q: float) -> float:  # linear interpolation between closest ranks, as numpy's default
+    def at(q: float) -> float:
         pos = (len(ordered) - 1) * q
         lo, hi = math.floor(pos), math.ceil(pos)
-        return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+        if method == "lower":  # the lower of the two closest ranks (numpy method="lower", MLPerf Endpoints)
+            return ordered[lo]
+        return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)  # interpolated, numpy's default
 
-    return {
+    figures: dict[str, Any] = {
         k: round(v, 3) for k, v in (("mean", sum(ordered) / len(ordered)), ("p50", at(0.5)), ("p90", at(0.9)), ("p95", at(0.95)), ("p99", at(0.99)))
     }
+    return {**figures, "method": method}
 
 
 def request_times(r: dict) -> tuple[float, float, float]:
@@ -42,13 +46,6 @@ def request_times(r: dict) -> tuple[float, float, float]:
     return round(ttft, 3), round(max(tpot, 0.0), 3), round(e2e, 3)
 
 
-def _merge(base: dict, over: dict) -> dict:
-    out = copy.deepcopy(base)
-    for k, v in over.items():
-        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
-    return out
-
-
 class Findings(list):
     """What the measurement found wrong; measure prints each and exits 1 when there are any."""
 
@@ -56,7 +53,17 @@ class Findings(list):
 def build(capture: Capture, session: dict, arms: list[dict]) -> tuple[dict[str, Any], Findings, list[dict]]:
     entries = capture.entries()
     findings = Findings()
-    windows = {(e["arm"], e["concurrency"], e["repetition"]): e for e in entries if e["kind"] == "window"}
+    windows, position = {}, {}
+    for n, e in enumerate(entries):
+        if e["kind"] == "window":
+            windows[(e["arm"], e["concurrency"], e["repetition"])] = e
+            position[(e["arm"], e["concurrency"], e["repetition"])] = n
+    # each window's place in the order measured, every arm and load (shows whether arms were interleaved)
+    sequence = {key: n for n, key in enumerate(sorted(windows, key=position.__getitem__))}
+    # interleaved only where one call measured every arm of the record so; an arm added by --append is arm by arm
+    orders = {
+        arm: e["order"] if set(e["arms"]) >= {a["name"] for a in arms} else "arm-by-arm" for e in entries if e["kind"] == "call" for arm in e["arms"]
+    }
     requests: dict[tuple, list[dict]] = defaultdict(list)
     for e in entries:
         key = (e.get("arm"), e.get("concurrency"), e.get("repetition"))
@@ -66,7 +73,7 @@ def build(capture: Capture, session: dict, arms: list[dict]) -> tuple[dict[str, 
             requests[key].append(e)
     settings = session["settings"]
     configurations, runs, table = [], [], []
-    outputs: dict[tuple, str] = {}  # (arm, concurrency, repetition, index) -> text, for the equality check
+    outputs: dict[tuple, tuple] = {}  # (arm, concurrency, repetition, index) -> (salt, text), for the equality check
     for arm in arms:
         configurations.append(_configuration(arm, settings))
         for c in settings["concurrencies"]:
@@ -74,6 +81,7 @@ def build(capture: Capture, session: dict, arms: list[dict]) -> tuple[dict[str, 
             if not reps:
                 continue
             run, row = _run(capture, arm, c, reps, requests, settings, session, findings, outputs)
+            run["measurement"] = measurement(arm["name"], c, reps, requests, session, sequence, orders.get(arm["name"], "arm-by-arm"), findings)
             runs.append(run)
             table.append(row)
     if not runs:
@@ -83,22 +91,7 @@ def build(capture: Capture, session: dict, arms: list[dict]) -> tuple[dict[str, 
 
 
 def _configuration(arm: dict, settings: dict) -> dict:
-    speculative = arm["arrangement"] == "speculative"
-    cfg = {
-        "id": arm["name"],
-        "target": {"model": arm["models"][0]},
-        "proposer": {"method": "other", "method_name": "not stated to sdeval measure (give --configuration)"} if speculative else {"method": "none"},
-        "sampling": {"temperature": settings["temperature"], "top_p": settings["top_p"], "seed": settings["seed"], "n": 1},
-    }
-    stated = arm.get("configuration") or {}
-    cfg = _merge(cfg, {k: v for k, v in stated.items() if k != "id"})
-    # What the engine is sampled with is what measure sent, whatever the file says.
-    cfg["sampling"] = _merge(
-        cfg.get("sampling", {}), {"temperature": settings["temperature"], "top_p": settings["top_p"], "seed": settings["seed"], "n": 1}
-    )
-    if settings["temperature"] == 0:
-        cfg["sampling"]["mode"] = "greedy"
-    return cfg
+    return configuration(arm["name"], arm["arrangement"], arm["models"][0], arm.get("configuration"), settings)
 
 
 def _run(capture, arm, c, reps, requests, settings, session, findings: Findings, outputs) -> tuple[dict, dict]:
@@ -122,7 +115,7 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
             if r.get("model"):
                 models.add(r["model"])
         for r in done:
-            outputs[(name, c, rep, r["index"])] = r["text"]
+            outputs[(name, c, rep, r["index"])] = (r.get("salt"), r["text"])
         emitted = sum(r["completion_tokens"] for r in done)
         completed += done
         repetitions.append({"emitted_tokens": emitted, "duration_s": window["duration_us"] / 1e6})
@@ -169,6 +162,8 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
     E = sum(r["completion_tokens"] for r in completed)
     counts: dict[str, Any] = {"emitted_tokens": E}
     notes = [f"Measured by: {session['command']}", "Client timing, one monotonic clock; repetition durations at microsecond resolution."]
+    if arm.get("configuration_corrected"):
+        notes.append(f"Configuration as corrected with --resume ({arm['configuration_corrected']}), not as first given.")
     population_check: list[dict[str, Any]] = [{"count": k, "benchmark": v[0], "server": v[1]} for k, v in checks.items() if k in have]
     if population_check:
         settled = all(p["benchmark"] == p["server"] for p in population_check)
@@ -205,6 +200,7 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
     if failures:
         notes.append("Failed requests, never counted as completed: " + ", ".join(f"{n} {k}" for k, n in sorted(failures.items())) + ".")
     times = [request_times(r) for r in completed]
+    method = settings.get("percentile_method", "linear")
     prompt_tokens = [r["prompt_tokens"] for r in completed if isinstance(r.get("prompt_tokens"), int)]
     tasks = sorted({r.get("task") or "unlabelled" for r in completed})
     run: dict[str, Any] = {
@@ -222,6 +218,7 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
             else None,
             "output_tokens_mean": round(E / len(completed), 3) if completed else None,
             "max_output_tokens": settings["max_tokens"],
+            "salted": True,
         },
         "load": {"concurrency": c, "loop": "closed"},
         "interval": {
@@ -233,9 +230,9 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
         },
         "counts": counts,
         "latency": {
-            "ttft_ms": _percentiles([t[0] for t in times]),
-            "tpot_ms": _percentiles([t[1] for t in times]),
-            "e2e_ms": _percentiles([t[2] for t in times]),
+            "ttft_ms": _percentiles([t[0] for t in times], method),
+            "tpot_ms": _percentiles([t[1] for t in times], method),
+            "e2e_ms": _percentiles([t[2] for t in times], method),
         },
         "repetitions": repetitions,
         "request_latencies": {"ttft_ms": [t[0] for t in times], "tpot_ms": [t[1] for t in times], "e2e_ms": [t[2] for t in times]},
@@ -249,7 +246,7 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
     if not times:
         del run["request_latencies"]
     seconds = duration_us / 1e6
-    ttft, tpot = _percentiles([t[0] for t in times]), _percentiles([t[1] for t in times])  # None without times
+    ttft, tpot = _percentiles([t[0] for t in times], method), _percentiles([t[1] for t in times], method)  # None without times
     row = {
         "arm": name,
         "concurrency": c,
@@ -276,8 +273,9 @@ def _equality(runs: list[dict], arms: list[dict], outputs: dict, settings: dict)
         if run["arrangement"] != "speculative":
             continue
         c = run["load"]["concurrency"]
-        pairs = [(text, outputs.get((baseline, c, rep, i))) for (arm, cc, rep, i), text in outputs.items() if arm == run["configuration"] and cc == c]
-        pairs = [(a, b) for a, b in pairs if b is not None]
+        # the same prompt only: a window measured again after a crash carried other salts
+        pairs = [(mine, outputs.get((baseline, c, rep, i))) for (arm, cc, rep, i), mine in outputs.items() if arm == run["configuration"] and cc == c]
+        pairs = [(a[1], b[1]) for a, b in pairs if b is not None and a[0] == b[0]]
         if not pairs:
             continue
         matched = sum(a == b for a, b in pairs)

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from .._infra.safe_text import shown
+from . import configuration
 from .capture import Capture, MeasureProblem, capture_dir
 from .loop import Arm, Settings
 
@@ -94,10 +95,22 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--repetitions", type=int, default=3, metavar="N", help="Repetitions per load (default 3).")
     p.add_argument("--warmup", type=int, default=2, metavar="N", help="Warm-up requests before each window, never counted (default 2).")
     p.add_argument("--requests", type=int, metavar="N", help="Measured requests per window (default 4 x concurrency, at least 8).")
-    p.add_argument("--max-tokens", type=int, default=128, metavar="N")
-    p.add_argument("--temperature", type=float, default=0.0)
-    p.add_argument("--top-p", type=float, default=1.0)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--endpoint",
+        choices=("chat", "completions"),
+        default="chat",
+        help="chat: /v1/chat/completions with messages (a chat model); completions: /v1/completions with text to continue (a base model). Default chat.",
+    )
+    p.add_argument("--max-tokens", type=int, default=128, metavar="N", help="Most output tokens per request, sent as max_tokens (default 128).")
+    p.add_argument("--temperature", type=float, default=0.0, metavar="T", help="Sampling temperature sent on every request (default 0: greedy).")
+    p.add_argument("--top-p", type=float, default=1.0, metavar="P", help="Nucleus sampling top_p sent on every request (default 1).")
+    p.add_argument("--seed", type=int, default=0, metavar="N", help="Sampling seed sent on every request (default 0).")
+    p.add_argument(
+        "--percentile-method",
+        choices=("linear", "lower"),
+        default="linear",
+        help="Latency percentiles between two ranks: linear (interpolated, numpy's default) or lower (MLPerf Endpoints). Recorded with each figure.",
+    )
     p.add_argument("--timeout", type=float, default=120.0, metavar="S", help="Seconds a request may take (default 120).")
     p.add_argument("--vendor", metavar="NAME", help="Whose offer this is (the record's offer.vendor).")
     p.add_argument("--offer-id", metavar="ID", help="The offer's reference (default measured-DATE).")
@@ -114,7 +127,17 @@ def _settings_of(args) -> Settings:
     if not 0 <= args.temperature <= 100 or not 0 < args.top_p <= 1:
         raise MeasureProblem("--temperature must be 0 or more and --top-p within (0, 1]")
     return Settings(
-        args.concurrency, args.repetitions, args.warmup, args.requests, args.max_tokens, args.temperature, args.top_p, args.seed, args.timeout
+        args.concurrency,
+        args.repetitions,
+        args.warmup,
+        args.requests,
+        args.max_tokens,
+        args.temperature,
+        args.top_p,
+        args.seed,
+        args.timeout,
+        args.endpoint,
+        args.percentile_method,
     )
 
 
@@ -147,20 +170,6 @@ def _arms_of(args) -> list[Arm]:
     return arms
 
 
-def _configuration_file(path: Path) -> dict:
-    from ..engine.loader import UnreadableFile, load_file
-
-    try:
-        loaded = load_file(str(path))
-    except UnreadableFile as exc:
-        raise MeasureProblem(f"--configuration {exc}") from None
-    if loaded.problem is not None:
-        raise MeasureProblem(f"--configuration {path}: {loaded.problem.where()}{loaded.problem.message}")
-    if not isinstance(loaded.data, dict):
-        raise MeasureProblem(f"--configuration {path}: not a mapping of configuration fields")
-    return loaded.data
-
-
 def _command_line(argv: list[str]) -> str:
     return shlex.join(["sdeval", "measure", *argv])  # API keys are named by variable, never given on it
 
@@ -170,7 +179,8 @@ def main(argv: list[str]) -> int:
     try:
         return _measure(args, argv)
     except MeasureProblem as exc:
-        print(f"sdeval: {shown(exc)}", file=sys.stderr)  # it may quote what a server sent
+        for line in str(exc).splitlines():  # one line per problem (a configuration file can have several)
+            print(f"sdeval: {shown(line)}", file=sys.stderr)  # it may quote what a server sent
         return 2
 
 
@@ -178,7 +188,7 @@ def _measure(args, argv: list[str]) -> int:
     from .._infra.atomic import OutputRefused, refuse_output, write_atomic
     from .build import build
     from .progress import Progress, summary
-    from .prompts import load_prompts, random_prompts
+    from .prompts import SALT_SCHEME, load_prompts, new_nonce, random_prompts, require_text
 
     settings = _settings_of(args)
     arms = _arms_of(args)
@@ -208,31 +218,44 @@ def _measure(args, argv: list[str]) -> int:
         sha = hashlib.sha256(json.dumps([p.messages for p in prompts]).encode()).hexdigest()
         print("sdeval: warning: random-token prompts overstate speculative gains (SPEED-Bench); the record names them", file=sys.stderr)
     else:
-        prompts, dataset, sha = load_prompts(args.prompts)
-    configs = {arm.name: _configuration_file(arm.configuration) for arm in arms if arm.configuration}
+        prompts, dataset, sha = load_prompts(args.prompts, args.endpoint)
+    if args.endpoint == "completions":
+        require_text(prompts, str(args.prompts or dataset))
+    session_settings = {**settings.__dict__, "dataset": dataset, "dataset_sha256": sha}
+    # every --configuration checked against the record's schema before anything is sent or written
+    configs = {arm.name: configuration.load(arm.configuration, arm.name, arm.arrangement, session_settings) for arm in arms if arm.configuration}
     session = {
         "kind": "session",
         "command": _command_line(argv),
         "started": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "vendor": args.vendor,
         "offer_id": args.offer_id,
-        "settings": {**settings.__dict__, "dataset": dataset, "dataset_sha256": sha},
+        "settings": session_settings,
+        "salt": {"scheme": SALT_SCHEME, "nonce": new_nonce()},
     }
     capture = Capture(directory)
     try:
         if continuing and directory.is_dir():
             capture.lock()  # before reading it: no other run may measure into it while this one does
-        previous, known_arms, done = None, [], set()
+        previous, known_arms = None, []
+        started: dict[tuple, int | None] = {}
         if continuing:
             entries = capture.entries() if capture.log.is_file() else None
             if entries is None:
                 raise MeasureProblem(f"{capture.log}: no capture to continue beside {record_path}")
             previous = next(e for e in entries if e["kind"] == "session")
+            if "salt" in previous:  # the measurement's salts, so that every arm's prompts stay equal
+                session["salt"] = previous["salt"]
             if previous["settings"] != session["settings"]:
                 differing = [k for k in session["settings"] if previous["settings"].get(k) != session["settings"][k]]
                 raise MeasureProblem(f"{capture.log}: was measured with other settings ({', '.join(differing)}); give the same ones")
             known_arms = [e for e in entries if e["kind"] == "arm"]
-            done = {(e["arm"], e["concurrency"], e["repetition"]) for e in entries if e["kind"] == "window"}
+            for e in entries:  # per window: how often it was started; None once one attempt finished
+                key = (e.get("arm"), e.get("concurrency"), e.get("repetition"))
+                if e["kind"] == "window-start" and (attempts := started.get(key, 0)) is not None:
+                    started[key] = attempts + 1
+                elif e["kind"] == "window":
+                    started[key] = None
             if args.append:
                 for arm in arms:
                     if any(k["name"] == arm.name for k in known_arms):
@@ -242,12 +265,15 @@ def _measure(args, argv: list[str]) -> int:
                 for arm in arms:
                     if arm.api_key_env:
                         arm.headers = {"Authorization": f"Bearer {os.environ.get(arm.api_key_env, '')}"}
-        asyncio.run(_run(arms, prompts, settings, capture, session, continuing, done, configs, known_arms, Progress(args.quiet)))
+        order = "arm-by-arm" if args.append else "interleaved"
+        asyncio.run(_run(arms, prompts, settings, capture, session, continuing, started, configs, known_arms, Progress(args.quiet), order))
         session_for_build = previous or session
         all_arms = {k["name"]: k for k in known_arms}
         for e in capture.entries():
             if e["kind"] == "arm":
                 all_arms[e["name"]] = e
+            elif e["kind"] == "configuration" and e["arm"] in all_arms:  # corrected with --resume
+                all_arms[e["arm"]] = {**all_arms[e["arm"]], "configuration": e["configuration"], "configuration_corrected": e["file"]}
         record, findings, table = build(capture, session_for_build, list(all_arms.values()))
         try:
             write_atomic(record_path, (json.dumps(record, indent=2, ensure_ascii=False) + "\n").encode(), force=continuing)
@@ -262,12 +288,12 @@ def _measure(args, argv: list[str]) -> int:
         capture.unlock()
 
 
-async def _run(arms, prompts, settings, capture, session, continuing, done, configs, known_arms, progress) -> None:
+async def _run(arms, prompts, settings, capture, session, continuing, started, configs, known_arms, progress, order: str) -> None:
     import tempfile
 
     import httpx
 
-    from .loop import identify, measure_arm
+    from .loop import identify, measure_windows, window_order
     from .scrape import check, fetch, refuse_non_finite
 
     # Idle connections are dropped after 2 s, before a server's own keep-alive timeout (5 s in
@@ -292,6 +318,8 @@ async def _run(arms, prompts, settings, capture, session, continuing, done, conf
                 capture.write(session)
             known = {k["name"] for k in known_arms}
             for arm in arms:
+                if arm.name in known and arm.name in configs:
+                    capture.write({"kind": "configuration", "arm": arm.name, "file": str(arm.configuration), "configuration": configs[arm.name]})
                 if arm.name not in known:
                     capture.write(
                         {
@@ -305,7 +333,9 @@ async def _run(arms, prompts, settings, capture, session, continuing, done, conf
                             **identities[arm.name],
                         }
                     )
-            for arm in arms:
-                await measure_arm(client, arm, identities[arm.name]["models"][0], prompts, settings, capture, done, progress)
+            capture.write({"kind": "call", "order": order, "arms": [arm.name for arm in arms]})
+            models = {arm.name: identities[arm.name]["models"][0] for arm in arms}
+            sequence = window_order(arms, settings, interleaved=order == "interleaved")
+            await measure_windows(client, sequence, models, prompts, settings, session["salt"]["nonce"], capture, started, progress)
         finally:
             capture.close()

@@ -1,4 +1,4 @@
-"""One streamed chat completion, timed as bytes arrive, and what it proves.
+"""One streamed completion (chat, or text on /v1/completions), timed as bytes arrive, and what it proves.
 
 Peers' tools get these wrong, so each is decided here once:
 - TTFT is taken at the first chunk with non-empty content or reasoning content, never at the empty,
@@ -9,7 +9,11 @@ Peers' tools get these wrong, so each is decided here once:
   (under speculation one chunk carries several tokens), and a missing usage, or a usage below the
   number of non-empty chunks, is a failure of the request, never a fallback;
 - an error event inside a 200 stream, a stream that ends without finishing, an HTTP error, a
-  timeout and an answer that is not an OpenAI stream are failures, never completions.
+  timeout and an answer that is not an OpenAI stream are failures, never completions;
+- a request that failed before any response byte on a reused (kept-alive) connection never reached
+  the server (it closed the idle connection as the request went out: llama.cpp does after its
+  keep-alive timeout): it is sent once more on a fresh connection and both attempts are kept.
+  Anything after a response byte stays a failure.
 """
 
 from __future__ import annotations
@@ -40,13 +44,18 @@ class Result:
     text: str = ""
     status: int | None = None
     server_timings: dict[str, Any] = field(default_factory=dict)  # llama.cpp's per-response timings, kept as sent
+    cached_tokens: int | None = None  # usage.prompt_tokens_details.cached_tokens, where the server reports it
+    reused_connection: bool | None = None  # went out on a kept-alive connection (None: not known)
+    earlier_attempts: list[dict[str, Any]] = field(default_factory=list)  # a stale-connection attempt before this one
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
 
-def _content(delta: dict) -> str:
-    parts = [delta.get("content"), delta.get("reasoning_content"), delta.get("reasoning")]
+def _content(choice: dict) -> str:
+    """A chat chunk's delta (content or reasoning), or a completions chunk's text."""
+    delta = choice.get("delta")
+    parts = [delta.get("content"), delta.get("reasoning_content"), delta.get("reasoning")] if isinstance(delta, dict) else [choice.get("text")]
     return "".join(p for p in parts if isinstance(p, str))
 
 
@@ -73,16 +82,19 @@ def _take_event(result: Result, data: str, arrived: float) -> bool:
     if isinstance(usage, dict):
         result.completion_tokens = usage.get("completion_tokens")
         result.prompt_tokens = usage.get("prompt_tokens")
+        details = usage.get("prompt_tokens_details")
+        if isinstance(details, dict) and isinstance(details.get("cached_tokens"), int):
+            result.cached_tokens = details["cached_tokens"]
     if isinstance(obj.get("timings"), dict):
         result.server_timings = obj["timings"]
     for choice in obj.get("choices") or []:
-        text = _content(choice.get("delta") or {})
+        text = _content(choice) if isinstance(choice, dict) else ""
         if text:
             result.content_chunks += 1
             result.text += text
             if result.first_token is None:
                 result.first_token = arrived
-        if choice.get("finish_reason"):
+        if isinstance(choice, dict) and choice.get("finish_reason"):
             result.finish_reason = choice["finish_reason"]
             result.finished = arrived
     return False
@@ -102,15 +114,46 @@ def settle(result: Result) -> Result:
     return result
 
 
+# Raised when the connection is lost: before a response byte on a reused connection, the server
+# never saw the request.
+_STALE = ("RemoteProtocolError", "ReadError", "WriteError")
+
+
 async def stream_chat(client, url: str, body: dict, headers: dict[str, str], timeout_s: float) -> Result:
-    """POST one streamed chat completion; never raises for anything the server or network does."""
+    """POST one streamed completion; never raises for anything the server or network does. A
+    request lost to a stale kept-alive connection is sent once more on a fresh one (module note)."""
+    result = await _attempt(client, url, body, headers, timeout_s)
+    if not _lost_to_stale_connection(result):
+        return result
+    import httpx
+
+    # A client of its own with no pool: the resend cannot land on another stale connection.
+    async with httpx.AsyncClient(trust_env=False, limits=httpx.Limits(max_keepalive_connections=0)) as fresh:
+        again = await _attempt(fresh, url, body, headers, timeout_s)
+    first = {"sent": result.sent, "failed": result.last_byte, "outcome": result.outcome, "detail": result.detail, "reused_connection": True}
+    again.earlier_attempts = [first]
+    return again
+
+
+def _lost_to_stale_connection(result: Result) -> bool:
+    return result.outcome == "connection-error" and result.status is None and result.reused_connection is True and result.detail.startswith(_STALE)
+
+
+async def _attempt(client, url: str, body: dict, headers: dict[str, str], timeout_s: float) -> Result:
     import httpx
 
     result = Result()
+    connected = []
+
+    async def trace(event: str, info: dict) -> None:  # httpcore's request trace: a new TCP connection
+        if event == "connection.connect_tcp.started":
+            connected.append(event)
+
     result.sent = time.monotonic()
     deadline = result.sent + timeout_s
     try:
-        async with client.stream("POST", url, json=body, headers=headers, timeout=httpx.Timeout(timeout_s)) as response:
+        async with client.stream("POST", url, json=body, headers=headers, timeout=httpx.Timeout(timeout_s), extensions={"trace": trace}) as response:
+            result.reused_connection = not connected
             result.status = response.status_code
             if response.status_code != 200:
                 raw = await response.aread()
@@ -141,6 +184,7 @@ async def stream_chat(client, url: str, body: dict, headers: dict[str, str], tim
         return result
     except httpx.HTTPError as exc:
         result.last_byte = time.monotonic()
+        result.reused_connection = not connected
         result.outcome, result.detail = "connection-error", f"{type(exc).__name__}: {exc}"[:200]
         return result
     return settle(result)

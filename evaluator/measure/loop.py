@@ -4,6 +4,7 @@ window, a scrape. Everything goes to the capture as it happens."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import time
 from dataclasses import dataclass, field
@@ -12,7 +13,7 @@ from typing import Any
 
 from .capture import Capture, MeasureProblem
 from .client import stream_chat
-from .prompts import Prompt, salt_for, salted
+from .prompts import Prompt, salt_for, salted, salted_text
 from .scrape import check, fetch, get
 
 
@@ -42,6 +43,8 @@ class Settings:
     top_p: float
     seed: int
     timeout_s: float
+    endpoint: str = "chat"  # chat: /v1/chat/completions with messages; completions: /v1/completions with text to continue
+    percentile_method: str = "linear"
 
     def per_window(self, concurrency: int) -> int:
         return self.requests or max(8, 4 * concurrency)
@@ -84,9 +87,10 @@ async def identify(client, arm: Arm) -> dict[str, Any]:
 
 def _body(prompt: Prompt, salt: str, model: str, s: Settings) -> dict[str, Any]:
     # Every sampling setting sent explicitly: nothing relies on server defaults.
+    text = {"prompt": salted_text(prompt, salt)} if s.endpoint == "completions" else {"messages": salted(prompt, salt)}
     return {
         "model": model,
-        "messages": salted(prompt, salt),
+        **text,
         "stream": True,
         "stream_options": {"include_usage": True},
         "max_tokens": s.max_tokens,
@@ -99,69 +103,91 @@ def _body(prompt: Prompt, salt: str, model: str, s: Settings) -> dict[str, Any]:
 
 async def _closed_loop(client, arm: Arm, model: str, jobs: list[tuple[int, Prompt, str]], concurrency: int, s: Settings, on_result) -> None:
     queue = list(reversed(jobs))
-    url = f"{arm.base}/v1/chat/completions"
+    url = f"{arm.base}/v1/{'completions' if s.endpoint == 'completions' else 'chat/completions'}"
 
     async def worker() -> None:
         while queue:
             index, prompt, salt = queue.pop()
             result = await stream_chat(client, url, _body(prompt, salt, model, s), arm.headers, s.timeout_s)
-            on_result(index, prompt, result)
+            on_result(index, prompt, salt, result)
 
     await asyncio.gather(*(worker() for _ in range(concurrency)))
 
 
-async def measure_arm(client, arm: Arm, model: str, prompts: list[Prompt], s: Settings, capture: Capture, done: set, progress) -> None:
-    metrics_server = None
-    for c in s.concurrencies:
-        for rep in range(s.repetitions):
-            key = (arm.name, c, rep)
-            if key in done:
-                continue
-            where = {"arm": arm.name, "concurrency": c, "repetition": rep}
-            # a window cut short by a crash is measured again from here; build.py keeps only this attempt
-            capture.write({"kind": "window-start", **where})
-            warm = [(i, prompts[i % len(prompts)], salt_for(c, rep, i, warmup=True)) for i in range(s.warmup)]
-            await _closed_loop(
-                client,
-                arm,
-                model,
-                warm,
-                c,
-                s,
-                lambda i, p, r: capture.write({"kind": "request", **where, "warmup": True, "index": i, "prompt": p.id, **r.to_json()}),  # noqa: B023 (awaited within this iteration)
-            )
-            scrapes = {}
-            if arm.metrics:
-                scrapes["before"] = await _scrape(client, arm, capture, where, "before")
-                if metrics_server is None:
-                    metrics_server = check(capture.dir / scrapes["before"], arm.metrics, arm.arrangement == "speculative")
-            n = s.per_window(c)
-            jobs = [(i, prompts[i % len(prompts)], salt_for(c, rep, i)) for i in range(n)]
-            bar = progress.start(f"{arm.name} c={c} rep {rep + 1}/{s.repetitions}", n)
-            window: list = []
+def window_order(arms: list[Arm], s: Settings, interleaved: bool) -> list[tuple[Arm, int, int]]:
+    """(arm, concurrency, repetition) in the order measured. Interleaved: at each load, every arm's
+    repetition r before any arm's r + 1, the arms' order reversed on every other repetition
+    (A1 B1 B2 A2 A3 B3 ...), so drift of the machine lands on both arms. Arm by arm (--append,
+    one server restarted between arms): every load and repetition of one arm, then the next."""
+    if not interleaved:
+        return [(arm, c, rep) for arm in arms for c in s.concurrencies for rep in range(s.repetitions)]
+    return [(arm, c, rep) for c in s.concurrencies for rep in range(s.repetitions) for arm in (arms if rep % 2 == 0 else arms[::-1])]
 
-            def keep(i, p, r, where=where, window=window, bar=bar):
-                window.append(r)
-                capture.write({"kind": "request", **where, "warmup": False, "index": i, "prompt": p.id, "task": p.task, **r.to_json()})
-                bar.advance()
 
-            await _closed_loop(client, arm, model, jobs, c, s, keep)
-            bar.close()
-            if arm.metrics:
-                scrapes["after"] = await _scrape(client, arm, capture, where, "after")
-            start = min(r.sent for r in window)
-            end = max(r.last_byte or r.sent for r in window)
-            # a fixed resolution (microseconds), so repetitions add up exactly to the run's interval
-            capture.write(
-                {
-                    "kind": "window",
-                    **where,
-                    "duration_us": max(1, round((end - start) * 1e6)),
-                    "scrapes": scrapes,
-                    "metrics_format": metrics_server.format if metrics_server else None,
-                    "ended": time.time(),
-                }
-            )
+async def measure_windows(
+    client, order, models: dict[str, str], prompts: list[Prompt], s: Settings, nonce: str, capture: Capture, started: dict, progress
+) -> None:
+    """Measures every window of `order` the capture has not finished; `started` counts the windows'
+    earlier attempts (cut by a crash), which changes their salts."""
+    metrics_servers: dict[str, Any] = {}
+    done = {key for key, attempts in started.items() if attempts is None}
+    for arm, c, rep in order:
+        if (arm.name, c, rep) in done:
+            continue
+        salts = functools.partial(salt_for, nonce, c, rep, attempt=started.get((arm.name, c, rep), 0))
+        await _window(client, arm, models[arm.name], c, rep, prompts, s, salts, capture, progress, metrics_servers)
+
+
+async def _window(client, arm: Arm, model: str, c: int, rep: int, prompts, s: Settings, salts, capture: Capture, progress, metrics_servers) -> None:
+    where = {"arm": arm.name, "concurrency": c, "repetition": rep}
+    # a window cut short by a crash is measured again from here; build.py keeps only this attempt
+    capture.write({"kind": "window-start", **where})
+    warm = [(i, prompts[i % len(prompts)], salts(i, warmup=True)) for i in range(s.warmup)]
+    await _closed_loop(
+        client,
+        arm,
+        model,
+        warm,
+        c,
+        s,
+        lambda i, p, salt, r: capture.write({"kind": "request", **where, "warmup": True, "index": i, "prompt": p.id, "salt": salt, **r.to_json()}),
+    )
+    scrapes = {}
+    if arm.metrics:
+        scrapes["before"] = await _scrape(client, arm, capture, where, "before")
+        if arm.name not in metrics_servers:
+            metrics_servers[arm.name] = check(capture.dir / scrapes["before"], arm.metrics, arm.arrangement == "speculative")
+    n = s.per_window(c)
+    # Each window takes the next prompts of the set (the same in every arm), so repetitions and loads
+    # together go through the whole set rather than its first n prompts again and again.
+    first = sum(s.per_window(cc) for cc in s.concurrencies[: s.concurrencies.index(c)]) * s.repetitions + rep * n
+    jobs = [(i, prompts[(first + i) % len(prompts)], salts(i)) for i in range(n)]
+    bar = progress.start(f"{arm.name} c={c} repetition {rep + 1} of {s.repetitions}", n)
+    window: list = []
+
+    def keep(i, p, salt, r):
+        window.append(r)
+        capture.write({"kind": "request", **where, "warmup": False, "index": i, "prompt": p.id, "task": p.task, "salt": salt, **r.to_json()})
+        bar.advance()
+
+    await _closed_loop(client, arm, model, jobs, c, s, keep)
+    bar.close()
+    if arm.metrics:
+        scrapes["after"] = await _scrape(client, arm, capture, where, "after")
+    start = min(r.sent for r in window)
+    end = max(r.last_byte or r.sent for r in window)
+    server = metrics_servers.get(arm.name)
+    # a fixed resolution (microseconds), so repetitions add up exactly to the run's interval
+    capture.write(
+        {
+            "kind": "window",
+            **where,
+            "duration_us": max(1, round((end - start) * 1e6)),
+            "scrapes": scrapes,
+            "metrics_format": server.format if server else None,
+            "ended": time.time(),
+        }
+    )
 
 
 async def _scrape(client, arm: Arm, capture: Capture, where: dict, when: str) -> str:

@@ -12,7 +12,12 @@ from pathlib import Path
 
 from .capture import MeasureProblem
 
-DEFAULT_SET = "sdeval default prompts v1"
+# The shipped sets, per endpoint: chat prompts for a chat model; for a base model on
+# /v1/completions, texts to continue (prose, code, maths, list; 16 each).
+DEFAULT_SETS = {
+    "chat": ("data/prompts.jsonl", "sdeval default prompts v1"),
+    "completions": ("data/continuations.jsonl", "sdeval continuation prompts v1"),
+}
 MAX_PROMPTS_BYTES = 64 * 1024 * 1024
 
 
@@ -21,6 +26,7 @@ class Prompt:
     id: str
     messages: tuple[dict, ...]
     task: str | None
+    text: str | None = None  # a {"prompt": ...} line's text, what a completions endpoint continues
 
 
 def _read(text: str, where: str) -> list[Prompt]:
@@ -49,7 +55,8 @@ def _read(text: str, where: str) -> list[Prompt]:
         task = obj.get("task")
         if task is not None and not isinstance(task, str):
             raise MeasureProblem(f'{where}: line {number}: "task" must be text')
-        prompts.append(Prompt(str(obj.get("id", f"line-{number}")), messages, task))
+        continued = obj["prompt"] if isinstance(obj.get("prompt"), str) else None
+        prompts.append(Prompt(str(obj.get("id", f"line-{number}")), messages, task, continued))
     if not prompts:
         raise MeasureProblem(f"{where}: holds no prompts")
     return _interleaved(prompts)
@@ -69,11 +76,12 @@ def _interleaved(prompts: list[Prompt]) -> list[Prompt]:
     return out
 
 
-def load_prompts(path: Path | None) -> tuple[list[Prompt], str, str]:
+def load_prompts(path: Path | None, endpoint: str = "chat") -> tuple[list[Prompt], str, str]:
     """(prompts, dataset name, sha256 of the text)."""
     if path is None:
-        text = resources.files("evaluator.measure").joinpath("data/prompts.jsonl").read_text(encoding="utf-8")
-        return _read(text, "the default prompt set"), DEFAULT_SET, hashlib.sha256(text.encode()).hexdigest()
+        file, name = DEFAULT_SETS[endpoint]
+        text = resources.files("evaluator.measure").joinpath(file).read_text(encoding="utf-8")
+        return _read(text, f"the shipped set {name}"), name, hashlib.sha256(text.encode()).hexdigest()
     from ..engine.loader import UnreadableFile, read_bytes
 
     try:
@@ -91,19 +99,44 @@ def random_prompts(count: int, words: int, seed: int) -> list[Prompt]:
     """Random-token prompts, only on request: they overstate speculative gains (SPEED-Bench)."""
     rng = random.Random(seed)
     vocabulary = [f"{a}{b}" for a in "bcdfghklmnprstvz" for b in ("a", "e", "i", "o", "u", "an", "or", "is")]
-    return [
-        Prompt(f"random-{i}", ({"role": "user", "content": " ".join(rng.choice(vocabulary) for _ in range(words))},), "random tokens")
-        for i in range(count)
-    ]
+    texts = [" ".join(rng.choice(vocabulary) for _ in range(words)) for _ in range(count)]
+    return [Prompt(f"random-{i}", ({"role": "user", "content": text},), "random tokens", text) for i, text in enumerate(texts)]
+
+
+SALT_SCHEME = (
+    "each request's text starts with [NONCE request CCCC-RR-IIIII-A] (a warm-up says warm-up in place of request): NONCE is "
+    "random per measurement (one capture; --append and --resume keep it), CCCC the concurrency, RR the 0-based repetition, "
+    "IIIII the request, A the attempt at the window (0; 1 and up where --resume measures a cut window again, so it cannot "
+    "find the cut attempt's prompts in the cache); the same salts in every arm"
+)
 
 
 def salted(prompt: Prompt, salt: str) -> list[dict]:
-    """The salt leads the first message, so no repetition finds the one before in the prefix cache.
-    Salts are the same in both arms (they depend on load, repetition and request only), so both
-    arms see the same prompts, of the same token length."""
+    """The salt leads the first message, so no request finds another's text in the prefix cache,
+    within this measurement (the load, repetition and request) or across them (the nonce). Salts
+    are the same in both arms, so both arms see the same prompts, of the same token length."""
     first, *rest = prompt.messages
     return [{"role": first["role"], "content": f"{salt} {first['content']}"}, *rest]
 
 
-def salt_for(concurrency: int, repetition: int, index: int, warmup: bool = False) -> str:
-    return f"[{'warm-up' if warmup else 'request'} {concurrency:04d}-{repetition:02d}-{index:05d}]"
+def salted_text(prompt: Prompt, salt: str) -> str:
+    """For a completions endpoint: the salt, then the text to continue."""
+    assert prompt.text is not None, "checked by require_text"
+    return f"{salt} {prompt.text}"
+
+
+def require_text(prompts: list[Prompt], where: str) -> None:
+    """A completions endpoint continues text: every prompt must be a {"prompt": ...} line."""
+    for p in prompts:
+        if p.text is None:
+            raise MeasureProblem(f'{where}: prompt {p.id}: --endpoint completions needs {{"prompt": TEXT}}, not "messages"')
+
+
+def new_nonce() -> str:
+    import secrets
+
+    return secrets.token_hex(4)
+
+
+def salt_for(nonce: str, concurrency: int, repetition: int, index: int, warmup: bool = False, attempt: int = 0) -> str:
+    return f"[{nonce} {'warm-up' if warmup else 'request'} {concurrency:04d}-{repetition:02d}-{index:05d}-{attempt % 10}]"

@@ -7,6 +7,9 @@ toy drafter that guesses the target's next word right with a fixed probability, 
 the target, keeps the matching prefix and adds the target's own next word: one stream chunk per
 verification step, several tokens in it. As in llama.cpp, the first token comes from the prompt pass
 (outside any verification step), and counters (llama.cpp names) move when a request finishes.
+A prompt's tokens are its UTF-8 bytes (the finest tokenizer there is); a prefix cache over the last
+prompts reports the bytes a new prompt shares with one of them (usage.prompt_tokens_details).
+Both /v1/chat/completions and /v1/completions (text to continue) are served.
 
 Run it yourself: python -m evaluator.measure.simulator --port 8001 [--speculative]
 """
@@ -38,6 +41,7 @@ FAULTS = (
     "metrics-without-spec",  # /metrics has no spec-decode counters at all
     "sglang-gauges",  # /metrics as SGLang writes it: acceptance gauges, no counters
     "buffered",  # a buffering gateway: every chunk arrives at once, at the end
+    "warm-cache",  # reports every prompt as served whole from its cache (a cache the salt did not defeat)
     # Hostile and broken servers (issue 36): what a server sends must never crash measure.
     "escape-error",  # an error event whose message holds ESC sequences, an OSC title, BEL and CR
     "escape-http",  # an HTTP 500 whose body holds the same
@@ -46,6 +50,7 @@ FAULTS = (
     "counter-nan",  # from scrape number `counter_fault_from` on, the generated-token counter is NaN
     "counter-inf",  # ... or +Inf
 )
+CACHED_PROMPTS = 64  # the prefix cache holds this many recent prompts
 # What a terminal must never receive raw from a server: a colour change, a window-title change
 # (OSC), a screen clear, a bell and a carriage return that would overwrite the line.
 HOSTILE_TEXT = "\x1b[31mred\x1b]0;pwned\x07\x1b[2J\rgone"
@@ -101,11 +106,13 @@ class Simulator:
         self.counter_fault_from = counter_fault_from
         self.api_key = api_key  # when set, /v1/ answers 401 without "Authorization: Bearer KEY"
         self.authorizations: list[str | None] = []  # what each /v1/ request presented
+        self.recent: list[bytes] = []  # the prefix cache: recent prompts, newest last
         self.app = Starlette(
             routes=[
                 Route("/health", lambda r: JSONResponse({"status": "ok"})),
                 Route("/v1/models", self.models),
-                Route("/v1/chat/completions", self.chat, methods=["POST"]),
+                Route("/v1/chat/completions", self.complete, methods=["POST"]),
+                Route("/v1/completions", self.complete, methods=["POST"]),
                 Route("/metrics", self.metrics),
             ]
         )
@@ -156,7 +163,7 @@ class Simulator:
             text += f"# TYPE {name} counter\n" + "".join(f'{name}{{position="{p}"}} {n}\n' for p, n in sorted(c.per_position.items()))
         return PlainTextResponse(text)
 
-    async def chat(self, request: Request) -> Response:
+    async def complete(self, request: Request) -> Response:
         if (refused := self._refused(request)) is not None:
             return refused
         self.requests += 1
@@ -171,11 +178,28 @@ class Simulator:
         if fault == "echo-key":
             return PlainTextResponse(f"refused: Authorization: {request.headers.get('authorization')}", status_code=401)
         body = await request.json()
-        prompt = " ".join(m.get("content", "") for m in body.get("messages", []))
+        chat = request.url.path.endswith("/chat/completions")
+        prompt = " ".join(m.get("content", "") for m in body.get("messages", [])) if chat else str(body.get("prompt", ""))
         max_tokens = int(body.get("max_tokens") or 16)
         usage_wanted = bool((body.get("stream_options") or {}).get("include_usage"))
         steps, counts = self._generate(prompt, max_tokens)
-        return StreamingResponse(self._stream(steps, counts, len(prompt.split()), usage_wanted, fault), media_type="text/event-stream")
+        tokens = prompt.encode()
+        cached = len(tokens) if fault == "warm-cache" else self._cached(tokens)
+        usage = {"prompt_tokens": len(tokens), "prompt_tokens_details": {"cached_tokens": cached}}
+        return StreamingResponse(self._stream(steps, counts, usage, usage_wanted, fault, chat), media_type="text/event-stream")
+
+    def _cached(self, tokens: bytes) -> int:
+        """The longest prefix `tokens` shares with a recent prompt; then it joins them."""
+        best = 0
+        for earlier in self.recent:
+            n = 0
+            for a, b in zip(earlier, tokens):
+                if a != b:
+                    break
+                n += 1
+            best = max(best, n)
+        self.recent = [*self.recent[-(CACHED_PROMPTS - 1) :], tokens]
+        return best
 
     # ------------------------------------------------------------------ generation
 
@@ -209,21 +233,24 @@ class Simulator:
         c.predicted = n
         return steps, c
 
-    def _chunk(self, delta: dict, finish: str | None = None) -> bytes:
-        obj = {
-            "id": "chatcmpl-sim",
-            "object": "chat.completion.chunk",
-            "model": self.model,
-            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-        }
-        return b"data: " + json.dumps(obj).encode() + b"\n\n"
+    def _chunk(self, delta: dict, finish: str | None = None, chat: bool = True) -> bytes:
+        if chat:
+            obj = {"id": "chatcmpl-sim", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+        else:  # a completions chunk carries its text beside the choice, and no role
+            obj = {
+                "id": "cmpl-sim",
+                "object": "text_completion",
+                "choices": [{"index": 0, "text": delta.get("content", ""), "finish_reason": finish}],
+            }
+        return b"data: " + json.dumps({**obj, "model": self.model}).encode() + b"\n\n"
 
-    async def _stream(self, steps, counts: Counters, prompt_tokens: int, usage_wanted: bool, fault: str):
+    async def _stream(self, steps, counts: Counters, prompt_usage: dict, usage_wanted: bool, fault: str, chat: bool = True):
+        prompt_tokens = prompt_usage["prompt_tokens"]
         self.counters.processing += 1
         finished = False
         try:
             out: list[bytes] = []
-            if fault != "no-role-chunk":  # sent at once, as servers do, before the prompt pass
+            if fault != "no-role-chunk" and chat:  # sent at once, as servers do, before the prompt pass
                 yield self._chunk({"role": "assistant", "content": ""})
             await asyncio.sleep(self.prefill_s)
             for i, words in enumerate(steps):
@@ -241,7 +268,7 @@ class Simulator:
                     break
                 text = (" " if i else "") + " ".join(words)
                 last = i == len(steps) - 1
-                out.append(self._chunk({"content": text}, "length" if last else None))
+                out.append(self._chunk({"content": text}, "length" if last else None, chat))
                 if fault != "buffered":
                     for piece in out:
                         yield piece
@@ -256,7 +283,7 @@ class Simulator:
                     "object": "chat.completion.chunk",
                     "model": self.model,
                     "choices": [],
-                    "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": reported, "total_tokens": prompt_tokens + reported},
+                    "usage": {**prompt_usage, "completion_tokens": reported, "total_tokens": prompt_tokens + reported},
                 }
                 if fault == "slow-usage":
                     for piece in out:

@@ -50,3 +50,39 @@ def test_a_dropped_connection_is_retried_once_on_a_fresh_one():
 def test_a_server_that_drops_twice_is_unreachable_in_one_line():
     with pytest.raises(MeasureProblem, match=r"^--metrics http://127\.0\.0\.1:\d+/metrics: unreachable \(RemoteProtocolError: Server disconnected"):
         asyncio.run(_fetch(drops=2))
+
+
+def test_a_measurement_through_a_server_that_drops_kept_alive_connections_counts_no_false_failure(tmp_path, capsys):
+    """Every request the server never received is sent again, once, on a fresh connection: no
+    failed request, both attempts in the capture, and the server's counters still match the client's."""
+    import json
+
+    from support.measure_servers import KeepAliveDropper, serve
+
+    from evaluator.measure.cli import main as measure
+    from evaluator.measure.simulator import Simulator
+
+    sim = Simulator(speculative=True, step_delay_s=0.001)
+    with serve(sim) as url:
+        dropper = KeepAliveDropper(url, probability=0.3, seed=7)
+        with dropper.serving() as flaky:
+            argv = ["--arm", f"speculative={flaky}", "--metrics", f"{url}/metrics", "--concurrency", "1,3", "--repetitions", "2"]
+            code = measure([*argv, "--warmup", "1", "--requests", "6", "--max-tokens", "16", "--quiet", "-o", str(tmp_path / "rec.json")])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    entries = [json.loads(line) for line in (tmp_path / "rec.json.capture" / "capture.jsonl").read_text().splitlines()]
+    requests = [e for e in entries if e["kind"] == "request"]
+    assert dropper.dropped > 0  # the fault happened
+    resent = [r for r in requests if r["earlier_attempts"]]
+    # /v1/models and /props went through the relay too: /props may be the one dropped (it is optional)
+    assert len(resent) in (dropper.dropped, dropper.dropped - 1)
+    for r in resent:
+        (first,) = r["earlier_attempts"]
+        assert first["outcome"] == "connection-error" and first["reused_connection"] is True
+        assert first["detail"].startswith("RemoteProtocolError: Server disconnected without sending a response")
+        assert r["outcome"] == "completed" and r["reused_connection"] is False and r["sent"] >= first["failed"]
+    assert all(r["outcome"] == "completed" for r in requests)
+    record = json.loads((tmp_path / "rec.json").read_text())
+    for run in record["runs"]:
+        assert run["workload"]["requests_failed"] == 0
+        assert run["counts"]["population"] == "benchmark-requests"

@@ -50,7 +50,7 @@ def test_both_arms_give_a_record_whose_counts_are_the_servers_and_that_assess_re
     spec, spec_url, base, base_url = two_arms
     code, record, out, err = _measure(tmp_path, capsys, [("speculative", spec_url, True), ("target-only", base_url, True)])
     assert code == 0, err
-    assert record["record_version"] == "1.2"
+    assert record["record_version"] == "1.3"
     assert [r["id"] for r in record["runs"]] == ["speculative-c1", "speculative-c3", "target-only-c1", "target-only-c3"]
     c = spec.counters
     runs = [_run(record, "speculative-c1"), _run(record, "speculative-c3")]
