@@ -10,17 +10,20 @@ import argparse
 import asyncio
 import datetime
 import json
-import os
+import re
 import shlex
 import sys
 from pathlib import Path
 
 from .._infra.safe_text import shown
 from . import configuration
+from .bodies import INFO_DEADLINE_S
 from .capture import Capture, MeasureProblem, capture_dir
+from .credentials import Scrubber, arm_keys
 from .loop import Arm, Settings
 
 ARRANGEMENTS = ("speculative", "target-only")
+ARM_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 
 class _ArmAction(argparse.Action):
@@ -68,7 +71,18 @@ def parser() -> argparse.ArgumentParser:
         help="An arm and its OpenAI-compatible base URL; NAME speculative or target-only (or any id with --arrangement).",
     )
     p.add_argument("--metrics", action=_PerArm, metavar="URL", help="This arm's Prometheus /metrics (vLLM or llama.cpp counters).")
-    p.add_argument("--api-key-env", action=_PerArm, metavar="VAR", help="Environment variable holding this arm's API key (never written anywhere).")
+    p.add_argument(
+        "--api-key-env",
+        action=_PerArm,
+        metavar="VAR",
+        help="Environment variable holding this arm's API key, sent only to its URL's origin (scheme, host, port); never written.",
+    )
+    p.add_argument(
+        "--metrics-api-key-env",
+        action=_PerArm,
+        metavar="VAR",
+        help="Environment variable holding a key for this arm's --metrics URL only (another origin gets no key otherwise).",
+    )
     p.add_argument(
         "--configuration", action=_PerArm, metavar="FILE", help="YAML with this arm's configuration fields (hardware, numerics, proposer, revisions)."
     )
@@ -111,7 +125,16 @@ def parser() -> argparse.ArgumentParser:
         default="linear",
         help="Latency percentiles between two ranks: linear (interpolated, numpy's default) or lower (MLPerf Endpoints). Recorded with each figure.",
     )
-    p.add_argument("--timeout", type=float, default=120.0, metavar="S", help="Seconds a request may take (default 120).")
+    p.add_argument(
+        "--timeout", type=float, default=120.0, metavar="S", help="Seconds a request may take, from sending it to its last byte (default 120)."
+    )
+    p.add_argument(
+        "--info-timeout",
+        type=float,
+        default=INFO_DEADLINE_S,
+        metavar="S",
+        help=f"Seconds each /v1/models, /props and /metrics request may take, body included (default {INFO_DEADLINE_S:g}).",
+    )
     p.add_argument("--vendor", metavar="NAME", help="Whose offer this is (the record's offer.vendor).")
     p.add_argument("--offer-id", metavar="ID", help="The offer's reference (default measured-DATE).")
     p.add_argument("--quiet", action="store_true", help="No progress bars.")
@@ -122,8 +145,8 @@ def _settings_of(args) -> Settings:
     for name in ("repetitions", "max_tokens"):
         if getattr(args, name) < 1:
             raise MeasureProblem(f"--{name.replace('_', '-')} must be at least 1")
-    if args.warmup < 0 or (args.requests is not None and args.requests < 1) or args.timeout <= 0:
-        raise MeasureProblem("--warmup must be 0 or more, --requests at least 1 and --timeout above 0")
+    if args.warmup < 0 or (args.requests is not None and args.requests < 1) or not args.timeout > 0 or not args.info_timeout > 0:
+        raise MeasureProblem("--warmup must be 0 or more, --requests at least 1 and --timeout and --info-timeout above 0")
     if not 0 <= args.temperature <= 100 or not 0 < args.top_p <= 1:
         raise MeasureProblem("--temperature must be 0 or more and --top-p within (0, 1]")
     return Settings(
@@ -138,6 +161,7 @@ def _settings_of(args) -> Settings:
         args.timeout,
         args.endpoint,
         args.percentile_method,
+        args.info_timeout,
     )
 
 
@@ -149,13 +173,12 @@ def _arms_of(args) -> list[Arm]:
             raise MeasureProblem(f"--arm {a['name']}: say whether it is speculative or target-only with --arrangement after it")
         if a["name"] in names:
             raise MeasureProblem(f"--arm {a['name']} given twice")
+        if not ARM_NAME.fullmatch(a["name"]):
+            raise MeasureProblem(
+                f"--arm {shown(a['name'])}: an arm's name is 1 to 64 letters, digits, '.', '_' and '-', starting with a letter or digit "
+                "(it names the record's configuration and the capture's files)"
+            )
         names.add(a["name"])
-        headers = {}
-        if a.get("api_key_env"):
-            key = os.environ.get(a["api_key_env"])
-            if not key:
-                raise MeasureProblem(f"--api-key-env {a['api_key_env']}: the variable is not set")
-            headers["Authorization"] = f"Bearer {key}"
         arms.append(
             Arm(
                 a["name"],
@@ -164,7 +187,8 @@ def _arms_of(args) -> list[Arm]:
                 a.get("metrics"),
                 a.get("api_key_env"),
                 Path(a["configuration"]) if a.get("configuration") else None,
-                headers,
+                a.get("metrics_api_key_env"),
+                arm_keys(a["url"], a.get("api_key_env"), a.get("metrics"), a.get("metrics_api_key_env")),
             )
         )
     return arms
@@ -221,7 +245,8 @@ def _measure(args, argv: list[str]) -> int:
         prompts, dataset, sha = load_prompts(args.prompts, args.endpoint)
     if args.endpoint == "completions":
         require_text(prompts, str(args.prompts or dataset))
-    session_settings = {**settings.__dict__, "dataset": dataset, "dataset_sha256": sha}
+    measured = {k: v for k, v in settings.__dict__.items() if k != "info_timeout_s"}  # (not a setting of the measurement)
+    session_settings = {**measured, "dataset": dataset, "dataset_sha256": sha}
     # every --configuration checked against the record's schema before anything is sent or written
     configs = {arm.name: configuration.load(arm.configuration, arm.name, arm.arrangement, session_settings) for arm in arms if arm.configuration}
     session = {
@@ -233,7 +258,7 @@ def _measure(args, argv: list[str]) -> int:
         "settings": session_settings,
         "salt": {"scheme": SALT_SCHEME, "nonce": new_nonce()},
     }
-    capture = Capture(directory)
+    capture = Capture(directory, secrets=tuple(secret for arm in arms for secret in arm.keys.secrets))
     try:
         if continuing and directory.is_dir():
             capture.lock()  # before reading it: no other run may measure into it while this one does
@@ -261,10 +286,20 @@ def _measure(args, argv: list[str]) -> int:
                     if any(k["name"] == arm.name for k in known_arms):
                         raise MeasureProblem(f"{capture.log}: already holds arm {arm.name}; use --resume to finish it")
             if args.resume and not arms:
-                arms = [Arm(k["name"], k["url"], k["arrangement"], k.get("metrics"), k.get("api_key_env")) for k in known_arms]
-                for arm in arms:
-                    if arm.api_key_env:
-                        arm.headers = {"Authorization": f"Bearer {os.environ.get(arm.api_key_env, '')}"}
+                # The capture names each key's variable, never the key: read again, one line when unset.
+                arms = [
+                    Arm(
+                        k["name"],
+                        k["url"],
+                        k["arrangement"],
+                        k.get("metrics"),
+                        k.get("api_key_env"),
+                        metrics_api_key_env=k.get("metrics_api_key_env"),
+                        keys=arm_keys(k["url"], k.get("api_key_env"), k.get("metrics"), k.get("metrics_api_key_env")),
+                    )
+                    for k in known_arms
+                ]
+        capture.scrub = Scrubber(tuple(secret for arm in arms for secret in arm.keys.secrets))
         order = "arm-by-arm" if args.append else "interleaved"
         asyncio.run(_run(arms, prompts, settings, capture, session, continuing, started, configs, known_arms, Progress(args.quiet), order))
         session_for_build = previous or session
@@ -284,6 +319,8 @@ def _measure(args, argv: list[str]) -> int:
             print(f"sdeval: finding: {finding}", file=sys.stderr)
         print(f"sdeval: wrote {record_path} (record {record['record_version']}) and its capture {directory}/", file=sys.stderr)
         return 1 if findings else 0
+    except MeasureProblem as exc:  # it may quote what a server sent back, the key too
+        raise MeasureProblem(capture.scrub.text(str(exc))) from None
     finally:
         capture.unlock()
 
@@ -305,9 +342,9 @@ async def _run(arms, prompts, settings, capture, session, continuing, started, c
         # Everything checked before anything is written: endpoints, model lists, metrics.
         identities = {}
         for arm in arms:
-            identities[arm.name] = await identify(client, arm)
+            identities[arm.name] = await identify(client, arm, settings.info_timeout_s)
             if arm.metrics:
-                text = await fetch(client, arm.metrics, arm.headers)
+                text = await fetch(client, arm.metrics, arm.keys.for_metrics(arm.metrics), settings.info_timeout_s)
                 with tempfile.TemporaryDirectory() as tmp:
                     probe = Path(tmp) / "metrics.prom"
                     probe.write_bytes(text)
@@ -329,6 +366,7 @@ async def _run(arms, prompts, settings, capture, session, continuing, started, c
                             "arrangement": arm.arrangement,
                             "metrics": arm.metrics,
                             "api_key_env": arm.api_key_env,
+                            "metrics_api_key_env": arm.metrics_api_key_env,
                             "configuration": configs.get(arm.name),
                             **identities[arm.name],
                         }

@@ -62,18 +62,34 @@ def read_key(flag: str, variable: str, url: str) -> Credential:
 
 
 class Keys:
-    """The credentials of one arm: which, if any, a request to a URL carries."""
+    """An arm's credentials: its own key (for its URL's origin) and, when given, the key of its
+    metrics URL (for that origin only)."""
 
-    def __init__(self, *credentials: Credential | None) -> None:
-        self.credentials = tuple(c for c in credentials if c is not None)
+    def __init__(self, arm: Credential | None = None, metrics: Credential | None = None) -> None:
+        self.arm, self.metrics = arm, metrics
 
-    def headers_for(self, url: str) -> dict[str, str]:
-        """The Authorization header for `url`: the first key given for its origin, or none."""
-        at = origin(url)
-        for credential in self.credentials:
-            if credential.origin == at:
-                return credential.header()
-        return {}
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        return tuple(c.key for c in (self.arm, self.metrics) if c is not None)
+
+    def for_arm(self, url: str) -> dict[str, str]:
+        """What a request to the arm's API (/v1/models, /props, completions) carries."""
+        return self.arm.header() if self.arm is not None and self.arm.origin == origin(url) else {}
+
+    def for_metrics(self, url: str) -> dict[str, str]:
+        """What a scrape carries: the metrics key, else the arm's when the scrape is on its origin."""
+        if self.metrics is not None and self.metrics.origin == origin(url):
+            return self.metrics.header()
+        return self.for_arm(url)
+
+
+def arm_keys(url: str, api_key_env: str | None, metrics: str | None, metrics_api_key_env: str | None) -> Keys:
+    """Read an arm's keys from the variables the user named (one line naming a variable that is not set)."""
+    arm = read_key("--api-key-env", api_key_env, url) if api_key_env else None
+    if metrics_api_key_env and not metrics:
+        raise MeasureProblem(f"--metrics-api-key-env {metrics_api_key_env}: the arm has no --metrics URL to send it to")
+    scrape = read_key("--metrics-api-key-env", metrics_api_key_env, metrics) if metrics_api_key_env and metrics else None
+    return Keys(arm, scrape)
 
 
 class Scrubber:

@@ -5,16 +5,19 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import bodies
+from .answers import model_ids, server_states
+from .bodies import INFO_DEADLINE_S
 from .capture import Capture, MeasureProblem
 from .client import stream_chat
+from .credentials import Keys
 from .prompts import Prompt, salt_for, salted, salted_text
-from .scrape import check, fetch, get
+from .scrape import check, fetch
 
 
 @dataclass
@@ -25,7 +28,8 @@ class Arm:
     metrics: str | None = None
     api_key_env: str | None = None
     configuration: Path | None = None
-    headers: dict[str, str] = field(default_factory=dict)
+    metrics_api_key_env: str | None = None
+    keys: Keys = field(default_factory=Keys)  # read from the variables above; each for its origin only
 
     @property
     def base(self) -> str:
@@ -45,42 +49,34 @@ class Settings:
     timeout_s: float
     endpoint: str = "chat"  # chat: /v1/chat/completions with messages; completions: /v1/completions with text to continue
     percentile_method: str = "linear"
+    # Each /v1/models, /props and /metrics request, body included. Not a setting of the measurement
+    # (cli leaves it out of the session's settings): --resume may give a longer one.
+    info_timeout_s: float = INFO_DEADLINE_S
 
     def per_window(self, concurrency: int) -> int:
         return self.requests or max(8, 4 * concurrency)
 
 
-def _openai_models(body: bytes, url: str) -> list[str]:
-    try:
-        obj = json.loads(body)
-        ids = [m["id"] for m in obj["data"]]
-        if not all(isinstance(i, str) for i in ids) or not ids:
-            raise ValueError
-    except (ValueError, KeyError, TypeError):
-        raise MeasureProblem(
-            f"{url}: did not answer an OpenAI model list ({body[:60].decode('utf-8', 'replace')!r}); is this an OpenAI-compatible base URL?"
-        ) from None
-    return ids
-
-
-async def identify(client, arm: Arm) -> dict[str, Any]:
+async def identify(client, arm: Arm, deadline_s: float) -> dict[str, Any]:
     """The arm's model ids from /v1/models and what its server says of itself (llama.cpp /props)."""
     import httpx
 
     url = f"{arm.base}/v1/models"
     try:
-        response = await get(client, url, arm.headers, 30)
+        status, body = await bodies.get(client, url, arm.keys.for_arm(url), bodies.MODELS, deadline_s)
     except httpx.HTTPError as exc:
         raise MeasureProblem(f"--arm {arm.name}={arm.url}: unreachable ({type(exc).__name__}: {exc})"[:300]) from None
-    if response.status_code != 200:
-        raise MeasureProblem(f"{url}: HTTP {response.status_code}; is this an OpenAI-compatible base URL?")
-    info: dict[str, Any] = {"models": _openai_models(response.content, url)}
+    except bodies.BodyProblem as exc:
+        raise MeasureProblem(f"{url}: {exc}") from None
+    if status != 200:
+        raise MeasureProblem(f"{url}: HTTP {status}; is this an OpenAI-compatible base URL?")
+    info: dict[str, Any] = {"models": model_ids(body, url)}
+    props = f"{arm.base}/props"
     try:
-        props = await get(client, f"{arm.base}/props", arm.headers, 10)
-        if props.status_code == 200 and isinstance(props.json(), dict):
-            p = props.json()
-            info["server_states"] = {k: p[k] for k in ("build_info", "model_path") if isinstance(p.get(k), str)}
-    except (httpx.HTTPError, ValueError):
+        status, body = await bodies.get(client, props, arm.keys.for_arm(props), bodies.PROPS, deadline_s)
+        if status == 200 and (states := server_states(body)):
+            info["server_states"] = states
+    except (httpx.HTTPError, bodies.BodyProblem):
         pass  # not every server has /props; what it says is not evidence anyway
     return info
 
@@ -108,7 +104,7 @@ async def _closed_loop(client, arm: Arm, model: str, jobs: list[tuple[int, Promp
     async def worker() -> None:
         while queue:
             index, prompt, salt = queue.pop()
-            result = await stream_chat(client, url, _body(prompt, salt, model, s), arm.headers, s.timeout_s)
+            result = await stream_chat(client, url, _body(prompt, salt, model, s), arm.keys.for_arm(url), s.timeout_s)
             on_result(index, prompt, salt, result)
 
     await asyncio.gather(*(worker() for _ in range(concurrency)))
@@ -154,7 +150,7 @@ async def _window(client, arm: Arm, model: str, c: int, rep: int, prompts, s: Se
     )
     scrapes = {}
     if arm.metrics:
-        scrapes["before"] = await _scrape(client, arm, capture, where, "before")
+        scrapes["before"] = await _scrape(client, arm, capture, where, "before", s.info_timeout_s)
         if arm.name not in metrics_servers:
             metrics_servers[arm.name] = check(capture.dir / scrapes["before"], arm.metrics, arm.arrangement == "speculative")
     n = s.per_window(c)
@@ -173,7 +169,7 @@ async def _window(client, arm: Arm, model: str, c: int, rep: int, prompts, s: Se
     await _closed_loop(client, arm, model, jobs, c, s, keep)
     bar.close()
     if arm.metrics:
-        scrapes["after"] = await _scrape(client, arm, capture, where, "after")
+        scrapes["after"] = await _scrape(client, arm, capture, where, "after", s.info_timeout_s)
     start = min(r.sent for r in window)
     end = max(r.last_byte or r.sent for r in window)
     server = metrics_servers.get(arm.name)
@@ -190,9 +186,9 @@ async def _window(client, arm: Arm, model: str, c: int, rep: int, prompts, s: Se
     )
 
 
-async def _scrape(client, arm: Arm, capture: Capture, where: dict, when: str) -> str:
+async def _scrape(client, arm: Arm, capture: Capture, where: dict, when: str, deadline_s: float) -> str:
     assert arm.metrics is not None  # scraped only for an arm with a metrics URL
-    text = await fetch(client, arm.metrics, arm.headers)
+    text = await fetch(client, arm.metrics, arm.keys.for_metrics(arm.metrics), deadline_s)
     name = f"scrape-{arm.name}-c{where['concurrency']}-r{where['repetition']}-{when}.prom"
     sha = capture.save_scrape(name, text)
     capture.write({"kind": "scrape", **where, "when": when, "file": name, "sha256": sha})

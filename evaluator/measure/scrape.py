@@ -19,28 +19,21 @@ def server_of(text: str) -> Server | None:
     return None
 
 
-async def get(client, url: str, headers: dict[str, str], timeout: float):
-    """A GET, sent once more on a fresh connection when the server closed a kept-alive one as the
-    request went out (llama.cpp's HTTP server drops idle connections after 5 s); a GET changes nothing
-    on the server, so sending it again is safe. A second failure is the server's."""
+async def fetch(client, url: str, headers: dict[str, str], deadline_s: float) -> bytes:
+    """A scrape, within its deadline and byte limit (bodies.METRICS), or one line naming the URL."""
     import httpx
 
-    try:
-        return await client.get(url, headers=headers, timeout=timeout)
-    except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError):
-        return await client.get(url, headers=headers, timeout=timeout)
-
-
-async def fetch(client, url: str, headers: dict[str, str]) -> bytes:
-    import httpx
+    from .bodies import METRICS, BodyProblem, get
 
     try:
-        response = await get(client, url, headers, 30)
+        status, body = await get(client, url, headers, METRICS, deadline_s)
     except httpx.HTTPError as exc:
         raise MeasureProblem(f"--metrics {url}: unreachable ({type(exc).__name__}: {exc})"[:300]) from None
-    if response.status_code != 200:
-        raise MeasureProblem(f"--metrics {url}: HTTP {response.status_code}")
-    return response.content
+    except BodyProblem as exc:
+        raise MeasureProblem(f"--metrics {url}: {exc}") from None
+    if status != 200:
+        raise MeasureProblem(f"--metrics {url}: HTTP {status}")
+    return body
 
 
 def check(path: Path, url: str, speculative: bool) -> Server:

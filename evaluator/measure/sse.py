@@ -181,6 +181,9 @@ def _take(result: Any, obj: Any, arrived: float) -> bool:
     if usage is not None:
         result.completion_tokens = whole_number(usage.get("completion_tokens"), "usage.completion_tokens")
         result.prompt_tokens = whole_number(usage.get("prompt_tokens"), "usage.prompt_tokens")
+        details = object_or_none(usage.get("prompt_tokens_details"), "usage.prompt_tokens_details")
+        if details is not None and details.get("cached_tokens") is not None:
+            result.cached_tokens = whole_number(details["cached_tokens"], "usage.prompt_tokens_details.cached_tokens")
     if isinstance(obj.get("timings"), dict):
         result.server_timings = flat_scalars(obj["timings"])
     choices = obj.get("choices")

@@ -172,11 +172,14 @@ def event(value: object) -> bytes:
     return b"data: " + data + b"\n\n"
 
 
-def stream(events: Iterable[object], **headers: str) -> Script:
+def stream(events: Iterable[object], gap_s: float = 0.003, **headers: str) -> Script:
+    """The events, `gap_s` apart (a stream that arrives in one piece looks like a buffering proxy)."""
+
     def script(request: Request, conn: Conn) -> None:
         conn.send(head(200, "text/event-stream", **headers))
         for e in events:
             conn.send(event(e))
+            conn.pause(gap_s)
 
     return script
 
