@@ -126,6 +126,19 @@ def identity_problem(text: str) -> str | None:
     return None  # (control characters: control_problem)
 
 
+# A UTF-16 surrogate code point: a JSON or YAML escape (\ud800) can put one alone in a string,
+# and no UTF-8 output (a file, a page, a terminal) can then write it.
+SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def surrogate_problem(text: str) -> str | None:
+    """The lone surrogate a text holds, in words, or None."""
+    found = SURROGATE.search(text)
+    if found is None:
+        return None
+    return f"holds the UTF-16 surrogate \\u{ord(found.group(0)):04x} on its own at character {found.start() + 1}, which is no character"
+
+
 def control_problem(text: str, *, lines: bool) -> str | None:
     """The first control character a text field may not hold, in words, or None."""
     for i, ch in enumerate(text):

@@ -20,6 +20,7 @@ from typing import Any
 import yaml
 
 from .._infra.reading import DEFAULT_MAX_BYTES, UnreadableFile, read_bytes, read_stdin  # noqa: F401  (the loader's own errors)
+from .._infra.safe_text import SURROGATE
 
 MAX_DEPTH = 64
 
@@ -128,7 +129,6 @@ def load_bytes(path: str, raw: bytes) -> LoadedFile:
 # YAML): UTF-8 text cannot carry one. Such a string cannot be written out as UTF-8 again (a page,
 # a report, a terminal), so it is refused here, where the file is read, for every command alike.
 _SURROGATE_ESCAPE = re.compile(r"\\(?:u|U0000)[dD][89a-fA-F]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _refuse_surrogates(loaded: LoadedFile, text: str) -> None:
@@ -139,9 +139,9 @@ def _refuse_surrogates(loaded: LoadedFile, text: str) -> None:
         value, path = stack.pop()
         found, what = None, "the text at"
         if isinstance(value, str):
-            found = _SURROGATE.search(value)
+            found = SURROGATE.search(value)
         elif isinstance(value, dict):
-            found = next((m for m in map(_SURROGATE.search, value) if m is not None), None)
+            found = next((m for m in map(SURROGATE.search, value) if m is not None), None)
             what = "a key in"
             stack.extend(reversed([(v, (*path, k)) for k, v in value.items()]))
         elif isinstance(value, list):

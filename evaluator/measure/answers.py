@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .._infra.safe_text import control_problem, identity_problem, shown
+from .._infra.safe_text import control_problem, identity_problem, shown, surrogate_problem
 from .capture import MeasureProblem
 
 MAX_NAME = 2000  # the record schema's maxLength for a model
@@ -29,10 +29,7 @@ def name_problem(text: str) -> str | None:
         return f"is {len(text):,} characters long, over the record's {MAX_NAME:,}"
     if not text:
         return "is empty"
-    for i, ch in enumerate(text):
-        if 0xD800 <= ord(ch) <= 0xDFFF:
-            return f"holds the UTF-16 surrogate \\u{ord(ch):04x} on its own at character {i + 1}, which is no character"
-    return control_problem(text, lines=False) or identity_problem(text)
+    return surrogate_problem(text) or control_problem(text, lines=False) or identity_problem(text)
 
 
 def model_ids(body: bytes, url: str) -> list[str]:

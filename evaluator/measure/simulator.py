@@ -49,7 +49,22 @@ FAULTS = (
     "counter-reset",  # the counters restart from zero when scrape number `counter_fault_from` is served
     "counter-nan",  # from scrape number `counter_fault_from` on, the generated-token counter is NaN
     "counter-inf",  # ... or +Inf
+    "null-choice",  # mid-stream, an event whose choices hold null
+    "string-delta",  # ... whose delta is a string
+    "deep-event",  # ... that is JSON nested 200,000 deep
+    "model-switch",  # ... that names another model
+    "surrogate-content",  # a chunk's content holds a lone surrogate (a legal JSON escape)
+    "usage-above-max",  # usage reports 10^15 output tokens, far over max_tokens
+    "deep-models",  # /v1/models answers JSON nested 200,000 deep
+    "control-model",  # /v1/models lists a model id holding an OSC title sequence and BEL
 )
+# The event each mid-stream fault sends in the middle of the answer (the stream goes on after it).
+BROKEN_EVENTS = {
+    "null-choice": b'{"model": "sim-target", "choices": [null]}',
+    "string-delta": b'{"model": "sim-target", "choices": [{"index": 0, "delta": "hi"}]}',
+    "deep-event": b"[" * 200_000 + b"]" * 200_000,
+    "model-switch": b'{"model": "another-model", "choices": [{"index": 0, "delta": {"content": " x"}}]}',
+}
 CACHED_PROMPTS = 64  # the prefix cache holds this many recent prompts
 # What a terminal must never receive raw from a server: a colour change, a window-title change
 # (OSC), a screen clear, a bell and a carriage return that would overwrite the line.
@@ -131,7 +146,10 @@ class Simulator:
             return refused
         if self.fault == "not-openai":
             return Response("<html><body>Welcome to nginx</body></html>", media_type="text/html")
-        return JSONResponse({"object": "list", "data": [{"id": self.model, "object": "model", "owned_by": "sdeval-simulator"}]})
+        if self.fault == "deep-models":
+            return Response(BROKEN_EVENTS["deep-event"], media_type="application/json")
+        model = self.model + ("\x1b]0;pwned\x07" if self.fault == "control-model" else "")
+        return JSONResponse({"object": "list", "data": [{"id": model, "object": "model", "owned_by": "sdeval-simulator"}]})
 
     async def metrics(self, request: Request) -> Response:
         self.scrapes += 1
@@ -266,7 +284,9 @@ class Simulator:
                     out = []
                     await asyncio.sleep(self.stall_s)
                     break
-                text = (" " if i else "") + " ".join(words)
+                if fault in BROKEN_EVENTS and i == len(steps) // 2:
+                    out.append(b"data: " + BROKEN_EVENTS[fault] + b"\n\n")
+                text = (" " if i else "") + " ".join(words) + ("\ud800" if fault == "surrogate-content" and i == len(steps) // 2 else "")
                 last = i == len(steps) - 1
                 out.append(self._chunk({"content": text}, "length" if last else None, chat))
                 if fault != "buffered":
@@ -277,7 +297,7 @@ class Simulator:
             else:
                 finished = True
             if finished and usage_wanted and fault != "no-usage":
-                reported = counts.predicted - (1 if fault == "wrong-usage" else 0)
+                reported = 10**15 if fault == "usage-above-max" else counts.predicted - (1 if fault == "wrong-usage" else 0)
                 usage = {
                     "id": "chatcmpl-sim",
                     "object": "chat.completion.chunk",

@@ -14,7 +14,7 @@ pytest.importorskip("uvicorn")
 from support.measure_servers import serve  # noqa: E402
 
 from evaluator.measure.cli import main as measure  # noqa: E402
-from evaluator.measure.simulator import Simulator  # noqa: E402
+from evaluator.measure.simulator import FAULTS, Simulator  # noqa: E402
 
 ONE = ["--concurrency", "1", "--repetitions", "2", "--warmup", "0", "--requests", "4", "--max-tokens", "12", "--quiet"]
 
@@ -78,3 +78,60 @@ def test_a_counter_that_is_not_finite_at_the_start_is_refused_before_anything_is
     )
     assert err.count("\n") == 1
     assert not (tmp_path / "rec.json").exists() and not (tmp_path / "rec.json.capture").exists()
+
+
+# Every fault the simulator has, through `sdeval measure` as a user runs it: exit 0, 1 (a record with
+# findings) or 2 (one line, nothing written), and never an internal error. The expected line names
+# the fault's class.
+SWEEP = {
+    "none": (0, None),
+    "no-role-chunk": (0, None),
+    "slow-usage": (0, None),
+    "no-usage": (1, "no-usage: the stream carried no usage"),
+    "wrong-usage": (1, "the server's counters do not match the measured requests"),  # (several tokens a chunk: usage stays above them)
+    "error-event": (1, "stream-error: error event inside the 200 stream"),
+    "truncated": (1, "truncated: the stream ended after"),
+    "stall": (1, "timeout: no complete answer within 1 s"),
+    "http-500": (1, "http-error: HTTP 500"),
+    "not-openai": (2, "did not answer an OpenAI model list"),
+    "metrics-without-spec": (2, "has no spec-decode or generated-token counters"),
+    "sglang-gauges": (2, "SGLang's /metrics has only acceptance gauges"),
+    "buffered": (1, "arrived in one piece"),
+    "warm-cache": (1, "from its prefix cache"),
+    "escape-error": (1, "\\x1b]0;pwned\\x07"),
+    "escape-http": (1, "http-error: HTTP 500: overloaded \\x1b[31mred"),
+    "echo-key": (1, "http-error: HTTP 401: refused: Authorization: None"),
+    "counter-reset": (1, "the server's counters cannot be differenced over repetition 1"),
+    "counter-nan": (1, "the server's counters cannot be differenced over repetition 1"),
+    "counter-inf": (1, "the server's counters cannot be differenced over repetition 1"),
+    "null-choice": (1, "malformed-event: choices[0] is null, not an object"),
+    "string-delta": (1, 'malformed-event: choices[0].delta is "hi", not an object'),
+    "deep-event": (1, "malformed-event: a stream event nests its JSON deeper than measure reads"),
+    "model-switch": (1, 'names model "another-model", the stream began as "sim-target"'),
+    "surrogate-content": (0, None),
+    "usage-above-max": (1, "usage-above-max-tokens: usage says 1000000000000000 output tokens, over the 12 max_tokens asked for"),
+    "deep-models": (2, "did not answer an OpenAI model list"),
+    "control-model": (2, 'model 1 of the list, "sim-target\\x1b]0;pwned\\x07", holds the control character U+001B'),
+}
+
+
+def test_the_sweep_names_every_fault():
+    assert set(SWEEP) == set(FAULTS)
+
+
+@pytest.mark.parametrize("fault", sorted(SWEEP))
+def test_no_fault_ends_in_an_internal_error(tmp_path, fault, sdeval):
+    code, line = SWEEP[fault]
+    sim = Simulator(speculative=True, fault=fault, fault_every=2, stall_s=3, step_delay_s=0.002)
+    with serve(sim) as url:
+        argv = ["--arm", f"speculative={url}", "--metrics", f"{url}/metrics", *ONE, "--repetitions", "1", "--warmup", "1", "--timeout", "1"]
+        result = sdeval("measure", *argv, "-o", tmp_path / "rec.json")
+    assert "internal error" not in result.stderr and "Traceback" not in result.stderr
+    assert not {"\x1b", "\x07", "\r"} & set(result.stderr)
+    assert result.exit_code == code, result.stderr
+    if line is not None:
+        assert line in result.stderr, result.stderr
+    if code == 2:
+        assert result.stderr.count("\n") == 1 and not (tmp_path / "rec.json.capture").exists()
+    else:
+        assert json.loads((tmp_path / "rec.json").read_text())["runs"]
