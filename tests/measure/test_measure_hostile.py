@@ -238,3 +238,35 @@ def test_an_error_body_dripped_is_cut_at_the_requests_deadline(tmp_path):
     assert result.exit_code == 1, result.stderr
     assert sorted(r["outcome"] for r in requests) == ["completed", "completed", "timeout", "timeout"]
     assert took < 10
+
+
+# ------------------------------------------------------------------ what the user gives, checked first
+
+
+@pytest.mark.parametrize(
+    ("arm_name", "extra", "message"),
+    [
+        ("a/b", ["--arrangement", "target-only"], "--arm a/b: an arm's name is 1 to 64 letters, digits, '.', '_' and '-'"),
+        ("..", ["--arrangement", "target-only"], "--arm ..: an arm's name is"),
+        ("x\x1b[2J", ["--arrangement", "target-only"], "--arm x\\x1b[2J: an arm's name is"),
+    ],
+)
+def test_an_arm_name_that_would_reach_a_file_path_is_refused_before_anything_is_sent(tmp_path, arm_name, extra, message):
+    with hostile(arm(stream(answer(3)))) as server:
+        result, record, requests = run(tmp_path, server.url, *extra, arm_name=arm_name)
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"sdeval: {message}") and result.stderr.count("\n") == 1
+    assert server.requests == [] and list(tmp_path.iterdir()) == []
+
+
+def test_a_prompts_file_measure_cannot_use_is_refused_before_anything_is_sent(tmp_path):
+    prompts = tmp_path / "p.jsonl"
+    prompts.write_text('{"prompt": "a\\ud800"}\n')
+    with hostile(arm(stream(answer(3)))) as server:
+        result, record, requests = run(tmp_path, server.url, "--prompts", prompts)
+    assert result.exit_code == 2
+    assert (
+        result.stderr
+        == f'sdeval: {prompts}: line 1: "prompt" holds the UTF-16 surrogate \\ud800 on its own at character 2, which is no character; write the character itself\n'
+    )
+    assert server.requests == [] and sorted(p.name for p in tmp_path.iterdir()) == ["p.jsonl"]
