@@ -672,15 +672,23 @@ class MeasuredWindow(_Model):
     )
     achieved_concurrency: NonNegFloat | None = Field(
         default=None,
-        description="Time-weighted mean number of measured requests in flight over the window's measured interval; below 95 % of the load's concurrency is a finding.",
+        description="Time-weighted mean number of measured requests in flight over the window's steady part (from when c requests are first in flight to when the first slot has nothing left to send; a slot held through the client's turnaround to its next send); below 95 % of the load's concurrency is a finding.",
+    )
+    steady_share: Fraction01 | None = Field(
+        default=None,
+        description="The steady part's share of the window's measured interval; the rest is fill (before c requests are in flight) and drain (after the first slot has nothing left to send), which the run's E/T still includes.",
     )
     loop_lag_ms_max: NonNegFloat | None = Field(
         default=None,
         description="The client's longest event-loop lag over the window (a timer's actual wake-up minus its scheduled one), in milliseconds.",
     )
+    loop_lag_ms_p99: NonNegFloat | None = Field(
+        default=None,
+        description="The 99th percentile of the client's event-loop lag over the window, in milliseconds (sampled every 10 ms); above 50 ms the client's timestamps are its own delay, a finding.",
+    )
     client_cpu_fraction: NonNegFloat | None = Field(
         default=None,
-        description="The measuring client's own CPU time over the window divided by the window's wall time: 1.0 is one core busy the whole window.",
+        description="CPU time of the measuring client's event-loop thread over the window divided by the window's wall time: 1.0 is one core busy the whole window; 0.9 or more is a finding (the client, not the server, set the pace).",
     )
 
 

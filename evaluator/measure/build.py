@@ -14,7 +14,7 @@ from ..importers.vllm_metrics import SERVERS
 from .capture import Capture, MeasureProblem
 from .configuration import configuration
 from .measurement import measurement
-from .scrape import window_deltas
+from .scrape import summed_deltas
 
 RECORD_VERSION = "1.3"
 
@@ -82,6 +82,12 @@ def build(capture: Capture, session: dict, arms: list[dict]) -> tuple[dict[str, 
                 continue
             run, row = _run(capture, arm, c, reps, requests, settings, session, findings, outputs)
             run["measurement"] = measurement(arm["name"], c, reps, requests, session, sequence, orders.get(arm["name"], "arm-by-arm"), findings)
+            if row["preempted"] is not None:
+                run["measurement"]["preempted_requests"] = row["preempted"]
+                if row["preempted"]:
+                    findings.append(
+                        f"{arm['name']} c={c}: the server preempted {row['preempted']} requests during the windows: the run was slowed by memory pressure, not only by the offer"
+                    )
             runs.append(run)
             table.append(row)
     if not runs:
@@ -106,12 +112,13 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
     have: set[str] = set()  # the counts and checks the server's metrics gave
     unreadable: list[str] = []  # windows whose counters cannot be differenced
     duration_us = 0
+    preempted: int | None = None  # vLLM's preemptions over the run's windows, where it exports them
     for rep, window in reps:
         done = [r for r in requests[(name, c, rep)] if r["outcome"] == "completed"]
         for r in requests[(name, c, rep)]:
             if r["outcome"] != "completed":
                 failures[r["outcome"]] += 1
-                findings.append(f"{name} c={c} repetition {rep + 1}: request {r['index']} {r['outcome']}: {shown(r['detail'])}")
+                findings.append(f"{name} c={c} repetition {rep + 1} of {len(reps)}: request {r['index']} {r['outcome']}: {shown(r['detail'])}")
             if r.get("model"):
                 models.add(r["model"])
         for r in done:
@@ -122,8 +129,9 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
         duration_us += window["duration_us"]
         if window.get("scrapes", {}).get("after"):
             server = SERVERS[window["metrics_format"]]
+            befores, afters = ([w] if isinstance(w, str) else w for w in (window["scrapes"]["before"], window["scrapes"]["after"]))
             try:
-                d = window_deltas(capture.dir / window["scrapes"]["before"], capture.dir / window["scrapes"]["after"], server)
+                d = summed_deltas([(capture.dir / b, capture.dir / a) for b, a in zip(befores, afters)], server)
             except MeasureProblem as exc:  # a counter reset, or NaN or infinite, within the window
                 unreadable.append(f"repetition {rep + 1} ({shown(exc)})")
                 continue
@@ -131,6 +139,8 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
                 if field in d.counts:
                     totals[field] += d.counts[field]
                     have.add(field)
+            if d.preemptions is not None:
+                preempted = (preempted or 0) + d.preemptions
             pos = d.counts.get("accepted_per_position") or []
             per_position = [a + b for a, b in zip(per_position + [0] * (len(pos) - len(per_position)), pos + [0] * (len(per_position) - len(pos)))]
             if "emitted_tokens" in d.counts:
@@ -258,6 +268,7 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
         "tpot_p50": tpot["p50"] if tpot else None,
         "acceptance": counts["accepted_drafts"] / counts["proposed_drafts"] if counts.get("proposed_drafts") else None,
         "population": counts["population"],
+        "preempted": preempted,
     }
     return run, row
 

@@ -43,6 +43,9 @@ class _PerArm(argparse.Action):
         if not namespace.arms:
             parser.error(f"{option_string} must follow the --arm it belongs to")
         key = self.dest
+        if key == "metrics":  # one per engine of the arm's deployment; their counters are summed
+            namespace.arms[-1].setdefault(key, []).append(value)
+            return
         if key in namespace.arms[-1]:
             parser.error(f"{option_string} given twice for arm {namespace.arms[-1]['name']}")
         namespace.arms[-1][key] = value
@@ -58,9 +61,53 @@ def _positive_list(text: str) -> list[int]:
     return values
 
 
+class UsageError(Exception):
+    """A command line measure cannot read: said as every other sdeval command says it (click's form)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse (per-arm flags follow their --arm, which click cannot say), with its errors in the
+    words and form of the typer commands: usage line, help hint, one Error line (exit 2)."""
+
+    def error(self, message: str):
+        raise UsageError(_clicks_words(message))  # instead of printing argparse's usage and exiting
+
+    def parse_args(self, args=None, namespace=None):
+        parsed, unknown = self.parse_known_args(args, namespace)
+        if unknown:
+            raise UsageError(_no_such_option(unknown[0], [o for a in self._actions for o in a.option_strings]))
+        return parsed
+
+
+def _no_such_option(given: str, options: list[str]) -> str:
+    import difflib
+
+    if not given.startswith("-"):
+        return f"Got unexpected extra argument ({given})"
+    close = difflib.get_close_matches(given.split("=")[0], options)
+    if len(close) == 1:
+        return f"No such option: {given} Did you mean {close[0]}?"
+    return f"No such option: {given}" + (f" (Possible options: {', '.join(sorted(close))})" if close else "")
+
+
+def _clicks_words(message: str) -> str:
+    import re
+
+    if m := re.fullmatch(r"the following arguments are required: (.+)", message):
+        return "Missing option " + " / ".join(f"'{o}'" for o in m[1].split(", ")[0].split("/")) + "."
+    if m := re.fullmatch(r"argument (\S+?)(?:/\S+)?: invalid choice: '(.*)' \(choose from (.*)\)", message):
+        return f"Invalid value for '{m[1]}': '{m[2]}' is not one of: {m[3].replace(chr(39), '')}."
+    if m := re.fullmatch(r"argument (\S+?)(?:/\S+)?: invalid (\w+) value: '(.*)'", message):
+        return f"Invalid value for '{m[1]}': '{m[3]}' is not a valid {'integer' if m[2] == 'int' else 'number' if m[2] == 'float' else m[2]}."
+    if m := re.fullmatch(r"argument (\S+?)(?:/\S+)?: (.*)", message):
+        return f"Invalid value for '{m[1]}': {m[2]}"
+    return message[:1].upper() + message[1:]
+
+
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="sdeval measure",
+        allow_abbrev=False,  # as click: --conc is not --concurrency
         description="Measure two arms of an offer (speculative and target-only) at a sweep of loads, and write an evidence record.",
     )
     p.add_argument(
@@ -70,7 +117,12 @@ def parser() -> argparse.ArgumentParser:
         metavar="NAME=URL",
         help="An arm and its OpenAI-compatible base URL; NAME speculative or target-only (or any id with --arrangement).",
     )
-    p.add_argument("--metrics", action=_PerArm, metavar="URL", help="This arm's Prometheus /metrics (vLLM or llama.cpp counters).")
+    p.add_argument(
+        "--metrics",
+        action=_PerArm,
+        metavar="URL",
+        help="This arm's Prometheus /metrics (vLLM or llama.cpp counters); once per engine where the deployment has several: their deltas are summed, each scrape kept.",
+    )
     p.add_argument(
         "--api-key-env",
         action=_PerArm,
@@ -170,7 +222,11 @@ def _arms_of(args) -> list[Arm]:
     for a in args.arms or []:
         arrangement = a.get("arrangement") or (a["name"] if a["name"] in ARRANGEMENTS else None)
         if arrangement is None:
-            raise MeasureProblem(f"--arm {a['name']}: say whether it is speculative or target-only with --arrangement after it")
+            import difflib
+
+            close = difflib.get_close_matches(a["name"], ARRANGEMENTS, n=1)
+            meant = f"did you mean {close[0]}? Or say" if close else "say"
+            raise MeasureProblem(f"--arm {a['name']}: {meant} whether it is speculative or target-only with --arrangement after it")
         if a["name"] in names:
             raise MeasureProblem(f"--arm {a['name']} given twice")
         if not ARM_NAME.fullmatch(a["name"]):
@@ -178,13 +234,15 @@ def _arms_of(args) -> list[Arm]:
                 f"--arm {shown(a['name'])}: an arm's name is 1 to 64 letters, digits, '.', '_' and '-', starting with a letter or digit "
                 "(it names the record's configuration and the capture's files)"
             )
+        if len(set(a.get("metrics", []))) != len(a.get("metrics", [])):
+            raise MeasureProblem(f"--arm {a['name']}: the same --metrics URL given twice would count its engine twice")
         names.add(a["name"])
         arms.append(
             Arm(
                 a["name"],
                 a["url"],
                 arrangement,
-                a.get("metrics"),
+                a.get("metrics", []),
                 a.get("api_key_env"),
                 Path(a["configuration"]) if a.get("configuration") else None,
                 a.get("metrics_api_key_env"),
@@ -194,12 +252,21 @@ def _arms_of(args) -> list[Arm]:
     return arms
 
 
+def _urls(metrics: str | list[str] | None) -> list[str]:
+    """An arm's metrics URLs as its capture line holds them (one string in a capture before 1.3)."""
+    return [] if metrics is None else [metrics] if isinstance(metrics, str) else metrics
+
+
 def _command_line(argv: list[str]) -> str:
     return shlex.join(["sdeval", "measure", *argv])  # API keys are named by variable, never given on it
 
 
 def main(argv: list[str]) -> int:
-    args = parser().parse_args(argv)
+    try:
+        args = parser().parse_args(argv)
+    except UsageError as exc:
+        print(f"Usage: sdeval measure [OPTIONS]\nTry 'sdeval measure -h' for help.\n\nError: {exc}", file=sys.stderr)
+        return 2
     try:
         return _measure(args, argv)
     except MeasureProblem as exc:
@@ -292,10 +359,10 @@ def _measure(args, argv: list[str]) -> int:
                         k["name"],
                         k["url"],
                         k["arrangement"],
-                        k.get("metrics"),
+                        _urls(k.get("metrics")),
                         k.get("api_key_env"),
                         metrics_api_key_env=k.get("metrics_api_key_env"),
-                        keys=arm_keys(k["url"], k.get("api_key_env"), k.get("metrics"), k.get("metrics_api_key_env")),
+                        keys=arm_keys(k["url"], k.get("api_key_env"), _urls(k.get("metrics")), k.get("metrics_api_key_env")),
                     )
                     for k in known_arms
                 ]
@@ -343,12 +410,12 @@ async def _run(arms, prompts, settings, capture, session, continuing, started, c
         identities = {}
         for arm in arms:
             identities[arm.name] = await identify(client, arm, settings.info_timeout_s)
-            if arm.metrics:
-                text = await fetch(client, arm.metrics, arm.keys.for_metrics(arm.metrics), settings.info_timeout_s)
+            for url in arm.metrics:
+                text = await fetch(client, url, arm.keys.for_metrics(url), settings.info_timeout_s)
                 with tempfile.TemporaryDirectory() as tmp:
                     probe = Path(tmp) / "metrics.prom"
                     probe.write_bytes(text)
-                    refuse_non_finite(probe, arm.metrics, check(probe, arm.metrics, arm.arrangement == "speculative"))
+                    refuse_non_finite(probe, url, check(probe, url, arm.arrangement == "speculative"))
         capture.open(new=not continuing)
         try:
             if not continuing:

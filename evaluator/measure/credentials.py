@@ -35,20 +35,20 @@ def origin(url: str) -> tuple[str, str, int]:
 
 @dataclass(frozen=True)
 class Credential:
-    """A key read from `variable`, for requests to `origin` only."""
+    """A key read from `variable`, for requests to its `origins` only."""
 
     flag: str  # the option that named the variable, for messages
     variable: str
     key: str
-    origin: tuple[str, str, int]
+    origins: frozenset[tuple[str, str, int]]
 
     def header(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.key}"}
 
 
-def read_key(flag: str, variable: str, url: str) -> Credential:
-    """The key in `variable`, for `url`'s origin; one line naming the variable when it is not set,
-    empty, or holds what an HTTP header cannot carry (the key itself is never shown)."""
+def read_key(flag: str, variable: str, *urls: str) -> Credential:
+    """The key in `variable`, for the origins of `urls`; one line naming the variable when it is not
+    set, empty, or holds what an HTTP header cannot carry (the key itself is never shown)."""
     key = os.environ.get(variable)
     if not key:
         raise MeasureProblem(f"{flag} {variable}: the variable is {'empty' if key == '' else 'not set'}")
@@ -58,7 +58,7 @@ def read_key(flag: str, variable: str, url: str) -> Credential:
                 f"{flag} {variable}: the key holds a character an HTTP header cannot carry (at character {i + 1}); "
                 "an API key is printable ASCII without spaces"
             )
-    return Credential(flag, variable, key, origin(url))
+    return Credential(flag, variable, key, frozenset(origin(url) for url in urls))
 
 
 class Keys:
@@ -74,21 +74,21 @@ class Keys:
 
     def for_arm(self, url: str) -> dict[str, str]:
         """What a request to the arm's API (/v1/models, /props, completions) carries."""
-        return self.arm.header() if self.arm is not None and self.arm.origin == origin(url) else {}
+        return self.arm.header() if self.arm is not None and origin(url) in self.arm.origins else {}
 
     def for_metrics(self, url: str) -> dict[str, str]:
         """What a scrape carries: the metrics key, else the arm's when the scrape is on its origin."""
-        if self.metrics is not None and self.metrics.origin == origin(url):
+        if self.metrics is not None and origin(url) in self.metrics.origins:
             return self.metrics.header()
         return self.for_arm(url)
 
 
-def arm_keys(url: str, api_key_env: str | None, metrics: str | None, metrics_api_key_env: str | None) -> Keys:
+def arm_keys(url: str, api_key_env: str | None, metrics: list[str], metrics_api_key_env: str | None) -> Keys:
     """Read an arm's keys from the variables the user named (one line naming a variable that is not set)."""
     arm = read_key("--api-key-env", api_key_env, url) if api_key_env else None
     if metrics_api_key_env and not metrics:
         raise MeasureProblem(f"--metrics-api-key-env {metrics_api_key_env}: the arm has no --metrics URL to send it to")
-    scrape = read_key("--metrics-api-key-env", metrics_api_key_env, metrics) if metrics_api_key_env and metrics else None
+    scrape = read_key("--metrics-api-key-env", metrics_api_key_env, *metrics) if metrics_api_key_env else None
     return Keys(arm, scrape)
 
 

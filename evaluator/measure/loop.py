@@ -18,6 +18,7 @@ from .client import stream_chat
 from .credentials import Keys
 from .prompts import Prompt, salt_for, salted, salted_text
 from .scrape import check, fetch
+from .selfcheck import ClientCheck
 
 
 @dataclass
@@ -25,7 +26,7 @@ class Arm:
     name: str
     url: str
     arrangement: str
-    metrics: str | None = None
+    metrics: list[str] = field(default_factory=list)  # one /metrics per engine of the deployment, summed
     api_key_env: str | None = None
     configuration: Path | None = None
     metrics_api_key_env: str | None = None
@@ -101,13 +102,13 @@ async def _closed_loop(client, arm: Arm, model: str, jobs: list[tuple[int, Promp
     queue = list(reversed(jobs))
     url = f"{arm.base}/v1/{'completions' if s.endpoint == 'completions' else 'chat/completions'}"
 
-    async def worker() -> None:
+    async def worker(slot: int) -> None:
         while queue:
             index, prompt, salt = queue.pop()
             result = await stream_chat(client, url, _body(prompt, salt, model, s), arm.keys.for_arm(url), s.timeout_s)
-            on_result(index, prompt, salt, result)
+            on_result(index, prompt, salt, {"slot": slot, **result.to_json()})
 
-    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    await asyncio.gather(*(worker(slot) for slot in range(concurrency)))
 
 
 def window_order(arms: list[Arm], s: Settings, interleaved: bool) -> list[tuple[Arm, int, int]]:
@@ -146,13 +147,13 @@ async def _window(client, arm: Arm, model: str, c: int, rep: int, prompts, s: Se
         warm,
         c,
         s,
-        lambda i, p, salt, r: capture.write({"kind": "request", **where, "warmup": True, "index": i, "prompt": p.id, "salt": salt, **r.to_json()}),
+        lambda i, p, salt, r: capture.write({"kind": "request", **where, "warmup": True, "index": i, "prompt": p.id, "salt": salt, **r}),
     )
     scrapes = {}
     if arm.metrics:
-        scrapes["before"] = await _scrape(client, arm, capture, where, "before", s.info_timeout_s)
+        scrapes["before"] = [await _scrape(client, arm, k, capture, where, "before", s.info_timeout_s) for k in range(len(arm.metrics))]
         if arm.name not in metrics_servers:
-            metrics_servers[arm.name] = check(capture.dir / scrapes["before"], arm.metrics, arm.arrangement == "speculative")
+            metrics_servers[arm.name] = check(capture.dir / scrapes["before"][0], arm.metrics[0], arm.arrangement == "speculative")
     n = s.per_window(c)
     # Each window takes the next prompts of the set (the same in every arm), so repetitions and loads
     # together go through the whole set rather than its first n prompts again and again.
@@ -163,15 +164,16 @@ async def _window(client, arm: Arm, model: str, c: int, rep: int, prompts, s: Se
 
     def keep(i, p, salt, r):
         window.append(r)
-        capture.write({"kind": "request", **where, "warmup": False, "index": i, "prompt": p.id, "task": p.task, "salt": salt, **r.to_json()})
+        capture.write({"kind": "request", **where, "warmup": False, "index": i, "prompt": p.id, "task": p.task, "salt": salt, **r})
         bar.advance()
 
-    await _closed_loop(client, arm, model, jobs, c, s, keep)
+    async with ClientCheck() as client_check:
+        await _closed_loop(client, arm, model, jobs, c, s, keep)
     bar.close()
     if arm.metrics:
-        scrapes["after"] = await _scrape(client, arm, capture, where, "after", s.info_timeout_s)
-    start = min(r.sent for r in window)
-    end = max(r.last_byte or r.sent for r in window)
+        scrapes["after"] = [await _scrape(client, arm, k, capture, where, "after", s.info_timeout_s) for k in range(len(arm.metrics))]
+    start = min(r["sent"] for r in window)
+    end = max(r["last_byte"] or r["sent"] for r in window)
     server = metrics_servers.get(arm.name)
     # a fixed resolution (microseconds), so repetitions add up exactly to the run's interval
     capture.write(
@@ -182,14 +184,16 @@ async def _window(client, arm: Arm, model: str, c: int, rep: int, prompts, s: Se
             "scrapes": scrapes,
             "metrics_format": server.format if server else None,
             "ended": time.time(),
+            **client_check.figures(),
         }
     )
 
 
-async def _scrape(client, arm: Arm, capture: Capture, where: dict, when: str, deadline_s: float) -> str:
-    assert arm.metrics is not None  # scraped only for an arm with a metrics URL
-    text = await fetch(client, arm.metrics, arm.keys.for_metrics(arm.metrics), deadline_s)
-    name = f"scrape-{arm.name}-c{where['concurrency']}-r{where['repetition']}-{when}.prom"
+async def _scrape(client, arm: Arm, engine: int, capture: Capture, where: dict, when: str, deadline_s: float) -> str:
+    """The arm's `engine`-th /metrics, kept in its own file."""
+    url = arm.metrics[engine]
+    text = await fetch(client, url, arm.keys.for_metrics(url), deadline_s)
+    name = f"scrape-{arm.name}-c{where['concurrency']}-r{where['repetition']}-{when}{f'-{engine + 1}' if engine else ''}.prom"
     sha = capture.save_scrape(name, text)
-    capture.write({"kind": "scrape", **where, "when": when, "file": name, "sha256": sha})
+    capture.write({"kind": "scrape", **where, "when": when, "url": url, "file": name, "sha256": sha})
     return name

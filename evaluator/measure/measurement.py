@@ -6,6 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from .selfcheck import bottleneck
+
+STEADY_SHARE = 0.95  # a window whose achieved concurrency is below 95 % of its target is a finding
+
 # Tokens a server puts before the salt: BOS for a completion; a chat template's turn header (and
 # BOS, or a system preamble) for a chat. A stated allowance, not a tokenizer's count.
 TEMPLATE_ALLOWANCE = {"completions": 1, "chat": 32}
@@ -23,6 +27,36 @@ def cache_allowance(salt: str, endpoint: str) -> int:
     """The most cache hit the salt itself explains: its UTF-8 bytes (a token is at least one byte)
     plus the template's tokens before it. Beyond that, the prompt's own text was cached."""
     return len(salt.encode()) + TEMPLATE_ALLOWANCE[endpoint]
+
+
+def achieved_concurrency(measured: list[dict], c: int) -> tuple[float, float] | None:
+    """(achieved concurrency, the steady part's share of the window). The steady part runs from
+    the moment c requests are first in flight to the moment the first slot has nothing left to
+    send (the first response to end after the last request was sent); the rest of the window is
+    fill and drain. Over the steady part, the time-weighted mean of requests in flight: a request
+    from its send (its first attempt's, when resent) to its last byte, and its slot held through
+    the client's turnaround to that slot's next send (the closed loop's own; the self-check
+    watches the client). None when the window never had c requests in flight."""
+    spans = [((r.get("earlier_attempts") or [r])[0]["sent"], r["last_byte"] or r["sent"], r.get("slot")) for r in measured]
+    if len(spans) < c:
+        return None
+    by_slot: dict[Any, list[tuple[float, float]]] = {}
+    for s, e, slot in sorted(spans):
+        by_slot.setdefault(slot if slot is not None else object(), []).append((s, e))
+    held = []  # a slot is held from each send to the next send on it, the last to its last byte
+    for slot_spans in by_slot.values():
+        held += [(s, slot_spans[k + 1][0]) for k, (s, _) in enumerate(slot_spans[:-1])] + [slot_spans[-1]]
+    sends = sorted(s for s, _, _ in spans)
+    start, last_sent = sends[c - 1], sends[-1]
+    after = [e for _, e, _ in spans if e > last_sent]  # a response ending as the last send went out made room for it
+    if not after:
+        return None
+    end = min(after)
+    window = max(e for _, e, _ in spans) - sends[0]
+    if end <= start or window <= 0:
+        return None
+    busy = sum(max(0.0, min(e, end) - max(s, start)) for s, e in held)
+    return round(busy / (end - start), 4), round((end - start) / window, 4)
 
 
 def measurement(
@@ -47,9 +81,23 @@ def measurement(
             reporting += len(hits)
             if salt:
                 allowance += sum(cache_allowance(r["salt"], endpoint) for r, _ in hits if r.get("salt"))
-        for key in ("achieved_concurrency", "loop_lag_ms_max", "client_cpu_fraction"):
+        steady = achieved_concurrency(measured, c)
+        if steady is not None:
+            achieved, entry["steady_share"] = steady
+            entry["achieved_concurrency"] = achieved
+            if achieved < STEADY_SHARE * c:
+                findings.append(
+                    f"{name} c={c} repetition {rep + 1} of {len(reps)}: {achieved:.2f} requests in flight on average over the window's "
+                    f"steady part, below 95 % of {c}: the load was not the one stated"
+                )
+        for key in ("loop_lag_ms_max", "loop_lag_ms_p99", "client_cpu_fraction"):
             if window.get(key) is not None:
                 entry[key] = window[key]
+        if (why := bottleneck(window)) is not None:
+            findings.append(
+                f"{name} c={c} repetition {rep + 1} of {len(reps)}: the measuring client was the bottleneck ({why}): "
+                "measure with more client processes (--workers) or on a less busy machine"
+            )
         resent += entry["resent"]
         windows.append(entry)
     block: dict[str, Any] = {"tool": "sdeval measure", "order": order, "resent_requests": resent, "windows": windows}

@@ -3,7 +3,10 @@ the capture, and read by the importers' Prometheus parsing (importers/vllm_metri
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .._infra.safe_text import shown
 from ..importers.common import ImportProblem
@@ -87,3 +90,42 @@ def window_deltas(before: Path, after: Path, server: Server) -> Deltas:
         return deltas(before, after, server)
     except ImportProblem as exc:
         raise MeasureProblem(str(exc)) from None
+
+
+PREEMPTIONS = "vllm:num_preemptions_total"  # requests the scheduler evicted and recomputed: a run slowed for another reason
+
+
+@dataclass
+class EngineDeltas:
+    """One window's deltas summed over the arm's engines (one --metrics each: a deployment of
+    several engines exposes counters per engine)."""
+
+    counts: dict[str, Any]
+    finished_requests: int | None
+    in_flight_after: int | None
+    preemptions: int | None
+
+
+def _add(a: int | None, b: int | None) -> int | None:
+    return b if a is None else a if b is None else a + b
+
+
+def summed_deltas(pairs: list[tuple[Path, Path]], server: Server) -> EngineDeltas:
+    total = EngineDeltas({}, None, None, None)
+    for before, after in pairs:
+        d = window_deltas(before, after, server)
+        for field, value in d.counts.items():
+            if field == "accepted_per_position":
+                mine = total.counts.get(field, [])
+                longest = max(len(mine), len(value))
+                total.counts[field] = [a + b for a, b in zip(mine + [0] * (longest - len(mine)), value + [0] * (longest - len(value)))]
+            else:
+                total.counts[field] = total.counts.get(field, 0) + value
+        total.finished_requests = _add(total.finished_requests, d.finished_requests)
+        total.in_flight_after = _add(total.in_flight_after, d.in_flight_after)
+        moved = [after_v - d.before.series.get(key, 0.0) for key, after_v in d.after.series.items() if key[0] == PREEMPTIONS]
+        if moved:
+            if not all(math.isfinite(m) for m in moved):  # (not one of the counters deltas() checks)
+                raise MeasureProblem(f"{after}: {PREEMPTIONS} is not a finite number")
+            total.preemptions = _add(total.preemptions, round(sum(moved)))
+    return total

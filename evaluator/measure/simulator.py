@@ -42,6 +42,7 @@ FAULTS = (
     "sglang-gauges",  # /metrics as SGLang writes it: acceptance gauges, no counters
     "buffered",  # a buffering gateway: every chunk arrives at once, at the end
     "warm-cache",  # reports every prompt as served whole from its cache (a cache the salt did not defeat)
+    "preempting",  # /metrics counts a preemption (vLLM's vllm:num_preemptions_total) for every finished request
     # Hostile and broken servers (issue 36): what a server sends must never crash measure.
     "escape-error",  # an error event whose message holds ESC sequences, an OSC title, BEL and CR
     "escape-http",  # an HTTP 500 whose body holds the same
@@ -102,7 +103,7 @@ class Simulator:
         model: str = "sim-target",
         fault: str = "none",
         fault_every: int = 1,
-        step_delay_s: float = 0.0,
+        step_delay_s: float = 0.005,  # per generation step: a request outlasts the client's turnaround
         prefill_s: float = 0.0,
         stall_s: float = 30.0,
         api_key: str | None = None,
@@ -122,6 +123,7 @@ class Simulator:
         self.api_key = api_key  # when set, /v1/ answers 401 without "Authorization: Bearer KEY"
         self.authorizations: list[str | None] = []  # what each /v1/ request presented
         self.recent: list[bytes] = []  # the prefix cache: recent prompts, newest last
+        self.finished = 0  # requests streamed to their end
         self.app = Starlette(
             routes=[
                 Route("/health", lambda r: JSONResponse({"status": "ok"})),
@@ -175,6 +177,8 @@ class Simulator:
         if self.fault in ("counter-nan", "counter-inf") and self.scrapes >= self.counter_fault_from:
             broken = "NaN" if self.fault == "counter-nan" else "+Inf"
             lines = [(n, t, broken if n == "llamacpp:tokens_predicted_total" else v) for n, t, v in lines]
+        if self.fault == "preempting":
+            lines.append(("vllm:num_preemptions_total", "counter", self.finished))
         text = "".join(f"# TYPE {n} {t}\n{n} {v}\n" for n, t, v in lines)
         if c.per_position:
             name = "llamacpp:spec_decode_num_accepted_tokens_per_pos_total"
@@ -318,6 +322,7 @@ class Simulator:
         finally:
             self.counters.processing -= 1
             if finished:  # llama.cpp counts a request's tokens when it finishes
+                self.finished += 1
                 self._add(counts, prompt_tokens)
 
     def _add(self, c: Counters, prompt_tokens: int) -> None:

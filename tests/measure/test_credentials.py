@@ -18,17 +18,17 @@ def test_an_origin_is_scheme_host_and_port_with_defaults_filled_in():
 def test_the_arm_key_goes_only_to_the_arms_origin_and_the_metrics_key_only_to_its_own(monkeypatch):
     monkeypatch.setenv("ARM_KEY", "sk-arm-0123456789")
     monkeypatch.setenv("METRICS_KEY", "mk-metrics-987654")
-    keys = arm_keys("http://127.0.0.1:8001/v1", "ARM_KEY", "http://127.0.0.1:9100/metrics", None)
+    keys = arm_keys("http://127.0.0.1:8001/v1", "ARM_KEY", ["http://127.0.0.1:9100/metrics"], None)
     assert keys.for_arm("http://127.0.0.1:8001/v1/chat/completions") == {"Authorization": "Bearer sk-arm-0123456789"}
     assert keys.for_metrics("http://127.0.0.1:8001/metrics") == {"Authorization": "Bearer sk-arm-0123456789"}  # same origin
     assert keys.for_metrics("http://127.0.0.1:9100/metrics") == {}  # another port: another origin
     assert keys.for_arm("https://127.0.0.1:8001/v1/models") == {}
     assert keys.for_arm("http://localhost:8001/v1/models") == {}
-    both = arm_keys("http://127.0.0.1:8001/v1", "ARM_KEY", "http://127.0.0.1:9100/metrics", "METRICS_KEY")
+    both = arm_keys("http://127.0.0.1:8001/v1", "ARM_KEY", ["http://127.0.0.1:9100/metrics"], "METRICS_KEY")
     assert both.for_metrics("http://127.0.0.1:9100/metrics") == {"Authorization": "Bearer mk-metrics-987654"}
     assert both.for_arm("http://127.0.0.1:9100/v1/models") == {}  # the metrics key is for scrapes only
     assert both.secrets == ("sk-arm-0123456789", "mk-metrics-987654")
-    same = arm_keys("http://127.0.0.1:8001/v1", "ARM_KEY", "http://127.0.0.1:8001/metrics", "METRICS_KEY")
+    same = arm_keys("http://127.0.0.1:8001/v1", "ARM_KEY", ["http://127.0.0.1:8001/metrics"], "METRICS_KEY")
     assert same.for_metrics("http://127.0.0.1:8001/metrics") == {"Authorization": "Bearer mk-metrics-987654"}
     assert same.for_arm("http://127.0.0.1:8001/v1/chat/completions") == {"Authorization": "Bearer sk-arm-0123456789"}
 

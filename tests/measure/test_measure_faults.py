@@ -111,6 +111,7 @@ SWEEP = {
     "surrogate-content": (0, None),
     "usage-above-max": (1, "usage-above-max-tokens: usage says 1000000000000000 output tokens, over the 12 max_tokens asked for"),
     "deep-models": (2, "did not answer an OpenAI model list"),
+    "preempting": (1, "the server preempted"),
     "control-model": (2, 'model 1 of the list, "sim-target\\x1b]0;pwned\\x07", holds the control character U+001B'),
 }
 
@@ -128,7 +129,10 @@ def test_no_fault_ends_in_an_internal_error(tmp_path, fault, sdeval):
         result = sdeval("measure", *argv, "-o", tmp_path / "rec.json")
     assert "internal error" not in result.stderr and "Traceback" not in result.stderr
     assert not {"\x1b", "\x07", "\r"} & set(result.stderr)
-    assert result.exit_code == code, result.stderr
+    if code == 0:  # (a busy machine may add the client's own findings: no request may fail)
+        assert result.exit_code in (0, 1) and ": request " not in result.stderr, result.stderr
+    else:
+        assert result.exit_code == code, result.stderr
     if line is not None:
         assert line in result.stderr, result.stderr
     if code == 2:

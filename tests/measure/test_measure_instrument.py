@@ -87,3 +87,89 @@ def test_append_keeps_arm_by_arm_order_and_the_first_calls_salts(tmp_path, capsy
     assert runs["target-only-c1"]["salt"] == runs["speculative-c1"]["salt"]  # the same prompts in both arms
     assert [w["sequence"] for w in runs["speculative-c1"]["windows"] + runs["speculative-c2"]["windows"]] == [0, 1, 2, 3]
     assert record["runs"][0]["quality"][0]["equality_total"] == 8
+
+
+def _span(sent: float, end: float, slot: int | None = None, resent_from: float | None = None) -> dict:
+    return {"sent": sent, "last_byte": end, "slot": slot, "earlier_attempts": [{"sent": resent_from}] if resent_from is not None else []}
+
+
+def test_achieved_concurrency_is_time_weighted_over_the_steady_part_and_a_shortfall_is_a_finding():
+    from evaluator.measure.measurement import achieved_concurrency, measurement
+
+    # c = 2, slots unknown: steady from the second send (0) to the first end after the last send (6):
+    # 10 + 4 + 4 busy of 10; the steady part is the whole window
+    spans = [_span(0, 10), _span(0, 4), _span(6, 10)]
+    assert achieved_concurrency(spans, 2) == (1.8, 1.0)
+    # the same with slots: slot 1 was held through the client's turnaround from 4 to 6
+    assert achieved_concurrency([_span(0, 10, 0), _span(0, 4, 1), _span(6, 10, 1)], 2) == (2.0, 1.0)
+    # fill and drain outside the steady part: sends at 0 and 2 (c = 2 from 2), last send at 2, first end after it 8, last byte 12
+    assert achieved_concurrency([_span(0, 8, 0), _span(2, 12, 1)], 2) == (2.0, 0.5)
+    # a resent request held its slot from its first attempt
+    assert achieved_concurrency([_span(0, 5, 0), _span(5.5, 10, 0, resent_from=5)], 1) == (1.0, 1.0)
+    assert achieved_concurrency([_span(0, 5)], 2) is None  # never two in flight
+    findings: list[str] = []
+    session = {"settings": {"endpoint": "chat"}}
+    block = measurement(
+        "speculative", 2, [(0, {"loop_lag_ms_max": 3.0, "loop_lag_ms_p99": 1.0, "client_cpu_fraction": 0.2})],
+        {("speculative", 2, 0): spans}, session, {("speculative", 2, 0): 0}, "interleaved", findings,
+    )  # fmt: skip
+    window = block["windows"][0]
+    assert (window["achieved_concurrency"], window["steady_share"], window["client_cpu_fraction"]) == (1.8, 1.0, 0.2)
+    assert findings == [
+        "speculative c=2 repetition 1 of 1: 1.80 requests in flight on average over the window's steady part, below 95 % of 2: the load was not the one stated"
+    ]
+
+
+def test_a_client_that_saturates_its_core_is_a_finding_naming_workers_and_a_busy_machine_is_not():
+    from evaluator.measure.selfcheck import bottleneck
+
+    assert bottleneck({"client_cpu_fraction": 0.95, "loop_lag_ms_p99": 2.0}) == "its event loop kept a core 95% busy"
+    assert bottleneck({"client_cpu_fraction": 0.6, "loop_lag_ms_p99": 80.0}) == (
+        "its event loop ran 80 ms late (p99; bound 50 ms) while keeping a core 60% busy"
+    )
+    assert bottleneck({"client_cpu_fraction": 0.1, "loop_lag_ms_p99": 80.0}) is None  # late, but other processes held the core
+    assert bottleneck({"client_cpu_fraction": 0.3, "loop_lag_ms_p99": 5.0}) is None
+
+
+def test_each_window_records_the_clients_own_lag_and_cpu(tmp_path, capsys, two_arms):
+    code, record, err = _call(tmp_path, capsys, two_arms[:1], "--concurrency", "1", "--repetitions", "1")
+    assert code == 0, err
+    (window,) = record["runs"][0]["measurement"]["windows"]
+    assert window["loop_lag_ms_max"] >= window["loop_lag_ms_p99"] >= 0
+    assert 0 < window["client_cpu_fraction"] < 0.9
+    assert window["achieved_concurrency"] == 1.0 and 0 < window["steady_share"] <= 1
+
+
+def test_metrics_repeated_per_arm_are_summed_over_the_engines_each_scrape_kept(tmp_path, capsys):
+    sim, idle = Simulator(speculative=True), Simulator(speculative=True)  # the second engine serves nothing here
+    with serve(sim) as url, serve(idle) as other:
+        argv = ["--arm", f"speculative={url}", "--metrics", f"{url}/metrics", "--metrics", f"{other}/metrics"]
+        code = measure([*argv, *SMALL, "--concurrency", "1", "-o", str(tmp_path / "rec.json")])
+    assert code == 0, capsys.readouterr().err
+    record = json.loads((tmp_path / "rec.json").read_text())
+    entries = [json.loads(line) for line in (tmp_path / "rec.json.capture" / "capture.jsonl").read_text().splitlines()]
+    scrapes = [e for e in entries if e["kind"] == "scrape"]
+    assert {e["url"] for e in scrapes} == {f"{url}/metrics", f"{other}/metrics"} and len(scrapes) == 8  # 2 windows x 2 engines x before/after
+    assert all((tmp_path / "rec.json.capture" / e["file"]).is_file() for e in scrapes)
+    run = record["runs"][0]
+    assert run["counts"]["population"] == "benchmark-requests"
+    assert run["counts"]["verification_steps"] > 0
+    measured = [e for e in entries if e["kind"] == "request" and not e["warmup"]]
+    assert run["counts"]["emitted_tokens"] == sum(r["completion_tokens"] for r in measured)
+    assert "preempted_requests" not in run["measurement"]  # llama.cpp's counters have no preemptions
+
+
+def test_the_same_metrics_url_twice_is_refused(tmp_path, capsys):
+    url = "http://127.0.0.1:9"
+    code = measure(
+        ["--arm", f"speculative={url}", "--metrics", f"{url}/metrics", "--metrics", f"{url}/metrics", *SMALL, "-o", str(tmp_path / "r.json")]
+    )
+    assert (code, capsys.readouterr().err) == (2, "sdeval: --arm speculative: the same --metrics URL given twice would count its engine twice\n")
+
+
+def test_preemptions_during_a_run_are_recorded_and_a_finding(tmp_path, capsys):
+    with serve(Simulator(fault="preempting")) as url:
+        code, record, err = _call(tmp_path, capsys, [("target-only", url)], "--concurrency", "1", "--repetitions", "1")
+    assert code == 1
+    assert record["runs"][0]["measurement"]["preempted_requests"] == 4  # one per measured request in the window
+    assert "sdeval: finding: target-only c=1: the server preempted 4 requests during the windows" in err

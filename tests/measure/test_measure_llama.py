@@ -81,7 +81,7 @@ def _counter(path: Path, name: str) -> int:
     return int(total)
 
 
-# docs/measure.md's command, but for the URLs and the output (test_docs_command_is_the_tests checks it)
+# docs/measure.md's command, but for the URLs and the output (the test checks the page still says so)
 DOCUMENTED = "--endpoint completions --concurrency 1,2 --repetitions 3 --warmup 0 --requests 2 --max-tokens 24"
 
 
@@ -101,7 +101,7 @@ def _check_counts(record: dict, record_path: Path) -> None:
         arm, c = run["configuration"], run["load"]["concurrency"]
         mine = [w for w in windows if w["arm"] == arm and w["concurrency"] == c]
         server = {
-            field: sum(_counter(capture / w["scrapes"]["after"], name) - _counter(capture / w["scrapes"]["before"], name) for w in mine)
+            field: sum(_counter(capture / w["scrapes"]["after"][0], name) - _counter(capture / w["scrapes"]["before"][0], name) for w in mine)
             for field, name in COUNTERS.items()
         }
         counts = run["counts"]
@@ -147,6 +147,8 @@ def test_real_engine_five_calls_under_load_count_the_servers_tokens_and_establis
         *("--arm", f"target-only={urls['target-only']}/v1", "--metrics", f"{urls['target-only']}/metrics"),
         *("--configuration", str(tmp_path / "target-only.yaml")),
     ]
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "measure.md").read_text()
+    assert DOCUMENTED in " ".join(docs.replace("\\\n", " ").split()), "docs/measure.md no longer shows the command this test runs"
     texts = {p.id: p.text for p in load_prompts(None, "completions")[0]}
     nonces = set()
     for call in range(5):
