@@ -127,7 +127,9 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
         completed += done
         repetitions.append({"emitted_tokens": emitted, "duration_s": window["duration_us"] / 1e6})
         duration_us += window["duration_us"]
-        if window.get("scrapes", {}).get("after"):
+        if window.get("scrape_problem"):  # a scrape failed mid-run (unreachable, too slow, too large)
+            unreadable.append(f"repetition {rep + 1} ({shown(window['scrape_problem'])})")
+        elif window.get("scrapes", {}).get("after"):
             server = SERVERS[window["metrics_format"]]
             befores, afters = ([w] if isinstance(w, str) else w for w in (window["scrapes"]["before"], window["scrapes"]["after"]))
             try:

@@ -149,11 +149,15 @@ async def _window(client, arm: Arm, model: str, c: int, rep: int, prompts, s: Se
         s,
         lambda i, p, salt, r: capture.write({"kind": "request", **where, "warmup": True, "index": i, "prompt": p.id, "salt": salt, **r}),
     )
-    scrapes = {}
+    scrapes: dict[str, list[str]] = {}
+    scrape_problem = None  # a scrape that failed mid-run: the window is measured, without server counts
     if arm.metrics:
-        scrapes["before"] = [await _scrape(client, arm, k, capture, where, "before", s.info_timeout_s) for k in range(len(arm.metrics))]
-        if arm.name not in metrics_servers:
-            metrics_servers[arm.name] = check(capture.dir / scrapes["before"][0], arm.metrics[0], arm.arrangement == "speculative")
+        try:
+            scrapes["before"] = [await _scrape(client, arm, k, capture, where, "before", s.info_timeout_s) for k in range(len(arm.metrics))]
+            if arm.name not in metrics_servers:
+                metrics_servers[arm.name] = check(capture.dir / scrapes["before"][0], arm.metrics[0], arm.arrangement == "speculative")
+        except MeasureProblem as exc:
+            scrapes, scrape_problem = {}, str(exc)
     n = s.per_window(c)
     # Each window takes the next prompts of the set (the same in every arm), so repetitions and loads
     # together go through the whole set rather than its first n prompts again and again.
@@ -170,8 +174,11 @@ async def _window(client, arm: Arm, model: str, c: int, rep: int, prompts, s: Se
     async with ClientCheck() as client_check:
         await _closed_loop(client, arm, model, jobs, c, s, keep)
     bar.close()
-    if arm.metrics:
-        scrapes["after"] = [await _scrape(client, arm, k, capture, where, "after", s.info_timeout_s) for k in range(len(arm.metrics))]
+    if arm.metrics and scrape_problem is None:
+        try:
+            scrapes["after"] = [await _scrape(client, arm, k, capture, where, "after", s.info_timeout_s) for k in range(len(arm.metrics))]
+        except MeasureProblem as exc:
+            scrapes, scrape_problem = {}, str(exc)
     start = min(r["sent"] for r in window)
     end = max(r["last_byte"] or r["sent"] for r in window)
     server = metrics_servers.get(arm.name)
@@ -185,6 +192,7 @@ async def _window(client, arm: Arm, model: str, c: int, rep: int, prompts, s: Se
             "metrics_format": server.format if server else None,
             "ended": time.time(),
             **client_check.figures(),
+            **({"scrape_problem": scrape_problem} if scrape_problem else {}),
         }
     )
 

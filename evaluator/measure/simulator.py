@@ -50,6 +50,7 @@ FAULTS = (
     "counter-reset",  # the counters restart from zero when scrape number `counter_fault_from` is served
     "counter-nan",  # from scrape number `counter_fault_from` on, the generated-token counter is NaN
     "counter-inf",  # ... or +Inf
+    "metrics-500",  # from scrape number `counter_fault_from` on, /metrics answers HTTP 500
     "null-choice",  # mid-stream, an event whose choices hold null
     "string-delta",  # ... whose delta is a string
     "deep-event",  # ... that is JSON nested 200,000 deep
@@ -158,6 +159,8 @@ class Simulator:
         if self.fault == "counter-reset" and self.scrapes == self.counter_fault_from:
             self.counters = Counters(processing=self.counters.processing)  # an engine restart
         c = self.counters
+        if self.fault == "metrics-500" and self.scrapes >= self.counter_fault_from:
+            return PlainTextResponse("exporter down", status_code=500)
         if self.fault == "metrics-without-spec":
             return PlainTextResponse("# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total 1.5\n")
         if self.fault == "sglang-gauges":

@@ -42,7 +42,7 @@ def test_control_sequences_a_server_sends_are_escaped_in_the_findings(tmp_path, 
     assert sum("\x1b]0;pwned\x07" in e.get("detail", "") for e in requests) == 4
 
 
-@pytest.mark.parametrize("fault", ["counter-reset", "counter-nan", "counter-inf"])
+@pytest.mark.parametrize("fault", ["counter-reset", "counter-nan", "counter-inf", "metrics-500"])
 def test_counters_that_break_in_a_window_cost_the_runs_server_counts_not_the_record(tmp_path, capsys, fault):
     # Breaks in the first window's after-scrape; the warm-up request makes the counters non-zero before it.
     argv = [*ONE, "--warmup", "1", "-o", str(tmp_path / "rec.json")]
@@ -112,6 +112,7 @@ SWEEP = {
     "usage-above-max": (1, "usage-above-max-tokens: usage says 1000000000000000 output tokens, over the 12 max_tokens asked for"),
     "deep-models": (2, "did not answer an OpenAI model list"),
     "preempting": (1, "the server preempted"),
+    "metrics-500": (1, "the server's counters cannot be differenced over repetition 1 (--metrics http://127.0.0.1:"),
     "control-model": (2, 'model 1 of the list, "sim-target\\x1b]0;pwned\\x07", holds the control character U+001B'),
 }
 
