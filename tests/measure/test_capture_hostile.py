@@ -59,7 +59,7 @@ def test_a_second_writer_is_refused_in_one_line_while_the_first_holds_the_captur
     second.unlock()
 
 
-SMALL = ["--concurrency", "1", "--repetitions", "3", "--warmup", "0", "--requests", "4", "--max-tokens", "24", "--quiet"]
+SMALL = ["--concurrency", "1", "--repetitions", "2", "--warmup", "0", "--requests", "3", "--max-tokens", "8", "--quiet"]
 
 
 def test_two_resumes_of_one_capture_at_once_measure_each_window_once(tmp_path, capsys):
@@ -70,14 +70,14 @@ def test_two_resumes_of_one_capture_at_once_measure_each_window_once(tmp_path, c
     from evaluator.measure.simulator import Simulator
 
     record = tmp_path / "rec.json"
-    with serve(Simulator(step_delay_s=0.01)) as url:
+    with serve(Simulator(step_delay_s=0.03)) as url:
         assert measure(["--arm", f"target-only={url}", *SMALL, "-o", str(record)]) == 0, capsys.readouterr().err
         log = tmp_path / "rec.json.capture" / "capture.jsonl"
         lines = log.read_text().splitlines()
         first_window = min(i for i, line in enumerate(lines) if json.loads(line)["kind"] == "window")
         log.write_text("\n".join(lines[: first_window + 1]) + "\n")  # killed after the first window
         record.unlink()
-        # One resume in its own process (about 0.25 s a window), the other started while it measures.
+        # One resume in its own process (about 0.7 s a window), the other started while it measures.
         env = {**os.environ, "PYTHONPATH": os.getcwd()}
         running = subprocess.Popen(
             [sys.executable, "-m", "evaluator", "measure", "--resume", *SMALL, "-o", str(record)], stderr=subprocess.PIPE, text=True, env=env
@@ -96,6 +96,6 @@ def test_two_resumes_of_one_capture_at_once_measure_each_window_once(tmp_path, c
             assert running.wait(timeout=60) in (0, 1), running.stderr.read() if running.stderr else ""
     assert record.exists()
     windows = [(e["concurrency"], e["repetition"]) for e in map(json.loads, log.read_text().splitlines()) if e["kind"] == "window"]
-    assert sorted(windows) == [(1, 0), (1, 1), (1, 2)]
+    assert sorted(windows) == [(1, 0), (1, 1)]
     requests = [e for e in map(json.loads, log.read_text().splitlines()) if e["kind"] == "request"]
-    assert len(requests) == 12
+    assert len(requests) == 6
