@@ -24,7 +24,7 @@ def _json(body: bytes) -> Any:
 
 
 def name_problem(text: str) -> str | None:
-    """Why `text` cannot name a model in the record, or None."""
+    """Why `text` cannot name a model (or a vendor, an offer) in the record, or None."""
     if len(text) > MAX_NAME:
         return f"is {len(text):,} characters long, over the record's {MAX_NAME:,}"
     if not text:

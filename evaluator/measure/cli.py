@@ -17,6 +17,7 @@ from pathlib import Path
 
 from .._infra.safe_text import shown
 from . import configuration
+from .answers import name_problem
 from .bodies import INFO_DEADLINE_S
 from .capture import Capture, MeasureProblem, capture_dir
 from .credentials import Scrubber, arm_keys
@@ -282,6 +283,9 @@ def _measure(args, argv: list[str]) -> int:
     from .prompts import SALT_SCHEME, load_prompts, new_nonce, random_prompts, require_text
 
     settings = _settings_of(args)
+    for flag, value in (("--vendor", args.vendor), ("--offer-id", args.offer_id)):
+        if value is not None and (problem := name_problem(value)) is not None:  # the record names them
+            raise MeasureProblem(f'{flag} "{shown(value[:200])}": {problem}')
     arms = _arms_of(args)
     record_path: Path = args.output
     directory = capture_dir(record_path)

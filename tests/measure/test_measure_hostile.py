@@ -275,3 +275,21 @@ def test_a_prompts_file_measure_cannot_use_is_refused_before_anything_is_sent(tm
         == f'sdeval: {prompts}: line 1: "prompt" holds the UTF-16 surrogate \\ud800 on its own at character 2, which is no character; write the character itself\n'
     )
     assert server.requests == [] and sorted(p.name for p in tmp_path.iterdir()) == ["p.jsonl"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--configuration", "cfg.yaml"], "cfg.yaml: line 1, column 17: the text at /target/model holds the UTF-16 surrogate \\ud800 on its own"),
+        (["--vendor", "Acme\x1b]0;t\x07"], '--vendor "Acme\\x1b]0;t\\x07": holds the control character U+001B'),
+        (["--offer-id", "o\u202e1"], '--offer-id "o\\u202e1": holds the bidi control U+202E'),
+    ],
+)
+def test_a_configuration_vendor_or_offer_the_record_cannot_hold_is_refused_up_front(tmp_path, extra, message):
+    (tmp_path / "cfg.yaml").write_text('target: {model: "m\\ud800"}\n')
+    extra = [str(tmp_path / e) if e == "cfg.yaml" else e for e in extra]
+    with hostile(arm(stream(answer(3)))) as server:
+        result, record, requests = run(tmp_path, server.url, *extra)
+    assert result.exit_code == 2
+    assert message in result.stderr and result.stderr.count("\n") == 1, result.stderr
+    assert server.requests == [] and sorted(p.name for p in tmp_path.iterdir()) == ["cfg.yaml"]
