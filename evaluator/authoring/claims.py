@@ -83,9 +83,11 @@ def build_claim(
     task: str | None = None,
     claim_id: str | None = None,
     text: str | None = None,
+    conservative: bool = False,
 ) -> dict[str, Any]:
     """The claim, as the record's `claims` entry, computed from the record `data`; ImportProblem
-    (one line, naming the record) for anything that would not be established by its own counts."""
+    (one line, naming the record) for anything that would not be established by its own counts.
+    With `conservative`, the figure is the measured interval's safe end (conservative.py)."""
     from pydantic import ValidationError
 
     from ..engine.baselines import comparison_fields
@@ -159,12 +161,23 @@ def build_claim(
             f"{figure.name if figure else kind} cannot be computed: {needs.replace('baseline', 'a baseline')} missing (run {run.id}{f', baseline {base.id}' if base else ''})"
         )
     value = as_written(figure.value, kind)
+    generated = None
+    if conservative:
+        from .conservative import conservative as safe_end
+
+        end = safe_end(run, kind, fields["baseline"], latency_metric, percentile)
+        value, fields["bound"] = end.value, end.bound
+        written = _text(kind, value, run, fields["baseline"], latency_metric, percentile)
+        shown = f" {_shown(value, kind)} ms" if kind == "latency" else None
+        written = written.replace(shown, f" at most{shown}", 1) if shown else f"at least {written}"
+        generated = f"{written}: {end.said}"
     taken = {c.id for c in record.claims}
     if claim_id is None:
         claim_id = _free_id(f"{kind}-{run.id}"[:60], taken)
     elif claim_id in taken:
         raise ImportProblem(f"{record_name}: already has a claim {claim_id!r}; choose another with --id")
-    fields.update(id=claim_id, text=text or _text(kind, value, run, fields["baseline"], latency_metric, percentile), value=value, unit=_UNIT[kind])
+    generated = generated or _text(kind, value, run, fields["baseline"], latency_metric, percentile)
+    fields.update(id=claim_id, text=text or generated, value=value, unit=_UNIT[kind])
     if response_time and text is None:
         assert latency_metric is not None  # refused above when missing
         fields["text"] = fields["text"].replace("output throughput", f"faster {percentile} {_latency_words(latency_metric)}")
@@ -213,6 +226,7 @@ def execute(
     output: Path | None,
     in_place: bool,
     force: bool,
+    conservative: bool = False,
 ) -> tuple[str, list[str]]:
     """Returns (what to print on standard output, messages for standard error)."""
     from ..importers.merge import read_record, write_merged
@@ -229,6 +243,7 @@ def execute(
         task=task,
         claim_id=claim_id,
         text=text,
+        conservative=conservative,
     )
     standing = standing_of(record, claim)
     if output is None and not in_place:

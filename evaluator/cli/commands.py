@@ -559,6 +559,13 @@ def claim(
     output: Annotated[Optional[Path], typer.Option("--output", "-o", metavar="OUT", help="Write the record with the claim added here.")] = None,
     in_place: Annotated[bool, typer.Option("--in-place", help="Add the claim to RECORD itself, atomically.")] = False,
     force: ForceOpt = False,
+    conservative: Annotated[
+        bool,
+        typer.Option(
+            "--conservative",
+            help="Claim the safe end of the run's measured 95 % interval (record 1.3, from sdeval measure): at least its lower end for a speedup or throughput, at most its upper end for a TTFT or TPOT percentile.",
+        ),
+    ] = False,
 ) -> None:
     """Add a claim whose value is computed from the runs' counts, with load, scope and task taken from the run.
     Refuses, writing nothing, a baseline not on equal terms or a run that lacks the counts; then says whether the claim is established and, if not, what stands in its way."""
@@ -581,6 +588,7 @@ def claim(
                 output=output,
                 in_place=in_place,
                 force=force,
+                conservative=conservative,
             )
     except ImportProblem as exc:
         raise _fail(str(exc)) from None

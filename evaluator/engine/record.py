@@ -65,6 +65,7 @@ DraftLength = Annotated[int, Field(ge=0, le=64), Whole]
 # A microsecond is the shortest interval any serving tool reports; it also keeps E / T finite.
 Seconds = Annotated[float, Field(ge=1e-6, le=10**9)]
 NonNegFloat = Annotated[float, Field(ge=0, le=10**12)]
+SignedFloat = Annotated[float, Field(ge=-(10**12), le=10**12)]
 Fraction01 = Annotated[float, Field(ge=0, le=1)]
 Ident = Annotated[
     str,
@@ -727,6 +728,61 @@ class Measurement(_Model):
     windows: list[MeasuredWindow] = Field(default_factory=list, max_length=1000, description="Each measured window, in repetition order.")
 
 
+class MeanInterval(_Model):
+    values: list[Annotated[float, Field(ge=0, le=10**12)]] = Field(
+        min_length=1, max_length=1000, description="Record 1.3: the figure of each repetition, in repetition order."
+    )
+    mean: NonNegFloat = Field(description="Record 1.3: the mean of the values.")
+    low: SignedFloat | None = Field(
+        default=None,
+        description="Record 1.3: the interval's lower end: mean - t(0.975, n - 1) x s / sqrt(n) (Student t over the n values, s their sample standard deviation). Left out below 3 repetitions.",
+    )
+    high: SignedFloat | None = Field(default=None, description="Record 1.3: the interval's upper end: mean + t(0.975, n - 1) x s / sqrt(n).")
+    note: Text | None = Field(default=None, description="Record 1.3: why there is no interval (too few repetitions for an interval).")
+
+
+class SpeedupInterval(MeanInterval):
+    baseline_run: Ident = Field(description="Record 1.3: the run the speedup is over (the target-only arm at the same load).")
+    paired_repetitions: list[Count] = Field(
+        max_length=1000,
+        description="Record 1.3: the repetitions (numbered from 0) both runs measured, each value being that repetition's (E / T) / (E_b / T_b).",
+    )
+
+
+class PercentileInterval(_Model):
+    value: NonNegFloat = Field(description="Record 1.3: the percentile over all the run's completed requests, in milliseconds.")
+    low: NonNegFloat | None = Field(default=None, description="Record 1.3: the bootstrap interval's lower end, in milliseconds.")
+    high: NonNegFloat | None = Field(default=None, description="Record 1.3: the bootstrap interval's upper end, in milliseconds.")
+    note: Text | None = Field(default=None, description="Record 1.3: why there is no interval (too few requests beyond the percentile).")
+
+
+class PercentileIntervals(_Model):
+    p50: PercentileInterval | None = Field(default=None, description="Record 1.3: the median and its interval.")
+    p90: PercentileInterval | None = Field(default=None, description="Record 1.3: the 90th percentile and its interval.")
+    p95: PercentileInterval | None = Field(default=None, description="Record 1.3: the 95th percentile and its interval.")
+    p99: PercentileInterval | None = Field(default=None, description="Record 1.3: the 99th percentile and its interval.")
+
+
+class Uncertainty(_Model):
+    confidence: Annotated[float, Field(gt=0, le=1)] = Field(description="Record 1.3: the intervals' confidence level (0.95 for 95 %).")
+    method: LongText = Field(description="Record 1.3: how every interval below was computed, in words (sdeval measure states its methods).")
+    output_throughput: MeanInterval | None = Field(
+        default=None, description="Record 1.3: E / T of each repetition of this run, their mean and its Student-t interval."
+    )
+    speedup: SpeedupInterval | None = Field(
+        default=None,
+        description="Record 1.3: for a speculative run, its output-throughput speedup over the baseline run, paired repetition by repetition at the same load, the mean and its Student-t interval.",
+    )
+    ttft_ms: PercentileIntervals | None = Field(default=None, description="Record 1.3: TTFT percentiles with bootstrap intervals over the requests.")
+    tpot_ms: PercentileIntervals | None = Field(default=None, description="Record 1.3: TPOT percentiles with bootstrap intervals over the requests.")
+    bootstrap_resamples: PositiveCount | None = Field(
+        default=None, description="Record 1.3: how many bootstrap resamples the percentile intervals drew."
+    )
+    bootstrap_seed: Annotated[int, Field(ge=0, le=2**63 - 1)] | None = Field(
+        default=None, description="Record 1.3: the seed of the bootstrap's random draws, so the intervals can be drawn again."
+    )
+
+
 class Run(_Model):
     id: Ident = Field(description="Short name for this run, used by claims (for example 'spec-c64').")
     arrangement: Literal["speculative", "target-only"] = Field(
@@ -774,6 +830,10 @@ class Run(_Model):
     drafting_off: Literal["separate-deployment", "per-request"] | None = Field(
         default=None,
         description="Record 1.2: for a target-only run, how drafting was switched off: a separate deployment serving the target alone, or the speculative server itself with speculation switched off for each request (vLLM and SGLang let a request disable it). A per-request baseline must use the speculative run's own configuration.",
+    )
+    uncertainty: Uncertainty | None = Field(
+        default=None,
+        description="Record 1.3: how sure the run's figures are: E / T per repetition and, for a speculative run, the speedup paired with its baseline's repetitions, each with a 95 % interval; TTFT and TPOT percentiles with bootstrap intervals. sdeval measure writes it.",
     )
     source: Source | None = Field(default=None, description="Where the run was imported from, when it was.")
     notes: LongText | None = Field(default=None, description="Anything else the evidence says about this run.")

@@ -206,3 +206,23 @@ def names_of(results) -> list[str]:
     return offer_names(
         (r.file, r.record.offer.vendor, r.record.offer.offer_id) if getattr(r, "record", None) is not None else (r.file, None, None) for r in results
     )
+
+
+def interval_text(d: dict) -> str:
+    """A claim's measured interval in words: '1.42x on average over 3 repetitions, 95 % interval
+    1.30 to 1.55x (Student t over the repetitions)', or why there is none."""
+    unit = d["unit"]
+    where = f"{d['figure']}: {num(d['value'], unit)}"
+    if "repetitions" in d:
+        where += f" on average over {d['repetitions']} repetitions"
+    if d["low"] is None or d["high"] is None:
+        return f"{where}, {d['note']}"
+    return f"{where}, {round(d['confidence'] * 100)} % interval {num(d['low'])} to {num(d['high'], unit)} ({d['method']})"
+
+
+def interval_brief(d: dict) -> str:
+    """The same for the report's cover, in a few words: '95 % interval 1.85 to 2.78x (3 repetitions)'."""
+    if d["low"] is None or d["high"] is None:
+        return d["note"]
+    over = f" ({d['repetitions']} repetitions)" if "repetitions" in d else ""
+    return f"{round(d['confidence'] * 100)} % interval {num(d['low'])} to {num(d['high'], d['unit'])}{over}"

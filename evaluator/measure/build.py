@@ -1,4 +1,4 @@
-"""The evidence record (1.2), built from the capture alone: runs per arm and load, counts from the
+"""The evidence record (1.3), built from the capture alone: runs per arm and load, counts from the
 servers' counter deltas settled against the client's own, latencies per request, the output-equality
 quality result, and a first claim per speculative run (the schema wants one; `sdeval claim` adds more)."""
 
@@ -13,10 +13,12 @@ from .._infra.safe_text import shown
 from ..importers.vllm_metrics import SERVERS
 from .capture import Capture, MeasureProblem
 from .configuration import configuration
+from .intervals import attach_uncertainty
 from .measurement import measurement
 from .scrape import summed_deltas
+from .uncertainty import WindowFigures
 
-RECORD_VERSION = "1.3"
+RECORD_VERSION = "1.3"  # 1.3: each run's `uncertainty` (intervals.py) and `measurement` (measurement.py)
 
 
 def _percentiles(values: list[float], method: str) -> dict[str, Any] | None:
@@ -93,7 +95,31 @@ def build(capture: Capture, session: dict, arms: list[dict]) -> tuple[dict[str, 
     if not runs:
         raise MeasureProblem(f"{capture.log}: holds no finished measurement window")
     _equality(runs, arms, outputs, settings)
+    attach_uncertainty(runs, arms, window_figures(windows, requests))
+    for run, row in zip(runs, table):
+        row["uncertainty"] = run.get("uncertainty")
     return _record(configurations, runs, session), findings, table
+
+
+def window_figures(windows: dict[tuple, dict], requests: dict[tuple, list[dict]]) -> list[WindowFigures]:
+    """Each finished window's figures, from its completed requests, for the intervals (uncertainty.py)."""
+    out = []
+    for (arm, c, rep), window in sorted(windows.items()):
+        done = [r for r in requests.get((arm, c, rep), []) if r["outcome"] == "completed"]
+        times = [request_times(r) for r in done]
+        out.append(
+            WindowFigures(
+                arm=arm,
+                concurrency=c,
+                repetition=rep,
+                emitted_tokens=sum(r["completion_tokens"] for r in done),
+                seconds=window["duration_us"] / 1e6,
+                ttft_ms=tuple(t[0] for t in times),
+                tpot_ms=tuple(t[1] for t in times),
+                prompt_ids=tuple(r["prompt"] for r in done),
+            )
+        )
+    return out
 
 
 def _configuration(arm: dict, settings: dict) -> dict:

@@ -22,17 +22,44 @@ def _ms(value) -> str:
     return "-" if value is None else f"{value:.1f}"
 
 
+def _interval(block: dict | None, digits: int) -> str:
+    """'52.1 to 60.3' for a block with an interval, 'n=2' (repetitions) for one without."""
+    if not block:
+        return "-"
+    if block.get("low") is None:
+        return f"n={len(block['values'])}"
+    return f"{block['low']:.{digits}f} to {block['high']:.{digits}f}"
+
+
+def _speedup_line(r: dict) -> str | None:
+    s = (r.get("uncertainty") or {}).get("speedup")
+    if not s:
+        return None
+    n = len(s["values"])
+    where = f"speedup {r['arm']} over {s['baseline_run']} at c={r['concurrency']}: {s['mean']:.3f}x (mean of {n} paired repetitions)"
+    if s.get("low") is None:
+        return f"{where}, {s['note']}"
+    return f"{where}, 95 % interval {s['low']:.3f} to {s['high']:.3f}x"
+
+
 def summary(rows: list[dict]) -> str:
-    """The table per arm and load; plain text, every field a number or an id measure chose."""
+    """The table per arm and load, then each load's speedup with its interval; plain text, every
+    field a number or an id measure chose."""
     head = (
-        f"{'arm':<16} {'conc':>5} {'done':>5} {'fail':>5} {'E/T tok/s':>10} {'TTFT p50':>9} {'TTFT p99':>9} {'TPOT p50':>9} {'accept':>7}  population"
+        f"{'arm':<16} {'conc':>5} {'done':>5} {'fail':>5} {'E/T tok/s':>10} {'E/T 95% CI':>15} {'TTFT p50':>9} {'TTFT p99':>9} "
+        f"{'TPOT p50':>9} {'accept':>7}  population"
     )
     lines = [head, "-" * len(head)]
     for r in rows:
         accept = "-" if r["acceptance"] is None else f"{r['acceptance']:.3f}"
+        ci = _interval((r.get("uncertainty") or {}).get("output_throughput"), 1)
         lines.append(
-            f"{r['arm'][:16]:<16} {r['concurrency']:>5} {r['completed']:>5} {r['failed']:>5} {r['tokens_per_s']:>10.1f} "
+            f"{r['arm'][:16]:<16} {r['concurrency']:>5} {r['completed']:>5} {r['failed']:>5} {r['tokens_per_s']:>10.1f} {ci:>15} "
             f"{_ms(r['ttft_p50']):>9} {_ms(r['ttft_p99']):>9} {_ms(r['tpot_p50']):>9} {accept:>7}  {r['population']}"
         )
-    lines.append("(latencies in ms; E/T = output tokens per second of the measured interval; accept = A / P)")
+    lines.append(
+        "(latencies in ms; E/T = output tokens per second of the measured interval; E/T 95% CI = Student t over the "
+        "repetitions, n=N where fewer than 3; accept = A / P)"
+    )
+    lines += [line for r in rows if (line := _speedup_line(r)) is not None]
     return "\n".join(lines) + "\n"

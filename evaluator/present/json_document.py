@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 #      `interpolated`/`between`; economics points: basis `bracketed`, `bound`, `bracket`, `estimate`;
 #      cheapest: `bound`, `estimate`; offers: `cost_ratio_bound`). Nothing outside `requirements` changed
 #      (present/differences.as_of_schema).
+# A claim gains `interval` only where its run states an uncertainty (record 1.3, which no earlier document
+# could hold), so every earlier document keeps its shape.
 ASSESSMENT_SCHEMA_VERSION = "1.3"
 
 
@@ -80,6 +82,8 @@ def document(results: list[FileAssessment], *, full: bool = True, comparison: Co
                     "computed": c.computed,
                     "output": c.output,
                     "findings": [{"code": f.code, "severity": f.severity, "path": f.pointer} for f in c.findings],
+                    # Only for a claim whose run states its uncertainty (record 1.3): the figure's measured interval.
+                    **({"interval": c.interval} if c.interval is not None else {}),
                 }
                 for c in r.claims
             ]

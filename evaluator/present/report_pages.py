@@ -16,7 +16,7 @@ from markupsafe import Markup
 
 from .._infra.safe_text import isolated, xml_safe
 from ..engine.wording import VERDICT_HEADING as OUTCOME_WORDS
-from ..engine.wording import column, num, offer_names
+from ..engine.wording import column, interval_brief, interval_text, num, offer_names
 from ..rules import lookup
 from .buyer_pages import RuleOf, fit_context
 from .charts import Series, bar_chart, line_chart
@@ -171,6 +171,9 @@ def _file(r: FileAssessment, name: str, rule_of: RuleOf, entry: dict[str, Any]) 
             # and one line why the verdict is what it is.
             "receives": _brief_figure(c.output) or ("-" if c.kind == "lossless" else _cannot_compute(r, c)),
             "reason": c.unfavourable_brief or _reason(c),
+            # The claimed figure's measured 95 % interval (record 1.3), in full and for the cover.
+            "measured": interval_text(c.interval) if c.interval is not None else None,
+            "measured_brief": interval_brief(c.interval) if c.interval is not None else None,
             "findings": [_finding(f, rule_of, explained, shown, c.id) for f in c.findings if not _shared_note(f, c.id)],
             # Notes about what only some claims rest on are pointed to from those claims.
             "notes": sorted({f.code for f in c.findings if _shared_note(f, c.id) and id(f) not in everywhere}),

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .._infra.safe_text import shown
-from ..engine.wording import VERDICT_TEXT, column, num
+from ..engine.wording import VERDICT_TEXT, column, interval_text, num
 from ..rules import REGISTRY
 from ..rules.results import FileAssessment, Finding
 
@@ -94,6 +94,8 @@ def file_report(r: FileAssessment) -> list[str]:
         figures = [x for x in (_figure(c.computed), _figure(c.output)) if x]
         if figures:
             out.append("    computed: " + "; ".join(dict.fromkeys(figures)))
+        if c.interval is not None:
+            out.append("    measured: " + interval_text(c.interval))
         for f in c.findings:
             if f.severity == "info" and f.claim != c.id:
                 continue  # shared notes are listed once, below

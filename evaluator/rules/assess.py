@@ -27,6 +27,7 @@ from ..engine.wording import num
 from . import REGISTRY
 from .registry import Path
 from .results import Ask, ClaimResult, FileAssessment, Finding, Verdict
+from .spread import claim_interval
 
 
 def assess(loaded: LoadedFile) -> FileAssessment:
@@ -125,6 +126,7 @@ def _claim_result(ctx: Context, index: int, findings: list[Finding], written: Ca
         relative=claim.relative,
         unfavourable=unfavourable,
         unfavourable_brief=unfavourable_brief,
+        interval=claim_interval(ctx, claim),
     )
 
 

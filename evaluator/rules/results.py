@@ -70,6 +70,8 @@ class ClaimResult:
     # An established result that does not favour the offer (a speedup below 1: slower than its baseline).
     unfavourable: str | None = None
     unfavourable_brief: str | None = None  # the same in a few words, for the report's cover
+    # The measured 95 % interval of the claim's figure (record 1.3; rules/spread.claim_interval), or None.
+    interval: dict[str, Any] | None = None
 
     # The claimed value exactly as the record writes it ("1.90"), read from the file only when a
     # report shows it (a large JSON file's text is walked once for it).

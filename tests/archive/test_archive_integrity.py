@@ -12,6 +12,8 @@ import shutil
 import pytest
 import sqlalchemy as sa
 
+from evaluator import RULE_CATALOG_VERSION
+
 pytestmark = pytest.mark.archive
 
 
@@ -68,7 +70,7 @@ def test_verify_names_every_indexed_field_the_report_does_not_bear_out(archive, 
         'outcome: the index says "established", the report "not-established"; '
         'offer 1 claim a-200 verdict: the index says "established", the report "not-established"',
         f"FAIL report 2 ({stored(offer_b)}): the index differs from the report: "
-        'catalog: the index says "0.1", the report "1.4"; '
+        f'catalog: the index says "0.1", the report "{RULE_CATALOG_VERSION}"; '
         f'fingerprint_sha256: the index says "{"0" * 64}", the report "{archive.run("show", "1", "-f", "json").json()["fingerprint_sha256"]}"; '
         'offer 1 vendor: the index says "Someone Else", the report "SD-201 Offer B (fictional)"',
         "verified 2 reports: 0 passed, 2 failed",

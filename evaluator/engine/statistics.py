@@ -1,0 +1,178 @@
+"""Intervals for figures measured more than once: the mean of repeated figures with its Student-t
+interval, and percentiles with bootstrap intervals over requests. Pure arithmetic (no scipy), used where
+a measurement is made (evaluator/measure/uncertainty.py) and where a claim is judged against it.
+
+- Student t: mean +- t(0.975, n - 1) x s / sqrt(n), s the sample standard deviation of the n values.
+  The t quantile is computed here: the t distribution's CDF through the regularized incomplete beta
+  function (Lentz's continued fraction), inverted by bisection to 1e-12. Below 3 values there is no
+  interval ("too few repetitions for an interval"): with 2 it would be mean +- 12.7 standard errors.
+- Bootstrap: percentile bootstrap, BOOTSTRAP_RESAMPLES resamples drawn with random.Random(seed); the
+  interval is the 2.5th and 97.5th percentile of the resampled statistic. A percentile with fewer than
+  MIN_BEYOND values beyond it (on its far side) gets none: resampling would only reshuffle its few
+  extreme values.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+CONFIDENCE = 0.95
+MIN_REPETITIONS = 3
+TOO_FEW_REPETITIONS = "too few repetitions for an interval"
+TOO_FEW_REQUESTS = "too few requests beyond this percentile for an interval"
+BOOTSTRAP_RESAMPLES = 2000
+BOOTSTRAP_SEED = 0
+MIN_BEYOND = 5
+PERCENTILES = {"p50": 0.5, "p90": 0.9, "p95": 0.95, "p99": 0.99}
+
+
+@dataclass(frozen=True)
+class MeanInterval:
+    """The mean of per-repetition values and its Student-t interval (None below MIN_REPETITIONS)."""
+
+    values: tuple[float, ...]
+    mean: float
+    low: float | None
+    high: float | None
+
+    @property
+    def n(self) -> int:
+        return len(self.values)
+
+    @property
+    def note(self) -> str | None:
+        return TOO_FEW_REPETITIONS if self.low is None else None
+
+
+@dataclass(frozen=True)
+class PercentileInterval:
+    value: float
+    low: float | None
+    high: float | None
+    note: str | None
+
+
+# ------------------------------------------------------------------ Student t
+
+
+def _beta_continued_fraction(a: float, b: float, x: float) -> float:
+    """The continued fraction of the incomplete beta function (modified Lentz)."""
+    tiny, eps = 1e-300, 1e-15
+    qab, qap, qam = a + b, a + 1.0, a - 1.0
+    c, d = 1.0, 1.0 - qab * x / qap
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 400):
+        m2 = 2 * m
+        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + aa / c
+        c = c if abs(c) > tiny else tiny
+        h *= d * c
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + aa / c
+        c = c if abs(c) > tiny else tiny
+        step = d * c
+        h *= step
+        if abs(step - 1.0) < eps:
+            break
+    return h
+
+
+def regularized_beta(a: float, b: float, x: float) -> float:
+    """I_x(a, b)."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
+    if x < (a + 1.0) / (a + b + 2.0):
+        return front * _beta_continued_fraction(a, b, x) / a
+    return 1.0 - front * _beta_continued_fraction(b, a, 1.0 - x) / b
+
+
+def t_cdf(t: float, df: int) -> float:
+    """P(T <= t) for Student's t with df degrees of freedom."""
+    tail = 0.5 * regularized_beta(df / 2.0, 0.5, df / (df + t * t))
+    return 1.0 - tail if t >= 0 else tail
+
+
+def t_quantile(p: float, df: int) -> float:
+    """The p quantile of Student's t with df degrees of freedom (0.5 < p < 1), by bisection."""
+    if not 0.5 < p < 1 or df < 1:
+        raise ValueError("t_quantile needs 0.5 < p < 1 and df >= 1")
+    low, high = 0.0, 1.0
+    while t_cdf(high, df) < p:
+        high *= 2.0
+    while high - low > 1e-12 * max(1.0, high):
+        mid = (low + high) / 2.0
+        low, high = (mid, high) if t_cdf(mid, df) < p else (low, mid)
+    return (low + high) / 2.0
+
+
+def mean_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> MeanInterval:
+    """The mean and its Student-t interval over the values (None below MIN_REPETITIONS)."""
+    if not values:
+        raise ValueError("mean_interval needs at least one value")
+    n = len(values)
+    mean = math.fsum(values) / n
+    if n < MIN_REPETITIONS:
+        return MeanInterval(tuple(values), mean, None, None)
+    s = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1))
+    half = t_quantile(0.5 + confidence / 2.0, n - 1) * s / math.sqrt(n)
+    return MeanInterval(tuple(values), mean, mean - half, mean + half)
+
+
+# ------------------------------------------------------------------ bootstrap
+
+
+def percentile(ordered: Sequence[float], q: float, method: str = "linear") -> float:
+    """The q quantile of sorted values: "linear" interpolates between the closest ranks (numpy's default),
+    "lower" takes the rank below (numpy method="lower", as MLPerf Endpoints does)."""
+    pos = (len(ordered) - 1) * q
+    lo = math.floor(pos)
+    if method == "lower":
+        return ordered[lo]
+    hi = math.ceil(pos)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+
+
+def bootstrap_percentiles(
+    values: Sequence[float],
+    quantiles: dict[str, float] | None = None,
+    *,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+    method: str = "linear",
+    confidence: float = CONFIDENCE,
+) -> dict[str, PercentileInterval]:
+    """Each percentile of the values with its percentile-bootstrap interval over them."""
+    quantiles = PERCENTILES if quantiles is None else quantiles
+    if not values:
+        return {}
+    ordered = sorted(values)
+    n = len(ordered)
+    wanted = {name: q for name, q in quantiles.items() if n * min(q, 1 - q) >= MIN_BEYOND - 1e-9}  # 1 - 0.9 is 0.0999...
+    draws: dict[str, list[float]] = {name: [] for name in wanted}
+    if wanted:
+        rng = random.Random(seed)
+        for _ in range(resamples):
+            sample = sorted(rng.choices(ordered, k=n))
+            for name, q in wanted.items():
+                draws[name].append(percentile(sample, q, method))
+    tail = (1 - confidence) / 2
+    out = {}
+    for name, q in quantiles.items():
+        point = percentile(ordered, q, method)
+        if name in wanted:
+            d = sorted(draws[name])
+            out[name] = PercentileInterval(point, percentile(d, tail), percentile(d, 1 - tail), None)
+        else:
+            out[name] = PercentileInterval(point, None, None, TOO_FEW_REQUESTS)
+    return out

@@ -1,0 +1,97 @@
+"""`sdeval claim --conservative` (issue 35, item 4): the safe end of the run's measured interval as the
+claimed figure, said in the claim; refused in one line where there is no interval to take it from."""
+
+from __future__ import annotations
+
+import json
+
+import jsonpatch
+import pytest
+from conftest import EXAMPLES
+
+from evaluator.engine.loader import load_file
+
+SPEEDUP = {"baseline_run": "target-only-c8", "paired_repetitions": [0, 1, 2], "values": [1.88, 1.95, 2.02], "mean": 1.95}
+TPOT = {
+    "p99": {"value": 37.6, "low": 35.123, "high": 40.0123},
+    "p50": {"value": 20.0, "note": "too few requests beyond this percentile for an interval"},
+}
+
+
+def record(tmp_path, block: dict | None) -> str:
+    patch = [{"op": "replace", "path": "/record_version", "value": "1.3"}]
+    if block is not None:
+        patch.append({"op": "add", "path": "/runs/3/uncertainty", "value": {"confidence": 0.95, "method": "Student t", **block}})
+    path = tmp_path / "offer.json"
+    path.write_text(json.dumps(jsonpatch.apply_patch(load_file(str(EXAMPLES / "complete-offer.yaml")).data, patch)))
+    return str(path)
+
+
+def added(out) -> dict:
+    assert out.exit_code == 0, out.stderr
+    return out.json()["claims"][0]
+
+
+def test_a_speedup_claims_at_least_the_lower_end_rounded_down(tmp_path, sdeval):
+    path = record(tmp_path, {"speedup": SPEEDUP})
+    claim = added(sdeval("claim", path, "--run", "eagle3-c8", "--baseline", "target-only-c8", "--kind", "speedup", "--conservative"))
+    # mean 1.95, s = 0.07, t(0.975, 2) = 4.3027: lower end 1.95 - 0.1739 = 1.7761, written 1.77 (never 1.78)
+    assert (claim["value"], claim["bound"]) == (1.77, "at-least")
+    assert claim["text"] == (
+        "at least 1.77x output throughput against target-only-c8 at 8 concurrent requests (customer-support chat): the lower end "
+        "of the 95 % interval over 3 paired repetitions against target-only-c8 (mean 1.95x, interval 1.78 to 2.12x)"
+    )
+
+
+def test_an_output_throughput_claims_at_least_the_lower_end(tmp_path, sdeval):
+    path = record(tmp_path, {"output_throughput": {"values": [540.0, 552.0, 558.0], "mean": 550.0}})
+    claim = added(sdeval("claim", path, "--run", "eagle3-c8", "--kind", "output-throughput", "--conservative"))
+    # mean 550, s = 9.165, half = 4.3027 x 9.165 / sqrt(3) = 22.77: lower end 527.2, whole tokens/s rounded down
+    assert (claim["value"], claim["bound"]) == (527, "at-least")
+    assert claim["text"].startswith("at least 527 output tokens/s at 8 concurrent requests")
+
+
+def test_a_latency_percentile_claims_at_most_the_upper_end_rounded_up(tmp_path, sdeval):
+    path = record(tmp_path, {"tpot_ms": TPOT})
+    claim = added(
+        sdeval("claim", path, "--run", "eagle3-c8", "--kind", "latency", "--latency-metric", "tpot", "--percentile", "p99", "--conservative")
+    )
+    assert (claim["value"], claim["bound"]) == (40.1, "at-most")
+    assert claim["text"].startswith("p99 time per output token at most 40.1 ms at 8 concurrent requests")
+    assert claim["text"].endswith("the upper end of the 95 % bootstrap interval over the run's requests (37.6 ms measured, interval 35.1 to 40.0 ms)")
+
+
+@pytest.mark.parametrize(
+    ("block", "args", "message"),
+    [
+        (
+            None,
+            ["--baseline", "target-only-c8", "--kind", "speedup"],
+            "run eagle3-c8 has no measured interval (record 1.3 runs[].uncertainty, which sdeval measure writes); --conservative needs one",
+        ),
+        (
+            {"speedup": {**SPEEDUP, "baseline_run": "target-only-c64"}},
+            ["--baseline", "target-only-c8", "--kind", "speedup"],
+            "run eagle3-c8's speedup interval is over target-only-c64, not target-only-c8; give --baseline target-only-c64",
+        ),
+        (
+            {"speedup": {**SPEEDUP, "paired_repetitions": [0, 1], "values": [1.9, 2.0]}},
+            ["--baseline", "target-only-c8", "--kind", "speedup"],
+            "run eagle3-c8: 2 paired repetitions against target-only-c8, too few repetitions for an interval (measure 3 or more: --repetitions 3)",
+        ),
+        (
+            {"tpot_ms": TPOT},
+            ["--kind", "latency", "--latency-metric", "tpot", "--percentile", "p50"],
+            "run eagle3-c8: no interval for p50 tpot (too few requests beyond this percentile for an interval)",
+        ),
+        (
+            {"speedup": SPEEDUP},
+            ["--kind", "acceptance-rate"],
+            "--conservative takes --kind speedup (of output throughput), output-throughput or latency (ttft or tpot)",
+        ),
+    ],
+)
+def test_refused_in_one_line_where_there_is_no_interval(tmp_path, sdeval, block, args, message):
+    path = record(tmp_path, block)
+    out = sdeval("claim", path, "--run", "eagle3-c8", *args, "--conservative")
+    assert (out.exit_code, out.stdout, out.stderr) == (2, "", f"sdeval: {message}\n")
