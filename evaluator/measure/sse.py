@@ -172,7 +172,7 @@ def _take(result: Any, obj: Any, arrived: float) -> bool:
         result.detail = f"error event inside the 200 stream: {(message if isinstance(message, str) else brief(message))[:200]}"
         return True
     model = text_or_none(obj.get("model"), "the chunk's model")
-    if model is not None:
+    if model:  # (an empty model names none: Azure's first chunk, its content-filter results, has "")
         if result.model is None:
             result.model = model
         elif model != result.model:

@@ -168,6 +168,11 @@ def test_what_is_not_an_openai_chunk_is_a_failure_of_a_named_kind(events, outcom
     assert result.detail.startswith(detail), result.detail
 
 
+def test_a_chunk_with_an_empty_model_names_no_model():
+    result = _taken({"model": "", "choices": []}, {"model": "gpt", "choices": [{"delta": {"content": "a"}, "finish_reason": "stop"}]})
+    assert result.outcome == "completed" and result.model == "gpt"
+
+
 def test_any_string_and_any_depth_elsewhere_are_taken_as_sent():
     result = _taken(
         {"model": "m\ud800", "choices": [{"delta": {"content": "a\ud800\x1b[2J"}}], "timings": {"n": 1, "deep": json.loads(deep(500))}},
