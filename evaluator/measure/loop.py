@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import itertools
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,7 +43,7 @@ class Settings:
     concurrencies: list[int]
     repetitions: int
     warmup: int
-    requests: int | None  # per window; default 4 x concurrency, at least 8
+    requests: int | None  # per window; default 4 x concurrency, at least 8 (with duration_s: the prompts' stride)
     max_tokens: int
     temperature: float
     top_p: float
@@ -50,6 +51,7 @@ class Settings:
     timeout_s: float
     endpoint: str = "chat"  # chat: /v1/chat/completions with messages; completions: /v1/completions with text to continue
     percentile_method: str = "linear"
+    duration_s: float | None = None  # a window by time (--duration): requests sent until it has passed
     # Each /v1/models, /props and /metrics request, body included. Not a setting of the measurement
     # (cli leaves it out of the session's settings): --resume may give a longer one.
     info_timeout_s: float = INFO_DEADLINE_S
@@ -98,17 +100,26 @@ def _body(prompt: Prompt, salt: str, model: str, s: Settings) -> dict[str, Any]:
     }
 
 
-async def _closed_loop(client, arm: Arm, model: str, jobs: list[tuple[int, Prompt, str]], concurrency: int, s: Settings, on_result) -> None:
-    queue = list(reversed(jobs))
+async def _closed_loop(client, arm: Arm, model: str, jobs, concurrency: int, s: Settings, on_result) -> None:
+    """c slots, each sending the next job as soon as its last answer ends, until `jobs` (a list, or
+    an iterator that stops at a window's deadline) has nothing left."""
+    queue = iter(jobs)
     url = f"{arm.base}/v1/{'completions' if s.endpoint == 'completions' else 'chat/completions'}"
 
     async def worker(slot: int) -> None:
-        while queue:
-            index, prompt, salt = queue.pop()
+        for index, prompt, salt in queue:  # one iterator shared by the slots: each job is sent once
             result = await stream_chat(client, url, _body(prompt, salt, model, s), arm.keys.for_arm(url), s.timeout_s)
             on_result(index, prompt, salt, {"slot": slot, **result.to_json()})
 
     await asyncio.gather(*(worker(slot) for slot in range(concurrency)))
+
+
+def _until(deadline: float, jobs):
+    """The jobs, until the monotonic clock passes `deadline`: a slot then has nothing left to send."""
+    for job in jobs:
+        if time.monotonic() >= deadline:
+            return
+        yield job
 
 
 def window_order(arms: list[Arm], s: Settings, interleaved: bool) -> list[tuple[Arm, int, int]]:
@@ -162,7 +173,9 @@ async def _window(client, arm: Arm, model: str, c: int, rep: int, prompts, s: Se
     # Each window takes the next prompts of the set (the same in every arm), so repetitions and loads
     # together go through the whole set rather than its first n prompts again and again.
     first = sum(s.per_window(cc) for cc in s.concurrencies[: s.concurrencies.index(c)]) * s.repetitions + rep * n
-    jobs = [(i, prompts[(first + i) % len(prompts)], salts(i)) for i in range(n)]
+    jobs: Any = [(i, prompts[(first + i) % len(prompts)], salts(i)) for i in range(n)]
+    if s.duration_s is not None:  # a window by time: new requests until the duration has passed since the first
+        jobs = _until(time.monotonic() + s.duration_s, ((i, prompts[(first + i) % len(prompts)], salts(i)) for i in itertools.count()))
     bar = progress.start(f"{arm.name} c={c} repetition {rep + 1} of {s.repetitions}", n)
     window: list = []
 
