@@ -105,6 +105,16 @@ def test_a_stream_that_is_not_an_openai_answer_is_a_failed_request_of_a_named_ki
     assert f"request 1 {outcome}: {detail}" in result.stderr
 
 
+def test_an_html_page_that_never_ends_is_a_failed_request_read_only_as_far_as_it_is_shown(tmp_path):
+    with hostile(arm(alternate(forever(b"<p>lorem</p>" * 1000)))) as server:
+        result, record, requests = run(tmp_path, server.url)
+    assert result.exit_code == 1, result.stderr
+    assert sorted(r["outcome"] for r in requests) == ["completed", "completed", "not-openai", "not-openai"]
+    assert "not-openai: answered text/html, not an event stream" in result.stderr
+    # Only its first 64 KiB are read: far from the --timeout of 3 s, and from all of it.
+    assert all(r["last_byte"] - r["sent"] < 1.5 for r in requests if r["outcome"] == "not-openai")
+
+
 def test_a_lone_surrogate_in_content_and_model_is_kept_escaped_and_resume_reads_it(tmp_path):
     events = [chunk("", model="m"), chunk(" a\ud800", model="m"), chunk(" b", "length", model="m"), usage(3), "[DONE]"]
     with hostile(arm(stream(events))) as server:
