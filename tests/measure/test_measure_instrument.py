@@ -104,6 +104,8 @@ def test_achieved_concurrency_is_time_weighted_over_the_steady_part_and_a_shortf
     assert achieved_concurrency([_span(0, 10, 0), _span(0, 4, 1), _span(6, 10, 1)], 2) == (2.0, 1.0)
     # fill and drain outside the steady part: sends at 0 and 2 (c = 2 from 2), last send at 2, first end after it 8, last byte 12
     assert achieved_concurrency([_span(0, 8, 0), _span(2, 12, 1)], 2) == (2.0, 0.5)
+    # the first slot to finish its last request ends the steady part, even before the last send
+    assert achieved_concurrency([_span(0.5, 7, 0, resent_from=0), _span(0, 4, 1), _span(7.2, 8, 1)], 2) == (2.0, 0.875)
     # a resent request held its slot from its first attempt
     assert achieved_concurrency([_span(0, 5, 0), _span(5.5, 10, 0, resent_from=5)], 1) == (1.0, 1.0)
     assert achieved_concurrency([_span(0, 5)], 2) is None  # never two in flight
