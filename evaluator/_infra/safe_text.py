@@ -82,11 +82,15 @@ def _escape(ch: str) -> str:
 def shown(text: object, *, lines: bool = False) -> str:
     """`text` with every character a terminal, a listing or a reader could be fooled by escaped:
     control characters (all of C0, DEL and C1, except tab, and newline when `lines`), bidi
-    controls and invisible characters. The one function every output of an input string uses."""
+    controls and invisible characters, and lone UTF-16 surrogates (a JSON escape can make one;
+    no output encoding can write it). The one function every output of an input string uses."""
     text = str(text)
     if text.isascii() and text.isprintable():  # the common case, at C speed
         return text
-    return "".join(_escape(ch) if (is_control(ch) and ch != "\t" and not (lines and ch == "\n")) or is_invisible(ch) else ch for ch in text)
+    return "".join(
+        _escape(ch) if (is_control(ch) and ch != "\t" and not (lines and ch == "\n")) or is_invisible(ch) or "\ud800" <= ch <= "\udfff" else ch
+        for ch in text
+    )
 
 
 # Bidi classes that can reorder text around them: right-to-left letters and the explicit controls.
@@ -120,6 +124,19 @@ def identity_problem(text: str) -> str | None:
         if is_invisible(ch):
             return f"holds the invisible character {_name(ch)} at character {i + 1} (shown: {shown(text)[:120]}); a name must look like what it is"
     return None  # (control characters: control_problem)
+
+
+# A UTF-16 surrogate code point: a JSON or YAML escape (\ud800) can put one alone in a string,
+# and no UTF-8 output (a file, a page, a terminal) can then write it.
+SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def surrogate_problem(text: str) -> str | None:
+    """The lone surrogate a text holds, in words, or None."""
+    found = SURROGATE.search(text)
+    if found is None:
+        return None
+    return f"holds the UTF-16 surrogate \\u{ord(found.group(0)):04x} on its own at character {found.start() + 1}, which is no character"
 
 
 def control_problem(text: str, *, lines: bool) -> str | None:

@@ -20,6 +20,7 @@ from typing import Any
 import yaml
 
 from .._infra.reading import DEFAULT_MAX_BYTES, UnreadableFile, read_bytes, read_stdin  # noqa: F401  (the loader's own errors)
+from .._infra.safe_text import SURROGATE
 
 MAX_DEPTH = 64
 
@@ -70,13 +71,7 @@ class LoadedFile:
     def position(self, at: str) -> tuple[int | None, int | None]:
         """Line and column of the value at `at`, or of its nearest enclosing value that is in the
         file (a missing field is reported where its object is)."""
-        positions = self.positions
-        while True:
-            if at in positions:
-                return positions[at]
-            if not at:
-                return None, None
-            at = at[: at.rfind("/")]
+        return _position_in(self.positions, at)
 
     def written(self, at: str) -> str | None:
         """The number at `at` exactly as its author wrote it ("1.90", "2226"), or None."""
@@ -84,6 +79,15 @@ class LoadedFile:
             self._scan()
         assert self._written is not None  # _scan set it
         return self._written.get(at)
+
+
+def _position_in(positions: dict[str, tuple[int, int]], at: str) -> tuple[int | None, int | None]:
+    while True:
+        if at in positions:
+            return positions[at]
+        if not at:
+            return None, None
+        at = at[: at.rfind("/")]
 
 
 def load_file(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> LoadedFile:
@@ -111,12 +115,45 @@ def load_bytes(path: str, raw: bytes) -> LoadedFile:
             loaded.data = _parse_json(text)
             if _too_deep(loaded.data):
                 raise _depth_problem(text)
+        if _SURROGATE_ESCAPE.search(text) is not None:
+            _refuse_surrogates(loaded, text)
         if not isinstance(loaded.data, dict):
             raise ParseProblem(f"the top level is {_json_type(loaded.data)}, not an object")
     except ParseProblem as problem:
         loaded.data = None
         loaded.problem = problem
     return loaded
+
+
+# A string can hold a UTF-16 surrogate only by an escape (\ud800 in JSON and YAML, \U0000d800 in
+# YAML): UTF-8 text cannot carry one. Such a string cannot be written out as UTF-8 again (a page,
+# a report, a terminal), so it is refused here, where the file is read, for every command alike.
+_SURROGATE_ESCAPE = re.compile(r"\\(?:u|U0000)[dD][89a-fA-F]")
+
+
+def _refuse_surrogates(loaded: LoadedFile, text: str) -> None:
+    """A ParseProblem at the first string (key or value, in document order) holding a surrogate
+    code point, with no other half to pair (JSON pairs them; what is left is alone)."""
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(loaded.data, ())]
+    while stack:
+        value, path = stack.pop()
+        found, what = None, "the text at"
+        if isinstance(value, str):
+            found = SURROGATE.search(value)
+        elif isinstance(value, dict):
+            found = next((m for m in map(SURROGATE.search, value) if m is not None), None)
+            what = "a key in"
+            stack.extend(reversed([(v, (*path, k)) for k, v in value.items()]))
+        elif isinstance(value, list):
+            stack.extend(reversed([(v, (*path, i)) for i, v in enumerate(value)]))
+        if found is not None:
+            at = pointer(path)
+            positions = loaded._positions if loaded._positions is not None else _json_positions(text)[0]
+            raise ParseProblem(
+                f"{what} {at or 'the top level'} holds the UTF-16 surrogate \\u{ord(found.group(0)):04x} on its own, "
+                "which is no character (UTF-8 cannot write it); write the character itself",
+                *_position_in(positions, at),
+            )
 
 
 def _is_yaml(path: str, text: str) -> bool:

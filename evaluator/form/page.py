@@ -25,8 +25,12 @@ SECTIONS = ("offer", "configurations", "runs", "claims", "installation_scope")
 
 
 def _script_json(value: Any) -> str:
-    """JSON safe inside <script type="application/json">: no '</' can end the element early."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
+    """JSON safe inside <script type="application/json">: it holds no '<', '>' or '&' at all (each
+    written as its \\u escape, which JSON.parse reads back), so no '</script' can end the element
+    early and no '<!--' can put the tokenizer into the script states where a later '</script>' is
+    text: the page's own scripts would then never run."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def _inline(text: str) -> str:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from .bodies import INFO_DEADLINE_S
+
 ARRANGEMENTS = ("speculative", "target-only")
 
 
@@ -21,7 +23,7 @@ class _ArmAction(argparse.Action):
 
 
 class _PerArm(argparse.Action):
-    """--metrics, --api-key-env, --configuration and --arrangement belong to the --arm before them."""
+    """--metrics, --api-key-env, --metrics-api-key-env, --configuration and --arrangement belong to the --arm before them."""
 
     def __call__(self, parser, namespace, value, option_string=None):
         if not namespace.arms:
@@ -107,7 +109,18 @@ def parser() -> argparse.ArgumentParser:
         metavar="URL",
         help="This arm's Prometheus /metrics (vLLM or llama.cpp counters); once per engine where the deployment has several: their deltas are summed, each scrape kept.",
     )
-    p.add_argument("--api-key-env", action=_PerArm, metavar="VAR", help="Environment variable holding this arm's API key (never written anywhere).")
+    p.add_argument(
+        "--api-key-env",
+        action=_PerArm,
+        metavar="VAR",
+        help="Environment variable holding this arm's API key, sent only to its URL's origin (scheme, host, port); never written.",
+    )
+    p.add_argument(
+        "--metrics-api-key-env",
+        action=_PerArm,
+        metavar="VAR",
+        help="Environment variable holding a key for this arm's --metrics URLs only (another origin gets no key otherwise).",
+    )
     p.add_argument(
         "--configuration", action=_PerArm, metavar="FILE", help="YAML with this arm's configuration fields (hardware, numerics, proposer, revisions)."
     )
@@ -156,7 +169,16 @@ def parser() -> argparse.ArgumentParser:
         default="linear",
         help="Latency percentiles between two ranks: linear (interpolated, numpy's default) or lower (MLPerf Endpoints). Recorded with each figure.",
     )
-    p.add_argument("--timeout", type=float, default=120.0, metavar="S", help="Seconds a request may take (default 120).")
+    p.add_argument(
+        "--timeout", type=float, default=120.0, metavar="S", help="Seconds a request may take, from sending it to its last byte (default 120)."
+    )
+    p.add_argument(
+        "--info-timeout",
+        type=float,
+        default=INFO_DEADLINE_S,
+        metavar="S",
+        help=f"Seconds each /v1/models, /props and /metrics request may take, body included (default {INFO_DEADLINE_S:g}).",
+    )
     p.add_argument("--vendor", metavar="NAME", help="Whose offer this is (the record's offer.vendor).")
     p.add_argument("--offer-id", metavar="ID", help="The offer's reference (default measured-DATE).")
     p.add_argument("--quiet", action="store_true", help="No progress bars.")

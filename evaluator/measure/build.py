@@ -9,6 +9,7 @@ import math
 from collections import defaultdict
 from typing import Any
 
+from .._infra.safe_text import shown
 from ..importers.vllm_metrics import SERVERS
 from .capture import Capture, MeasureProblem
 from .configuration import configuration
@@ -135,6 +136,7 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
     per_position: list[int] = []
     checks = {"output-tokens": [0, 0], "requests-in-flight": [0, 0], "requests": [0, 0]}
     have: set[str] = set()  # the counts and checks the server's metrics gave
+    unreadable: list[str] = []  # windows whose counters cannot be differenced
     duration_us = 0
     preempted: int | None = None  # vLLM's preemptions over the run's windows, where it exports them
     for rep, window in reps:
@@ -142,7 +144,7 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
         for r in requests[(name, c, rep)]:
             if r["outcome"] != "completed":
                 failures[r["outcome"]] += 1
-                findings.append(f"{name} c={c} repetition {rep + 1} of {len(reps)}: request {r['index']} {r['outcome']}: {r['detail']}")
+                findings.append(f"{name} c={c} repetition {rep + 1} of {len(reps)}: request {r['index']} {r['outcome']}: {shown(r['detail'])}")
             if r.get("model"):
                 models.add(r["model"])
         for r in done:
@@ -151,10 +153,16 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
         completed += done
         repetitions.append({"emitted_tokens": emitted, "duration_s": window["duration_us"] / 1e6})
         duration_us += window["duration_us"]
-        if window.get("scrapes", {}).get("after"):
+        if window.get("scrape_problem"):  # a scrape failed mid-run (unreachable, too slow, too large)
+            unreadable.append(f"repetition {rep + 1} ({shown(window['scrape_problem'])})")
+        elif window.get("scrapes", {}).get("after"):
             server = SERVERS[window["metrics_format"]]
             befores, afters = ([w] if isinstance(w, str) else w for w in (window["scrapes"]["before"], window["scrapes"]["after"]))
-            d = summed_deltas([(capture.dir / b, capture.dir / a) for b, a in zip(befores, afters)], server)
+            try:
+                d = summed_deltas([(capture.dir / b, capture.dir / a) for b, a in zip(befores, afters)], server)
+            except MeasureProblem as exc:  # a counter reset, or NaN or infinite, within the window
+                unreadable.append(f"repetition {rep + 1} ({shown(exc)})")
+                continue
             for field in ("verification_steps", "proposed_drafts", "accepted_drafts"):
                 if field in d.counts:
                     totals[field] += d.counts[field]
@@ -174,13 +182,21 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
                 checks["requests"][0] += len(requests[(name, c, rep)])
                 checks["requests"][1] += d.finished_requests
                 have.add("requests")
+    if unreadable:
+        # The other windows' counts would cover a shorter interval than the run's output tokens:
+        # the run keeps its client-side figures and no server count at all.
+        have.clear()
+        findings.append(
+            f"{name} c={c}: the server's counters cannot be differenced over {', '.join(unreadable)}; "
+            "the run's server counts are left out (its output tokens are the responses' usage)"
+        )
     buffered = sum(1 for r in completed if r["content_chunks"] > 1 and r["first_token"] == r["finished"])
     if buffered:
         findings.append(
             f"{name} c={c}: {buffered} of {len(completed)} responses arrived in one piece (a buffering gateway or proxy?): their TTFT and TPOT are not the server's"
         )
     for model in sorted(models - set(arm["models"])):
-        findings.append(f"{name}: responses name model {model!r}, not the {', '.join(arm['models'])} /v1/models lists")
+        findings.append(f'{name}: responses name model "{shown(model)}", not the {shown(", ".join(arm["models"]))} /v1/models lists')
     E = sum(r["completion_tokens"] for r in completed)
     counts: dict[str, Any] = {"emitted_tokens": E}
     notes = [f"Measured by: {session['command']}", "Client timing, one monotonic clock; repetition durations at microsecond resolution."]
@@ -195,14 +211,14 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
                 counts["accepted_per_position"] = per_position
         counts["population"] = "benchmark-requests" if settled else "mixed"
         counts["population_check"] = population_check
-        shown = "; ".join(f"{p['count'].replace('-', ' ')} {p['benchmark']} measured, {p['server']} on the server" for p in population_check)
+        compared = "; ".join(f"{p['count'].replace('-', ' ')} {p['benchmark']} measured, {p['server']} on the server" for p in population_check)
         if settled:
-            notes.append(f"The server's counter deltas over each window match the client's ({shown}): it served only the measured requests.")
+            notes.append(f"The server's counter deltas over each window match the client's ({compared}): it served only the measured requests.")
         else:
             findings.append(
-                f"{name} c={c}: the server's counters do not match the measured requests ({shown}): it served other requests too, or its usage is wrong"
+                f"{name} c={c}: the server's counters do not match the measured requests ({compared}): it served other requests too, or its usage is wrong"
             )
-            notes.append(f"The server's counter deltas do not match the client's ({shown}).")
+            notes.append(f"The server's counter deltas do not match the client's ({compared}).")
         S, A = counts.get("verification_steps"), counts.get("accepted_drafts")
         if speculative and settled and S is not None and A is not None and E - A - S >= 0:
             # Each verification step emits one token the target samples itself (B = S); the rest of E
@@ -212,7 +228,13 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
             notes.append("B = S: the engine emits one target-sampled token per verification step; D = E - A - B.")
     else:
         counts["population"] = "benchmark-requests"
-        notes.append("No --metrics for this arm: output tokens from the responses' usage only; no speculative counts.")
+        if unreadable:
+            notes.append(
+                f"The server's counters could not be differenced over {', '.join(unreadable)}: "
+                "output tokens from the responses' usage only; no speculative counts."
+            )
+        else:
+            notes.append("No --metrics for this arm: output tokens from the responses' usage only; no speculative counts.")
     if failures:
         notes.append("Failed requests, never counted as completed: " + ", ".join(f"{n} {k}" for k, n in sorted(failures.items())) + ".")
     times = [request_times(r) for r in completed]

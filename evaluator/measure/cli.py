@@ -9,24 +9,29 @@ from __future__ import annotations
 import asyncio
 import datetime
 import json
-import os
+import re
 import shlex
 import sys
 from pathlib import Path
 
 from .._infra.exit_codes import EXIT_CANNOT_RUN, EXIT_FINDINGS, EXIT_OK
+from .._infra.safe_text import shown
 from . import configuration
+from .answers import name_problem
 from .arguments import ARRANGEMENTS, UsageError, parser
 from .capture import Capture, MeasureProblem, capture_dir
+from .credentials import Scrubber, arm_keys
 from .loop import Arm, Settings
+
+ARM_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 
 def _settings_of(args) -> Settings:
     for name in ("repetitions", "max_tokens"):
         if getattr(args, name) < 1:
             raise MeasureProblem(f"--{name.replace('_', '-')} must be at least 1")
-    if args.warmup < 0 or (args.requests is not None and args.requests < 1) or args.timeout <= 0:
-        raise MeasureProblem("--warmup must be 0 or more, --requests at least 1 and --timeout above 0")
+    if args.warmup < 0 or (args.requests is not None and args.requests < 1) or not args.timeout > 0 or not args.info_timeout > 0:
+        raise MeasureProblem("--warmup must be 0 or more, --requests at least 1 and --timeout and --info-timeout above 0")
     if args.duration is not None and not 0 < args.duration <= 86400:
         raise MeasureProblem("--duration must be above 0 and at most a day (86400 s)")
     if args.duration is not None and args.requests is not None:
@@ -46,6 +51,7 @@ def _settings_of(args) -> Settings:
         args.endpoint,
         args.percentile_method,
         args.duration,
+        args.info_timeout,
     )
 
 
@@ -61,15 +67,14 @@ def _arms_of(args) -> list[Arm]:
             raise MeasureProblem(f"--arm {a['name']}: {meant} whether it is speculative or target-only with --arrangement after it")
         if a["name"] in names:
             raise MeasureProblem(f"--arm {a['name']} given twice")
+        if not ARM_NAME.fullmatch(a["name"]):
+            raise MeasureProblem(
+                f"--arm {shown(a['name'])}: an arm's name is 1 to 64 letters, digits, '.', '_' and '-', starting with a letter or digit "
+                "(it names the record's configuration and the capture's files)"
+            )
         if len(set(a.get("metrics", []))) != len(a.get("metrics", [])):
             raise MeasureProblem(f"--arm {a['name']}: the same --metrics URL given twice would count its engine twice")
         names.add(a["name"])
-        headers = {}
-        if a.get("api_key_env"):
-            key = os.environ.get(a["api_key_env"])
-            if not key:
-                raise MeasureProblem(f"--api-key-env {a['api_key_env']}: the variable is not set")
-            headers["Authorization"] = f"Bearer {key}"
         arms.append(
             Arm(
                 a["name"],
@@ -78,7 +83,8 @@ def _arms_of(args) -> list[Arm]:
                 a.get("metrics", []),
                 a.get("api_key_env"),
                 Path(a["configuration"]) if a.get("configuration") else None,
-                headers,
+                a.get("metrics_api_key_env"),
+                arm_keys(a["url"], a.get("api_key_env"), a.get("metrics"), a.get("metrics_api_key_env")),
             )
         )
     return arms
@@ -103,7 +109,7 @@ def main(argv: list[str]) -> int:
         return _measure(args, argv)
     except MeasureProblem as exc:
         for line in str(exc).splitlines():  # one line per problem (a configuration file can have several)
-            print(f"sdeval: {line}", file=sys.stderr)
+            print(f"sdeval: {shown(line)}", file=sys.stderr)  # it may quote what a server sent
         return EXIT_CANNOT_RUN
 
 
@@ -114,6 +120,9 @@ def _measure(args, argv: list[str]) -> int:
     from .prompts import SALT_SCHEME, load_prompts, new_nonce, random_prompts, require_text
 
     settings = _settings_of(args)
+    for flag, value in (("--vendor", args.vendor), ("--offer-id", args.offer_id)):
+        if value is not None and (problem := name_problem(value)) is not None:  # the record names them
+            raise MeasureProblem(f'{flag} "{shown(value[:200])}": {problem}')
     arms = _arms_of(args)
     record_path: Path = args.output
     directory = capture_dir(record_path)
@@ -144,7 +153,8 @@ def _measure(args, argv: list[str]) -> int:
         prompts, dataset, sha = load_prompts(args.prompts, args.endpoint)
     if args.endpoint == "completions":
         require_text(prompts, str(args.prompts or dataset))
-    session_settings = {**settings.__dict__, "dataset": dataset, "dataset_sha256": sha}
+    measured = {k: v for k, v in settings.__dict__.items() if k != "info_timeout_s"}  # (not a setting of the measurement)
+    session_settings = {**measured, "dataset": dataset, "dataset_sha256": sha}
     # every --configuration checked against the record's schema before anything is sent or written
     configs = {arm.name: configuration.load(arm.configuration, arm.name, arm.arrangement, session_settings) for arm in arms if arm.configuration}
     session = {
@@ -156,54 +166,71 @@ def _measure(args, argv: list[str]) -> int:
         "settings": session_settings,
         "salt": {"scheme": SALT_SCHEME, "nonce": new_nonce()},
     }
-    capture = Capture(directory)
-    previous, known_arms = None, []
-    started: dict[tuple, int | None] = {}
-    if continuing:
-        entries = capture.entries() if capture.log.is_file() else None
-        if entries is None:
-            raise MeasureProblem(f"{capture.log}: no capture to continue beside {record_path}")
-        previous = next(e for e in entries if e["kind"] == "session")
-        if "salt" in previous:  # the measurement's salts, so that every arm's prompts stay equal
-            session["salt"] = previous["salt"]
-        if previous["settings"] != session["settings"]:
-            differing = [k for k in session["settings"] if previous["settings"].get(k) != session["settings"][k]]
-            raise MeasureProblem(f"{capture.log}: was measured with other settings ({', '.join(differing)}); give the same ones")
-        known_arms = [e for e in entries if e["kind"] == "arm"]
-        for e in entries:  # per window: how often it was started; None once one attempt finished
-            key = (e.get("arm"), e.get("concurrency"), e.get("repetition"))
-            if e["kind"] == "window-start" and (attempts := started.get(key, 0)) is not None:
-                started[key] = attempts + 1
-            elif e["kind"] == "window":
-                started[key] = None
-        if args.append:
-            for arm in arms:
-                if any(k["name"] == arm.name for k in known_arms):
-                    raise MeasureProblem(f"{capture.log}: already holds arm {arm.name}; use --resume to finish it")
-        if args.resume and not arms:
-            arms = [Arm(k["name"], k["url"], k["arrangement"], _urls(k.get("metrics")), k.get("api_key_env")) for k in known_arms]
-            for arm in arms:
-                if arm.api_key_env:
-                    arm.headers = {"Authorization": f"Bearer {os.environ.get(arm.api_key_env, '')}"}
-    order = "arm-by-arm" if args.append else "interleaved"
-    asyncio.run(_run(arms, prompts, settings, capture, session, continuing, started, configs, known_arms, Progress(args.quiet), order))
-    session_for_build = previous or session
-    all_arms = {k["name"]: k for k in known_arms}
-    for e in capture.entries():
-        if e["kind"] == "arm":
-            all_arms[e["name"]] = e
-        elif e["kind"] == "configuration" and e["arm"] in all_arms:  # corrected with --resume
-            all_arms[e["arm"]] = {**all_arms[e["arm"]], "configuration": e["configuration"], "configuration_corrected": e["file"]}
-    record, findings, table = build(capture, session_for_build, list(all_arms.values()))
+    capture = Capture(directory, secrets=tuple(secret for arm in arms for secret in arm.keys.secrets))
     try:
-        write_atomic(record_path, (json.dumps(record, indent=2, ensure_ascii=False) + "\n").encode(), force=continuing)
-    except OutputRefused as exc:
-        raise MeasureProblem(str(exc)) from None
-    sys.stdout.write(summary(table))
-    for finding in findings:
-        print(f"sdeval: finding: {finding}", file=sys.stderr)
-    print(f"sdeval: wrote {record_path} (record {record['record_version']}) and its capture {directory}/", file=sys.stderr)
-    return EXIT_FINDINGS if findings else EXIT_OK
+        if continuing and directory.is_dir():
+            capture.lock()  # before reading it: no other run may measure into it while this one does
+        previous, known_arms = None, []
+        started: dict[tuple, int | None] = {}
+        if continuing:
+            entries = capture.entries() if capture.log.is_file() else None
+            if entries is None:
+                raise MeasureProblem(f"{capture.log}: no capture to continue beside {record_path}")
+            previous = next(e for e in entries if e["kind"] == "session")
+            if "salt" in previous:  # the measurement's salts, so that every arm's prompts stay equal
+                session["salt"] = previous["salt"]
+            if previous["settings"] != session["settings"]:
+                differing = [k for k in session["settings"] if previous["settings"].get(k) != session["settings"][k]]
+                raise MeasureProblem(f"{capture.log}: was measured with other settings ({', '.join(differing)}); give the same ones")
+            known_arms = [e for e in entries if e["kind"] == "arm"]
+            for e in entries:  # per window: how often it was started; None once one attempt finished
+                key = (e.get("arm"), e.get("concurrency"), e.get("repetition"))
+                if e["kind"] == "window-start" and (attempts := started.get(key, 0)) is not None:
+                    started[key] = attempts + 1
+                elif e["kind"] == "window":
+                    started[key] = None
+            if args.append:
+                for arm in arms:
+                    if any(k["name"] == arm.name for k in known_arms):
+                        raise MeasureProblem(f"{capture.log}: already holds arm {arm.name}; use --resume to finish it")
+            if args.resume and not arms:
+                # The capture names each key's variable, never the key: read again, one line when unset.
+                arms = [
+                    Arm(
+                        k["name"],
+                        k["url"],
+                        k["arrangement"],
+                        _urls(k.get("metrics")),
+                        k.get("api_key_env"),
+                        metrics_api_key_env=k.get("metrics_api_key_env"),
+                        keys=arm_keys(k["url"], k.get("api_key_env"), _urls(k.get("metrics")), k.get("metrics_api_key_env")),
+                    )
+                    for k in known_arms
+                ]
+        capture.scrub = Scrubber(tuple(secret for arm in arms for secret in arm.keys.secrets))
+        order = "arm-by-arm" if args.append else "interleaved"
+        asyncio.run(_run(arms, prompts, settings, capture, session, continuing, started, configs, known_arms, Progress(args.quiet), order))
+        session_for_build = previous or session
+        all_arms = {k["name"]: k for k in known_arms}
+        for e in capture.entries():
+            if e["kind"] == "arm":
+                all_arms[e["name"]] = e
+            elif e["kind"] == "configuration" and e["arm"] in all_arms:  # corrected with --resume
+                all_arms[e["arm"]] = {**all_arms[e["arm"]], "configuration": e["configuration"], "configuration_corrected": e["file"]}
+        record, findings, table = build(capture, session_for_build, list(all_arms.values()))
+        try:
+            write_atomic(record_path, (json.dumps(record, indent=2, ensure_ascii=False) + "\n").encode(), force=continuing)
+        except OutputRefused as exc:
+            raise MeasureProblem(str(exc)) from None
+        sys.stdout.write(summary(table))
+        for finding in findings:
+            print(f"sdeval: finding: {finding}", file=sys.stderr)
+        print(f"sdeval: wrote {record_path} (record {record['record_version']}) and its capture {directory}/", file=sys.stderr)
+        return EXIT_FINDINGS if findings else EXIT_OK
+    except MeasureProblem as exc:  # it may quote what a server sent back, the key too
+        raise MeasureProblem(capture.scrub.text(str(exc))) from None
+    finally:
+        capture.unlock()
 
 
 async def _run(arms, prompts, settings, capture, session, continuing, started, configs, known_arms, progress, order: str) -> None:
@@ -212,7 +239,7 @@ async def _run(arms, prompts, settings, capture, session, continuing, started, c
     import httpx
 
     from .loop import identify, measure_windows, window_order
-    from .scrape import check, fetch
+    from .scrape import check, fetch, refuse_non_finite
 
     # Idle connections are dropped after 2 s, before a server's own keep-alive timeout (5 s in
     # llama.cpp's) can close one just as a request goes out on it.
@@ -223,13 +250,13 @@ async def _run(arms, prompts, settings, capture, session, continuing, started, c
         # Everything checked before anything is written: endpoints, model lists, metrics.
         identities = {}
         for arm in arms:
-            identities[arm.name] = await identify(client, arm)
+            identities[arm.name] = await identify(client, arm, settings.info_timeout_s)
             for url in arm.metrics:
-                text = await fetch(client, url, arm.headers)
+                text = await fetch(client, url, arm.keys.for_metrics(url), settings.info_timeout_s)
                 with tempfile.TemporaryDirectory() as tmp:
                     probe = Path(tmp) / "metrics.prom"
                     probe.write_bytes(text)
-                    check(probe, url, arm.arrangement == "speculative")
+                    refuse_non_finite(probe, url, check(probe, url, arm.arrangement == "speculative"))
         capture.open(new=not continuing)
         try:
             if not continuing:
@@ -247,6 +274,7 @@ async def _run(arms, prompts, settings, capture, session, continuing, started, c
                             "arrangement": arm.arrangement,
                             "metrics": arm.metrics,
                             "api_key_env": arm.api_key_env,
+                            "metrics_api_key_env": arm.metrics_api_key_env,
                             "configuration": configs.get(arm.name),
                             **identities[arm.name],
                         }

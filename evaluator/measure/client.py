@@ -13,18 +13,41 @@ Peers' tools get these wrong, so each is decided here once:
 - a request that failed before any response byte on a reused (kept-alive) connection never reached
   the server (it closed the idle connection as the request went out: llama.cpp does after its
   keep-alive timeout): it is sent once more on a fresh connection and both attempts are kept.
-  Anything after a response byte stays a failure.
+  Anything after a response byte stays a failure;
+- one deadline (--timeout) covers the whole request: connecting, the headers and every byte of the
+  body, an error body too; every body has a byte limit and a compressed one is inflated within it
+  (bodies.py); events are split in one pass and any JSON they hold is read without an exception
+  (sse.py): what is not an OpenAI chunk, a chunk naming another model, a usage above max_tokens are
+  failures of their own kinds.
 """
 
 from __future__ import annotations
 
-import json
+import asyncio
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from .bodies import ACCEPT_ENCODING, ERROR_BODY, BodyProblem, read_body
+from .sse import events, take_event
+
 # Outcome of a request: "completed" or the failure it counts under.
-FAILURES = ("http-error", "stream-error", "truncated", "timeout", "not-openai", "no-usage", "usage-disagrees", "connection-error")
+FAILURES = (
+    "http-error",
+    "stream-error",
+    "truncated",
+    "timeout",
+    "not-openai",
+    "no-usage",
+    "usage-disagrees",
+    "usage-above-max-tokens",
+    "connection-error",
+    "malformed-event",
+    "model-changed",
+    "event-too-large",
+    "too-large",
+    "bad-encoding",
+)
 
 
 @dataclass
@@ -52,62 +75,18 @@ class Result:
         return asdict(self)
 
 
-def _content(choice: dict) -> str:
-    """A chat chunk's delta (content or reasoning), or a completions chunk's text."""
-    delta = choice.get("delta")
-    parts = [delta.get("content"), delta.get("reasoning_content"), delta.get("reasoning")] if isinstance(delta, dict) else [choice.get("text")]
-    return "".join(p for p in parts if isinstance(p, str))
-
-
-def _take_event(result: Result, data: str, arrived: float) -> bool:
-    """Read one SSE data payload; True when the stream said [DONE]."""
-    if data == "[DONE]":
-        return True
-    try:
-        obj = json.loads(data)
-    except ValueError:
-        result.outcome, result.detail = "not-openai", f"a stream event is not JSON: {data[:80]!r}"
-        return True
-    if not isinstance(obj, dict):
-        result.outcome, result.detail = "not-openai", "a stream event is not a JSON object"
-        return True
-    result.chunks += 1
-    if "error" in obj:
-        error = obj["error"]
-        message = error.get("message") if isinstance(error, dict) else error
-        result.outcome, result.detail = "stream-error", f"error event inside the 200 stream: {str(message)[:200]}"
-        return True
-    result.model = result.model or obj.get("model")
-    usage = obj.get("usage")
-    if isinstance(usage, dict):
-        result.completion_tokens = usage.get("completion_tokens")
-        result.prompt_tokens = usage.get("prompt_tokens")
-        details = usage.get("prompt_tokens_details")
-        if isinstance(details, dict) and isinstance(details.get("cached_tokens"), int):
-            result.cached_tokens = details["cached_tokens"]
-    if isinstance(obj.get("timings"), dict):
-        result.server_timings = obj["timings"]
-    for choice in obj.get("choices") or []:
-        text = _content(choice) if isinstance(choice, dict) else ""
-        if text:
-            result.content_chunks += 1
-            result.text += text
-            if result.first_token is None:
-                result.first_token = arrived
-        if isinstance(choice, dict) and choice.get("finish_reason"):
-            result.finish_reason = choice["finish_reason"]
-            result.finished = arrived
-    return False
-
-
-def settle(result: Result) -> Result:
-    """After the stream: a completion needs a finish, an end of stream and the server's usage."""
+def settle(result: Result, max_tokens: int | None = None) -> Result:
+    """After the stream: a completion needs a finish, an end of stream and the server's usage, no
+    more output tokens than max_tokens allowed, and no fewer than the chunks that carried text."""
     if result.outcome != "completed":
         return result
     if result.finish_reason is None:
         result.outcome, result.detail = "truncated", f"the stream ended after {result.chunks} chunks without finish_reason"
-    elif result.completion_tokens is None or not isinstance(result.completion_tokens, int):
+    elif result.completion_tokens is None:
         result.outcome, result.detail = "no-usage", "the stream carried no usage (stream_options.include_usage was asked for)"
+    elif max_tokens is not None and result.completion_tokens > max_tokens:
+        result.outcome = "usage-above-max-tokens"
+        result.detail = f"usage says {result.completion_tokens} output tokens, over the {max_tokens} max_tokens asked for"
     elif result.completion_tokens < result.content_chunks:
         result.outcome = "usage-disagrees"
         result.detail = f"usage says {result.completion_tokens} output tokens, but {result.content_chunks} chunks carried text"
@@ -150,41 +129,43 @@ async def _attempt(client, url: str, body: dict, headers: dict[str, str], timeou
             connected.append(event)
 
     result.sent = time.monotonic()
-    deadline = result.sent + timeout_s
+    headers = {**headers, "Accept-Encoding": ACCEPT_ENCODING}
     try:
-        async with client.stream("POST", url, json=body, headers=headers, timeout=httpx.Timeout(timeout_s), extensions={"trace": trace}) as response:
-            result.reused_connection = not connected
-            result.status = response.status_code
-            if response.status_code != 200:
-                raw = await response.aread()
-                result.last_byte = time.monotonic()
-                result.outcome, result.detail = "http-error", f"HTTP {response.status_code}: {raw[:200].decode('utf-8', 'replace')}"
-                return result
-            kind = response.headers.get("content-type", "")
-            if not kind.startswith("text/event-stream"):
-                await response.aread()
-                result.last_byte = time.monotonic()
-                result.outcome, result.detail = "not-openai", f"answered {kind or 'no content type'}, not an event stream"
-                return result
-            pending, done = b"", False
-            async for raw in response.aiter_raw():
-                arrived = time.monotonic()  # when the bytes arrived, before any parsing
-                result.last_byte = arrived
-                if arrived > deadline:
-                    raise httpx.ReadTimeout("overall timeout")
-                pending += raw
-                *events, pending = pending.split(b"\n\n")
-                for event in events:
-                    for line in event.split(b"\n"):
-                        if line.startswith(b"data:") and not done:
-                            done = _take_event(result, line[5:].strip().decode("utf-8", "replace"), arrived)
-    except httpx.TimeoutException:
+        async with asyncio.timeout(timeout_s):  # the whole request, never one read at a time
+            async with client.stream(
+                "POST", url, json=body, headers=headers, timeout=httpx.Timeout(timeout_s), extensions={"trace": trace}
+            ) as response:
+                result.reused_connection = not connected
+                result.status = response.status_code
+                if response.status_code != 200:
+                    raw = await read_body(response, ERROR_BODY, keep_going=False)
+                    result.last_byte = time.monotonic()
+                    result.outcome, result.detail = "http-error", f"HTTP {response.status_code}: {raw[:200].decode('utf-8', 'replace')}"
+                    return result
+                kind = response.headers.get("content-type", "")
+                if not kind.startswith("text/event-stream"):
+                    await read_body(response, ERROR_BODY, keep_going=False)
+                    result.last_byte = time.monotonic()
+                    result.outcome, result.detail = "not-openai", f"answered {kind or 'no content type'}, not an event stream"
+                    return result
+                done = False
+                async for arrived, data in events(response):  # arrived: when the bytes came, before any parsing
+                    result.last_byte = arrived
+                    if not done:
+                        done = take_event(result, data, arrived)
+                    if result.outcome != "completed":
+                        break  # a failure already: the rest of the stream (maybe endless) is not read
+    except (TimeoutError, httpx.TimeoutException):
         result.last_byte = time.monotonic()
         result.outcome, result.detail = "timeout", f"no complete answer within {timeout_s:g} s"
+        return result
+    except BodyProblem as exc:
+        result.last_byte = time.monotonic()
+        result.outcome, result.detail = exc.kind, exc.detail
         return result
     except httpx.HTTPError as exc:
         result.last_byte = time.monotonic()
         result.reused_connection = not connected
         result.outcome, result.detail = "connection-error", f"{type(exc).__name__}: {exc}"[:200]
         return result
-    return settle(result)
+    return settle(result, body.get("max_tokens"))

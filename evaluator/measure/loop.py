@@ -6,16 +6,19 @@ from __future__ import annotations
 import asyncio
 import functools
 import itertools
-import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import bodies
+from .answers import model_ids, server_states
+from .bodies import INFO_DEADLINE_S
 from .capture import Capture, MeasureProblem
 from .client import stream_chat
+from .credentials import Keys
 from .prompts import Prompt, salt_for, salted, salted_text
-from .scrape import check, fetch, get
+from .scrape import check, fetch
 from .selfcheck import ClientCheck
 
 
@@ -27,7 +30,8 @@ class Arm:
     metrics: list[str] = field(default_factory=list)  # one /metrics per engine of the deployment, summed
     api_key_env: str | None = None
     configuration: Path | None = None
-    headers: dict[str, str] = field(default_factory=dict)
+    metrics_api_key_env: str | None = None
+    keys: Keys = field(default_factory=Keys)  # read from the variables above; each for its origin only
 
     @property
     def base(self) -> str:
@@ -48,42 +52,34 @@ class Settings:
     endpoint: str = "chat"  # chat: /v1/chat/completions with messages; completions: /v1/completions with text to continue
     percentile_method: str = "linear"
     duration_s: float | None = None  # a window by time (--duration): requests sent until it has passed
+    # Each /v1/models, /props and /metrics request, body included. Not a setting of the measurement
+    # (cli leaves it out of the session's settings): --resume may give a longer one.
+    info_timeout_s: float = INFO_DEADLINE_S
 
     def per_window(self, concurrency: int) -> int:
         return self.requests or max(8, 4 * concurrency)
 
 
-def _openai_models(body: bytes, url: str) -> list[str]:
-    try:
-        obj = json.loads(body)
-        ids = [m["id"] for m in obj["data"]]
-        if not all(isinstance(i, str) for i in ids) or not ids:
-            raise ValueError
-    except (ValueError, KeyError, TypeError):
-        raise MeasureProblem(
-            f"{url}: did not answer an OpenAI model list ({body[:60].decode('utf-8', 'replace')!r}); is this an OpenAI-compatible base URL?"
-        ) from None
-    return ids
-
-
-async def identify(client, arm: Arm) -> dict[str, Any]:
+async def identify(client, arm: Arm, deadline_s: float) -> dict[str, Any]:
     """The arm's model ids from /v1/models and what its server says of itself (llama.cpp /props)."""
     import httpx
 
     url = f"{arm.base}/v1/models"
     try:
-        response = await get(client, url, arm.headers, 30)
+        status, body = await bodies.get(client, url, arm.keys.for_arm(url), bodies.MODELS, deadline_s)
     except httpx.HTTPError as exc:
         raise MeasureProblem(f"--arm {arm.name}={arm.url}: unreachable ({type(exc).__name__}: {exc})"[:300]) from None
-    if response.status_code != 200:
-        raise MeasureProblem(f"{url}: HTTP {response.status_code}; is this an OpenAI-compatible base URL?")
-    info: dict[str, Any] = {"models": _openai_models(response.content, url)}
+    except bodies.BodyProblem as exc:
+        raise MeasureProblem(f"{url}: {exc}") from None
+    if status != 200:
+        raise MeasureProblem(f"{url}: HTTP {status}; is this an OpenAI-compatible base URL?")
+    info: dict[str, Any] = {"models": model_ids(body, url)}
+    props = f"{arm.base}/props"
     try:
-        props = await get(client, f"{arm.base}/props", arm.headers, 10)
-        if props.status_code == 200 and isinstance(props.json(), dict):
-            p = props.json()
-            info["server_states"] = {k: p[k] for k in ("build_info", "model_path") if isinstance(p.get(k), str)}
-    except (httpx.HTTPError, ValueError):
+        status, body = await bodies.get(client, props, arm.keys.for_arm(props), bodies.PROPS, deadline_s)
+        if status == 200 and (states := server_states(body)):
+            info["server_states"] = states
+    except (httpx.HTTPError, bodies.BodyProblem):
         pass  # not every server has /props; what it says is not evidence anyway
     return info
 
@@ -112,7 +108,7 @@ async def _closed_loop(client, arm: Arm, model: str, jobs, concurrency: int, s: 
 
     async def worker(slot: int) -> None:
         for index, prompt, salt in queue:  # one iterator shared by the slots: each job is sent once
-            result = await stream_chat(client, url, _body(prompt, salt, model, s), arm.headers, s.timeout_s)
+            result = await stream_chat(client, url, _body(prompt, salt, model, s), arm.keys.for_arm(url), s.timeout_s)
             on_result(index, prompt, salt, {"slot": slot, **result.to_json()})
 
     await asyncio.gather(*(worker(slot) for slot in range(concurrency)))
@@ -164,11 +160,15 @@ async def _window(client, arm: Arm, model: str, c: int, rep: int, prompts, s: Se
         s,
         lambda i, p, salt, r: capture.write({"kind": "request", **where, "warmup": True, "index": i, "prompt": p.id, "salt": salt, **r}),
     )
-    scrapes = {}
+    scrapes: dict[str, list[str]] = {}
+    scrape_problem = None  # a scrape that failed mid-run: the window is measured, without server counts
     if arm.metrics:
-        scrapes["before"] = [await _scrape(client, arm, k, capture, where, "before") for k in range(len(arm.metrics))]
-        if arm.name not in metrics_servers:
-            metrics_servers[arm.name] = check(capture.dir / scrapes["before"][0], arm.metrics[0], arm.arrangement == "speculative")
+        try:
+            scrapes["before"] = [await _scrape(client, arm, k, capture, where, "before", s.info_timeout_s) for k in range(len(arm.metrics))]
+            if arm.name not in metrics_servers:
+                metrics_servers[arm.name] = check(capture.dir / scrapes["before"][0], arm.metrics[0], arm.arrangement == "speculative")
+        except MeasureProblem as exc:
+            scrapes, scrape_problem = {}, str(exc)
     n = s.per_window(c)
     # Each window takes the next prompts of the set (the same in every arm), so repetitions and loads
     # together go through the whole set rather than its first n prompts again and again.
@@ -187,8 +187,11 @@ async def _window(client, arm: Arm, model: str, c: int, rep: int, prompts, s: Se
     async with ClientCheck() as client_check:
         await _closed_loop(client, arm, model, jobs, c, s, keep)
     bar.close()
-    if arm.metrics:
-        scrapes["after"] = [await _scrape(client, arm, k, capture, where, "after") for k in range(len(arm.metrics))]
+    if arm.metrics and scrape_problem is None:
+        try:
+            scrapes["after"] = [await _scrape(client, arm, k, capture, where, "after", s.info_timeout_s) for k in range(len(arm.metrics))]
+        except MeasureProblem as exc:
+            scrapes, scrape_problem = {}, str(exc)
     start = min(r["sent"] for r in window)
     end = max(r["last_byte"] or r["sent"] for r in window)
     server = metrics_servers.get(arm.name)
@@ -202,14 +205,15 @@ async def _window(client, arm: Arm, model: str, c: int, rep: int, prompts, s: Se
             "metrics_format": server.format if server else None,
             "ended": time.time(),
             **client_check.figures(),
+            **({"scrape_problem": scrape_problem} if scrape_problem else {}),
         }
     )
 
 
-async def _scrape(client, arm: Arm, engine: int, capture: Capture, where: dict, when: str) -> str:
+async def _scrape(client, arm: Arm, engine: int, capture: Capture, where: dict, when: str, deadline_s: float) -> str:
     """The arm's `engine`-th /metrics, kept in its own file."""
     url = arm.metrics[engine]
-    text = await fetch(client, url, arm.headers)
+    text = await fetch(client, url, arm.keys.for_metrics(url), deadline_s)
     name = f"scrape-{arm.name}-c{where['concurrency']}-r{where['repetition']}-{when}{f'-{engine + 1}' if engine else ''}.prom"
     sha = capture.save_scrape(name, text)
     capture.write({"kind": "scrape", **where, "when": when, "url": url, "file": name, "sha256": sha})

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from .._infra.safe_text import control_problem, surrogate_problem
 from .capture import MeasureProblem
 
 # The shipped sets, per endpoint: chat prompts for a chat model; for a base model on
@@ -40,6 +41,8 @@ def _read(text: str, where: str) -> list[Prompt]:
             raise MeasureProblem(f"{where}: line {number}: not JSON ({exc.msg})") from None
         except ValueError:  # not a decoding error, so no .msg: an integer longer than Python converts
             raise MeasureProblem(f"{where}: line {number}: a number has more than {sys.get_int_max_str_digits()} digits") from None
+        except RecursionError:  # the decoder's own guard, at the interpreter's recursion limit
+            raise MeasureProblem(f"{where}: line {number}: nests its JSON deeper than measure reads") from None
         if not isinstance(obj, dict):
             raise MeasureProblem(f"{where}: line {number}: not a JSON object")
         if isinstance(obj.get("prompt"), str):
@@ -55,11 +58,31 @@ def _read(text: str, where: str) -> list[Prompt]:
         task = obj.get("task")
         if task is not None and not isinstance(task, str):
             raise MeasureProblem(f'{where}: line {number}: "task" must be text')
+        given = obj.get("id", f"line-{number}")
+        if isinstance(given, bool) or not isinstance(given, (str, int)):
+            raise MeasureProblem(f'{where}: line {number}: "id" must be text or a whole number')
+        if isinstance(obj.get("prompt"), str):
+            texts = [('"prompt"', obj["prompt"])]
+        else:
+            texts = [(f'"messages" {i + 1} {k}', m[k]) for i, m in enumerate(messages) for k in ("role", "content")]
+        _check_texts([*texts, ('"task"', task or ""), ('"id"', str(given))], task, f"{where}: line {number}")
         continued = obj["prompt"] if isinstance(obj.get("prompt"), str) else None
-        prompts.append(Prompt(str(obj.get("id", f"line-{number}")), messages, task, continued))
+        prompts.append(Prompt(str(given), messages, task, continued))
     if not prompts:
         raise MeasureProblem(f"{where}: holds no prompts")
     return _interleaved(prompts)
+
+
+def _check_texts(texts: list[tuple[str, str]], task: str | None, where: str) -> None:
+    """What the record (the task) or a server (every text) could not take, refused before anything
+    is sent: a lone surrogate anywhere, a control character or over 2,000 characters in a task."""
+    for name, text in texts:
+        if (problem := surrogate_problem(text)) is not None:
+            raise MeasureProblem(f"{where}: {name} {problem}; write the character itself")
+    if task is not None and (
+        problem := control_problem(task, lines=False) or (f"is {len(task):,} characters long, over 2,000" if len(task) > 2000 else None)
+    ):
+        raise MeasureProblem(f'{where}: "task" {problem}')
 
 
 def _interleaved(prompts: list[Prompt]) -> list[Prompt]:

@@ -3,10 +3,12 @@ the capture, and read by the importers' Prometheus parsing (importers/vllm_metri
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._infra.safe_text import shown
 from ..importers.common import ImportProblem
 from ..importers.vllm_metrics import SERVERS, Deltas, Scrape, Server, deltas
 from .capture import MeasureProblem
@@ -20,28 +22,21 @@ def server_of(text: str) -> Server | None:
     return None
 
 
-async def get(client, url: str, headers: dict[str, str], timeout: float):
-    """A GET, sent once more on a fresh connection when the server closed a kept-alive one as the
-    request went out (llama.cpp's HTTP server drops idle connections after 5 s); a GET changes nothing
-    on the server, so sending it again is safe. A second failure is the server's."""
+async def fetch(client, url: str, headers: dict[str, str], deadline_s: float) -> bytes:
+    """A scrape, within its deadline and byte limit (bodies.METRICS), or one line naming the URL."""
     import httpx
 
-    try:
-        return await client.get(url, headers=headers, timeout=timeout)
-    except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError):
-        return await client.get(url, headers=headers, timeout=timeout)
-
-
-async def fetch(client, url: str, headers: dict[str, str]) -> bytes:
-    import httpx
+    from .bodies import METRICS, BodyProblem, get
 
     try:
-        response = await get(client, url, headers, 30)
+        status, body = await get(client, url, headers, METRICS, deadline_s)
     except httpx.HTTPError as exc:
         raise MeasureProblem(f"--metrics {url}: unreachable ({type(exc).__name__}: {exc})"[:300]) from None
-    if response.status_code != 200:
-        raise MeasureProblem(f"--metrics {url}: HTTP {response.status_code}")
-    return response.content
+    except BodyProblem as exc:
+        raise MeasureProblem(f"--metrics {url}: {exc}") from None
+    if status != 200:
+        raise MeasureProblem(f"--metrics {url}: HTTP {status}")
+    return body
 
 
 def check(path: Path, url: str, speculative: bool) -> Server:
@@ -69,6 +64,25 @@ def check(path: Path, url: str, speculative: bool) -> Server:
     if server.generated not in scrape.seen:
         raise MeasureProblem(f"--metrics {url}: has no {server.generated} counter, so whose tokens it counted cannot be settled")
     return server
+
+
+def refuse_non_finite(path: Path, url: str, server: Server) -> None:
+    """At the start: a counter that is NaN or infinite cannot be differenced over any window."""
+    import math
+
+    from ..importers.vllm_metrics import series_name
+
+    try:
+        scrape = Scrape(path, server)
+    except ImportProblem as exc:
+        raise MeasureProblem(f"--metrics {url}: {exc}") from None
+    wanted = set(server.wanted())
+    for key, value in scrape.series.items():
+        if key[0] in wanted and not math.isfinite(value):
+            raise MeasureProblem(
+                f"--metrics {url}: the counter {shown(series_name(key))} is {value}; a counter that is not a finite number "
+                "cannot be differenced over a window (is the engine healthy?)"
+            )
 
 
 def window_deltas(before: Path, after: Path, server: Server) -> Deltas:
@@ -111,5 +125,7 @@ def summed_deltas(pairs: list[tuple[Path, Path]], server: Server) -> EngineDelta
         total.in_flight_after = _add(total.in_flight_after, d.in_flight_after)
         moved = [after_v - d.before.series.get(key, 0.0) for key, after_v in d.after.series.items() if key[0] == PREEMPTIONS]
         if moved:
+            if not all(math.isfinite(m) for m in moved):  # (not one of the counters deltas() checks)
+                raise MeasureProblem(f"{after}: {PREEMPTIONS} is not a finite number")
             total.preemptions = _add(total.preemptions, round(sum(moved)))
     return total

@@ -43,8 +43,34 @@ FAULTS = (
     "buffered",  # a buffering gateway: every chunk arrives at once, at the end
     "warm-cache",  # reports every prompt as served whole from its cache (a cache the salt did not defeat)
     "preempting",  # /metrics counts a preemption (vLLM's vllm:num_preemptions_total) for every finished request
+    # Hostile and broken servers (issue 36): what a server sends must never crash measure.
+    "escape-error",  # an error event whose message holds ESC sequences, an OSC title, BEL and CR
+    "escape-http",  # an HTTP 500 whose body holds the same
+    "echo-key",  # an HTTP 401 whose body echoes the Authorization header it was sent
+    "counter-reset",  # the counters restart from zero when scrape number `counter_fault_from` is served
+    "counter-nan",  # from scrape number `counter_fault_from` on, the generated-token counter is NaN
+    "counter-inf",  # ... or +Inf
+    "metrics-500",  # from scrape number `counter_fault_from` on, /metrics answers HTTP 500
+    "null-choice",  # mid-stream, an event whose choices hold null
+    "string-delta",  # ... whose delta is a string
+    "deep-event",  # ... that is JSON nested 200,000 deep
+    "model-switch",  # ... that names another model
+    "surrogate-content",  # a chunk's content holds a lone surrogate (a legal JSON escape)
+    "usage-above-max",  # usage reports 10^15 output tokens, far over max_tokens
+    "deep-models",  # /v1/models answers JSON nested 200,000 deep
+    "control-model",  # /v1/models lists a model id holding an OSC title sequence and BEL
 )
+# The event each mid-stream fault sends in the middle of the answer (the stream goes on after it).
+BROKEN_EVENTS = {
+    "null-choice": b'{"model": "sim-target", "choices": [null]}',
+    "string-delta": b'{"model": "sim-target", "choices": [{"index": 0, "delta": "hi"}]}',
+    "deep-event": b"[" * 200_000 + b"]" * 200_000,
+    "model-switch": b'{"model": "another-model", "choices": [{"index": 0, "delta": {"content": " x"}}]}',
+}
 CACHED_PROMPTS = 64  # the prefix cache holds this many recent prompts
+# What a terminal must never receive raw from a server: a colour change, a window-title change
+# (OSC), a screen clear, a bell and a carriage return that would overwrite the line.
+HOSTILE_TEXT = "\x1b[31mred\x1b]0;pwned\x07\x1b[2J\rgone"
 
 
 @dataclass
@@ -82,6 +108,7 @@ class Simulator:
         prefill_s: float = 0.0,
         stall_s: float = 30.0,
         api_key: str | None = None,
+        counter_fault_from: int = 3,
     ) -> None:
         if fault not in FAULTS:
             raise ValueError(f"unknown fault {fault!r}")
@@ -90,6 +117,10 @@ class Simulator:
         self.step_delay_s, self.prefill_s, self.stall_s = step_delay_s, prefill_s, stall_s
         self.counters = Counters()
         self.requests = 0
+        self.scrapes = 0
+        # The first scrape is measure's start check, then one before and one after each window:
+        # from the third on, a counter fault falls inside the first window.
+        self.counter_fault_from = counter_fault_from
         self.api_key = api_key  # when set, /v1/ answers 401 without "Authorization: Bearer KEY"
         self.authorizations: list[str | None] = []  # what each /v1/ request presented
         self.recent: list[bytes] = []  # the prefix cache: recent prompts, newest last
@@ -118,10 +149,18 @@ class Simulator:
             return refused
         if self.fault == "not-openai":
             return Response("<html><body>Welcome to nginx</body></html>", media_type="text/html")
-        return JSONResponse({"object": "list", "data": [{"id": self.model, "object": "model", "owned_by": "sdeval-simulator"}]})
+        if self.fault == "deep-models":
+            return Response(BROKEN_EVENTS["deep-event"], media_type="application/json")
+        model = self.model + ("\x1b]0;pwned\x07" if self.fault == "control-model" else "")
+        return JSONResponse({"object": "list", "data": [{"id": model, "object": "model", "owned_by": "sdeval-simulator"}]})
 
     async def metrics(self, request: Request) -> Response:
+        self.scrapes += 1
+        if self.fault == "counter-reset" and self.scrapes == self.counter_fault_from:
+            self.counters = Counters(processing=self.counters.processing)  # an engine restart
         c = self.counters
+        if self.fault == "metrics-500" and self.scrapes >= self.counter_fault_from:
+            return PlainTextResponse("exporter down", status_code=500)
         if self.fault == "metrics-without-spec":
             return PlainTextResponse("# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total 1.5\n")
         if self.fault == "sglang-gauges":
@@ -129,7 +168,7 @@ class Simulator:
                 '# TYPE sglang:spec_accept_length gauge\nsglang:spec_accept_length{model_name="m"} 2.9\n'
                 '# TYPE sglang:spec_accept_rate gauge\nsglang:spec_accept_rate{model_name="m"} 0.63\n'
             )
-        lines = [
+        lines: list[tuple[str, str, int | str]] = [
             ("llamacpp:prompt_tokens_total", "counter", c.prompt_tokens),
             ("llamacpp:tokens_predicted_total", "counter", c.predicted),
             ("llamacpp:spec_decode_num_drafts_total", "counter", c.drafts),
@@ -138,6 +177,9 @@ class Simulator:
             ("llamacpp:requests_processing", "gauge", c.processing),
             ("llamacpp:requests_deferred", "gauge", 0),
         ]
+        if self.fault in ("counter-nan", "counter-inf") and self.scrapes >= self.counter_fault_from:
+            broken = "NaN" if self.fault == "counter-nan" else "+Inf"
+            lines = [(n, t, broken if n == "llamacpp:tokens_predicted_total" else v) for n, t, v in lines]
         if self.fault == "preempting":
             lines.append(("vllm:num_preemptions_total", "counter", self.finished))
         text = "".join(f"# TYPE {n} {t}\n{n} {v}\n" for n, t, v in lines)
@@ -156,6 +198,10 @@ class Simulator:
             return Response("<html>not an API</html>", media_type="text/html")
         if fault == "http-500":
             return JSONResponse({"error": {"message": "simulated overload", "type": "server_error"}}, status_code=500)
+        if fault == "escape-http":
+            return PlainTextResponse(f"overloaded {HOSTILE_TEXT}", status_code=500)
+        if fault == "echo-key":
+            return PlainTextResponse(f"refused: Authorization: {request.headers.get('authorization')}", status_code=401)
         body = await request.json()
         chat = request.url.path.endswith("/chat/completions")
         prompt = " ".join(m.get("content", "") for m in body.get("messages", [])) if chat else str(body.get("prompt", ""))
@@ -235,8 +281,9 @@ class Simulator:
             for i, words in enumerate(steps):
                 if fault == "truncated" and i == len(steps) // 2:
                     break
-                if fault == "error-event" and i == len(steps) // 2:
-                    out.append(b'data: {"error": {"message": "simulated failure in generation", "code": 500}}\n\n')
+                if fault in ("error-event", "escape-error") and i == len(steps) // 2:
+                    message = "simulated failure in generation" + (f" {HOSTILE_TEXT}" if fault == "escape-error" else "")
+                    out.append(b"data: " + json.dumps({"error": {"message": message, "code": 500}}).encode() + b"\n\n")
                     break
                 if fault == "stall" and i == len(steps) // 2:
                     for piece in out:
@@ -244,7 +291,9 @@ class Simulator:
                     out = []
                     await asyncio.sleep(self.stall_s)
                     break
-                text = (" " if i else "") + " ".join(words)
+                if fault in BROKEN_EVENTS and i == len(steps) // 2:
+                    out.append(b"data: " + BROKEN_EVENTS[fault] + b"\n\n")
+                text = (" " if i else "") + " ".join(words) + ("\ud800" if fault == "surrogate-content" and i == len(steps) // 2 else "")
                 last = i == len(steps) - 1
                 out.append(self._chunk({"content": text}, "length" if last else None, chat))
                 if fault != "buffered":
@@ -255,7 +304,7 @@ class Simulator:
             else:
                 finished = True
             if finished and usage_wanted and fault != "no-usage":
-                reported = counts.predicted - (1 if fault == "wrong-usage" else 0)
+                reported = 10**15 if fault == "usage-above-max" else counts.predicted - (1 if fault == "wrong-usage" else 0)
                 usage = {
                     "id": "chatcmpl-sim",
                     "object": "chat.completion.chunk",
@@ -269,7 +318,7 @@ class Simulator:
                     out = []
                     await asyncio.sleep(0.3)
                 out.append(b"data: " + json.dumps(usage).encode() + b"\n\n")
-            if finished or fault == "error-event":
+            if finished or fault in ("error-event", "escape-error"):
                 out.append(b"data: [DONE]\n\n")
             if out:  # one write: a buffering gateway hands on everything at once
                 yield b"".join(out)

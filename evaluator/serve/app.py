@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
@@ -83,10 +83,15 @@ def make_app(served: Served) -> Starlette:
         if (answer := refused(request, header=True)) is not None:
             return answer
         body = bytearray()
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > DEFAULT_MAX_BYTES:
-                return JSONResponse({"error": f"the record is over {DEFAULT_MAX_BYTES} bytes"}, 413, headers=SECURITY_HEADERS)
+        try:
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > DEFAULT_MAX_BYTES:
+                    return JSONResponse({"error": f"the record is over {DEFAULT_MAX_BYTES} bytes"}, 413, headers=SECURITY_HEADERS)
+        except ClientDisconnect:
+            # The page was closed or reloaded while it sent: nobody is left to answer, and nothing
+            # went wrong on this side, so the serve terminal stays quiet (no traceback).
+            return Response(status_code=400, headers=SECURITY_HEADERS)
         try:
             assessed = await run_in_threadpool(assess_record, served, bytes(body))
         except CannotRun as exc:

@@ -36,7 +36,7 @@ async def _fetch(drops: int):
     port = server.sockets[0].getsockname()[1]
     try:
         async with httpx.AsyncClient(trust_env=False) as client:
-            return await fetch(client, f"http://127.0.0.1:{port}/metrics", {}), seen["connections"]
+            return await fetch(client, f"http://127.0.0.1:{port}/metrics", {}, 30), seen["connections"]
     finally:
         server.close()
         await server.wait_closed()

@@ -342,3 +342,81 @@ def test_what_was_typed_over_the_starting_record_survives_a_reload(browser, tmp_
         assert errors == []
     finally:
         server.stop()
+
+
+# ------------------------------------------------------------------ hostile input (issue 36)
+
+
+def test_a_record_with_a_lone_surrogate_is_a_parse_finding_not_a_500(served, sdeval, tmp_path):
+    # Valid JSON ("\ud800" is a legal escape) whose string cannot be written out as UTF-8.
+    body = b'{"record_version": "1.2", "offer": {"vendor": "a\\ud800b"}}'
+    answer = served.assess(body)
+    assert answer.status_code == 200, answer.text
+    (finding,) = answer.json()["document"]["findings"]
+    assert finding["code"] == "parse"
+    assert "surrogate \\ud800 on its own" in finding["message"]
+    (tmp_path / "form.json").write_bytes(body)
+    for command in ("validate", "assess"):
+        result = sdeval(command, tmp_path / "form.json")
+        assert result.exit_code == 1, result.stderr
+        assert "internal error" not in result.stderr + result.stdout
+        assert "surrogate \\ud800 on its own" in result.stdout + result.stderr
+    started = sdeval("serve", tmp_path / "form.json")
+    assert started.exit_code == 2 and "surrogate \\ud800 on its own" in started.stderr
+
+
+def test_a_client_that_disconnects_mid_body_leaves_no_traceback(tmp_path):
+    import socket
+
+    server = Server(cwd=tmp_path)
+    try:
+        with socket.create_connection(("127.0.0.1", server.port)) as sock:
+            head = (
+                f"POST /assess HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nX-Sdeval-Token: {server.token}\r\n"
+                "Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n"
+            )
+            sock.sendall(head.encode() + b'{"record_version": ')
+            time.sleep(0.3)  # the app is reading the body when the client goes
+        time.sleep(0.5)
+        assert httpx.get(server.url, timeout=10).status_code == 200  # still serving
+    finally:
+        err = server.stop()
+    assert err == "sdeval serve: open the address above in your browser; Ctrl-C stops the server\nsdeval serve: stopped\n"
+
+
+def test_a_vendor_string_opening_a_comment_and_a_script_cannot_stop_the_pages_scripts():
+    # "<!--<script>" inside a <script> element's data puts an HTML tokenizer into the "script data
+    # double escaped" state, where the element's own "</script>" is text: every script after it is
+    # swallowed. The embedded JSON holds no '<', '>' or '&' at all.
+    from evaluator.form.page import render_form
+
+    vendor = "<!--<script>&amp;-->"
+    text = json.dumps({"record_version": "1.2", "offer": {"vendor": vendor}})
+    page = render_form(served={"token": "t", "profile": None, "initial": {"name": "a.json", "text": text}})
+    start = page.index('<script type="application/json" id="sdeval-served">')
+    data = page[page.index(">", start) + 1 : page.index("</script>", start)]
+    assert not set("<>&") & set(data)
+    assert json.loads(data)["initial"]["text"] == text
+    for element in ("sdeval-schema", "sdeval-catalog", "sdeval-wording"):
+        start = page.index(f'id="{element}">')
+        assert not set("<>&") & set(page[page.index(">", start) + 1 : page.index("</script>", start)])
+
+
+@pytest.mark.browser
+def test_the_page_still_runs_with_a_vendor_string_opening_a_comment_and_a_script(browser, tmp_path):
+    record = json.loads(example("sd201-offer-a.json").read_text())
+    record["offer"]["vendor"] = "<!--<script>"
+    path = tmp_path / "hostile.json"
+    path.write_text(json.dumps(record))
+    server = Server(str(path), cwd=tmp_path)
+    try:
+        context, page, errors = _open(browser, server.url)  # waits for the page's own script to run
+        try:
+            verdict = _settled(page)  # the form loaded the record and sdeval answered for it
+            assert json.loads(page.evaluate("window.sdevalForm.collect()"))["offer"]["vendor"] == "<!--<script>"
+            assert verdict["document"]["files"][0]["file"] == "form.json"
+        finally:
+            context.close()
+    finally:
+        server.stop()
+    assert not errors, errors

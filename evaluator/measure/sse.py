@@ -1,0 +1,210 @@
+"""A server-sent event stream read as a hostile server may send it.
+
+Splitting: each byte is looked at once (the unfinished line is kept as a list of pieces, joined
+once when its end arrives), so a 50 MB event costs what 50 MB costs, not a re-split of the whole
+buffer on every read; lines end at LF, CRLF or CR, as the SSE format says; an event is capped at
+bodies.EVENT and the stream at bodies.STREAM.
+
+Interpreting: an event may hold any JSON value, nested to any depth, with any string in it. What is
+not an OpenAI chunk (a `choices` entry that is not an object, a string `delta`, a usage count that
+is not a whole number, JSON nested past the parser's limit) ends the request as a failure of a
+named kind (Malformed), never as an exception; a chunk naming another model than the stream's
+first is the failure "model-changed". Nothing read is ever walked recursively.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+from .bodies import EVENT, STREAM, BodyProblem, Kind, pieces
+
+_LINE_END = re.compile(rb"\r\n|\r|\n")
+# The failures an event can end a request with (beside the client's own).
+MALFORMED = "malformed-event"
+MODEL_CHANGED = "model-changed"
+EVENT_TOO_LARGE = "event-too-large"
+
+
+class EventReader:
+    """Feed it bytes as they arrive; it returns the data of each event they complete."""
+
+    def __init__(self, max_event_bytes: int = EVENT.max_bytes) -> None:
+        self.max_event_bytes = max_event_bytes
+        self._line: list[bytes] = []  # the pieces of the line not ended yet
+        self._line_bytes = 0
+        self._data: list[bytes] = []  # the data lines of the event not dispatched yet
+        self._event_bytes = 0
+        self._after_cr = False  # the last piece ended in CR: an LF first in the next belongs to it
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        events: list[bytes] = []
+        start = 1 if self._after_cr and chunk[:1] == b"\n" else 0
+        self._after_cr = False
+        for end in _LINE_END.finditer(chunk, start):
+            piece = chunk[start : end.start()]
+            line = b"".join((*self._line, piece)) if self._line else piece
+            self._line, self._line_bytes = [], 0
+            event = self._take_line(line)
+            if event is not None:
+                events.append(event)
+            start = end.end()
+            self._after_cr = end.group() == b"\r" and start == len(chunk)
+        if start < len(chunk):
+            self._line.append(chunk[start:])
+            self._line_bytes += len(chunk) - start
+            self._check()
+        return events
+
+    def _check(self) -> None:
+        if self._line_bytes + self._event_bytes > self.max_event_bytes:
+            raise BodyProblem(EVENT_TOO_LARGE, f"a stream event is over the limit of {self.max_event_bytes:,} bytes")
+
+    def _take_line(self, line: bytes) -> bytes | None:
+        if not line:  # a blank line dispatches the event
+            data, self._data, self._event_bytes = self._data, [], 0
+            return b"\n".join(data) if data else None
+        name, _, value = line.partition(b":")
+        if name == b"data":  # comments (":...") and the event, id and retry fields carry nothing here
+            value = value[1:] if value.startswith(b" ") else value
+            self._data.append(value)
+            self._event_bytes += len(value) + 1
+            self._check()
+        return None
+
+
+async def events(response, stream: Kind = STREAM, event: Kind = EVENT) -> AsyncIterator[tuple[float, bytes]]:
+    """(arrival time, data) of each event of `response`'s body, the time taken when its last bytes
+    arrived, before any parsing. Raises BodyProblem past a limit or on a broken encoding."""
+    reader = EventReader(event.max_bytes)
+    async for piece in pieces(response, stream):
+        arrived = time.monotonic()
+        for data in reader.feed(piece):
+            yield arrived, data
+
+
+# ------------------------------------------------------------------ interpreting an event
+
+
+class Malformed(Exception):
+    """An event that is not what an OpenAI stream sends; `kind` is the request's failure."""
+
+    def __init__(self, detail: str, kind: str = MALFORMED) -> None:
+        super().__init__(detail)
+        self.kind, self.detail = kind, detail
+
+
+def brief(value: Any) -> str:
+    """A JSON value in a few words, whatever its size or depth."""
+    if isinstance(value, str):
+        return json.dumps(value[:200], ensure_ascii=False) + ("..." if len(value) > 200 else "")
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an array"
+    return json.dumps(value)  # a number, true, false or null
+
+
+def parse(data: bytes) -> Any:
+    """The event's JSON value; Malformed when it is not JSON or nests past the parser's limit."""
+    text = data.decode("utf-8", "replace")
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise Malformed("a stream event nests its JSON deeper than measure reads") from None
+    except ValueError:  # not JSON, or an integer of more digits than Python converts
+        raise Malformed(f"a stream event is not JSON: {text[:80]!r}") from None
+
+
+def whole_number(value: Any, where: str) -> int | None:
+    """A count the server gave: absent (None), or a whole number of at least 0."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise Malformed(f"{where} is {brief(value)}, not a whole number")
+    return value
+
+
+def text_or_none(value: Any, where: str) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise Malformed(f"{where} is {brief(value)}, not text")
+    return value
+
+
+def object_or_none(value: Any, where: str) -> dict | None:
+    if value is not None and not isinstance(value, dict):
+        raise Malformed(f"{where} is {brief(value)}, not an object")
+    return value
+
+
+def flat_scalars(value: dict) -> dict[str, Any]:
+    """What can be kept of a dict as sent (llama.cpp's timings): its numbers and short texts."""
+    return {
+        k: v
+        for k, v in value.items()
+        if isinstance(k, str) and (isinstance(v, (int, float)) and not isinstance(v, bool) or isinstance(v, str) and len(v) <= 200)
+    }
+
+
+def take_event(result: Any, data: bytes, arrived: float) -> bool:
+    """Read one event's data into `result` (client.Result); True when the stream is over for the
+    client: [DONE], an error event, or an event that makes the request a failure."""
+    if data.strip() == b"[DONE]":
+        return True
+    try:
+        return _take(result, parse(data), arrived)
+    except Malformed as exc:
+        result.outcome, result.detail = exc.kind, exc.detail
+        return True
+
+
+def _take(result: Any, obj: Any, arrived: float) -> bool:
+    if not isinstance(obj, dict):
+        raise Malformed(f"a stream event is {brief(obj)}, not a JSON object")
+    result.chunks += 1
+    if "error" in obj:
+        error = obj["error"]
+        message = error.get("message") if isinstance(error, dict) else error
+        result.outcome = "stream-error"
+        result.detail = f"error event inside the 200 stream: {(message if isinstance(message, str) else brief(message))[:200]}"
+        return True
+    model = text_or_none(obj.get("model"), "the chunk's model")
+    if model:  # (an empty model names none: Azure's first chunk, its content-filter results, has "")
+        if result.model is None:
+            result.model = model
+        elif model != result.model:
+            raise Malformed(f"chunk {result.chunks} names model {brief(model)}, the stream began as {brief(result.model)}", MODEL_CHANGED)
+    usage = object_or_none(obj.get("usage"), "usage")
+    if usage is not None:
+        result.completion_tokens = whole_number(usage.get("completion_tokens"), "usage.completion_tokens")
+        result.prompt_tokens = whole_number(usage.get("prompt_tokens"), "usage.prompt_tokens")
+        details = object_or_none(usage.get("prompt_tokens_details"), "usage.prompt_tokens_details")
+        if details is not None and details.get("cached_tokens") is not None:
+            result.cached_tokens = whole_number(details["cached_tokens"], "usage.prompt_tokens_details.cached_tokens")
+    if isinstance(obj.get("timings"), dict):
+        result.server_timings = flat_scalars(obj["timings"])
+    choices = obj.get("choices")
+    if choices is not None and not isinstance(choices, list):
+        raise Malformed(f"choices is {brief(choices)}, not an array")
+    for i, choice in enumerate(choices or []):
+        if not isinstance(choice, dict):
+            raise Malformed(f"choices[{i}] is {brief(choice)}, not an object")
+        delta = object_or_none(choice.get("delta"), f"choices[{i}].delta")
+        if delta is not None:  # a chat chunk: content or reasoning
+            parts = [text_or_none(delta.get(k), f"choices[{i}].delta.{k}") for k in ("content", "reasoning_content", "reasoning")]
+        else:  # a completions chunk
+            parts = [text_or_none(choice.get("text"), f"choices[{i}].text")]
+        text = "".join(p for p in parts if p)
+        if text:
+            result.content_chunks += 1
+            result.text += text
+            if result.first_token is None:
+                result.first_token = arrived
+        finish = text_or_none(choice.get("finish_reason"), f"choices[{i}].finish_reason")
+        if finish:
+            result.finish_reason = finish
+            result.finished = arrived
+    return False
