@@ -102,17 +102,23 @@ def _body(prompt: Prompt, salt: str, model: str, s: Settings) -> dict[str, Any]:
     }
 
 
-async def _closed_loop(client, arm: Arm, model: str, jobs: list[tuple[int, Prompt, str]], concurrency: int, s: Settings, on_result) -> None:
+async def _closed_loop(
+    client, arm: Arm, model: str, jobs: list[tuple[int, Prompt, str]], concurrency: int, s: Settings, on_result, first_slot: int = 0, take=None
+) -> None:
+    """Each slot sends the next job as soon as its last answer ended. `take` hands out the next job
+    (None: none left); worker processes share one across processes (workers.py)."""
     queue = list(reversed(jobs))
+    take = take or (lambda: queue.pop() if queue else None)
     url = f"{arm.base}/v1/{'completions' if s.endpoint == 'completions' else 'chat/completions'}"
 
     async def worker(slot: int) -> None:
-        while queue:
-            index, prompt, salt = queue.pop()
+        while (job := take()) is not None:
+            index, prompt, salt = job
             result = await stream_chat(client, url, _body(prompt, salt, model, s), arm.headers, s.timeout_s)
             on_result(index, prompt, salt, {"slot": slot, **result.to_json()})
 
-    await asyncio.gather(*(worker(slot) for slot in range(concurrency)))
+    # a worker process holding part of a window's concurrency numbers its slots from first_slot (workers.py)
+    await asyncio.gather(*(worker(slot) for slot in range(first_slot, first_slot + concurrency)))
 
 
 def window_order(arms: list[Arm], s: Settings, interleaved: bool) -> list[tuple[Arm, int, int]]:
@@ -139,6 +145,15 @@ async def measure_windows(
         await _window(client, arm, models[arm.name], c, rep, prompts, s, salts, capture, progress, metrics_servers)
 
 
+def measured_jobs(prompts: list[Prompt], s: Settings, c: int, rep: int, salts) -> list[tuple[int, Prompt, str]]:
+    """The window's measured requests: (index, prompt, salt). Each window takes the next prompts of
+    the set (the same in every arm), so repetitions and loads together go through the whole set
+    rather than its first n prompts again and again."""
+    n = s.per_window(c)
+    first = sum(s.per_window(cc) for cc in s.concurrencies[: s.concurrencies.index(c)]) * s.repetitions + rep * n
+    return [(i, prompts[(first + i) % len(prompts)], salts(i)) for i in range(n)]
+
+
 async def _window(client, arm: Arm, model: str, c: int, rep: int, prompts, s: Settings, salts, capture: Capture, progress, metrics_servers) -> None:
     where = {"arm": arm.name, "concurrency": c, "repetition": rep}
     # a window cut short by a crash is measured again from here; build.py keeps only this attempt
@@ -158,11 +173,8 @@ async def _window(client, arm: Arm, model: str, c: int, rep: int, prompts, s: Se
         scrapes["before"] = [await _scrape(client, arm, k, capture, where, "before") for k in range(len(arm.metrics))]
         if arm.name not in metrics_servers:
             metrics_servers[arm.name] = check(capture.dir / scrapes["before"][0], arm.metrics[0], arm.arrangement == "speculative")
-    n = s.per_window(c)
-    # Each window takes the next prompts of the set (the same in every arm), so repetitions and loads
-    # together go through the whole set rather than its first n prompts again and again.
-    first = sum(s.per_window(cc) for cc in s.concurrencies[: s.concurrencies.index(c)]) * s.repetitions + rep * n
-    jobs = [(i, prompts[(first + i) % len(prompts)], salts(i)) for i in range(n)]
+    jobs = measured_jobs(prompts, s, c, rep, salts)
+    n = len(jobs)
     bar = progress.start(f"{arm.name} c={c} repetition {rep + 1} of {s.repetitions}", n)
     window: list = []
 
