@@ -168,3 +168,17 @@ def _merge_window(key: tuple, parts: list[tuple[dict, dict, Path]], merged: Capt
         if values:
             window[figure] = max(values)
     merged.write(window)
+
+
+def split_note(windows: list[dict]) -> str | None:
+    """How a run's windows were shared among worker processes, for the run's notes (None: one process)."""
+    splits = [w["workers"] for w in windows if w.get("workers")]
+    if not splits:
+        return None
+    slots = " + ".join(str(hi - lo) for lo, hi in (w["slots"] for w in splits[0]))
+    sent = ", ".join(" + ".join(str(w["requests"]) for w in split) for split in splits)
+    return (
+        f"Sent by {len(splits[0])} worker processes started on one instant of this machine's monotonic clock, "
+        f"the concurrency split {slots} slots; requests per worker in each repetition {sent}; "
+        "each window the union of the workers' windows, the counters scraped once around it."
+    )

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import pytest
@@ -83,9 +84,10 @@ def _split_capture(capture, parts, workers: int = 2) -> list:
 
 def _without_order(run: dict) -> dict:
     """A run with what only the capture's line order or bytes change set aside: the capture's hash,
-    and the per-request latency lists (kept in capture order; their percentiles are compared)."""
-    run = {k: v for k, v in run.items() if k not in ("source", "request_latencies")}
-    return run
+    the per-request latency lists (kept in capture order; their percentiles are compared) and the
+    notes' sentence on the workers (checked on its own)."""
+    notes = re.sub(r" Sent by \d+ worker processes [^.]*\.", "", run["notes"])
+    return {**{k: v for k, v in run.items() if k not in ("source", "request_latencies")}, "notes": notes}
 
 
 def _verdicts(sdeval, record, tmp_path, name: str):
@@ -114,6 +116,8 @@ def test_a_record_merged_from_two_workers_captures_is_the_one_process_record(tmp
         assert _without_order(x) == _without_order(y)
         assert sorted(x["request_latencies"]["ttft_ms"]) == sorted(y["request_latencies"]["ttft_ms"])
     assert a["claims"] == b["claims"]
+    three_notes = next(r["notes"] for r in b["runs"] if r["id"] == "speculative-c3")
+    assert "Sent by 2 worker processes started on one instant of this machine's monotonic clock, the concurrency split 2 + 1 slots" in three_notes
     assert _verdicts(sdeval, one, tmp_path, "one") == _verdicts(sdeval, merged, tmp_path, "merged")
     # every request kept with the worker that sent it, and each window says how its load was split
     lines = _lines(tmp_path / "merged.json.capture" / "capture.jsonl")
