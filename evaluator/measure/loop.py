@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import itertools
 import json
 import time
 from dataclasses import dataclass, field
@@ -38,7 +39,7 @@ class Settings:
     concurrencies: list[int]
     repetitions: int
     warmup: int
-    requests: int | None  # per window; default 4 x concurrency, at least 8
+    requests: int | None  # per window; default 4 x concurrency, at least 8 (with duration_s: the prompts' stride)
     max_tokens: int
     temperature: float
     top_p: float
@@ -46,6 +47,7 @@ class Settings:
     timeout_s: float
     endpoint: str = "chat"  # chat: /v1/chat/completions with messages; completions: /v1/completions with text to continue
     percentile_method: str = "linear"
+    duration_s: float | None = None  # a window by time (--duration): requests sent until it has passed
 
     def per_window(self, concurrency: int) -> int:
         return self.requests or max(8, 4 * concurrency)
@@ -102,23 +104,27 @@ def _body(prompt: Prompt, salt: str, model: str, s: Settings) -> dict[str, Any]:
     }
 
 
-async def _closed_loop(
-    client, arm: Arm, model: str, jobs: list[tuple[int, Prompt, str]], concurrency: int, s: Settings, on_result, first_slot: int = 0, take=None
-) -> None:
-    """Each slot sends the next job as soon as its last answer ended. `take` hands out the next job
-    (None: none left); worker processes share one across processes (workers.py)."""
-    queue = list(reversed(jobs))
-    take = take or (lambda: queue.pop() if queue else None)
+async def _closed_loop(client, arm: Arm, model: str, jobs, concurrency: int, s: Settings, on_result, first_slot: int = 0) -> None:
+    """c slots, each sending the next job as soon as its last answer ends, until `jobs` (a list, or
+    an iterator that stops at a window's deadline, or one shared by worker processes) has nothing left."""
+    queue = iter(jobs)
     url = f"{arm.base}/v1/{'completions' if s.endpoint == 'completions' else 'chat/completions'}"
 
     async def worker(slot: int) -> None:
-        while (job := take()) is not None:
-            index, prompt, salt = job
+        for index, prompt, salt in queue:  # one iterator shared by the slots: each job is sent once
             result = await stream_chat(client, url, _body(prompt, salt, model, s), arm.headers, s.timeout_s)
             on_result(index, prompt, salt, {"slot": slot, **result.to_json()})
 
     # a worker process holding part of a window's concurrency numbers its slots from first_slot (workers.py)
     await asyncio.gather(*(worker(slot) for slot in range(first_slot, first_slot + concurrency)))
+
+
+def _until(deadline: float, jobs):
+    """The jobs, until the monotonic clock passes `deadline`: a slot then has nothing left to send."""
+    for job in jobs:
+        if time.monotonic() >= deadline:
+            return
+        yield job
 
 
 def window_order(arms: list[Arm], s: Settings, interleaved: bool) -> list[tuple[Arm, int, int]]:
@@ -145,13 +151,16 @@ async def measure_windows(
         await _window(client, arm, models[arm.name], c, rep, prompts, s, salts, capture, progress, metrics_servers)
 
 
+def _first_prompt(s: Settings, c: int, rep: int) -> int:
+    """Each window takes the next prompts of the set (the same in every arm), so repetitions and
+    loads together go through the whole set rather than its first n prompts again and again."""
+    return sum(s.per_window(cc) for cc in s.concurrencies[: s.concurrencies.index(c)]) * s.repetitions + rep * s.per_window(c)
+
+
 def measured_jobs(prompts: list[Prompt], s: Settings, c: int, rep: int, salts) -> list[tuple[int, Prompt, str]]:
-    """The window's measured requests: (index, prompt, salt). Each window takes the next prompts of
-    the set (the same in every arm), so repetitions and loads together go through the whole set
-    rather than its first n prompts again and again."""
-    n = s.per_window(c)
-    first = sum(s.per_window(cc) for cc in s.concurrencies[: s.concurrencies.index(c)]) * s.repetitions + rep * n
-    return [(i, prompts[(first + i) % len(prompts)], salts(i)) for i in range(n)]
+    """The window's measured requests by count: (index, prompt, salt)."""
+    first = _first_prompt(s, c, rep)
+    return [(i, prompts[(first + i) % len(prompts)], salts(i)) for i in range(s.per_window(c))]
 
 
 async def _window(client, arm: Arm, model: str, c: int, rep: int, prompts, s: Settings, salts, capture: Capture, progress, metrics_servers) -> None:
@@ -173,8 +182,11 @@ async def _window(client, arm: Arm, model: str, c: int, rep: int, prompts, s: Se
         scrapes["before"] = [await _scrape(client, arm, k, capture, where, "before") for k in range(len(arm.metrics))]
         if arm.name not in metrics_servers:
             metrics_servers[arm.name] = check(capture.dir / scrapes["before"][0], arm.metrics[0], arm.arrangement == "speculative")
-    jobs = measured_jobs(prompts, s, c, rep, salts)
-    n = len(jobs)
+    n = s.per_window(c)
+    jobs: Any = measured_jobs(prompts, s, c, rep, salts)
+    if s.duration_s is not None:  # a window by time: new requests until the duration has passed since the first
+        first = _first_prompt(s, c, rep)
+        jobs = _until(time.monotonic() + s.duration_s, ((i, prompts[(first + i) % len(prompts)], salts(i)) for i in itertools.count()))
     bar = progress.start(f"{arm.name} c={c} repetition {rep + 1} of {s.repetitions}", n)
     window: list = []
 

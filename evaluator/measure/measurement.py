@@ -32,7 +32,7 @@ def cache_allowance(salt: str, endpoint: str) -> int:
 def achieved_concurrency(measured: list[dict], c: int) -> tuple[float, float] | None:
     """(achieved concurrency, the steady part's share of the window). The steady part runs from
     the moment c requests are first in flight to the moment the first slot has nothing left to
-    send (the first response to end after the last request was sent); the rest of the window is
+    send (the first slot to finish its last request); the rest of the window is
     fill and drain. Over the steady part, the time-weighted mean of requests in flight: a request
     from its send (its first attempt's, when resent) to its last byte, and its slot held through
     the client's turnaround to that slot's next send (the closed loop's own; the self-check
@@ -48,10 +48,13 @@ def achieved_concurrency(measured: list[dict], c: int) -> tuple[float, float] | 
         held += [(s, slot_spans[k + 1][0]) for k, (s, _) in enumerate(slot_spans[:-1])] + [slot_spans[-1]]
     sends = sorted(s for s, _, _ in spans)
     start, last_sent = sends[c - 1], sends[-1]
-    after = [e for _, e, _ in spans if e > last_sent]  # a response ending as the last send went out made room for it
-    if not after:
-        return None
-    end = min(after)
+    if all(slot is not None for _, _, slot in spans) and len(by_slot) == c:
+        end = min(slot_spans[-1][1] for slot_spans in by_slot.values())  # the first slot to finish its last request
+    else:  # a capture without slots: the first response to end after the last send
+        after = [e for _, e, _ in spans if e > last_sent]
+        if not after:
+            return None
+        end = min(after)
     window = max(e for _, e, _ in spans) - sends[0]
     if end <= start or window <= 0:
         return None

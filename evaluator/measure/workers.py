@@ -223,18 +223,19 @@ async def _do(client, message: dict, arm: Arm, s: Settings, capture: Capture, ne
 
     jobs = message["jobs"]
 
-    def take():
-        with next_job.get_lock():  # held for an increment: microseconds, once per request
-            i = next_job.value
-            if i >= len(jobs):
-                return None
-            next_job.value = i + 1
-        return jobs[i]
+    def shared():  # the window's next request, whichever worker's slot asks first
+        while True:
+            with next_job.get_lock():  # held for an increment: microseconds, once per request
+                i = next_job.value
+                if i >= len(jobs):
+                    return
+                next_job.value = i + 1
+            yield jobs[i]
 
     await asyncio.sleep(max(0.0, message["start_at"] - time.monotonic()))  # the agreed instant
     late = time.monotonic() - message["start_at"]
     async with ClientCheck() as client_check:
-        await _closed_loop(client, arm, message["model"], [], len(slots), s, keep, first_slot=slots.start, take=take)
+        await _closed_loop(client, arm, message["model"], shared(), len(slots), s, keep, first_slot=slots.start)
     start = min((r["sent"] for r in sent), default=message["start_at"])
     end = max((r["last_byte"] or r["sent"] for r in sent), default=start)
     capture.write(

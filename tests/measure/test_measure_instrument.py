@@ -104,6 +104,8 @@ def test_achieved_concurrency_is_time_weighted_over_the_steady_part_and_a_shortf
     assert achieved_concurrency([_span(0, 10, 0), _span(0, 4, 1), _span(6, 10, 1)], 2) == (2.0, 1.0)
     # fill and drain outside the steady part: sends at 0 and 2 (c = 2 from 2), last send at 2, first end after it 8, last byte 12
     assert achieved_concurrency([_span(0, 8, 0), _span(2, 12, 1)], 2) == (2.0, 0.5)
+    # the first slot to finish its last request ends the steady part, even before the last send
+    assert achieved_concurrency([_span(0.5, 7, 0, resent_from=0), _span(0, 4, 1), _span(7.2, 8, 1)], 2) == (2.0, 0.875)
     # a resent request held its slot from its first attempt
     assert achieved_concurrency([_span(0, 5, 0), _span(5.5, 10, 0, resent_from=5)], 1) == (1.0, 1.0)
     assert achieved_concurrency([_span(0, 5)], 2) is None  # never two in flight
@@ -173,3 +175,25 @@ def test_preemptions_during_a_run_are_recorded_and_a_finding(tmp_path, capsys):
     assert code == 1
     assert record["runs"][0]["measurement"]["preempted_requests"] == 4  # one per measured request in the window
     assert "sdeval: finding: target-only c=1: the server preempted 4 requests during the windows" in err
+
+
+def test_windows_by_duration_send_until_the_time_has_passed_then_finish(tmp_path, capsys, two_arms):
+    argv = [a for arm, url in two_arms for a in ("--arm", f"{arm}={url}", "--metrics", f"{url}/metrics")]
+    settings = ["--concurrency", "2", "--repetitions", "1", "--warmup", "0", "--max-tokens", "12", "--quiet", "--duration", "0.4"]
+    assert measure([*argv, *settings, "-o", str(tmp_path / "rec.json")]) == 0, capsys.readouterr().err
+    entries = [json.loads(line) for line in (tmp_path / "rec.json.capture" / "capture.jsonl").read_text().splitlines()]
+    record = json.loads((tmp_path / "rec.json").read_text())
+    for arm in ("speculative", "target-only"):
+        sent = sorted(r["sent"] for r in entries if r["kind"] == "request" and r["arm"] == arm)
+        assert len(sent) > 4  # more than a window by count would have sent at this pace
+        assert sent[-1] - sent[0] < 0.4  # nothing sent once the duration had passed...
+        (window,) = [w for w in entries if w["kind"] == "window" and w["arm"] == arm]
+        assert window["duration_us"] >= 400_000  # ...and the requests in flight then finished
+        run = next(r for r in record["runs"] if r["configuration"] == arm)
+        assert run["workload"]["num_requests"] == len(sent) and run["counts"]["population"] == "benchmark-requests"
+    assert record["runs"][0]["quality"][0]["equality_total"] >= 4  # prompts paired by index where both arms sent them
+
+
+def test_duration_and_requests_together_are_refused(tmp_path, capsys):
+    code = measure(["--arm", "speculative=http://127.0.0.1:9", "--duration", "5", "--requests", "4", "-o", str(tmp_path / "r.json")])
+    assert (code, capsys.readouterr().err) == (2, "sdeval: give --requests N (windows by count) or --duration S (windows by time), not both\n")

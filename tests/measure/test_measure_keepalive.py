@@ -86,3 +86,61 @@ def test_a_measurement_through_a_server_that_drops_kept_alive_connections_counts
     for run in record["runs"]:
         assert run["workload"]["requests_failed"] == 0
         assert run["counts"]["population"] == "benchmark-requests"
+
+
+async def _stream_twice(behaviour: str):
+    """Two streamed requests on one kept-alive connection; the server misbehaves on the second:
+    `headers-then-close` answers its status line and headers and closes (after a response byte);
+    `close-fresh` closes the first connection's first request at once (a fresh connection)."""
+    from evaluator.measure.client import stream_chat
+
+    seen = {"requests": 0}
+    events = [b'data: {"choices":[{"delta":{"content":"hi"},"finish_reason":"length"}],"usage":{"completion_tokens":1}}\n\n', b"data: [DONE]\n\n"]
+    ok = (
+        b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
+        + b"".join(b"%x\r\n%s\r\n" % (len(e), e) for e in events)
+        + b"0\r\n\r\n"
+    )
+
+    async def handle(reader, writer):
+        while True:
+            try:
+                head = await reader.readuntil(b"\r\n\r\n")
+            except (asyncio.IncompleteReadError, ConnectionError):
+                return
+            length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:"))
+            await reader.readexactly(length)
+            seen["requests"] += 1
+            if behaviour == "close-fresh" and seen["requests"] == 1:
+                writer.close()
+                return
+            if behaviour == "headers-then-close" and seen["requests"] == 2:
+                writer.write(ok.split(b"\r\n\r\n")[0] + b"\r\n\r\n")
+                await writer.drain()
+                writer.close()
+                return
+            writer.write(ok)
+            await writer.drain()
+
+    server = await asyncio.start_server(handle, "127.0.0.1", 0)
+    url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/v1/chat/completions"
+    try:
+        async with httpx.AsyncClient(trust_env=False) as client:
+            results = [await stream_chat(client, url, {"stream": True}, {}, 10) for _ in range(2)]
+    finally:
+        server.close()
+        await server.wait_closed()
+    return results, seen["requests"]
+
+
+def test_a_failure_after_a_response_byte_stays_a_failure_and_is_never_resent():
+    (first, second), requests = asyncio.run(_stream_twice("headers-then-close"))
+    assert first.outcome == "completed"
+    assert second.reused_connection is True and second.status == 200  # the server answered: it saw the request
+    assert second.outcome != "completed" and second.earlier_attempts == [] and requests == 2
+
+
+def test_a_connection_lost_on_a_fresh_connection_is_a_failure_not_resent():
+    (first, second), requests = asyncio.run(_stream_twice("close-fresh"))
+    assert first.outcome == "connection-error" and first.reused_connection is False and first.earlier_attempts == []
+    assert second.outcome == "completed" and requests == 2

@@ -99,7 +99,7 @@ def test_role_only_first_chunk_is_not_the_first_token(tmp_path, capsys):
 
 
 def test_trailing_usage_chunk_does_not_stretch_end_to_end_latency(tmp_path, capsys):
-    sim = Simulator(fault="slow-usage")  # usage arrives 0.3 s after the answer finished
+    sim = Simulator(fault="slow-usage", step_delay_s=0.0)  # usage arrives 0.3 s after the answer finished (the answer itself at once)
     with serve(sim) as url:
         code, record, out, err = _measure(tmp_path, capsys, [("target-only", url, False)], "--concurrency", "1", "--repetitions", "1")
     assert code == 0, err

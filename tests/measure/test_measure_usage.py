@@ -37,7 +37,7 @@ def test_a_misspelt_arm_name_gets_a_did_you_mean(tmp_path, sdeval):
 
 
 def test_every_option_has_help(sdeval):
-    from evaluator.measure.cli import parser
+    from evaluator.measure.arguments import parser
 
     assert [a.option_strings for a in parser()._actions if not a.help] == []
     shown = sdeval("measure", "-h").stdout
