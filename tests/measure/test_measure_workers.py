@@ -157,6 +157,26 @@ def test_merge_refuses_parts_that_are_not_one_measurement(tmp_path, capsys, two_
     assert "scraped by more than one part; its counters would be counted twice" in capsys.readouterr().err
 
 
+def test_a_window_one_worker_did_not_finish_is_named_and_left_out(tmp_path, capsys, two_arms):
+    spec, spec_url, base, base_url = two_arms
+    assert measure([*_argv(spec_url, base_url), *SMALL, "--concurrency", "2", "-o", str(tmp_path / "a.json")]) in (0, 1)
+    parts = _split_capture(tmp_path / "a.json.capture", tmp_path / "parts")
+    # worker 1 stopped before its last window ended: that window's line never written
+    lines = _lines(parts[2] / "capture.jsonl")
+    last = max(i for i, e in enumerate(lines) if e["kind"] == "window")
+    cut = lines[last]
+    (parts[2] / "capture.jsonl").write_text("".join(json.dumps(e) + "\n" for e in lines[:last]))
+    capsys.readouterr()
+    code = measure(["merge", *map(str, parts), "-o", str(tmp_path / "merged.json")])
+    err = capsys.readouterr().err
+    assert code == 1, err
+    said = f"sdeval: finding: window {cut['arm']} c=2 repetition {cut['repetition'] + 1}: not finished in {parts[2]}; left out"
+    assert said in err.splitlines()
+    record = json.loads((tmp_path / "merged.json").read_text())
+    run = next(r for r in record["runs"] if r["configuration"] == cut["arm"])
+    assert len(run["repetitions"]) == 2  # the other two repetitions kept
+
+
 def test_merge_without_a_directory_is_a_usage_error(capsys):
     assert measure(["merge", "-o", "x.json"]) == 2
     err = capsys.readouterr().err
@@ -207,3 +227,5 @@ def test_workers_is_a_number_or_auto(tmp_path, capsys):
     assert measure(["--arm", "speculative=http://127.0.0.1:9", "--workers", "two", "-o", str(tmp_path / "r.json")]) == 2
     assert "sdeval: --workers 'two': give a whole number of processes, or auto" in capsys.readouterr().err
     assert not (tmp_path / "r.json.parts").exists()
+    assert measure(["--arm", "speculative=http://127.0.0.1:9", "--workers", "2", "--duration", "5", "-o", str(tmp_path / "r.json")]) == 2
+    assert "--duration with --workers is not built yet" in capsys.readouterr().err
