@@ -67,6 +67,7 @@ class WorkerPool:
 
         context = multiprocessing.get_context("spawn")  # no fork of the driver's event loop and sockets
         self.handles: list[_Handle] = []
+        self.parts = parts
         # The window's next request, shared by every worker's slots: a slot anywhere sends the next
         # request as its last answer ends, as in one process's closed loop (a fixed share per worker
         # would leave one worker's slots idle while another's still send).
@@ -92,7 +93,11 @@ class WorkerPool:
             try:
                 answer = await asyncio.to_thread(handle.conn.recv)
             except EOFError:
-                raise MeasureProblem(f"worker {k} stopped (exit code {handle.process.exitcode}); what it measured is in its capture") from None
+                handle.process.join(timeout=5)
+                raise MeasureProblem(
+                    f"{self.parts}: worker {k} stopped (exit code {handle.process.exitcode}) in the middle of a window; the windows every "
+                    f"process finished can be made a record with: sdeval measure merge {self.parts}/* -o RECORD"
+                ) from None
             if "error" in answer:
                 raise MeasureProblem(f"worker {k}: {answer['error']}")
             answers.append(answer)

@@ -229,3 +229,42 @@ def test_workers_is_a_number_or_auto(tmp_path, capsys):
     assert not (tmp_path / "r.json.parts").exists()
     assert measure(["--arm", "speculative=http://127.0.0.1:9", "--workers", "2", "--duration", "5", "-o", str(tmp_path / "r.json")]) == 2
     assert "--duration with --workers is not built yet" in capsys.readouterr().err
+
+
+def test_a_worker_killed_mid_window_stops_the_run_in_one_line_and_its_finished_windows_merge(tmp_path, capsys):
+    import os
+    import signal
+    import threading
+    import time
+
+    sim = Simulator(step_delay_s=0.02)  # 24 tokens: about half a second a request
+    out = tmp_path / "rec.json"
+    parts = tmp_path / "rec.json.parts"
+    with serve(sim) as url:
+        argv = ["--arm", f"target-only={url}", "--concurrency", "2", "--repetitions", "3", "--requests", "4", "--warmup", "0"]
+        result: list[int] = []
+        run = threading.Thread(target=lambda: result.append(measure([*argv, "--max-tokens", "24", "--quiet", "--workers", "2", "-o", str(out)])))
+        run.start()
+        deadline = time.monotonic() + 120
+        # wait until the second window is under way in worker 1, then kill that worker
+        while time.monotonic() < deadline:
+            log = parts / "worker-1" / "capture.jsonl"
+            lines = _lines(log) if log.is_file() else []
+            if sum(e["kind"] == "window" for e in lines) == 1 and any(e["kind"] == "request" and e["repetition"] == 1 for e in lines):
+                break
+            time.sleep(0.02)
+        pid = next(e["pid"] for e in lines if e["kind"] == "part")
+        os.kill(pid, signal.SIGKILL)  # the worker process this test's measure started
+        run.join(timeout=120)
+    assert result == [2]
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1] == (
+        f"sdeval: {parts}: worker 1 stopped (exit code -9) in the middle of a window; the windows every process finished "
+        f"can be made a record with: sdeval measure merge {parts}/* -o RECORD"
+    )
+    assert not out.exists()
+    code = measure(["merge", *map(str, sorted(parts.iterdir())), "-o", str(tmp_path / "merged.json")])
+    assert code == 1
+    merged = json.loads((tmp_path / "merged.json").read_text())
+    assert len(merged["runs"][0]["repetitions"]) == 1  # the one window every process finished
+    assert "target-only c=2 repetition 2: not finished in" in capsys.readouterr().err
