@@ -1,6 +1,8 @@
 """What `sdeval measure` costs the client: CPU per streamed chunk of its streaming client next to a
 bare httpx streaming loop, both against the simulator answering at once, alternating in one run
-(goal: at most 1.3x); and the most concurrent streams it holds on this machine (goal: 1,000).
+(goal: at most 1.3x); the most concurrent streams it holds on this machine (goal: 1,000); and the
+chunks per second `sdeval measure` holds with --workers 1 and 2 against the simulator answering at
+once (goal: 2 workers at least 1.7x one; the simulator shares this machine's cores with the client).
 
 The simulator runs in its own process, so only the client's CPU (time.process_time) is counted.
 Usage: .venv/bin/python bench/measure_overhead.py [--rounds 5] [--requests 40] [--max-tokens 400]
@@ -71,6 +73,31 @@ async def _hold(url: str, streams: int, max_tokens: int) -> tuple[int, float]:
         return sum(r.outcome == "completed" for r in results), time.monotonic() - start
 
 
+def _measured_rate(base: str, workers: int, concurrency: int, requests: int, max_tokens: int) -> float:
+    """Chunks per second of one measured window of `sdeval measure --workers N` (its capture's
+    chunks over the window's duration, the union of the workers' windows)."""
+    import contextlib
+    import io
+    import json
+    import tempfile
+    from pathlib import Path
+
+    from evaluator.measure.cli import main as measure
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "r.json"
+        argv = ["--arm", f"target-only={base}", "--concurrency", str(concurrency), "--repetitions", "1", "--warmup", str(2 * workers)]
+        argv += ["--requests", str(requests), "--max-tokens", str(max_tokens), "--quiet", "--workers", str(workers), "-o", str(out)]
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            code = measure(argv)
+        if code == 2:
+            raise SystemExit(f"sdeval measure --workers {workers} could not run")
+        lines = [json.loads(line) for line in (Path(tmp) / "r.json.capture" / "capture.jsonl").read_text().splitlines()]
+    chunks = sum(e["chunks"] for e in lines if e["kind"] == "request" and not e["warmup"])
+    seconds = sum(e["duration_us"] for e in lines if e["kind"] == "window") / 1e6
+    return chunks / seconds
+
+
 def _serve(step_delay: float) -> tuple[subprocess.Popen, str]:
     port = _port()
     proc = subprocess.Popen(
@@ -97,6 +124,7 @@ def main() -> None:
     p.add_argument("--requests", type=int, default=40)
     p.add_argument("--max-tokens", type=int, default=400)
     p.add_argument("--streams", default="250,500,1000", help="concurrent stream counts to try, in order")
+    p.add_argument("--worker-rounds", type=int, default=3, help="alternating rounds of --workers 1 and 2")
     args = p.parse_args()
     print(f"{os.cpu_count()} cores; simulator in its own process; client CPU by time.process_time")
     proc, url = _serve(0.0)
@@ -128,6 +156,24 @@ def main() -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+    proc, url = _serve(0.0)
+    try:
+        base = url.removesuffix("/v1/chat/completions")
+        rates: dict[int, list[float]] = {1: [], 2: []}
+        for _ in range(args.worker_rounds):  # alternating, so the machine's drift lands on both
+            for workers in (1, 2):
+                rates[workers].append(_measured_rate(base, workers, 16, 96, args.max_tokens))
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    one, two = statistics.median(rates[1]), statistics.median(rates[2])
+    for workers, rate in ((1, one), (2, two)):
+        shown = ", ".join(f"{r:.0f}" for r in rates[workers])
+        print(f"sdeval measure --workers {workers}: median {rate:8.0f} chunks/s  ({shown})")
+    print(
+        f"2 workers / 1 worker: {two / one:.2f}x (goal >= 1.7x), concurrency 16, 96 requests x {args.max_tokens} tokens, "
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+    )
 
 
 if __name__ == "__main__":

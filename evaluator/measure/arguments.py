@@ -94,7 +94,8 @@ def parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="sdeval measure",
         allow_abbrev=False,  # as click: --conc is not --concurrency
-        description="Measure two arms of an offer (speculative and target-only) at a sweep of loads, and write an evidence record.",
+        description="Measure two arms of an offer (speculative and target-only) at a sweep of loads, and write an evidence record. "
+        "`sdeval measure merge DIR... -o RECORD` merges worker processes' captures made elsewhere.",
     )
     p.add_argument(
         "--arm",
@@ -181,5 +182,26 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--vendor", metavar="NAME", help="Whose offer this is (the record's offer.vendor).")
     p.add_argument("--offer-id", metavar="ID", help="The offer's reference (default measured-DATE).")
+    p.add_argument(
+        "--workers",
+        default="1",
+        metavar="N|auto",
+        help="Client processes on this machine, each sending its share of every window's concurrency (auto: one per core). Default 1.",
+    )
     p.add_argument("--quiet", action="store_true", help="No progress bars.")
+    return p
+
+
+def merge_parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="sdeval measure merge",
+        allow_abbrev=False,
+        description="Merge the captures of one measurement's worker processes (and its driver's, which scraped the counters) into one record.",
+    )
+    p.add_argument(
+        "parts", nargs="+", type=Path, metavar="DIR", help="A worker's or the driver's capture directory (RECORD.parts/worker-K, .../driver)."
+    )
+    p.add_argument(
+        "-o", "--output", type=Path, required=True, metavar="RECORD", help="The record to write (JSON); the merged capture goes to RECORD.capture/."
+    )
     return p

@@ -15,6 +15,7 @@ from .capture import Capture, MeasureProblem
 from .configuration import configuration
 from .intervals import attach_uncertainty
 from .measurement import measurement
+from .merge import split_note
 from .scrape import summed_deltas
 from .uncertainty import WindowFigures
 
@@ -200,6 +201,8 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
     E = sum(r["completion_tokens"] for r in completed)
     counts: dict[str, Any] = {"emitted_tokens": E}
     notes = [f"Measured by: {session['command']}", "Client timing, one monotonic clock; repetition durations at microsecond resolution."]
+    if (shared := split_note([window for _, window in reps])) is not None:
+        notes.append(shared)
     if arm.get("configuration_corrected"):
         notes.append(f"Configuration as corrected with --resume ({arm['configuration_corrected']}), not as first given.")
     population_check: list[dict[str, Any]] = [{"count": k, "benchmark": v[0], "server": v[1]} for k, v in checks.items() if k in have]

@@ -18,10 +18,12 @@ from .._infra.exit_codes import EXIT_CANNOT_RUN, EXIT_FINDINGS, EXIT_OK
 from .._infra.safe_text import shown
 from . import configuration
 from .answers import name_problem
-from .arguments import ARRANGEMENTS, UsageError, parser
+from .arguments import ARRANGEMENTS, UsageError, merge_parser, parser
 from .capture import Capture, MeasureProblem, capture_dir
 from .credentials import Scrubber, arm_keys
 from .loop import Arm, Settings
+from .merge import PART, clock, merge
+from .workers import WorkerPool, measure_windows_in_workers, worker_count
 
 ARM_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
@@ -100,23 +102,40 @@ def _command_line(argv: list[str]) -> str:
 
 
 def main(argv: list[str]) -> int:
+    merging = argv[:1] == ["merge"]
     try:
-        args = parser().parse_args(argv)
+        args = (merge_parser() if merging else parser()).parse_args(argv[1:] if merging else argv)
     except UsageError as exc:
-        print(f"Usage: sdeval measure [OPTIONS]\nTry 'sdeval measure -h' for help.\n\nError: {exc}", file=sys.stderr)
+        command = "sdeval measure merge [OPTIONS] DIR..." if merging else "sdeval measure [OPTIONS]"
+        print(f"Usage: {command}\nTry '{command.split(' [')[0]} -h' for help.\n\nError: {exc}", file=sys.stderr)
         return EXIT_CANNOT_RUN  # a usage error, as click gives it
     try:
-        return _measure(args, argv)
+        return _merge(args) if merging else _measure(args, argv)
     except MeasureProblem as exc:
         for line in str(exc).splitlines():  # one line per problem (a configuration file can have several)
             print(f"sdeval: {shown(line)}", file=sys.stderr)  # it may quote what a server sent
         return EXIT_CANNOT_RUN
 
 
+def _merge(args) -> int:
+    from .._infra.atomic import refuse_output
+
+    if (problem := refuse_output(args.output, force=False)) is not None:
+        raise MeasureProblem(problem.replace("pass --force to replace it", "choose another -o"))
+    capture, left_out = merge(args.parts, capture_dir(args.output))
+    _say_left_out(left_out)
+    session = next(e for e in capture.entries() if e["kind"] == "session")
+    return max(_write_record(capture, session, [], args.output, force=False), EXIT_FINDINGS if left_out else EXIT_OK)
+
+
+def _say_left_out(left_out: list[str]) -> None:
+    for line in left_out:  # a window some process did not finish: named, never silently dropped
+        print(f"sdeval: finding: {line}", file=sys.stderr)
+
+
 def _measure(args, argv: list[str]) -> int:
-    from .._infra.atomic import OutputRefused, refuse_output, write_atomic
-    from .build import build
-    from .progress import Progress, summary
+    from .._infra.atomic import refuse_output
+    from .progress import Progress
     from .prompts import SALT_SCHEME, load_prompts, new_nonce, random_prompts, require_text
 
     settings = _settings_of(args)
@@ -166,7 +185,16 @@ def _measure(args, argv: list[str]) -> int:
         "settings": session_settings,
         "salt": {"scheme": SALT_SCHEME, "nonce": new_nonce()},
     }
-    capture = Capture(directory, secrets=tuple(secret for arm in arms for secret in arm.keys.secrets))
+    workers = worker_count(args.workers)
+    parts = record_path.with_name(record_path.name + ".parts")  # each process's own capture, with --workers
+    if workers > 1 and continuing:
+        raise MeasureProblem("--workers above 1 measures a new record; --append and --resume continue one-process captures only")
+    if workers > 1 and settings.duration_s is not None:
+        raise MeasureProblem("--workers above 1 measures windows by count (--requests); --duration with --workers is not built yet")
+    if workers > 1 and parts.exists():
+        raise MeasureProblem(f"{parts}: already there; choose another -o")
+    secrets = tuple(secret for arm in arms for secret in arm.keys.secrets)
+    capture = Capture(directory, secrets=secrets) if workers == 1 else Capture(parts / "driver", secrets=secrets)
     try:
         if continuing and directory.is_dir():
             capture.lock()  # before reading it: no other run may measure into it while this one does
@@ -209,31 +237,44 @@ def _measure(args, argv: list[str]) -> int:
                 ]
         capture.scrub = Scrubber(tuple(secret for arm in arms for secret in arm.keys.secrets))
         order = "arm-by-arm" if args.append else "interleaved"
-        asyncio.run(_run(arms, prompts, settings, capture, session, continuing, started, configs, known_arms, Progress(args.quiet), order))
-        session_for_build = previous or session
-        all_arms = {k["name"]: k for k in known_arms}
-        for e in capture.entries():
-            if e["kind"] == "arm":
-                all_arms[e["name"]] = e
-            elif e["kind"] == "configuration" and e["arm"] in all_arms:  # corrected with --resume
-                all_arms[e["arm"]] = {**all_arms[e["arm"]], "configuration": e["configuration"], "configuration_corrected": e["file"]}
-        record, findings, table = build(capture, session_for_build, list(all_arms.values()))
-        try:
-            write_atomic(record_path, (json.dumps(record, indent=2, ensure_ascii=False) + "\n").encode(), force=continuing)
-        except OutputRefused as exc:
-            raise MeasureProblem(str(exc)) from None
-        sys.stdout.write(summary(table))
-        for finding in findings:
-            print(f"sdeval: finding: {finding}", file=sys.stderr)
-        print(f"sdeval: wrote {record_path} (record {record['record_version']}) and its capture {directory}/", file=sys.stderr)
-        return EXIT_FINDINGS if findings else EXIT_OK
+        asyncio.run(_run(arms, prompts, settings, capture, session, continuing, started, configs, known_arms, Progress(args.quiet), order, workers))
+        left_out: list[str] = []
+        if workers > 1:  # the processes' captures, merged into the one the record is built from
+            capture, left_out = merge([parts / "driver", *(parts / f"worker-{k}" for k in range(workers))], directory)
+            capture.scrub = Scrubber(secrets)
+            _say_left_out(left_out)
+        return max(_write_record(capture, previous or session, known_arms, record_path, force=continuing), EXIT_FINDINGS if left_out else EXIT_OK)
     except MeasureProblem as exc:  # it may quote what a server sent back, the key too
         raise MeasureProblem(capture.scrub.text(str(exc))) from None
     finally:
         capture.unlock()
 
 
-async def _run(arms, prompts, settings, capture, session, continuing, started, configs, known_arms, progress, order: str) -> None:
+def _write_record(capture: Capture, session: dict, known_arms: list[dict], record_path: Path, force: bool) -> int:
+    """The record built from the capture, written atomically; the summary and findings said."""
+    from .._infra.atomic import OutputRefused, write_atomic
+    from .build import build
+    from .progress import summary
+
+    all_arms = {k["name"]: k for k in known_arms}
+    for e in capture.entries():
+        if e["kind"] == "arm":
+            all_arms[e["name"]] = e
+        elif e["kind"] == "configuration" and e["arm"] in all_arms:  # corrected with --resume
+            all_arms[e["arm"]] = {**all_arms[e["arm"]], "configuration": e["configuration"], "configuration_corrected": e["file"]}
+    record, findings, table = build(capture, session, list(all_arms.values()))
+    try:
+        write_atomic(record_path, (json.dumps(record, indent=2, ensure_ascii=False) + "\n").encode(), force=force)
+    except OutputRefused as exc:
+        raise MeasureProblem(str(exc)) from None
+    sys.stdout.write(summary(table))
+    for finding in findings:
+        print(f"sdeval: finding: {finding}", file=sys.stderr)
+    print(f"sdeval: wrote {record_path} (record {record['record_version']}) and its capture {capture.dir}/", file=sys.stderr)
+    return EXIT_FINDINGS if findings else EXIT_OK
+
+
+async def _run(arms, prompts, settings, capture, session, continuing, started, configs, known_arms, progress, order: str, workers: int = 1) -> None:
     import tempfile
 
     import httpx
@@ -257,16 +298,21 @@ async def _run(arms, prompts, settings, capture, session, continuing, started, c
                     probe = Path(tmp) / "metrics.prom"
                     probe.write_bytes(text)
                     refuse_non_finite(probe, url, check(probe, url, arm.arrangement == "speculative"))
+        if workers > 1:
+            capture.dir.parent.mkdir()
         capture.open(new=not continuing)
         try:
             if not continuing:
                 capture.write(session)
+            if workers > 1:
+                capture.write({"kind": PART, "role": "driver", "workers": workers, "clock": clock()})
+            arm_lines = []
             known = {k["name"] for k in known_arms}
             for arm in arms:
                 if arm.name in known and arm.name in configs:
                     capture.write({"kind": "configuration", "arm": arm.name, "file": str(arm.configuration), "configuration": configs[arm.name]})
                 if arm.name not in known:
-                    capture.write(
+                    arm_lines.append(
                         {
                             "kind": "arm",
                             "name": arm.name,
@@ -279,9 +325,18 @@ async def _run(arms, prompts, settings, capture, session, continuing, started, c
                             **identities[arm.name],
                         }
                     )
-            capture.write({"kind": "call", "order": order, "arms": [arm.name for arm in arms]})
+                    capture.write(arm_lines[-1])
+            call = {"kind": "call", "order": order, "arms": [arm.name for arm in arms]}
+            capture.write(call)
             models = {arm.name: identities[arm.name]["models"][0] for arm in arms}
             sequence = window_order(arms, settings, interleaved=order == "interleaved")
-            await measure_windows(client, sequence, models, prompts, settings, session["salt"]["nonce"], capture, started, progress)
+            if workers == 1:
+                await measure_windows(client, sequence, models, prompts, settings, session["salt"]["nonce"], capture, started, progress)
+            else:
+                pool = WorkerPool(workers, capture.dir.parent, session, arm_lines, call, arms, settings)
+                try:
+                    await measure_windows_in_workers(client, sequence, models, prompts, settings, session["salt"]["nonce"], capture, pool, progress)
+                finally:
+                    pool.close()
         finally:
             capture.close()

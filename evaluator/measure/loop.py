@@ -100,9 +100,9 @@ def _body(prompt: Prompt, salt: str, model: str, s: Settings) -> dict[str, Any]:
     }
 
 
-async def _closed_loop(client, arm: Arm, model: str, jobs, concurrency: int, s: Settings, on_result) -> None:
+async def _closed_loop(client, arm: Arm, model: str, jobs, concurrency: int, s: Settings, on_result, first_slot: int = 0) -> None:
     """c slots, each sending the next job as soon as its last answer ends, until `jobs` (a list, or
-    an iterator that stops at a window's deadline) has nothing left."""
+    an iterator that stops at a window's deadline, or one shared by worker processes) has nothing left."""
     queue = iter(jobs)
     url = f"{arm.base}/v1/{'completions' if s.endpoint == 'completions' else 'chat/completions'}"
 
@@ -111,7 +111,8 @@ async def _closed_loop(client, arm: Arm, model: str, jobs, concurrency: int, s: 
             result = await stream_chat(client, url, _body(prompt, salt, model, s), arm.keys.for_arm(url), s.timeout_s)
             on_result(index, prompt, salt, {"slot": slot, **result.to_json()})
 
-    await asyncio.gather(*(worker(slot) for slot in range(concurrency)))
+    # a worker process holding part of a window's concurrency numbers its slots from first_slot (workers.py)
+    await asyncio.gather(*(worker(slot) for slot in range(first_slot, first_slot + concurrency)))
 
 
 def _until(deadline: float, jobs):
@@ -146,6 +147,18 @@ async def measure_windows(
         await _window(client, arm, models[arm.name], c, rep, prompts, s, salts, capture, progress, metrics_servers)
 
 
+def _first_prompt(s: Settings, c: int, rep: int) -> int:
+    """Each window takes the next prompts of the set (the same in every arm), so repetitions and
+    loads together go through the whole set rather than its first n prompts again and again."""
+    return sum(s.per_window(cc) for cc in s.concurrencies[: s.concurrencies.index(c)]) * s.repetitions + rep * s.per_window(c)
+
+
+def measured_jobs(prompts: list[Prompt], s: Settings, c: int, rep: int, salts) -> list[tuple[int, Prompt, str]]:
+    """The window's measured requests by count: (index, prompt, salt)."""
+    first = _first_prompt(s, c, rep)
+    return [(i, prompts[(first + i) % len(prompts)], salts(i)) for i in range(s.per_window(c))]
+
+
 async def _window(client, arm: Arm, model: str, c: int, rep: int, prompts, s: Settings, salts, capture: Capture, progress, metrics_servers) -> None:
     where = {"arm": arm.name, "concurrency": c, "repetition": rep}
     # a window cut short by a crash is measured again from here; build.py keeps only this attempt
@@ -170,11 +183,9 @@ async def _window(client, arm: Arm, model: str, c: int, rep: int, prompts, s: Se
         except MeasureProblem as exc:
             scrapes, scrape_problem = {}, str(exc)
     n = s.per_window(c)
-    # Each window takes the next prompts of the set (the same in every arm), so repetitions and loads
-    # together go through the whole set rather than its first n prompts again and again.
-    first = sum(s.per_window(cc) for cc in s.concurrencies[: s.concurrencies.index(c)]) * s.repetitions + rep * n
-    jobs: Any = [(i, prompts[(first + i) % len(prompts)], salts(i)) for i in range(n)]
+    jobs: Any = measured_jobs(prompts, s, c, rep, salts)
     if s.duration_s is not None:  # a window by time: new requests until the duration has passed since the first
+        first = _first_prompt(s, c, rep)
         jobs = _until(time.monotonic() + s.duration_s, ((i, prompts[(first + i) % len(prompts)], salts(i)) for i in itertools.count()))
     bar = progress.start(f"{arm.name} c={c} repetition {rep + 1} of {s.repetitions}", n)
     window: list = []
