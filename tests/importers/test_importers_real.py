@@ -284,19 +284,21 @@ def test_guidellm_trimmed_window_takes_the_span_of_the_counted_requests(sdeval):
             "p95": 57.81126022338867,
             "p99": 60.7762336730957,
         },
+        # inter_token_latency_ms, (last - first token) / (tokens - 1): TPOT
         "tpot_ms": {
-            "mean": 29.92480437271297,
-            "p50": 29.92664952762425,
-            "p90": 30.05189774557948,
-            "p95": 30.142940115183592,
-            "p99": 30.15203820541501,
-        },
-        "itl_ms": {
             "mean": 29.90631087667665,
             "p50": 29.910243734469745,
             "p90": 30.03013611772077,
             "p95": 30.12210253047104,
             "p99": 30.12655347673075,
+        },
+        # time_per_output_token_ms, (last token - request start) / tokens: the first token's wait in
+        "tpot_with_first_ms": {
+            "mean": 29.92480437271297,
+            "p50": 29.92664952762425,
+            "p90": 30.05189774557948,
+            "p95": 30.142940115183592,
+            "p99": 30.15203820541501,
         },
         # guidellm writes request latency in seconds
         "e2e_ms": {
