@@ -439,6 +439,18 @@ def _server_tokens(data: dict, m: _Metrics, emitted: int | None, emitted_from: s
     )
 
 
+def import_with_server_metrics(path: Path, server_metrics: Path) -> list[Imported]:
+    """`sdeval import aiperf SUMMARY --server-metrics FILE`: one profiling run and its server's counters."""
+    if _is_records_file(path):
+        raise ImportProblem(f"{path}: --server-metrics goes with AIPerf's summary (profile_export_aiperf.json), not its per-request records")
+    data, _ = read_json_document(path, FORMAT)
+    if not isinstance(data, dict) or isinstance(data.get("per_combination_metrics"), list):
+        raise ImportProblem(f"{path}: --server-metrics goes with one run's profile_export_aiperf.json, not a sweep aggregate")
+    from .aiperf_server_metrics import beside_summary
+
+    return [beside_summary(item, data, server_metrics) for item in import_file(path)]
+
+
 def import_file(path: Path) -> list[Imported]:
     if _is_records_file(path):
         return [_records(path)]

@@ -82,9 +82,17 @@ ROWS = (
             (r'"unit"\s*:', r'"input_config"\s*:\s*\{', r'"service_kind"\s*:', r'"endpoint_type"\s*:'),
         ),
     ),
+    # AIPerf's server_metrics_export.json before its summary: both carry aiperf_version.
+    Format(
+        "aiperf-server-metrics",
+        "AIPerf 0.13.0, tested by running it",
+        _per_file("aiperf_server_metrics"),
+        "AIPerf's server metrics export",
+        ((r'"phase_time_ranges"\s*:', r'"metrics_phase"\s*:'),),
+    ),
     Format(
         "aiperf",
-        "AIPerf June 2025 to 0.13",
+        "AIPerf 0.13.0, tested by running it; June 2025 to 0.11 on files",
         _per_file("aiperf"),
         "AIPerf",
         (
@@ -116,7 +124,7 @@ ROWS = (
     ),
     Format(
         "guidellm",
-        "guidellm 0.3 to 0.7",
+        "guidellm 0.8.1, tested by running it; 0.3 to 0.7 on files",
         _per_file("guidellm"),
         "guidellm",
         (
