@@ -381,17 +381,18 @@ def _profiling_window(data: dict) -> float | None:
     return seconds if seconds > 0 else None
 
 
-def _interval(data: dict, m: _Metrics, divided: int | None) -> tuple[dict | None, str | None]:
-    """The interval AIPerf divided its output_token_throughput by: its profiling window from 0.13 on,
-    its benchmark_duration before. Where the file's own figure (over `divided` tokens) shows the other
-    basis, that one is taken and said."""
+def _interval(data: dict, m: _Metrics, divided: int | None, sweep_point: bool = False) -> tuple[dict | None, str | None, bool]:
+    """(the interval AIPerf divided its output_token_throughput by, a note, whether that figure is E / T
+    of it): its profiling window from 0.13 on, its benchmark_duration before. Where the file's own figure
+    (over `divided` tokens) shows the other basis, that one is taken. A sweep point keeps no window, so
+    a 0.13 point's figure, over its window, is then no reported figure."""
     duration, window = m.seconds("benchmark_duration"), _profiling_window(data)
     version = version_tuple(data.get("aiperf_version"))
     bases = [(window, PROFILING_WINDOW, "its profiling window (start_time to end_time)"), (duration, CLIENT_WALL_CLOCK, "its benchmark_duration")]
     if version is None or version < WINDOW_SINCE:
         bases.reverse()
     if bases[0][0] is None and bases[1][0] is None:
-        return None, None
+        return None, None, True
     chosen = bases[0]
     rate = number(m.block("output_token_throughput").get("avg"))
     if rate is not None and divided:
@@ -399,10 +400,21 @@ def _interval(data: dict, m: _Metrics, divided: int | None) -> tuple[dict | None
         # start_time and end_time are written to the microsecond).
         matching = [b for b in bases if b[0] is not None and math.isclose(divided / b[0], rate, rel_tol=1e-6)]
         chosen = matching[0] if matching else chosen
+        if sweep_point and not matching and chosen[0] is not None:
+            return (
+                {**chosen[1], "duration_s": chosen[0]},
+                f"The interval is the point's benchmark_duration, {chosen[0]:.6g} s; AIPerf's output_token_throughput {rate:.6g} is over "
+                "its profiling window, which the sweep file does not keep, so it is a note, not a reported figure.",
+                False,
+            )
     seconds, events, named = chosen
     if seconds is None:
-        return None, None
-    return {**events, "duration_s": seconds}, f"The interval is {named}, {seconds:.6g} s: the one AIPerf divided its output_token_throughput by."
+        return None, None, True
+    return (
+        {**events, "duration_s": seconds},
+        f"The interval is {named}, {seconds:.6g} s: the one AIPerf divided its output_token_throughput by.",
+        True,
+    )
 
 
 def _server_tokens(data: dict, m: _Metrics, emitted: int | None, emitted_from: str | None) -> tuple[int | None, bool, list[str]]:
@@ -457,6 +469,12 @@ def import_file(path: Path) -> list[Imported]:
     data, sha = read_json_document(path, FORMAT)
     if isinstance(data, dict) and isinstance(data.get("per_combination_metrics"), list):
         return _sweep(path, data, sha)
+    if isinstance(data, dict) and _dict(data.get("metadata")).get("aggregation_type") == "confidence":
+        runs = count(data["metadata"].get("num_profile_runs"))
+        raise ImportProblem(
+            f"{path}: an AIPerf confidence aggregate (metadata.aggregation_type 'confidence', over {runs if runs is not None else 'several'} "
+            "profile run(s)): statistics across runs, not one run's counts; import each run's own profile_export_aiperf.json"
+        )
     found = metric_blocks(data)
     if found is None:
         from .sniff import describe_guess
@@ -485,7 +503,7 @@ def _run(path: Path, data: dict, blocks: dict[str, dict], layout: str, load: dic
         requests = count(m.block("time_to_last_token").get("count"))
     own, reasoning, emitted_from = m.emitted()
     emitted, own_basis, token_notes = _server_tokens(data, m, own, emitted_from)
-    interval, interval_note = _interval(data, m, own)
+    interval, interval_note, rate_is_e_over_t = _interval(data, m, own, sweep_point=bool(where))
     if (
         emitted is None
         and interval is None
@@ -542,7 +560,7 @@ def _run(path: Path, data: dict, blocks: dict[str, dict], layout: str, load: dic
         "reported": {
             "acceptance_rate": percent_to_fraction(m.block("spec_decode_overall_draft_acceptance_rate").get("avg")),
             "mean_acceptance_length": number(m.block("spec_decode_token_weighted_acceptance_length").get("avg")),
-            "output_tokens_per_s": number(m.block("output_token_throughput").get("avg")) if own_basis else None,
+            "output_tokens_per_s": number(m.block("output_token_throughput").get("avg")) if own_basis and rate_is_e_over_t else None,
         },
         "notes": " ".join(n for n in notes if n) or None,
     }
@@ -658,7 +676,13 @@ def _is_records_file(path: Path) -> bool:
         item = json.loads(first)
     except (OSError, ValueError):
         return False
-    return isinstance(item, dict) and isinstance(item.get("metadata"), dict) and isinstance(item.get("metrics"), dict)
+    # (a summary or aggregate written on one line also holds "metadata" and "metrics", without a phase)
+    return (
+        isinstance(item, dict)
+        and isinstance(item.get("metadata"), dict)
+        and "benchmark_phase" in item["metadata"]
+        and isinstance(item.get("metrics"), dict)
+    )
 
 
 @overload

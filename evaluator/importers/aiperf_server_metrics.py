@@ -102,6 +102,11 @@ def _window_s(path: Path, summary: dict) -> float:
 def read(path: Path) -> tuple[dict, str, Server, dict[str, Any], dict[str, Any] | None]:
     """(the export, its sha256, the server, the profiling phase's counts, the warm-up's or None)."""
     data, sha = read_json_document(path, FORMAT)
+    if isinstance(data, dict) and isinstance(data.get("data"), dict) and isinstance(data.get("phase"), dict):
+        raise ImportProblem(
+            f"{path}: AIPerf's server metrics of one phase (phases/NAME/server_metrics.json, phase {data['phase'].get('phase_name')!r}); "
+            "import the run's server_metrics_export.json, which keeps the profiling phase and the warm-up apart"
+        )
     if not (isinstance(data, dict) and isinstance(data.get("metrics"), dict) and isinstance(data.get("summary"), dict)):
         from .sniff import describe_guess
 

@@ -125,3 +125,36 @@ def test_goodput_keeps_its_good_request_count_and_the_record_validates(sdeval, t
     record = record_with(tmp_path / "r.json", [run])
     assert json.loads(record.read_text())["runs"][0]["goodput"]["good_requests"] == 4
     assert [f for f in findings(sdeval, record, "schema") if f["path"].startswith("/runs")] == []
+
+
+def test_a_013_sweep_point_keeps_its_duration_and_its_window_figure_as_a_note(sdeval, tmp_path):
+    """A sweep point keeps no start_time and end_time: its figure over the window is no reported figure
+    (before, E / benchmark_duration disagreed with it and the point read as edited)."""
+    from test_importers_aiperf import sweep
+
+    path = write(tmp_path, sweep([({"concurrency": 2}, aiperf_013())]), "profile_export_aiperf_sweep.json")
+    [run] = runs_of(sdeval("import", "aiperf", path, "--arrangement", "target-only", "--configuration", "target-only"))
+    assert run["interval"]["duration_s"] == DURATION_S
+    assert "reported" not in run
+    assert (
+        "The interval is the point's benchmark_duration, 5.62789 s; AIPerf's output_token_throughput 51.1204 is over its profiling "
+        "window, which the sweep file does not keep, so it is a note, not a reported figure."
+    ) in run["notes"]
+    assert findings(sdeval, record_with(tmp_path / "r.json", [run]), "counts-inconsistent") == []
+
+
+def test_a_confidence_aggregate_is_refused_by_name(sdeval, tmp_path):
+    """aggregate/concurrency_N/profile_export_aiperf_aggregate.json: means across runs (before: 'not aiperf output')."""
+    data = {
+        "schema_version": "1.0",
+        "aiperf_version": "0.13.0",
+        "metadata": {"aggregation_type": "confidence", "num_profile_runs": 1, "single_run": True},
+        "metrics": {"request_throughput_avg": {"mean": 0.66, "std": 0.0, "unit": "requests/sec"}},
+    }
+    path = write(tmp_path, data, "profile_export_aiperf_aggregate.json")
+    result = sdeval("import", "aiperf", path, "--arrangement", "target-only")
+    assert (result.exit_code, result.stderr) == (
+        2,
+        f"sdeval: {path}: an AIPerf confidence aggregate (metadata.aggregation_type 'confidence', over 1 profile run(s)): statistics "
+        "across runs, not one run's counts; import each run's own profile_export_aiperf.json\n",
+    )

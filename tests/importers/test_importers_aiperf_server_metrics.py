@@ -161,3 +161,23 @@ def test_a_counter_that_is_not_a_count_is_named(sdeval, tmp_path):
     result = sdeval("import", "aiperf-server-metrics", write(tmp_path, data, "s.json"))
     assert result.exit_code == 2
     assert "metrics.llamacpp:spec_decode_num_drafts.series[0].stats.total is not a whole count" in result.stderr
+
+
+def test_one_phases_server_metrics_are_refused_by_name(sdeval, tmp_path):
+    """phases/profiling/server_metrics.json holds one phase; the export beside the summary holds both apart."""
+    data = {
+        "data": {"benchmark_id": "b-28", "endpoint_summaries": {}, "phase_kind": "profiling"},
+        "phase": {"phase_kind": "profiling", "phase_name": "profiling", "start_ns": START_NS, "end_ns": END_NS},
+        "schema_version": 1,
+        "warnings": [],
+    }
+    path = write(tmp_path, data, "server_metrics.json")
+    from evaluator.importers import sniff
+
+    assert sniff(path) == "aiperf-server-metrics"
+    result = sdeval("import", "aiperf-server-metrics", path)
+    assert result.exit_code == 2
+    assert (
+        "AIPerf's server metrics of one phase (phases/NAME/server_metrics.json, phase 'profiling'); import the run's server_metrics_export.json"
+        in (result.stderr)
+    )

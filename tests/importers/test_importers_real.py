@@ -610,6 +610,14 @@ def test_a_real_scrape_given_to_a_json_importer_is_named_a_scrape(sdeval, fmt):
 # ------------------------------------------------------------------------------------- LLMPerf
 
 
+def test_llmperf_inter_token_latency_is_latency_over_tokens_not_itl(sdeval):
+    """LLMPerf's inter_token_latency_s sums each chunk's wait from the request's start, TTFT included,
+    over the output tokens (issue 37.4). Before, it was kept as ITL, the gaps between chunks."""
+    (run,) = imported(sdeval, "llmperf", "llmperf/ray-leaderboard-anyscale-70b-summary.json")
+    assert "itl_ms" not in run["latency"] and "tpot_ms" not in run["latency"]
+    assert run["latency"]["tpot_with_first_ms"]["p50"] == 0.014559224685430442 * 1000
+
+
 def test_llmperf_summary_takes_its_interval_from_the_completion_rate_and_says_so(sdeval):
     (run,) = imported(sdeval, "llmperf", "llmperf/ray-leaderboard-anyscale-70b-summary.json")
     assert run["workload"] == {
@@ -658,7 +666,7 @@ def test_llmperf_per_request_list_agrees_with_its_summary(sdeval):
     (summary,) = imported(sdeval, "llmperf", "llmperf/ray-leaderboard-lepton-13b-summary.json")
     assert listed["workload"] == summary["workload"]
     assert listed["counts"] == summary["counts"]
-    for metric in ("ttft_ms", "itl_ms", "e2e_ms"):
+    for metric in ("ttft_ms", "tpot_with_first_ms", "e2e_ms"):
         for stat, value in summary["latency"][metric].items():
             assert abs(listed["latency"][metric][stat] - value) < 1e-6, (metric, stat)
     assert "interval" not in listed and "load" not in listed
