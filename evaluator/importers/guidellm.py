@@ -259,6 +259,16 @@ def run_fields(bench: dict, where: str, version: str | None = None) -> dict[str,
     incomplete, errored = count(totals.get("incomplete")), count(totals.get("errored"))
     if incomplete or errored:
         notes.append(f"{incomplete or 0} incomplete and {errored or 0} errored requests are not in the counts.")
+    # guidellm 0.8.1 can close a benchmark with a request still running (seen when run against llama-server):
+    # it is in none of its totals, though the server generated its tokens.
+    state = got if isinstance(got := bench.get("scheduler_state"), dict) else {}
+    left = count(state.get("processing_requests"))
+    if left:
+        notes.append(
+            f"guidellm ended this benchmark with {left} request{'s' if left != 1 else ''} still running (scheduler_state.processing_requests), "
+            "in none of its totals: the server's counters over the run also hold tokens of "
+            f"{'those requests' if left != 1 else 'that request'}, which E does not."
+        )
     fields["notes"] = " ".join(n for n in notes if n) or None
     return drop_none(fields)
 

@@ -118,3 +118,16 @@ def test_a_figure_that_is_not_e_over_the_window_is_a_note(sdeval, tmp_path):
     run = imported(sdeval, tmp_path, benchmarks(warmup=1.0, own_rate=30.0))
     assert "reported" not in run
     assert "guidellm's own output tokens/s 30 counts only the token events inside that window" in run["notes"]
+
+
+def test_a_request_guidellm_left_running_is_said(sdeval, tmp_path):
+    """guidellm 0.8.1 against llama-server closed a benchmark with one of its two requests still running,
+    counted in none of its totals while the server generated its 48 tokens (the live test saw E 144
+    against the server's 192). Before, nothing said so."""
+    data = benchmarks()
+    data["benchmarks"][0]["scheduler_state"] = {"created_requests": 7, "processing_requests": 1, "processed_requests": 6, "successful_requests": 6}
+    run = imported(sdeval, tmp_path, data)
+    assert run["notes"].endswith(
+        "guidellm ended this benchmark with 1 request still running (scheduler_state.processing_requests), in none of its totals: "
+        "the server's counters over the run also hold tokens of that request, which E does not."
+    )
