@@ -500,6 +500,14 @@ def import_(
             help="vllm-bench: the limits given to vllm bench serve --goodput (ttft:MS,tpot:MS,e2el:MS), so its request_goodput is kept with them.",
         ),
     ] = None,
+    server_metrics: Annotated[
+        Optional[str],
+        typer.Option(
+            "--server-metrics",
+            metavar="FILE",
+            help="aiperf: the run's server_metrics_export.json, so S, P, A come from the server's counters over the profiling phase and E is checked against them.",
+        ),
+    ] = None,
     allow_model_mismatch: Annotated[
         bool,
         typer.Option(
@@ -529,6 +537,7 @@ def import_(
                 skip_bad_lines=skip_bad_lines,
                 metrics=list(metrics) if metrics else None,
                 goodput=goodput,
+                server_metrics=server_metrics,
                 allow_model_mismatch=allow_model_mismatch,
             )
     except ImportProblem as exc:

@@ -497,6 +497,10 @@ class Latency(_Model):
     tpot_ms: Percentiles | None = Field(default=None, description="Time per output token after the first, in milliseconds.")
     itl_ms: Percentiles | None = Field(default=None, description="Inter-token latency: gap between streamed tokens, in milliseconds.")
     e2e_ms: Percentiles | None = Field(default=None, description="End-to-end response time per request, in milliseconds.")
+    tpot_with_first_ms: Percentiles | None = Field(
+        default=None,
+        description="Record 1.3: time per output token with the first token counted in: request latency / output tokens, in milliseconds (guidellm's time_per_output_token_ms). Above TPOT by the time to first token spread over the tokens; a TPOT or ITL claim is never read from it.",
+    )
 
 
 class StageTimings(_Model):
@@ -560,6 +564,10 @@ class ToolGoodput(_Model):
     )
     definition: Text | None = Field(
         default=None, description="How the tool counts a request as good, verbatim where it says (vLLM: every given metric at or below its limit)."
+    )
+    good_requests: Count | None = Field(
+        default=None,
+        description="Record 1.3: how many requests the tool counted as good (AIPerf good_request_count), beside the rate they make over the tool's interval.",
     )
 
 

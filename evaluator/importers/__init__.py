@@ -63,6 +63,7 @@ def import_runs(
     skip_bad_lines: bool = False,
     metrics: list[str] | None = None,
     goodput: str | None = None,
+    server_metrics: str | None = None,
 ) -> ImportResult:
     from pydantic import ValidationError
 
@@ -76,8 +77,11 @@ def import_runs(
         )
     if goodput is not None and fmt != "vllm-bench":
         raise ImportProblem(f"--goodput applies to vllm-bench only (the limits vllm bench serve counted request_goodput at), not to {fmt}")
+    if server_metrics is not None and fmt != "aiperf":
+        raise ImportProblem(f"--server-metrics applies to aiperf only (AIPerf's server_metrics_export.json beside its summary), not to {fmt}")
     paths = [Path(f) for f in files]
     scrapes = [Path(f) for f in metrics] if metrics is not None else []
+    scrapes += [Path(server_metrics)] if server_metrics is not None else []
     for p in paths + scrapes:
         if not p.is_file():
             raise ImportProblem(f"{p}: no such file" if not p.exists() else f"{p}: is not a regular file")
@@ -88,6 +92,12 @@ def import_runs(
             raise ImportProblem(f"--metrics BEFORE AFTER bracket one benchmark run; got {len(paths)} result files")
         pair = (scrapes[0], scrapes[1]) if metrics is not None else None
         imported = [item for p in paths for item in vllm_bench.import_file(p, metrics=pair, goodput=goodput)]
+    elif server_metrics is not None:
+        from . import aiperf
+
+        if len(paths) != 1:
+            raise ImportProblem(f"--server-metrics FILE goes with one AIPerf run's summary; got {len(paths)} files")
+        imported = aiperf.import_with_server_metrics(paths[0], Path(server_metrics))
     else:
         imported = FORMATS[fmt].read(paths, skip_bad_lines)
     if run_id is not None and _ident(run_id) != run_id:

@@ -39,7 +39,9 @@ and the command line of `run_info.cli_command` (or `input_config.cli_command`) g
 
 from __future__ import annotations
 
+import math
 import re
+from datetime import datetime
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Literal, overload
@@ -59,9 +61,24 @@ from .common import (
     percentiles,
     read_json_document,
     source,
+    untested_note,
+    version_tuple,
 )
 
 FORMAT = "aiperf"
+# The AIPerf release the tests run against the real engine (tests/importers/test_tools_live.py).
+TESTED = (0, 13)
+# AIPerf 0.13 divides its token throughputs by the profiling window (MetricResultsDict.observation_duration:
+# the phase's start_ns, as it begins sending, to requests_end_ns, its last response; exported as
+# start_time and end_time); 0.1.1 to 0.11 divided by benchmark_duration (first request sent to last
+# response received), as their files in ../shared/real-outputs/aiperf show.
+WINDOW_SINCE = (0, 13)
+PROFILING_WINDOW = {
+    "start_event": "start of AIPerf's profiling phase (its start_time), as it begins sending the phase's requests",
+    "end_event": "last response of AIPerf's profiling phase received (its end_time)",
+    "scope": "end-to-end",
+    "measurement": "complete-interval",
+}
 # The statistics a metric block may hold (JsonMetricResult, export_models.py at 896729cf).
 _BLOCK_KEYS = ("unit", "avg", "p1", "p5", "p10", "p25", "p50", "p75", "p90", "p95", "p99", "min", "max", "std", "count", "sum")
 # Exact factors, so 52,000,000 ns is 52 ms and not 52.00000000000001.
@@ -289,7 +306,7 @@ def _goodput(path: Path, data: dict, m: _Metrics) -> tuple[dict | None, list[str
             limits[SLO_LIMITS[tag]] = v
     definition = (
         f"AIPerf --goodput: a request is good when it meets every SLO ({', '.join(stated)}; time limits in ms) "
-        "and has a value for each metric; goodput = good_request_count / benchmark_duration"
+        "and has a value for each metric; goodput = good_request_count / the run's interval"
     )
     others = [tag for tag in slos if tag not in SLO_LIMITS]
     notes = [f"Goodput: AIPerf counted {counted} at its SLOs."]
@@ -297,7 +314,7 @@ def _goodput(path: Path, data: dict, m: _Metrics) -> tuple[dict | None, list[str
         notes.append(
             f"Its SLOs on {', '.join(others)} have no field of their own; they are in goodput.definition, and only make its good requests fewer."
         )
-    return {"requests_per_s": rate, **limits, "definition": definition[:2000]}, notes
+    return {"requests_per_s": rate, **limits, "definition": definition[:2000], "good_requests": good}, notes
 
 
 def _named(data: dict) -> tuple[list[str], str | None, str | None]:
@@ -354,12 +371,110 @@ def _speculative_counts(path: Path, data: dict, m: _Metrics, requests: int | Non
     return counts, notes
 
 
+def _profiling_window(data: dict) -> float | None:
+    """Seconds from start_time to end_time (ISO times to the microsecond, both local), or None."""
+    try:
+        start, end = datetime.fromisoformat(data["start_time"]), datetime.fromisoformat(data["end_time"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    seconds = (end - start).total_seconds()
+    return seconds if seconds > 0 else None
+
+
+def _interval(data: dict, m: _Metrics, divided: int | None, sweep_point: bool = False) -> tuple[dict | None, str | None, bool]:
+    """(the interval AIPerf divided its output_token_throughput by, a note, whether that figure is E / T
+    of it): its profiling window from 0.13 on, its benchmark_duration before. Where the file's own figure
+    (over `divided` tokens) shows the other basis, that one is taken. A sweep point keeps no window, so
+    a 0.13 point's figure, over its window, is then no reported figure."""
+    duration, window = m.seconds("benchmark_duration"), _profiling_window(data)
+    version = version_tuple(data.get("aiperf_version"))
+    bases = [(window, PROFILING_WINDOW, "its profiling window (start_time to end_time)"), (duration, CLIENT_WALL_CLOCK, "its benchmark_duration")]
+    if version is None or version < WINDOW_SINCE:
+        bases.reverse()
+    if bases[0][0] is None and bases[1][0] is None:
+        return None, None, True
+    chosen = bases[0]
+    rate = number(m.block("output_token_throughput").get("avg"))
+    if rate is not None and divided:
+        # The other basis only where the file's own figure shows it (AIPerf times in ns; its
+        # start_time and end_time are written to the microsecond).
+        matching = [b for b in bases if b[0] is not None and math.isclose(divided / b[0], rate, rel_tol=1e-6)]
+        chosen = matching[0] if matching else chosen
+        if sweep_point and not matching and chosen[0] is not None:
+            return (
+                {**chosen[1], "duration_s": chosen[0]},
+                f"The interval is the point's benchmark_duration, {chosen[0]:.6g} s; AIPerf's output_token_throughput {rate:.6g} is over "
+                "its profiling window, which the sweep file does not keep, so it is a note, not a reported figure.",
+                False,
+            )
+    seconds, events, named = chosen
+    if seconds is None:
+        return None, None, True
+    return (
+        {**events, "duration_s": seconds},
+        f"The interval is {named}, {seconds:.6g} s: the one AIPerf divided its output_token_throughput by.",
+        True,
+    )
+
+
+def _server_tokens(data: dict, m: _Metrics, emitted: int | None, emitted_from: str | None) -> tuple[int | None, bool, list[str]]:
+    """(E, whether E is the count AIPerf's own throughput is over, notes). AIPerf counts output tokens
+    with its tokenizer over the response text unless run with --use-server-token-count; since 0.13 the
+    file also keeps the server's usage counts (total_usage_completion_tokens) and the requests whose
+    two counts differ (usage_discrepancy_count). E is the server's count where the file has it."""
+    usage = m.total("total_usage_completion_tokens")
+    if usage is None:
+        if emitted is None:
+            return None, False, []
+        if _dict(_dict(data.get("input_config")).get("endpoint")).get("use_server_token_count") is True:
+            return emitted, True, [f"E ({emitted_from}) is the server's usage count: AIPerf ran with --use-server-token-count."]
+        return (
+            emitted,
+            True,
+            [
+                f"E is AIPerf's own count ({emitted_from}), which it takes with its tokenizer from the response text unless run with "
+                "--use-server-token-count; the file holds no server usage counts (total_usage_completion_tokens) to check it against."
+            ],
+        )
+    if emitted is None or emitted == usage:
+        return usage, emitted is not None, []
+    differing = m.total("usage_discrepancy_count")
+    requests = f"; usage_discrepancy_count {differing} requests" if differing is not None else ""
+    return (
+        usage,
+        False,
+        [
+            f"E is the server's count of completion tokens, total_usage_completion_tokens {usage}; AIPerf's own count with its "
+            f"tokenizer ({emitted_from} {emitted}) differs by {emitted - usage:+d}{requests}. AIPerf's output_token_throughput is over "
+            "its own count, so it is a note here, not a reported figure."
+        ],
+    )
+
+
+def import_with_server_metrics(path: Path, server_metrics: Path) -> list[Imported]:
+    """`sdeval import aiperf SUMMARY --server-metrics FILE`: one profiling run and its server's counters."""
+    if _is_records_file(path):
+        raise ImportProblem(f"{path}: --server-metrics goes with AIPerf's summary (profile_export_aiperf.json), not its per-request records")
+    data, _ = read_json_document(path, FORMAT)
+    if not isinstance(data, dict) or isinstance(data.get("per_combination_metrics"), list):
+        raise ImportProblem(f"{path}: --server-metrics goes with one run's profile_export_aiperf.json, not a sweep aggregate")
+    from .aiperf_server_metrics import beside_summary
+
+    return [beside_summary(item, data, server_metrics) for item in import_file(path)]
+
+
 def import_file(path: Path) -> list[Imported]:
     if _is_records_file(path):
         return [_records(path)]
     data, sha = read_json_document(path, FORMAT)
     if isinstance(data, dict) and isinstance(data.get("per_combination_metrics"), list):
         return _sweep(path, data, sha)
+    if isinstance(data, dict) and _dict(data.get("metadata")).get("aggregation_type") == "confidence":
+        runs = count(data["metadata"].get("num_profile_runs"))
+        raise ImportProblem(
+            f"{path}: an AIPerf confidence aggregate (metadata.aggregation_type 'confidence', over {runs if runs is not None else 'several'} "
+            "profile run(s)): statistics across runs, not one run's counts; import each run's own profile_export_aiperf.json"
+        )
     found = metric_blocks(data)
     if found is None:
         from .sniff import describe_guess
@@ -386,11 +501,12 @@ def _run(path: Path, data: dict, blocks: dict[str, dict], layout: str, load: dic
     if requests is None and layout == BY_NAME:
         # Every successful request has a time to last token; the pre-release wrote no request count.
         requests = count(m.block("time_to_last_token").get("count"))
-    emitted, reasoning, emitted_from = m.emitted()
-    duration = m.seconds("benchmark_duration")
+    own, reasoning, emitted_from = m.emitted()
+    emitted, own_basis, token_notes = _server_tokens(data, m, own, emitted_from)
+    interval, interval_note, rate_is_e_over_t = _interval(data, m, own, sweep_point=bool(where))
     if (
         emitted is None
-        and duration is None
+        and interval is None
         and not any(m.block(t) for t in ("time_to_first_token", "inter_token_latency", "request_latency", "time_to_last_token"))
     ):
         raise ImportProblem(
@@ -405,8 +521,11 @@ def _run(path: Path, data: dict, blocks: dict[str, dict], layout: str, load: dic
         notes.append("That pre-release wrote latency distributions only: no benchmark duration, token counts or load.")
         if requests is not None:
             notes.append(f"The request count is the {requests} requests behind its Time to Last Token.")
-    if emitted_from is not None and emitted_from != "total_osl":
+    if emitted_from is not None and emitted_from != "total_osl" and own_basis and not token_notes:
         notes.append(f"Emitted tokens from {emitted_from}.")
+    notes.extend(token_notes)
+    if interval_note:
+        notes.append(interval_note)
     if reasoning:
         notes.append(f"E includes {reasoning} reasoning tokens (total_reasoning_tokens): every generated token is output.")
     errors = m.total("error_request_count")
@@ -418,7 +537,7 @@ def _run(path: Path, data: dict, blocks: dict[str, dict], layout: str, load: dic
     notes.extend(load_notes)
     goodput, goodput_notes = _goodput(path, data, m)
     notes.extend(goodput_notes)
-    notes.extend(n for n in (_variation(data), _identity(data)) if n)
+    notes.extend(n for n in (_variation(data), _identity(data), untested_note("AIPerf", data.get("aiperf_version"), TESTED)) if n)
     fields = {
         "workload": {
             "num_requests": requests,
@@ -426,18 +545,22 @@ def _run(path: Path, data: dict, blocks: dict[str, dict], layout: str, load: dic
             "output_tokens_mean": number(m.block("output_sequence_length").get("avg")),
         },
         "load": load,
-        "interval": {**CLIENT_WALL_CLOCK, "duration_s": duration} if duration is not None else None,
+        "interval": interval,
         "counts": counts,
+        # AIPerf's inter_token_latency is (request latency - TTFT) / (output tokens - first chunk's
+        # tokens): the record's TPOT. Its inter_chunk_latency is the gaps between streamed content
+        # chunks (every gap of every request pooled): the record's ITL.
         "latency": {
             "ttft_ms": m.latency("time_to_first_token"),
-            "itl_ms": m.latency("inter_token_latency"),
+            "tpot_ms": m.latency("inter_token_latency"),
+            "itl_ms": m.latency("inter_chunk_latency"),
             "e2e_ms": m.latency("request_latency", "time_to_last_token"),
         },
         "goodput": goodput,
         "reported": {
             "acceptance_rate": percent_to_fraction(m.block("spec_decode_overall_draft_acceptance_rate").get("avg")),
             "mean_acceptance_length": number(m.block("spec_decode_token_weighted_acceptance_length").get("avg")),
-            "output_tokens_per_s": number(m.block("output_token_throughput").get("avg")),
+            "output_tokens_per_s": number(m.block("output_token_throughput").get("avg")) if own_basis and rate_is_e_over_t else None,
         },
         "notes": " ".join(n for n in notes if n) or None,
     }
@@ -553,7 +676,13 @@ def _is_records_file(path: Path) -> bool:
         item = json.loads(first)
     except (OSError, ValueError):
         return False
-    return isinstance(item, dict) and isinstance(item.get("metadata"), dict) and isinstance(item.get("metrics"), dict)
+    # (a summary or aggregate written on one line also holds "metadata" and "metrics", without a phase)
+    return (
+        isinstance(item, dict)
+        and isinstance(item.get("metadata"), dict)
+        and "benchmark_phase" in item["metadata"]
+        and isinstance(item.get("metrics"), dict)
+    )
 
 
 @overload

@@ -45,6 +45,7 @@ def execute(
     skip_bad_lines: bool,
     metrics: list[str] | None = None,
     goodput: str | None = None,
+    server_metrics: str | None = None,
     allow_model_mismatch: bool = False,
 ) -> tuple[str, list[str]]:
     """Returns (what to print on standard output, messages for standard error)."""
@@ -65,6 +66,7 @@ def execute(
         skip_bad_lines=skip_bad_lines,
         metrics=metrics,
         goodput=goodput,
+        server_metrics=server_metrics,
     )
     messages = list(result.warnings)
     ids = ", ".join(r["id"] for r in result.runs)

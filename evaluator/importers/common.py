@@ -346,3 +346,20 @@ CLIENT_WALL_CLOCK = {
     "scope": "end-to-end",
     "measurement": "complete-interval",
 }
+
+
+def version_tuple(text: Any) -> tuple[int, ...] | None:
+    """(0, 8, 1) for "0.8.1" or "v0.8.1rc2": the numeric release a tool wrote, or None."""
+    import re
+
+    found = re.match(r"v?(\d+)\.(\d+)(?:\.(\d+))?", text) if isinstance(text, str) else None
+    return tuple(int(g) for g in found.groups() if g is not None) if found else None
+
+
+def untested_note(tool: str, version: Any, tested: tuple[int, ...]) -> str | None:
+    """A note for a file from a release newer than the one the tests ran the tool at: read as that one."""
+    found = version_tuple(version)
+    if found is None or found[: len(tested)] <= tested:
+        return None
+    shown = ".".join(map(str, tested))
+    return f"{tool} {version} is newer than {tool} {shown}, the version sdeval was tested on by running it: read as {shown} writes its files."

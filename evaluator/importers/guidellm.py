@@ -17,6 +17,19 @@ span from their first to their last output token. When the file keeps every coun
 `reported`; otherwise the interval is guidellm's `duration` only where nothing was trimmed, and
 is left unstated where it was.
 
+guidellm 0.8 divides its output tokens/s by the measurement window itself
+(`rate_distribution_from_timings_function` with the window's start and end; `duration` is its
+length), so from 0.8 on the interval is that window, and guidellm's figure goes to `reported` when E
+over it gives the figure (a trimmed run counts whole the requests overlapping the window, and its
+figure only the token events inside: then the figure is a note). The version
+(`metadata.guidellm_version`) picks the basis; a release after 0.8 is read as 0.8 with a note.
+
+Latencies by definition (GenerativeRequestStats, 0.8.1 `schemas/base/request_stats.py`):
+`inter_token_latency_ms` is (last token - first token) / (output tokens - 1), the record's TPOT;
+`time_per_output_token_ms` is (last token - request start) / output tokens, the first token's wait
+included (`latency.tpot_with_first_ms`). guidellm keeps no gaps between streamed chunks, so no ITL.
+Both distributions weight each request by its tokens.
+
 guidellm v0.3 kept no warm-up or cool-down requests; its `duration` spans every request it
 counted, incomplete and errored ones included (`GenerativeBenchmark.from_stats`), and its rate
 distribution leaves out the last token event, so its figure stays a note.
@@ -24,12 +37,33 @@ distribution leaves out the last token event, so its figure stays a note.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
-from .common import CLIENT_WALL_CLOCK, Imported, ImportProblem, count, drop_none, number, percentiles, read_json_document, source
+from .common import (
+    CLIENT_WALL_CLOCK,
+    Imported,
+    ImportProblem,
+    count,
+    drop_none,
+    number,
+    percentiles,
+    read_json_document,
+    source,
+    untested_note,
+    version_tuple,
+)
 
 FORMAT = "guidellm"
+# The guidellm release the tests run against the real engine (tests/importers/test_tools_live.py).
+TESTED = (0, 8)
+WINDOW_SINCE = (0, 8)
+MEASUREMENT_WINDOW = {
+    **CLIENT_WALL_CLOCK,
+    "start_event": "start of guidellm's measurement window (scheduler_metrics.measure_start_time: first request sent, after any warm-up)",
+    "end_event": "end of guidellm's measurement window (scheduler_metrics.measure_end_time: last response received, before any cool-down)",
+}
 
 TOKEN_SPAN = {
     **CLIENT_WALL_CLOCK,
@@ -110,11 +144,35 @@ def _counted_requests(bench: dict, window: tuple[float, float], successful: int 
     return counted
 
 
-def _interval(bench: dict, metrics: dict, successful: int | None, emitted: int | None) -> tuple[dict, float | None, list[str]]:
+def _measurement_window(sm: dict, own_rate: float | None, emitted: int | None, version: str) -> tuple[dict, float | None, list[str]] | None:
+    """guidellm 0.8's basis: its measurement window, or None when the file gives none."""
+    start, end = number(sm.get("measure_start_time")), number(sm.get("measure_end_time"))
+    if start is None or end is None or end <= start:
+        return None
+    seconds = end - start
+    notes = [
+        f"guidellm {version}: the interval is its measurement window (scheduler_metrics.measure_start_time to measure_end_time, "
+        f"{_g(seconds)} s), the one it divides its output tokens/s by."
+    ]
+    if own_rate is not None and emitted is not None and not math.isclose(emitted / seconds, own_rate, rel_tol=1e-6):
+        notes.append(
+            f"guidellm's own output tokens/s {_g(own_rate)} counts only the token events inside that window, while E counts whole "
+            "the requests that overlap it, so it is a note, not a reported figure."
+        )
+        own_rate = None
+    return {**MEASUREMENT_WINDOW, "duration_s": seconds}, own_rate, notes
+
+
+def _interval(bench: dict, metrics: dict, successful: int | None, emitted: int | None, version: str | None) -> tuple[dict, float | None, list[str]]:
     """(interval, guidellm's own output tokens/s when the interval is its basis, notes)."""
     own_rate = number(_summary(metrics, "output_tokens_per_second").get("mean"))
     duration = number(bench.get("duration"))
     sm = got if isinstance(got := bench.get("scheduler_metrics"), dict) else None
+    release = version_tuple(version)
+    if sm is not None and version is not None and release is not None and release >= WINDOW_SINCE:
+        measured = _measurement_window(sm, own_rate, emitted, version)
+        if measured is not None:
+            return measured
     if sm is None:  # v0.3: no trimming, duration spans every counted request
         notes = [
             "guidellm v0.3: the interval is its duration, from the first request it counted to the last, "
@@ -169,7 +227,7 @@ def _interval(bench: dict, metrics: dict, successful: int | None, emitted: int |
     return {**CLIENT_WALL_CLOCK, "duration_s": duration or None}, None, [rate_note]
 
 
-def run_fields(bench: dict, where: str) -> dict[str, Any]:
+def run_fields(bench: dict, where: str, version: str | None = None) -> dict[str, Any]:
     if not isinstance(bench, dict) or not isinstance(bench.get("metrics"), dict):
         raise ImportProblem(f"{where}: has no metrics object")
     metrics = bench["metrics"]
@@ -179,7 +237,7 @@ def run_fields(bench: dict, where: str) -> dict[str, Any]:
     peak = count(_summary(metrics, "request_concurrency").get("max"))
     successful = count(totals.get("successful"))
     emitted = count(_summary(metrics, "output_token_count").get("total_sum"))
-    interval, own_rate, notes = _interval(bench, metrics, successful, emitted)
+    interval, own_rate, notes = _interval(bench, metrics, successful, emitted, version)
     fields: dict[str, Any] = {
         "workload": {
             "num_requests": successful,
@@ -191,8 +249,9 @@ def run_fields(bench: dict, where: str) -> dict[str, Any]:
         "counts": {"emitted_tokens": emitted, "population": "benchmark-requests"},
         "latency": {
             "ttft_ms": _latency(metrics, "time_to_first_token_ms"),
-            "tpot_ms": _latency(metrics, "time_per_output_token_ms"),
-            "itl_ms": _latency(metrics, "inter_token_latency_ms"),
+            # by definition (module docstring): guidellm's ITL is TPOT, its TPOT counts the first token in
+            "tpot_ms": _latency(metrics, "inter_token_latency_ms"),
+            "tpot_with_first_ms": _latency(metrics, "time_per_output_token_ms"),
             "e2e_ms": _latency(metrics, "request_latency", scale=1000.0),  # guidellm gives seconds
         },
         "reported": {"output_tokens_per_s": own_rate},
@@ -200,6 +259,16 @@ def run_fields(bench: dict, where: str) -> dict[str, Any]:
     incomplete, errored = count(totals.get("incomplete")), count(totals.get("errored"))
     if incomplete or errored:
         notes.append(f"{incomplete or 0} incomplete and {errored or 0} errored requests are not in the counts.")
+    # guidellm 0.8.1 can close a benchmark with a request still running (seen when run against llama-server):
+    # it is in none of its totals, though the server generated its tokens.
+    state = got if isinstance(got := bench.get("scheduler_state"), dict) else {}
+    left = count(state.get("processing_requests"))
+    if left:
+        notes.append(
+            f"guidellm ended this benchmark with {left} request{'s' if left != 1 else ''} still running (scheduler_state.processing_requests), "
+            "in none of its totals: the server's counters over the run also hold tokens of "
+            f"{'those requests' if left != 1 else 'that request'}, which E does not."
+        )
     fields["notes"] = " ".join(n for n in notes if n) or None
     return drop_none(fields)
 
@@ -211,11 +280,14 @@ def import_file(path: Path) -> list[Imported]:
 
         raise ImportProblem(f"{path}: has no benchmarks list, so it is not {FORMAT} output{describe_guess(path, FORMAT)}")
     meta = got if isinstance(got := data.get("metadata"), dict) else {}
-    version = meta.get("guidellm_version")
+    version = meta.get("guidellm_version") if isinstance(meta.get("guidellm_version"), str) else None
+    newer = untested_note("guidellm", version, TESTED)
     out = []
     for i, bench in enumerate(data["benchmarks"]):
         entry = f"benchmarks[{i}]"
-        fields = run_fields(bench, f"{path}: {entry}")
+        fields = run_fields(bench, f"{path}: {entry}", version)
+        if newer:
+            fields["notes"] = f"{fields.get('notes') or ''} {newer}".strip()
         out.append(Imported(fields=fields, source=source(FORMAT, path, sha, version, entry), speculative=False))
     if not out:
         raise ImportProblem(f"{path}: the benchmarks list is empty")

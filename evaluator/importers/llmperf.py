@@ -17,6 +17,11 @@ at 004d3afb) and the files kept in ../shared/real-outputs/llmperf (ray-project/l
   `number_input_tokens`, `number_output_tokens`. No timestamps and no load: a run from it alone
   has counts and latencies but no interval.
 
+`inter_token_latency_s` is, per request, the sum of its time_to_next_token list, whose first entry is
+the TTFT (the clients in src/llmperf/ray_clients), divided by its output chunks
+(`token_benchmark_ray.py`: INTER_TOKEN_LAT /= NUM_OUTPUT_TOKENS): its latency over its tokens, the
+first token's wait included, so it goes to `latency.tpot_with_first_ms`, neither TPOT nor chunk gaps.
+
 LLMPerf counts output tokens by re-tokenising the generated text with its own Llama tokenizer
 (`get_token_length`), not from the server's usage: said so in the notes of every run.
 """
@@ -109,7 +114,7 @@ def _summary(path: Path, d: dict, sha: str) -> Imported:
         "counts": {"emitted_tokens": emitted, "population": "benchmark-requests"},
         "latency": {
             "ttft_ms": _summary_percentiles(d, "ttft_s"),
-            "itl_ms": _summary_percentiles(d, "inter_token_latency_s"),
+            "tpot_with_first_ms": _summary_percentiles(d, "inter_token_latency_s"),
             "e2e_ms": _summary_percentiles(d, "end_to_end_latency_s"),
         },
         "reported": {"output_tokens_per_s": number(d.get("results_mean_output_throughput_token_per_s"))},
@@ -169,7 +174,7 @@ def _individual(path: Path, items: list, sha: str) -> Imported:
         "counts": {"emitted_tokens": sum(outputs), "population": "benchmark-requests"},
         "latency": {
             "ttft_ms": _percentiles(series("ttft_s")),
-            "itl_ms": _percentiles(series("inter_token_latency_s")),
+            "tpot_with_first_ms": _percentiles(series("inter_token_latency_s")),
             "e2e_ms": _percentiles(series("end_to_end_latency_s")),
         },
         "notes": " ".join(notes),

