@@ -63,6 +63,8 @@ class _Opened:
             self.archive = open_existing(self.root, self.db)
         except ArchiveProblem as exc:
             raise _fail(str(exc)) from None
+        for note in self.archive.notes:  # what opening it repaired after a killed command
+            typer.echo(f"sdeval: {note}", err=True)
         return self.archive
 
     def __exit__(self, exc_type, exc, tb) -> None:

@@ -1,7 +1,7 @@
 """Nothing lost: an `archive add` killed at each step, two adds at once, a read-only archive.
 
 The kill tests run `sdeval archive add` as its own process with SDEVAL_ARCHIVE_TEST_PAUSE_AT=STEP
-(evaluator/archive/store.py: pause_point), which stops it at that step until the test SIGKILLs it.
+(evaluator/archive/faults.py), which stops it at that step until the test SIGKILLs it.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import sqlalchemy as sa
 from conftest import ROOT
 from support.archive_fixtures import archive_args, sdeval_process
 
-from evaluator.archive.store import PAUSE_ENV
+from evaluator.archive.faults import PAUSE_ENV
 
 pytestmark = pytest.mark.archive
 
