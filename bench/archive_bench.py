@@ -124,7 +124,7 @@ def main() -> None:
 
 def _query_alone(archive: Path, db: str | None, vendor: str) -> float:
     """Median of 21 in-process runs of the filtered query with its offers (no start-up, no printing)."""
-    from evaluator.archive import commands
+    from evaluator.archive.finding import list_reports
     from evaluator.archive.index import Filters
     from evaluator.archive.location import open_archive
 
@@ -133,7 +133,7 @@ def _query_alone(archive: Path, db: str | None, vendor: str) -> float:
         times = []
         for _ in range(21):
             start = time.perf_counter()
-            commands.list_reports(opened, Filters(vendor=vendor))
+            list_reports(opened, Filters(vendor=vendor))
             times.append(time.perf_counter() - start)
         return statistics.median(times)
     finally:

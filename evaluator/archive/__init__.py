@@ -16,5 +16,11 @@ Modules, one concern each:
   log.py           the hash-chained action log: entry hashes, the chain check, log.jsonl
   verification.py  the ONE place that calls sdeval's report verification
   reassess.py      the ONE place that re-assesses archived inputs with the installed rule catalog
-  commands.py      the commands themselves; cli.py wires them into `sdeval archive ...`
+  common.py        what every command shares: its error, times, opening, resolving, quiet logging
+  facts.py         what the index keeps of a verified report, and how the index differs from it
+  admitting.py     init (the archive, its anchors) and add (verify, store, index, or refuse)
+  verifying.py     verify (files, reports, index and log checked again) and rebuild (a lost index)
+  finding.py       list, show, extract and log (read-only)
+  rejudging.py     rejudge (the installed catalog applied again) and withdraw
+The commands return plain data; cli/archive.py wires them into `sdeval archive ...` and prints.
 """

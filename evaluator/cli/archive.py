@@ -1,4 +1,4 @@
-"""`sdeval archive ...`: the typer wiring and the printing; the work is in commands.py.
+"""`sdeval archive ...`: the typer wiring and the printing; the work is in archive/ (admitting, verifying, finding, rejudging).
 
 Exit codes as elsewhere in sdeval: 0 done; 1 a report was refused, a stored report failed its
 verification, a verdict would change (rejudge) or the log's chain is broken; 2 the command could
@@ -57,7 +57,7 @@ class _Opened:
         self.root, self.db = root, db
 
     def __enter__(self):
-        from ..archive.commands import ArchiveProblem, open_existing
+        from ..archive.common import ArchiveProblem, open_existing
 
         try:
             self.archive = open_existing(self.root, self.db)
@@ -78,7 +78,7 @@ class _Opened:
 
 def _problems():
     """The exceptions a command turns into `sdeval: ...` and exit 2."""
-    from ..archive.commands import ArchiveProblem
+    from ..archive.common import ArchiveProblem
     from ..archive.index import IndexProblem
     from ..archive.location import NotAnArchive
     from ..archive.log import LogFileProblem
@@ -109,7 +109,7 @@ def init(
 ) -> None:
     """Create an archive and record its trust anchors. On an existing archive nothing changes
     unless --add-trust is given."""
-    from ..archive.commands import init as run_init
+    from ..archive.admitting import init as run_init
 
     if archive is None:
         raise _fail("give the archive folder: --archive DIR (or set SDEVAL_ARCHIVE)")
@@ -133,7 +133,7 @@ def add(
     """Verify each report in full against the archive's trust anchors and admit those that pass.
     Exit 1 if any was refused."""
     from .._infra import progress
-    from ..archive.commands import add as run_add
+    from ..archive.admitting import add as run_add
 
     with _Opened(archive, db) as opened, progress.allowed():
         try:
@@ -206,7 +206,8 @@ def list_(
     fmt: Annotated[ListFormat, typer.Option("--format", "-f", help="Output format.")] = ListFormat.text,
 ) -> None:
     """The archived reports, oldest admission first, optionally filtered."""
-    from ..archive.commands import list_reports, until_bound, utc_text
+    from ..archive.common import until_bound, utc_text
+    from ..archive.finding import list_reports
     from ..archive.index import Filters
 
     with _Opened(archive, db) as opened:
@@ -272,7 +273,7 @@ def show(
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.text,
 ) -> None:
     """Everything the archive holds about one report."""
-    from ..archive.commands import show as run_show
+    from ..archive.finding import show as run_show
 
     with _Opened(archive, db) as opened:
         try:
@@ -332,7 +333,7 @@ def extract(
     force: Annotated[bool, typer.Option("--force", help="Replace files already in DIR.")] = False,
 ) -> None:
     """Copy a report and its attached files out of the archive (after checking its SHA-256)."""
-    from ..archive.commands import extract as run_extract
+    from ..archive.finding import extract as run_extract
 
     with _Opened(archive, db) as opened:
         try:
@@ -357,14 +358,14 @@ def verify(
     against the report; also stored files the index lacks and the log against log.jsonl.
     Exit 1 if any fails."""
     from .._infra import progress
-    from ..archive.commands import verify as run_verify
+    from ..archive.verifying import verify as run_verify
 
     with _Opened(archive, db) as opened, progress.allowed(fmt is not Format.json):
         try:
             results, problems, note = run_verify(opened, ids or [], strict=strict, workers=workers)
         except _problems() as exc:
             raise _fail(str(exc)) from None
-    from ..archive.commands import verify_summary
+    from ..archive.verifying import verify_summary
 
     failed = [r for r in results if not r.passed]
     summary = {
@@ -404,7 +405,7 @@ def rejudge(
     whose verdicts would change, claim by claim with the finding codes that appear (+) or
     disappear (-). Changes nothing archived. Exit 1 if any verdict would change."""
     from .._infra import progress
-    from ..archive.commands import rejudge as run_rejudge
+    from ..archive.rejudging import rejudge as run_rejudge
 
     with _Opened(archive, db) as opened, progress.allowed(fmt is not Format.json):
         try:
@@ -441,7 +442,7 @@ def log_(
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.text,
 ) -> None:
     """The action log: every init, add, refusal, verify and rejudge, with its time, user and result."""
-    from ..archive.commands import log_entries
+    from ..archive.finding import log_entries
 
     with _Opened(archive, db) as opened:
         try:
@@ -476,7 +477,7 @@ def withdraw(
 ) -> None:
     """Mark a report as withdrawn (admitted in error, superseded): it is never deleted; list, show,
     extract and verify still show it, marked withdrawn."""
-    from ..archive.commands import withdraw as run_withdraw
+    from ..archive.rejudging import withdraw as run_withdraw
 
     with _Opened(archive, db) as opened:
         try:
@@ -495,7 +496,7 @@ def rebuild(
 ) -> None:
     """Re-create a lost index from log.jsonl and objects/, verifying each stored report; say what was
     recovered and what not. Exit 1 if a logged report is missing or does not verify."""
-    from ..archive.commands import rebuild as run_rebuild
+    from ..archive.verifying import rebuild as run_rebuild
 
     if archive is None:
         raise _fail("give the archive folder: --archive DIR (or set SDEVAL_ARCHIVE)")
