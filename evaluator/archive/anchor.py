@@ -361,3 +361,40 @@ class _folder_lock:
 
     def __exit__(self, *exc: object) -> None:
         os.close(self.fd)
+
+
+def after_write(root: Path, db: str | None) -> str | None:
+    """After a command that wrote, on an archive with an authority configured: its head anchored
+    (one line to print), or why not (a note; the write stands, and the next one anchors again)."""
+    from .index import IndexProblem
+    from .location import NotAnArchive, open_archive, read_description
+
+    try:
+        if configured(read_description(root)) is None:
+            return None
+        archive = open_archive(root, db)
+    except (NotAnArchive, IndexProblem):
+        return None
+    try:
+        return anchor_head(archive).line()
+    except (AnchorProblem, IndexProblem, action_log.LogFileProblem, OSError) as exc:
+        return f"note: the log head was not anchored ({exc}); the next write, or `sdeval archive anchor`, anchors it"
+    finally:
+        archive.close()
+
+
+def summary(root: Path) -> str | None:
+    """ "N anchor(s), the newest witnessing entry E at T" for an intact log (the tokens already
+    checked), None when there is none."""
+    from asn1crypto import cms
+
+    found = stored(root)
+    if not found:
+        return None
+    name, data, token = found[-1]
+    try:
+        when = time_text(cms.ContentInfo.load(token or b"")["content"]["encap_content_info"]["content"].parsed["gen_time"].native)
+        entries = int(json.loads(data)["entries"])
+    except Exception:
+        return None
+    return f"{len(found)} anchor{'s' * (len(found) != 1)} verified, the newest witnessing entry {entries} at {when} ({FOLDER}/{name})"

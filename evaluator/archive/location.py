@@ -227,6 +227,8 @@ def settle_for_rebuild(root: Path) -> None:
     lock = os.open(root, os.O_RDONLY)
     try:
         fcntl.flock(lock, fcntl.LOCK_EX)
+        for stale in pending.parent.glob(f".{PENDING_FILE}.*.tmp"):  # its writer was killed mid-write
+            _unlink_quietly(stale)
         try:
             doc = json.loads(pending.read_bytes())
         except FileNotFoundError:

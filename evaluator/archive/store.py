@@ -43,13 +43,6 @@ class StoreProblem(Exception):
     """A file in the archive cannot be written or read (one line)."""
 
 
-def pause_point(step: str) -> None:
-    """A named step boundary where tests stop or kill the command (see faults.py)."""
-    from .faults import step as reached
-
-    reached(step)
-
-
 @dataclass
 class Staged:
     """A report copied into tmp/, held under this process's flock until it is stored or dropped."""

@@ -13,6 +13,7 @@ from typing import Any
 from . import location
 from .common import ArchiveProblem, anchor_paths, log_quietly, now_text, selected, withdrawal_of
 from .facts import index_differences, indexed_facts
+from .faults import step
 from .index import Index
 from .location import Archive
 from .log import check_chain, current_user
@@ -134,7 +135,21 @@ def log_problems(archive: Archive, entries: list[Any] | None = None) -> list[str
         return problems + [str(exc)]
     name = location.LOG_FILE
     problems += [f"{name}: {p}" for p in check_chain(kept)]
-    return problems + action_log.compare(entries, kept, name)
+    return problems + action_log.compare(entries, kept, name) + anchor_problems(archive, entries, kept)
+
+
+def anchor_problems(archive: Archive, entries: list[Any], kept: list[Any]) -> list[str]:
+    """Every anchor in log-anchors/ checked offline against the anchoring root and both copies of the log."""
+    from . import anchor
+
+    found = anchor.read_all(archive.root, anchor.root_certificate(archive))
+    if not found:
+        return []
+    try:
+        description = (archive.root / location.ARCHIVE_FILE).read_bytes()
+    except OSError as exc:
+        return [f"{archive.root / location.ARCHIVE_FILE}: cannot read ({exc.strerror or exc})"]
+    return anchor.problems(found, archive.archive_id, entries, kept, description, location.LOG_FILE)
 
 
 # ---------------------------------------------------------------------------- rebuild
@@ -157,6 +172,7 @@ def rebuild(root: Path, db: str | None, *, workers: int | None = None) -> Rebuil
     store = Store(root)
     url = location.index_url(root, db, doc.get("index"), read_only=False)
     log_file = root / location.LOG_FILE
+    location.settle_for_rebuild(root)
     try:
         kept = action_log.read_file(log_file)
     except action_log.LogFileProblem as exc:
@@ -222,10 +238,12 @@ def rebuild(root: Path, db: str | None, *, workers: int | None = None) -> Rebuil
                 continue
             present.append((rel, e, d))
         outcomes = verify_many([root / rel for rel, _, _ in present], [root / r["file"] for r in anchor_rows], strict=False, workers=workers)
+        step("rebuild-verified")
         when, user = now_text(), current_user()
         recovered, verified_rows = [], []
         rebuild_seq = (kept[-1].seq if kept else 0) + 1
         archive_id, _ = index.initialize(doc["archive_id"], kept[0].time if kept else now_text())
+        step("rebuild-initialized")
         archive = Archive(root, archive_id, store, index, doc)
         with archive.writing(copying=kept) as w:
             for row in anchor_rows:
