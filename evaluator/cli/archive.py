@@ -413,6 +413,13 @@ def verify(
     db: DbOpt = None,
     strict: StrictOpt = False,
     workers: WorkersOpt = None,
+    shard: Annotated[
+        Optional[str],
+        typer.Option("--shard", metavar="i/N", help="Verify every N-th report only (the i-th share), so N machines share the work."),
+    ] = None,
+    since: Annotated[
+        Optional[str], typer.Option("--since", metavar="DATE", help="Only reports that have not passed a verification since DATE.")
+    ] = None,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.text,
 ) -> None:
     """Re-verify stored reports: each file's SHA-256 against the index, then the full verification
@@ -420,12 +427,21 @@ def verify(
     against the report; also stored files the index lacks and the log against log.jsonl.
     Exit 1 if any fails."""
     from .._infra import progress
+    from ..archive.common import utc_text
+    from ..archive.reverify import BadShard, parse_shard
     from ..archive.verifying import verify as run_verify
 
     with _Opened(archive, db) as opened, progress.allowed(fmt is not Format.json):
         try:
-            results, problems, note = run_verify(opened, ids or [], strict=strict, workers=workers)
-        except _problems() as exc:
+            results, problems, note = run_verify(
+                opened,
+                ids or [],
+                strict=strict,
+                workers=workers,
+                shard=parse_shard(shard) if shard else None,
+                since=utc_text(since) if since else None,
+            )
+        except (*_problems(), BadShard) as exc:
             raise _fail(str(exc)) from None
     from ..archive.verifying import verify_summary
 
