@@ -33,9 +33,10 @@ from pathlib import Path
 from typing import Any
 
 from . import log as action_log
+from .location import ANCHORS_FOLDER as FOLDER
+from .location import ARCHIVE_FILE, NotAnArchive, anchor_problem, open_archive, read_description
 from .store import write_read_only, write_replacing
 
-FOLDER = "log-anchors"
 FORMAT = "sdeval-archive-anchor"
 FORMAT_VERSION = 1
 
@@ -266,7 +267,6 @@ def configured(description: dict[str, Any]) -> dict[str, Any] | None:
 
 def root_certificate(archive) -> bytes | None:
     """The anchoring root (DER), from the archive's trust anchors, checked against its name."""
-    from .location import anchor_problem
     from .verification import load_certificates
 
     setting = configured(archive.description)
@@ -299,9 +299,9 @@ def configure(archive, url: str) -> str | None:
             f"({checked.problem}); give the authority's root with --trust"
         )
     with _folder_lock(archive.root):
-        doc = json.loads((archive.root / "archive.json").read_bytes())
+        doc = json.loads((archive.root / ARCHIVE_FILE).read_bytes())
         doc["anchoring"] = {"tsa": url, "root": checked.root}
-        write_replacing(archive.root / "archive.json", (json.dumps(doc, indent=2) + "\n").encode(), mode=0o444)
+        write_replacing(archive.root / ARCHIVE_FILE, (json.dumps(doc, indent=2) + "\n").encode(), mode=0o444)
     archive.description = doc
     return f"anchoring with {url} (its root SHA-256 {checked.root}, {checked.authority}) after every write"
 
@@ -338,7 +338,7 @@ def anchor_head(archive) -> Made:
             raise IndexProblem(
                 f"{archive.log_file} and the index's log end at different entries; nothing was anchored (see `sdeval archive log --check`)"
             )
-        description = (archive.root / "archive.json").read_bytes()
+        description = (archive.root / ARCHIVE_FILE).read_bytes()
     data = statement_bytes(archive.archive_id, head, description)
     token = request_token(setting["tsa"], data)
     checked = check_token(token, data, [root])
@@ -367,7 +367,6 @@ def after_write(root: Path, db: str | None) -> str | None:
     """After a command that wrote, on an archive with an authority configured: its head anchored
     (one line to print), or why not (a note; the write stands, and the next one anchors again)."""
     from .index import IndexProblem
-    from .location import NotAnArchive, open_archive, read_description
 
     try:
         if configured(read_description(root)) is None:

@@ -31,6 +31,7 @@ from .store import Store, _unlink_quietly
 ARCHIVE_FILE = "archive.json"
 SQLITE_FILE = "index.sqlite"
 LOG_FILE = "log.jsonl"
+ANCHORS_FOLDER = "log-anchors"  # the log's head time-stamped by an authority (anchor.py)
 PENDING_FILE = "log.pending"  # in tmp/: the entries a write is adding to log.jsonl, until the index commits
 FORMAT = "sdeval-archive"
 FORMAT_VERSION = 1
@@ -246,14 +247,12 @@ def settle_for_rebuild(root: Path) -> None:
 
 
 def _witnessed_entries(root: Path) -> int:
-    """The newest entry any anchor's statement names (0 when none)."""
-    from . import anchor
-
+    """The newest entry any anchor's statement in log-anchors/ names (0 when none; see anchor.py)."""
     best = 0
-    for _, data, _ in anchor.stored(root):
+    for path in (root / ANCHORS_FOLDER).glob("*.json"):
         try:
-            best = max(best, int(json.loads(data).get("entries", 0)))
-        except (ValueError, TypeError, AttributeError):
+            best = max(best, int(json.loads(path.read_bytes()).get("entries", 0)))
+        except (OSError, ValueError, TypeError, AttributeError):
             continue
     return best
 

@@ -48,8 +48,12 @@ def wait_for_line(proc: subprocess.Popen, wanted: str, timeout: float = 120) -> 
 
 def rows(archive) -> dict[str, str]:
     """sha256 -> stored_as, straight from the index."""
-    with archive.engine().connect() as conn:
-        return dict(conn.execute(sa.text("SELECT sha256, stored_as FROM reports")).all())
+    engine = archive.engine()
+    try:
+        with engine.connect() as conn:
+            return dict(conn.execute(sa.text("SELECT sha256, stored_as FROM reports")).all())
+    finally:
+        engine.dispose()  # no session left open: a test may drop the database
 
 
 def assert_consistent(archive) -> None:
