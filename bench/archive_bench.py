@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -58,9 +59,23 @@ def make_reports(folder: Path, count: int, records: int) -> tuple[list[Path], Pa
 
 
 def run(args: list[str], **kwargs) -> tuple[float, subprocess.CompletedProcess]:
+    global LAST_CPU
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, **kwargs)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    LAST_CPU = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)  # its workers included (waited for)
     return time.perf_counter() - start, done
+
+
+LAST_CPU = 0.0
+
+
+def cpu_words(reports: int) -> str:
+    """The CPU time the last command used, per report, and the rate two idle cores would give at that cost:
+    on a busy machine the wall time measures the other users as much as sdeval."""
+    per = LAST_CPU / reports
+    return f"CPU {per * 1000:.0f} ms/report, at most {2 / per:.1f} reports/s on 2 idle cores"
 
 
 def main() -> None:
@@ -116,7 +131,7 @@ def main() -> None:
         verify_rate = len(paths) / seconds
         print(
             f"archive verify  {len(paths)} reports: {seconds:.1f} s, {verify_rate:.2f} reports/s (goal >= {GOAL_RATE:g}) "
-            f"at load average {load:.2f} -> {os.getloadavg()[0]:.2f} ({done.stdout.strip()})"
+            f"at load average {load:.2f} -> {os.getloadavg()[0]:.2f}; {cpu_words(len(paths))} ({done.stdout.strip()})"
         )
         if args.tampered:
             tamper(archive, args.db, args.tampered)
@@ -128,7 +143,7 @@ def main() -> None:
             )
             print(
                 f"archive verify  {len(paths)} reports, {args.tampered} tampered: {seconds:.1f} s, {len(paths) / seconds:.2f} reports/s "
-                f"(goal >= {GOAL_RATE:g}) at load average {load:.2f} -> {os.getloadavg()[0]:.2f} ({last})"
+                f"(goal >= {GOAL_RATE:g}) at load average {load:.2f} -> {os.getloadavg()[0]:.2f}; {cpu_words(len(paths))} ({last})"
             )
 
         loop = 'for f in "$@"; do "$SDEVAL_PY" -m evaluator verify "$f" --trust "$CERT" >/dev/null || exit 1; done'
