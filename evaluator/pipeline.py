@@ -15,6 +15,7 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ._infra.exit_codes import EXIT_FINDINGS, EXIT_OK
 from ._infra.working import working_on
 from .engine.loader import DEFAULT_MAX_BYTES, LoadedFile, UnreadableFile, load_bytes, load_file
 from .rules.assess import assess
@@ -52,12 +53,12 @@ class Assessed:
         """With a profile, the buyer's question: 0 when some offer meets every requirement.
         Without, 0 when no file has an error finding (parse and schema included)."""
         if self.comparison is not None:
-            return 0 if self.comparison.meets_all else 1
+            return EXIT_OK if self.comparison.meets_all else EXIT_FINDINGS
         return exit_code(self.results)
 
     def exit_reason(self) -> str | None:
         """Why the exit status is not 0, in one line (None when it is 0)."""
-        if self.exit_code == 0:
+        if self.exit_code == EXIT_OK:
             return None
         if self.comparison is not None:
             return f"exit 1: no offer meets every requirement of {self.given_as.get(self.comparison.profile_file, self.comparison.profile_file)}"

@@ -44,10 +44,14 @@ def _whole_lines():
         yield
 
 
+# The one way tests run the command line in this process (every test goes through `invoke`).
+RUNNER = CliRunner()
+
+
 def invoke(*args, input: str | bytes | None = None, env: dict[str, str] | None = None) -> Result:
     """`sdeval ARGS...` through the real typer app, in this process: exit code, stdout, stderr.
     Tests that need the installed console script as its own process run .venv/bin/sdeval."""
-    out = CliRunner().invoke(app, [str(a) for a in args], input=input, env=env, catch_exceptions=False)
+    out = RUNNER.invoke(app, [str(a) for a in args], input=input, env=env, catch_exceptions=False)
     return Result(out.exit_code, out.stdout, out.stderr)
 
 

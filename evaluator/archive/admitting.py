@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._infra.exit_codes import EXIT_CANNOT_RUN, EXIT_OK
 from ..engine.wording import offer_names
 from . import location
 from .common import ArchiveProblem, anchor_paths, now_text
@@ -28,7 +29,7 @@ MAX_REPORT_BYTES = 200 * 1024 * 1024  # as `sdeval verify` accepts
 class InitResult:
     messages: list[str]
     changed: bool
-    exit_code: int = 0
+    exit_code: int = EXIT_OK
     head: tuple[int, str] | None = None
 
 
@@ -104,7 +105,7 @@ def _init_existing(archive: Archive, wanted: dict[str, tuple[Path, bytes]], add_
         return InitResult(
             [f"{archive.root}: already an archive; nothing changed ({names}: not among its trust anchors; pass --add-trust to add)"],
             False,
-            exit_code=2,
+            exit_code=EXIT_CANNOT_RUN,
         )
     added = _add_anchors(archive, new, now_text(), current_user(), action="trust", extra={})
     return InitResult([f"{archive.root}: added {len(added)} trust anchor{'s' * (len(added) != 1)}", *added], True)

@@ -82,12 +82,10 @@ def statement_bytes(archive_id: str, head: tuple[int, str], archive_json: bytes)
 
 def request_token(url: str, data: bytes, *, timeout: float = 10.0) -> bytes:
     """The authority's RFC 3161 token (DER) over SHA-256(data); AnchorProblem names the authority."""
-    from .._infra.aio import run
-    from .._infra.offline import import_pyhanko
-    from ..report.signing import Timestamping, _timestamping_problem
-
-    import_pyhanko()
     from pyhanko.sign.timestamps import HTTPTimeStamper
+
+    from .._infra.aio import run
+    from ..report.signing import Timestamping, _timestamping_problem
 
     _quiet()
     digest = hashlib.sha256(data).digest()
@@ -110,14 +108,11 @@ def check_token(token: bytes, data: bytes, roots: list[bytes]) -> TokenCheck:
     """The token is intact, covers SHA-256(data), and its authority chains to one of `roots`
     (DER) at the time it states. Offline: nothing is fetched."""
     from asn1crypto import cms, tsp
-
-    from .._infra.aio import run
-    from .._infra.offline import import_pyhanko
-
-    import_pyhanko()
     from asn1crypto import x509 as asn1_x509
     from pyhanko.sign.validation.generic_cms import validate_tst_signed_data
     from pyhanko_certvalidator import ValidationContext
+
+    from .._infra.aio import run
 
     _quiet()
     epoch = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._infra.exit_codes import EXIT_FINDINGS, EXIT_OK
 from . import location
 from .common import ArchiveProblem, anchor_paths, log_quietly, now_text, selected, withdrawal_of
 from .facts import indexed_facts
@@ -261,6 +262,6 @@ def rebuild(root: Path, db: str | None, *, workers: int | None = None) -> Rebuil
         for report_id, unlogged_one in sorted(recovered):
             lines.append(f"  report {report_id}" + (": stored with no admission in the log; recovered with a new number" if unlogged_one else ""))
         lines += [f"sdeval: {p}" for p in problems]
-        return Rebuilt(lines, 1 if problems else 0, archive.head)
+        return Rebuilt(lines, exit_code=EXIT_FINDINGS if problems else EXIT_OK, head=archive.head)
     finally:
         index.close()

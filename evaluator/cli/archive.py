@@ -131,8 +131,8 @@ def init(
     except _problems() as exc:
         raise _fail(str(exc)) from None
     for line in result.messages:
-        typer.echo(line if result.exit_code == 0 else f"sdeval: {line}", err=result.exit_code != 0)
-    if tsa is not None and result.exit_code == 0:
+        typer.echo(line if result.exit_code == EXIT_OK else f"sdeval: {line}", err=result.exit_code != EXIT_OK)
+    if tsa is not None and result.exit_code == EXIT_OK:
         _configure_anchoring(archive, db, tsa)
     _echo_head(result.head, archive, db)
     raise typer.Exit(result.exit_code)

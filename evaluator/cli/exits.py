@@ -1,10 +1,5 @@
-"""What every sdeval command exits with, and the one Typer setup both command lines share.
-
-0   no error finding (with --requirements: some offer meets every requirement)
-1   at least one error finding (or no offer meets every requirement; a failed verification)
-2   the command could not run: bad input, a usage problem, an internal error (one line, naming the file)
-130 stopped by Ctrl-C (128 + SIGINT, what a shell reports)
-"""
+"""How a command fails (one escaped line, exit 2), and the one Typer setup both command lines
+share. The exit codes themselves are defined once, in evaluator/_infra/exit_codes.py."""
 
 from __future__ import annotations
 
@@ -12,10 +7,10 @@ from typing import Any
 
 import typer
 
+from .._infra.exit_codes import EXIT_CANNOT_RUN, EXIT_FINDINGS, EXIT_INTERRUPTED, EXIT_OK
 from .._infra.safe_text import shown
 
-EXIT_OK, EXIT_FINDINGS, EXIT_CANNOT_RUN = 0, 1, 2
-EXIT_INTERRUPTED = 130
+__all__ = ["EXIT_CANNOT_RUN", "EXIT_FINDINGS", "EXIT_INTERRUPTED", "EXIT_OK", "fail", "fail_each", "typer_app"]
 
 
 def fail(message: str) -> typer.Exit:

@@ -15,6 +15,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from .._infra.exit_codes import EXIT_CANNOT_RUN, EXIT_FINDINGS, EXIT_OK
 from .capture import Capture, MeasureProblem, capture_dir
 from .loop import Arm, Settings
 
@@ -170,7 +171,7 @@ def main(argv: list[str]) -> int:
         return _measure(args, argv)
     except MeasureProblem as exc:
         print(f"sdeval: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_CANNOT_RUN
 
 
 def _measure(args, argv: list[str]) -> int:
@@ -253,7 +254,7 @@ def _measure(args, argv: list[str]) -> int:
     for finding in findings:
         print(f"sdeval: finding: {finding}", file=sys.stderr)
     print(f"sdeval: wrote {record_path} (record {record['record_version']}) and its capture {directory}/", file=sys.stderr)
-    return 1 if findings else 0
+    return EXIT_FINDINGS if findings else EXIT_OK
 
 
 async def _run(arms, prompts, settings, capture, session, continuing, done, configs, known_arms, progress) -> None:

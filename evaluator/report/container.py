@@ -75,17 +75,19 @@ class ReportContents:
     _reader: Any = None
 
     @classmethod
-    def read(cls, data: bytes, *, only_what_is_used: bool = False) -> ReportContents:
-        """ContainerProblem when pypdf cannot read the attachments (a damaged file).
-        `only_what_is_used`: parse only the objects the attachments and the cover use (see
-        _reader_class), for a file whose signature was found intact."""
+    def read(cls, data: bytes) -> ReportContents:
+        """ContainerProblem when pypdf's strict reader cannot read the file: its attachments, or any
+        object its cross-reference lists (a report sdeval wrote holds no object that does not parse,
+        used or not, and a signature over such an object does not make it sound)."""
         from pypdf import PdfReader
 
         try:
-            reader = (_reader_class() if only_what_is_used else PdfReader)(io.BytesIO(data), strict=False)
-            return cls({name: list(contents) for name, contents in reader.attachments.items()}, reader)
+            reader = PdfReader(io.BytesIO(data), strict=True)
+            attached = {name: list(contents) for name, contents in reader.attachments.items()}
         except Exception as exc:  # a damaged file: say what pypdf could not read, never crash
             raise ContainerProblem(f"{type(exc).__name__}: {exc}") from None
+        _read_every_object(reader)
+        return cls(attached, reader)
 
     @property
     def is_report(self) -> bool:
@@ -120,93 +122,19 @@ class ReportContents:
             return ""
 
 
-_READER_CLASS = None
-_OBJECT_STREAM_HEADER = re.compile(rb"[0-9 \r\n]*")
+def _read_every_object(reader) -> None:
+    """Each object the file's cross-reference lists, read as pypdf's strict reader reads it
+    (objects in object streams included); ContainerProblem naming the first that cannot be."""
+    from pypdf.generic import IndirectObject
 
-
-def _reader_class():
-    """pypdf's PdfReader, reading from an object stream only the objects asked for.
-
-    pypdf (7.x) parses every object of an object stream the first time it is asked for one of them.
-    A tagged report keeps some 1,600 objects (the structure tree) in one stream, and the attachments
-    and the cover need a few dozen: that parse was 40 to 60 % of verifying one report. This reader
-    takes each object from the stream's offset table when asked, with pypdf's own object parser and
-    cache, and hands anything unusual in the stream's header (what pypdf would warn about, skip or
-    refuse) to pypdf's own method.
-
-    An object nothing asks for is never parsed, so one that cannot be parsed goes unnoticed here
-    where pypdf's whole-stream reading fails the attachments. verify uses this reader only on a
-    file whose signature holds (the bytes its signer wrote; sdeval writes no such object) and reads
-    any other file with pypdf's own reader, so a damaged report is reported as before."""
-    global _READER_CLASS
-    if _READER_CLASS is not None:
-        return _READER_CLASS
-    from pypdf import PdfReader
-    from pypdf._utils import read_non_whitespace
-    from pypdf.errors import PdfStreamError
-    from pypdf.generic import IndirectObject, NullObject, NumberObject, read_object
-
-    class Reader(PdfReader):
-        def _object_stream_table(self, stmnum: int):
-            """(decoded data, /First, {object number: offset of its first entry}) of a well-formed
-            object stream, else None (pypdf's own method then reads it, and says what is wrong)."""
-            tables = self.__dict__.setdefault("_sdeval_object_streams", {})
-            if stmnum in tables:
-                return tables[stmnum]
-            tables[stmnum] = None
-            try:
-                stream: Any = IndirectObject(stmnum, 0, self).get_object()  # anything, in a damaged file: the except below
-                count, first = stream["/N"], stream["/First"]
-                if stream["/Type"] != "/ObjStm" or not isinstance(count, NumberObject) or not isinstance(first, NumberObject):
-                    return None
-                data = stream.get_data()
-                count, first = int(count), int(first)
-                if not (0 <= first <= len(data) and 0 <= count <= len(data) // 3):
-                    return None
-                header = data[:first]
-                numbers = header.split() if _OBJECT_STREAM_HEADER.fullmatch(header) else []
-                if len(numbers) < 2 * count:
-                    return None
-                offsets: dict[int, int] = {}
-                last = -1
-                for i in range(count):
-                    number, offset = int(numbers[2 * i]), int(numbers[2 * i + 1])
-                    if offset <= last or first + offset > len(data):
-                        return None
-                    offsets.setdefault(number, offset)  # pypdf, too, keeps the first of a number
-                    last = offset
-            except Exception:
-                return None
-            tables[stmnum] = (data, first, offsets)
-            return tables[stmnum]
-
-        def _get_object_from_stream(self, indirect_reference):
-            idnum = indirect_reference.idnum
-            pending = self._object_stream_resolution_stack
-            if self.strict or idnum in pending:
-                return super()._get_object_from_stream(indirect_reference)
-            pending.append(idnum)
-            try:
-                table = self._object_stream_table(self.xref_objStm[idnum][0])
-                if table is None or idnum not in table[2]:
-                    found = None
-                else:
-                    data, first, offsets = table
-                    stream = io.BytesIO(data)
-                    stream.seek(first + offsets[idnum])
-                    read_non_whitespace(stream)  # as pypdf: the offset may point at white space
-                    stream.seek(-1, 1)
-                    try:
-                        found = read_object(stream, self)
-                    except PdfStreamError:
-                        found = NullObject()  # what pypdf makes of an object it cannot parse there
-                    self.cache_indirect_object(0, idnum, found)
-            finally:
-                pending.pop()
-            return super()._get_object_from_stream(indirect_reference) if found is None else found
-
-    _READER_CLASS = Reader
-    return Reader
+    listed = sorted(
+        {(number, generation) for generation, numbers in reader.xref.items() for number in numbers} | {(n, 0) for n in reader.xref_objStm}
+    )
+    for number, generation in listed:
+        try:
+            reader.get_object(IndirectObject(number, generation, reader))
+        except Exception as exc:
+            raise ContainerProblem(f"object {number} {generation} does not parse ({type(exc).__name__}: {exc})") from None
 
 
 def read_manifest(raw: bytes) -> dict[str, Any]:

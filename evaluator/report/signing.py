@@ -17,7 +17,6 @@ from typing import Any
 
 from .._infra import forking
 from .._infra.atomic import write_atomic
-from .._infra.offline import import_pyhanko
 
 PASSWORD_ENV = "SDEVAL_SIGNING_PASSWORD"
 FIELD_NAME = "sdeval-assessor"
@@ -185,7 +184,6 @@ def load_identity(*, key: Path | None, cert: Path | None, pkcs12: Path | None, p
 
 
 def _signer(private, certificate, extra: list):
-    import_pyhanko()
     from asn1crypto import x509 as asn1_x509
     from cryptography.hazmat.primitives.asymmetric.padding import PKCS1v15
     from cryptography.hazmat.primitives.serialization import Encoding
@@ -243,7 +241,6 @@ class Timestamping:
 def sign(pdf: bytes, identity: Identity, timestamping: Timestamping | None = None, prepared: tuple | None = None) -> bytes:
     """PAdES baseline B-B (B-T with a timestamp, B-LTA with ltv), as incremental updates: the
     unsigned bytes stay the file's prefix."""
-    import_pyhanko()
     from pyhanko.pdf_utils import generic
     from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
     from pyhanko.pdf_utils.metadata.model import VENDOR
@@ -293,7 +290,6 @@ def _timestamper(identity: Identity, timestamping: Timestamping):
     """The authority's client, asked once here (its answer is reused to size the signature), so
     an authority that does not answer, or answers garbage, stops signing with one line; and with
     ltv, the validation context that collects the chains and revocation data to embed."""
-    import_pyhanko()
     from asn1crypto import x509 as asn1_x509
     from cryptography.hazmat.primitives.serialization import Encoding
     from pyhanko.sign.timestamps import HTTPTimeStamper
@@ -319,7 +315,6 @@ def _timestamper(identity: Identity, timestamping: Timestamping):
 
 def _timestamping_problem(timestamping: Timestamping, exc: BaseException) -> str:
     """One line naming the authority and what went wrong."""
-    import_pyhanko()
     from pyhanko.sign.general import SigningError
     from pyhanko.sign.timestamps import TimestampRequestError
 
@@ -399,7 +394,6 @@ def _sign_in_child(connection, options: dict) -> bytes:
     # Import pyHanko and build the signer now, while the parent lays out the pages, at a lower
     # priority: on two cores the writer and the parent are the critical path, this is not.
     os.nice(10)
-    import_pyhanko()  # aiohttp comes in only if a timestamp is requested
     identity.signer  # noqa: B018
     import pyhanko.pdf_utils.incremental_writer  # noqa: F401
     import pyhanko.sign.signers  # noqa: F401

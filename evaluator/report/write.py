@@ -141,7 +141,7 @@ class Writing:
         key, cert, pkcs12 = self._identity["key"], self._identity["cert"], self._identity["pkcs12"]
         with ExitStack() as stack:
             # Started first: where it can, the writer imports WeasyPrint in its own process meanwhile.
-            self._writer = stack.enter_context(PdfWriter.take())
+            self._writer = stack.enter_context(PdfWriter())
             problem = signing_options(key, cert, pkcs12) or timestamping_options(self._tsa, self._ltv, key is not None or pkcs12 is not None)
             if problem is not None:
                 raise ReportProblem(problem)

@@ -6,18 +6,16 @@ can read the report, and PDF/A-3 is the part that allows the embedded files an a
 WeasyPrint's pdf/ua-1 variant would drop the PDF/A identification and its sRGB output intent. The
 pyHanko signature is an incremental update over these bytes and is unaffected by the tagging.
 
-`PdfWriter` does it in a forked process when forking is safe. `sdeval render` starts that process
-first of all (`start_early`, from the console entry point, before the command line and its
-options are even imported), so WeasyPrint's import (about 0.5 s) overlaps all of render's own
-work. Elsewhere the writing happens in this process. This module imports nothing of sdeval's
-record or rules, so the forked writer never pays for them.
+`PdfWriter` does it in a forked process when forking is safe (elsewhere in this process). The
+render command starts it first thing (report/write.py: Writing), once its arguments are parsed, so
+WeasyPrint's import (about 0.5 s) overlaps the assessment and the signer's set-up. This module
+imports nothing of sdeval's record or rules, so the forked writer never pays for them.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
-from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 
 from .._infra import forking
@@ -61,18 +59,10 @@ def write_pdf(html: str, attachments: list[Attachment], when: dt.datetime) -> by
 
 class PdfWriter(forking.ForkedOrHere):
     """`write_pdf` in a forked process that imports WeasyPrint as soon as it starts (in this
-    process where forking is unsafe). Use as a context manager; the process never outlives it.
-    `PdfWriter.take()` is the one `start_early` started, when there is one, else a new one."""
-
-    _early: PdfWriter | None = None
+    process where forking is unsafe). Use as a context manager; the process never outlives it."""
 
     def __init__(self) -> None:
         self._forked = forking.Forked(_write_in_child, role="PDF writing") if forking.fork_is_safe() else None
-
-    @classmethod
-    def take(cls) -> PdfWriter:
-        early, cls._early = cls._early, None
-        return early if early is not None else cls()
 
     def write(self, html: str, attachments: list[Attachment], when: dt.datetime) -> bytes:
         if self._forked is None:
@@ -88,13 +78,3 @@ def _write_in_child(connection) -> bytes:
 
     html, attachments, when = connection.recv()
     return write_pdf(html, attachments, when)
-
-
-def start_early(arguments: list[str]) -> AbstractContextManager:
-    """For `sdeval render` (not its --help), the PDF writer, started now; the command takes it with
-    PdfWriter.take(). Use as a context manager around the command: the process stops with it,
-    also when the command ends before it asked for the writer (a usage error)."""
-    if arguments[:1] != ["render"] or "--help" in arguments or "-h" in arguments or not forking.fork_is_safe():
-        return nullcontext()
-    PdfWriter._early = PdfWriter()
-    return PdfWriter._early

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .._infra.exit_codes import EXIT_FINDINGS, EXIT_OK
 from ..engine.loader import pointer
 from ..engine.metrics import RunMetrics
 from ..engine.record import EvidenceRecord
@@ -135,4 +136,4 @@ class FileAssessment:
 
 def exit_code(results: list[FileAssessment]) -> int:
     """1 when any file has an error finding (parse and schema included), else 0."""
-    return 1 if any(r.count("error") for r in results) else 0
+    return EXIT_FINDINGS if any(r.count("error") for r in results) else EXIT_OK

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from .._infra.exit_codes import EXIT_CANNOT_RUN, EXIT_FINDINGS, EXIT_OK
 from .one import NotAReport, Outcome, TrustAnchors, not_a_report, verify_report
 
 JSON_SCHEMA_VERSION = "1.0"
@@ -49,9 +50,6 @@ def verify_one(path: Path, *, trust: TrustAnchors | None, strict: bool, now: dt.
 
 def warm_up() -> None:
     """Import what verifying needs before forking, so each process does not pay for it again."""
-    from .._infra.offline import import_pyhanko
-
-    import_pyhanko()
     import pyhanko.sign.diff_analysis  # noqa: F401
     import pyhanko.sign.validation  # noqa: F401
     import pyhanko_certvalidator  # noqa: F401
@@ -173,8 +171,8 @@ def as_json(outcomes: list[Outcome]) -> dict[str, Any]:
 def exit_code(outcomes: list[Outcome]) -> int:
     """0 every report verifies; 1 a check fails or trust is not established; 2 a file is not a report."""
     if any(o.problem is not None for o in outcomes):
-        return 2
-    return 0 if all(o.passed for o in outcomes) else 1
+        return EXIT_CANNOT_RUN
+    return EXIT_OK if all(o.passed for o in outcomes) else EXIT_FINDINGS
 
 
 def _clean(value: str) -> str:

@@ -206,12 +206,11 @@ def verify_report(path: Path, *, trust: TrustAnchors | None, strict: bool, now: 
             "profile": "; it is a requirements profile (`sdeval render RECORD... -r` attaches it to a report)",
         }.get(own_kind(path) or "", "")
         raise NotAReport(f"{path}: not a PDF (no %PDF- header){what}")
-    # pyHanko reads the signature; one pypdf reading serves the attachment and cover checks. A file
-    # whose signature holds is what its signer wrote: pypdf then parses only the objects those
-    # checks use. Any other file is read whole, so a damaged one is reported as pypdf finds it.
+    # pyHanko reads the signature; one reading with pypdf's strict reader serves the attachment and
+    # cover checks, whole, signed or not: a signature over a broken object does not mend it.
     found = check_signature(data, trust, now=now)
     try:
-        contents, problem = ReportContents.read(data, only_what_is_used=found.signature.passed is True), None
+        contents, problem = ReportContents.read(data), None
     except ContainerProblem as exc:
         contents, problem = None, str(exc)
     if contents is not None and not contents.is_report:

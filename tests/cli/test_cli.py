@@ -248,26 +248,37 @@ def test_validate_imports_nothing_only_rendering_needs():
     assert "HEAVY []" in result.stdout
 
 
-def test_render_starts_its_pdf_writer_before_the_command_line_is_imported(tmp_path):
-    """WeasyPrint's import (the longest of any command) overlaps all of render's own work: the
-    writer process is started first of all, and the command takes that one."""
-    code = (
-        "import sys\n"
-        "from evaluator.report import writer\n"
-        "started = []\n"
-        "real = writer.PdfWriter.__init__\n"
-        "def recording(self):\n"
-        "    started.append(sorted(m for m in ('typer', 'evaluator.cli.commands', 'pydantic') if m in sys.modules))\n"
-        "    real(self)\n"
-        "writer.PdfWriter.__init__ = recording\n"
-        f"sys.argv = ['sdeval', 'render', 'examples/sd201-offer-b.json', '-o', {str(tmp_path / 'r.pdf')!r}]\n"
-        "from evaluator.cli import main\n"
-        "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "print('STARTED', started)"
-    )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
-    assert "STARTED [[]]" in result.stdout, result.stdout[-300:] + result.stderr[-300:]
-    assert (tmp_path / "r.pdf").stat().st_size > 10_000
+RECORD_WRITER_STARTS = (
+    "import sys\n"
+    "from evaluator.report import writer\n"
+    "started = []\n"
+    "real = writer.PdfWriter.__init__\n"
+    "def recording(self):\n"
+    "    started.append('evaluator.cli.commands' in sys.modules)\n"
+    "    real(self)\n"
+    "writer.PdfWriter.__init__ = recording\n"
+    "sys.argv = ['sdeval', *sys.argv[1:]]\n"
+    "from evaluator.cli import main\n"
+    "try:\n    main()\nexcept SystemExit as exc:\n    print('EXIT', exc.code)\n"
+    "print('STARTED', started)"
+)
+
+
+@pytest.mark.parametrize(
+    ("argv", "started"),
+    [
+        (["render", "examples/sd201-offer-b.json", "-o", "{out}"], "[True]"),
+        (["render", "examples/sd201-offer-b.json"], "[]"),  # no -o: a usage error, nothing started
+        (["render", "--help"], "[]"),
+    ],
+)
+def test_render_starts_its_pdf_writer_from_the_command_once_its_arguments_are_parsed(tmp_path, argv, started):
+    """The writer process is started by the render command itself (an ordinary helper, report/write.py),
+    never from the entry point before the command line parses its arguments."""
+    args = [a.format(out=tmp_path / "r.pdf") for a in argv]
+    result = subprocess.run([sys.executable, "-c", RECORD_WRITER_STARTS, *args], capture_output=True, text=True, cwd=ROOT)
+    assert f"STARTED {started}" in result.stdout, result.stdout[-300:] + result.stderr[-300:]
+    assert (tmp_path / "r.pdf").exists() == (started == "[True]")
 
 
 @pytest.mark.parametrize("argv", [["--version"], ["--help"], ["validate", "--help"]])

@@ -1,5 +1,5 @@
 """`sdeval validate` of a record loads neither the PDF writer (logging, multiprocessing: 25 ms) nor
-the buyer's profile models (issue 29.6: validate at most 0.6x check-jsonschema's time)."""
+the buyer's profile models: imports inside the commands that need them keep its start-up short."""
 
 from __future__ import annotations
 

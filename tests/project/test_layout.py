@@ -267,3 +267,14 @@ def test_render_with_requirements_visits_six_folders_and_never_climbs_back(tmp_p
     rank = {name.removeprefix("evaluator."): n for name, n in LAYERS.items()}
     climbs = sorted({where for caller, callee, where in calls if rank[callee] > rank[caller]})
     assert climbs == []
+
+
+def test_tests_run_the_command_line_one_way():
+    """One CliRunner (tests/conftest.py: RUNNER, used through `invoke`): every in-process run of
+    the CLI sees the same settings, so a test cannot pass by running it differently."""
+    constructing = sorted(
+        str(path.relative_to(ROOT))
+        for path in (ROOT / "tests").rglob("*.py")
+        if any(isinstance(n, ast.Call) and "CliRunner" in ast.unparse(n.func) for n in ast.walk(ast.parse(path.read_text())))
+    )
+    assert constructing == ["tests/conftest.py"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import invoke
 from support.hostile_records import hostile_record, invalid_record_with_long_key, word
 from support.pdf_helpers import attachments, page_texts, words_outside
 
@@ -20,10 +21,6 @@ pytestmark = pytest.mark.pdf
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory, server):
     """Each hostile record rendered once through the CLI, with the loopback trap listening."""
-    from typer.testing import CliRunner
-
-    from evaluator.cli.commands import app
-
     base, seen = server
     work = tmp_path_factory.mktemp("hostile")
     records = {
@@ -35,7 +32,7 @@ def rendered(tmp_path_factory, server):
     for name, record in records.items():
         source = work / f"{name}.json"
         source.write_text(json.dumps(record, ensure_ascii=False))
-        result = CliRunner().invoke(app, ["render", str(source), "-o", str(work / f"{name}.pdf")], catch_exceptions=False)
+        result = invoke("render", source, "-o", work / f"{name}.pdf")
         out[name] = (source, work / f"{name}.pdf", result)
     return out, seen
 

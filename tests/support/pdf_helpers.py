@@ -67,6 +67,61 @@ def swap_attachment(data: bytes, name: str, forged: bytes) -> bytes:
     raise AssertionError(f"no attachment named {name}")
 
 
+def with_broken_object(pdf: bytes, body: bytes = b"<< /Type /Note /Text [ 1 2 >>") -> bytes:
+    """`pdf` with an incremental update that adds one object nothing refers to, whose syntax is
+    broken (an array that never closes), listed in a classic cross-reference section."""
+    previous = int(re.findall(rb"startxref\s+(\d+)", pdf)[-1])
+    number = max(int(x) for x in re.findall(rb"/Size\s+(\d+)", pdf))
+    root = re.findall(rb"/Root\s+(\d+\s+\d+\s+R)", pdf)[-1]
+    obj = b"\n%d 0 obj\n%s\nendobj\n" % (number, body)
+    xref_at = len(pdf) + len(obj)
+    tail = b"xref\n%d 1\n%010d 00000 n \ntrailer\n<< /Size %d /Root %s /Prev %d >>\nstartxref\n%d\n%%%%EOF\n" % (
+        number,
+        len(pdf) + 1,
+        number + 1,
+        root,
+        previous,
+        xref_at,
+    )
+    return pdf + obj + tail
+
+
+def with_validation_data(data: bytes, *, text_field: bool = False) -> bytes:
+    """An incremental update of the kinds a B-LT report adds after its signature (a DSS in the
+    catalog), and with `text_field` also a new text field on the first page (a widget in /Annots
+    and /AcroForm: kinds sdeval's updates use, a change pyHanko's analysis refuses)."""
+    from pyhanko.pdf_utils import generic
+    from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
+
+    name = generic.NameObject
+    writer = IncrementalPdfFileWriter(io.BytesIO(data))
+    writer.root[name("/DSS")] = writer.add_object(generic.DictionaryObject({name("/Certs"): generic.ArrayObject([])}))
+    writer.update_root()
+    if text_field:
+        page_ref = writer.root["/Pages"]["/Kids"][0]
+        page = page_ref.get_object()
+        field = writer.add_object(
+            generic.DictionaryObject(
+                {
+                    name("/FT"): name("/Tx"),
+                    name("/T"): generic.TextStringObject("verdict"),
+                    name("/V"): generic.TextStringObject("ESTABLISHED"),
+                    name("/Type"): name("/Annot"),
+                    name("/Subtype"): name("/Widget"),
+                    name("/Rect"): generic.ArrayObject([generic.NumberObject(x) for x in (72, 700, 400, 740)]),
+                    name("/P"): page_ref,
+                }
+            )
+        )
+        page[name("/Annots")] = generic.ArrayObject([*(page.get("/Annots") or []), field])
+        writer.update_container(page)
+        writer.root["/AcroForm"]["/Fields"].append(field)
+        writer.update_container(writer.root["/AcroForm"])
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
 def words_outside(path, *, side_margin_mm: float = 16.0, tolerance_pt: float = 1.0) -> tuple[int, list[str]]:
     """(number of words, the words whose box leaves the page horizontally past the side margins or
     vertically past the page edge), from poppler's word boxes (`pdftotext -bbox-layout`)."""

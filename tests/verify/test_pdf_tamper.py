@@ -252,35 +252,89 @@ def test_an_update_after_signing_is_named_without_pyhankos_full_change_analysis(
     assert_every_line_is_there(out, cert)
 
 
-def test_objects_read_through_the_stream_cache_are_pyhankos_own(signed):
-    """evaluator/verify/object_streams.py reads each object stream once: every object a tagged report
-    keeps in its object streams comes out exactly as pyHanko's own reading gives it."""
-    from pyhanko.pdf_utils.reader import PdfFileReader
+@pytest.fixture(scope="module")
+def broken_inside(work, identity):
+    """The report of OFFER rendered as render does, an unused object with broken syntax added, then
+    signed: the signature holds over the broken object. (signed bytes, unsigned bytes)"""
+    from support.pdf_helpers import with_broken_object
 
-    from evaluator.verify import object_streams
+    from evaluator.pipeline import assess_paths
+    from evaluator.report.render import render_pdf
+    from evaluator.report.signing import load_identity, sign
 
-    object_streams.install()
-    reader = PdfFileReader(io.BytesIO(signed[0]), strict=False)
-    compared = 0
-    for ref in sorted(reader.xrefs.explicit_refs_in_revision(0), key=lambda r: r.idnum):
-        location = reader.xrefs.get_historical_ref(ref, 0)
-        if isinstance(location, int) or location is None:
-            continue
-        ours = reader._get_object_from_stream(ref.idnum, location.obj_stream_id, location.ix_in_stream)
-        theirs = object_streams.pyhanko_get_object_from_stream(reader, ref.idnum, location.obj_stream_id, location.ix_in_stream)
-        assert ours == theirs, ref
-        compared += 1
-    assert compared > 100
+    key, cert = identity
+    signer = load_identity(key=key, cert=cert, pkcs12=None, password_file=None)
+    unsigned = with_broken_object(render_pdf(assess_paths([str(OFFER)], for_report=True), signer=signer.name))
+    return sign(unsigned, signer), unsigned
 
 
-def test_an_intact_report_is_read_for_its_attachments_and_cover_as_pypdf_reads_it(signed):
-    """verify reads a report whose signature holds with a pypdf reader that parses only the objects
-    the attachments and the cover use (evaluator/report/container.py); what it reads is pypdf's."""
+@pytest.mark.parametrize("signed_or_not", ["signed", "unsigned"])
+def test_a_report_with_a_broken_unused_object_fails_the_attachment_check(broken_inside, signed, work, cli, signed_or_not):
+    """The attachment and cover checks read the report with pypdf's strict reader, every object of
+    it: a broken object nothing uses fails them, and a signature over it does not make it pass."""
+    _, cert = signed
+    copy = work / f"broken-{signed_or_not}.pdf"
+    copy.write_bytes(broken_inside[0] if signed_or_not == "signed" else broken_inside[1])
+    out = cli("verify", copy, "--trust", cert)
+    assert out.exit_code == 1, out.stdout
+    lines = out.stdout.splitlines()
+    signature = next(x for x in lines if x.startswith("  signature "))
+    assert signature.startswith(
+        "  signature     PASS: intact and valid, covers the entire file" if signed_or_not == "signed" else "  signature     FAIL"
+    )
+    attachments = " ".join(out.stdout.split("  attachments ")[1].split("  reproduction")[0].split())
+    assert attachments.startswith("FAIL: cannot be read (object "), out.stdout
+    assert "does not parse (PdfReadError" in attachments, out.stdout
+    assert "  reproduction  NOT EVALUATED: the attachments cannot be read" in out.stdout
+
+
+def test_an_intact_report_reads_every_object(signed):
+    """The strict reading reads every object the cross-reference lists, and what it reads is what
+    pypdf's own reader gives."""
+    from support.pdf_helpers import attachments
+
     from evaluator.report.container import ReportContents
 
     data, _cert = signed
-    whole, used = ReportContents.read(data), ReportContents.read(data, only_what_is_used=True)
-    assert used.attached == whole.attached and used.is_report
-    assert used.cover_text() == whole.cover_text()
-    parsed, every = len(used._reader.resolved_objects), len(whole._reader.resolved_objects)
-    assert parsed < every / 10, (parsed, every)
+    contents = ReportContents.read(data)
+    assert contents.attached == attachments(data) and contents.is_report
+    listed = {(n, g) for g, numbers in contents._reader.xref.items() for n in numbers} | {(n, 0) for n in contents._reader.xref_objStm}
+    assert len(listed) > 500 and set(contents._reader.resolved_objects) >= {(g, n) for n, g in listed}
+
+
+@pytest.mark.parametrize(("text_field", "passes"), [(False, True), (True, False)])
+def test_updates_of_the_kinds_sdeval_adds_get_pyhankos_full_analysis(signed, work, cli, text_field, passes):
+    """Validation data added after signing is judged by pyHanko's change analysis and passes; a
+    text field added in an update of the same kinds gets the same analysis and fails."""
+    from support.pdf_helpers import with_validation_data
+
+    data, cert = signed
+    copy = work / f"updated-{text_field}.pdf"
+    copy.write_bytes(with_validation_data(data, text_field=text_field))
+    out = cli("verify", copy, "--trust", cert)
+    line = next(x for x in out.stdout.splitlines() if x.startswith("  signature "))
+    if passes:
+        assert line.startswith("  signature     PASS: intact and valid, covers its revision"), out.stdout
+    else:
+        assert out.exit_code == 1
+        assert line.startswith(NOT_ENTIRE + " (pyHanko's modification level: "), out.stdout
+
+
+def test_an_analysis_over_its_budget_fails_as_modified_never_passes(signed, work, cli, monkeypatch):
+    """The full analysis runs within a stated budget of processor time; a report that needs more
+    fails, naming the budget, even where the analysis would have passed it."""
+    from support.pdf_helpers import with_validation_data
+
+    from evaluator.verify import budget
+
+    data, cert = signed
+    copy = work / "slow.pdf"
+    copy.write_bytes(with_validation_data(data))  # passes with the budget (the test above)
+    monkeypatch.setattr(budget, "ANALYSIS_BUDGET_S", 0.01)
+    out = cli("verify", copy, "--trust", cert)
+    assert out.exit_code == 1
+    line = " ".join(out.stdout.split("  signature ")[1].split("  timestamp ")[0].split())
+    assert line.startswith(
+        "FAIL: does not cover the entire file: an incremental update after signing could not be analysed within 0.01 s: treated as modified"
+    ), out.stdout
+    assert_every_line_is_there(out, cert)
