@@ -13,10 +13,11 @@ from ..engine.wording import offer_names
 from . import location
 from .common import ArchiveProblem, anchor_paths, now_text
 from .facts import indexed_facts
+from .faults import step
 from .index import Index
 from .location import ARCHIVE_FILE, SQLITE_FILE, Archive
 from .log import current_user
-from .store import Staged, Store, StoreProblem, pause_point, write_read_only
+from .store import Staged, Store, StoreProblem, write_read_only
 
 MAX_REPORT_BYTES = 200 * 1024 * 1024  # as `sdeval verify` accepts
 
@@ -179,10 +180,10 @@ def add(archive: Archive, sources: list[Path], *, strict: bool) -> tuple[list[Ad
             if earlier is not None:
                 item.drop()  # the same bytes given twice in one command: the first copy decides
             staged.append((i, item))
-        pause_point("staged")
+        step("staged")
         unique = [(i, s) for i, s in staged if s.fd >= 0]
         verdicts = dict(zip([i for i, _ in unique], verify_many([s.part for _, s in unique], anchors, strict=strict)))
-        pause_point("verified")
+        step("verified")
         for i, item in staged:
             if item.fd < 0:
                 first = next(r for j, r in enumerate(results) if r is not None and r.sha256 == item.sha256 and j < i)
@@ -247,7 +248,7 @@ def _admit(archive: Archive, item: Staged, verified, user: str) -> Added:
         if known is not None:  # another process admitted the same report meanwhile
             return _duplicate(archive, source, known, item.sha256, user)
         relative = archive.store.place(item)
-        pause_point("stored")
+        step("stored")
         when = now_text()
         row = {
             **facts["report"],
@@ -279,7 +280,7 @@ def _admit(archive: Archive, item: Staged, verified, user: str) -> Added:
             if not landed:
                 archive.store.remove_unindexed(relative)
             raise
-        pause_point("indexed")
+        step("indexed")
     return Added(
         source,
         "admitted",

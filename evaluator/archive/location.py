@@ -24,12 +24,15 @@ from pathlib import Path
 from typing import Any
 
 from . import log as action_log
+from .faults import step
 from .index import Index, IndexProblem, printable_url, sqlite_url
-from .store import Store
+from .store import Store, _unlink_quietly
 
 ARCHIVE_FILE = "archive.json"
 SQLITE_FILE = "index.sqlite"
 LOG_FILE = "log.jsonl"
+ANCHORS_FOLDER = "log-anchors"  # the log's head time-stamped by an authority (anchor.py)
+PENDING_FILE = "log.pending"  # in tmp/: the entries a write is adding to log.jsonl, until the index commits
 FORMAT = "sdeval-archive"
 FORMAT_VERSION = 1
 
@@ -60,6 +63,7 @@ class Archive:
     index: Index
     description: dict[str, Any] = field(default_factory=dict)
     head: tuple[int, str] | None = None  # the log's last entry after this command's last write
+    notes: list[str] = field(default_factory=list)  # what opening it repaired, for the user
 
     @property
     def log_file(self) -> Path:
@@ -83,20 +87,89 @@ class Archive:
                     if self.index.last_entry(conn) is not None:
                         raise IndexProblem(f"{self.index.shown}: its log is not empty; nothing was rebuilt")
                     self.index.copy_log(conn, copying)
+                if copying is None:
+                    self._settle_killed_write(conn)
                 kept_size = self._log_in_step(conn)
                 yield writer
                 if writer.entries:
                     appended_at = kept_size
+                    self._note_pending(kept_size, writer.entries)
                     self._append_lines(writer.entries, kept_size)
+                    step("log-written")
             # committed
             if writer.entries:
+                step("committed")
+                _unlink_quietly(self.pending_file)
                 self.head = (writer.entries[-1].seq, writer.entries[-1].hash)
         except BaseException:
             if appended_at is not None:
                 self._cut_back(appended_at)  # the index did not commit: neither does the file
+                _unlink_quietly(self.pending_file)
             raise
         finally:
             os.close(lock)
+
+    @property
+    def pending_file(self) -> Path:
+        return self.store.tmp / PENDING_FILE
+
+    def _note_pending(self, kept_size: int, entries: list[action_log.Entry]) -> None:
+        """Before log.jsonl grows: what it grows by, so a command killed before the index commits
+        can be told from an older index put back (see settle_killed_write)."""
+        from .store import write_replacing
+
+        doc = {"size": kept_size, "entries": [[e.seq, e.hash] for e in entries]}
+        write_replacing(self.pending_file, json.dumps(doc).encode(), mode=0o644)
+
+    def settle_killed_write(self) -> str | None:
+        """Under the folder's lock: finish what a command killed inside `writing()` left (a no-op
+        when nothing was left, or on an archive this user cannot write); what was done, one line."""
+        stale = list(self.store.tmp.glob(f".{PENDING_FILE}.*.tmp"))
+        if not (self.pending_file.exists() or stale) or self.index.read_only or not self.store.writable():
+            return None
+        lock = os.open(self.root, os.O_RDONLY)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            with self.index.writing() as conn:
+                return self._settle_killed_write(conn)
+        finally:
+            os.close(lock)
+
+    def _settle_killed_write(self, conn) -> str | None:
+        """The folder's lock is held, so whoever wrote tmp/log.pending is gone. If the index
+        committed its entries, the file is just removed; if not, and log.jsonl ends with exactly
+        those entries (or part of them), log.jsonl is cut back to where it was."""
+        for stale in self.store.tmp.glob(f".{PENDING_FILE}.*.tmp"):  # its writer was killed mid-write
+            _unlink_quietly(stale)
+        try:
+            doc = json.loads(self.pending_file.read_bytes())
+            size, pending = int(doc["size"]), [(int(s), str(h)) for s, h in doc["entries"]]
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, KeyError, TypeError):
+            raise IndexProblem(f"{self.pending_file}: not a record of an unfinished write; nothing was written") from None
+        last = self.index.last_entry(conn)
+        if last is not None and (last.seq, last.hash) in pending:
+            _unlink_quietly(self.pending_file)  # the index committed: the file was right
+            return None
+        try:
+            data = self.log_file.read_bytes()
+        except FileNotFoundError:
+            data = b""
+        before = action_log.parse(data[:size], self.log_file)
+        after = [(e.seq, e.hash) for e in action_log.parse(data[size:], self.log_file)]
+        ends = (before[-1].seq, before[-1].hash) if before else None
+        if ends != ((last.seq, last.hash) if last is not None else None) or after != pending[: len(after)]:
+            raise IndexProblem(
+                f"{self.pending_file}: an unfinished write, but log.jsonl and the index's log do not match it; nothing was written "
+                "(see `sdeval archive log --check`)"
+            )
+        if pending and _witnessed_entries(self.root) >= pending[0][0]:
+            raise IndexProblem(f"{self.pending_file}: names entries an anchor witnessed; nothing was written (see `sdeval archive log --check`)")
+        self._cut_back(size)
+        _unlink_quietly(self.pending_file)
+        gone = f"entry {pending[0][0]}" if len(pending) == 1 else f"entries {pending[0][0]}-{pending[-1][0]}"
+        return f"removed {gone} from {LOG_FILE}: written by a command killed before its index committed"
 
     def _log_in_step(self, conn) -> int:
         """log.jsonl's size up to its last whole line, once it is known to end where the index's log does."""
@@ -146,6 +219,42 @@ class Archive:
             os.truncate(self.log_file, size)
         except OSError:
             pass
+
+
+def settle_for_rebuild(root: Path) -> None:
+    """Before `rebuild` reads log.jsonl: entries a killed rebuild appended but never committed
+    (its index is empty, so none of tmp/log.pending's entries committed) are cut off again."""
+    pending = root / "tmp" / PENDING_FILE
+    lock = os.open(root, os.O_RDONLY)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        for stale in pending.parent.glob(f".{PENDING_FILE}.*.tmp"):  # its writer was killed mid-write
+            _unlink_quietly(stale)
+        try:
+            doc = json.loads(pending.read_bytes())
+        except FileNotFoundError:
+            return
+        except ValueError:
+            raise IndexProblem(f"{pending}: not a record of an unfinished write; nothing was rebuilt") from None
+        data = (root / LOG_FILE).read_bytes()
+        after = [[e.seq, e.hash] for e in action_log.parse(data[doc["size"] :], root / LOG_FILE)]
+        if after != doc["entries"][: len(after)]:
+            raise IndexProblem(f"{pending}: an unfinished write, but {LOG_FILE} does not end with its entries; nothing was rebuilt")
+        os.truncate(root / LOG_FILE, doc["size"])
+        _unlink_quietly(pending)
+    finally:
+        os.close(lock)
+
+
+def _witnessed_entries(root: Path) -> int:
+    """The newest entry any anchor's statement in log-anchors/ names (0 when none; see anchor.py)."""
+    best = 0
+    for path in (root / ANCHORS_FOLDER).glob("*.json"):
+        try:
+            best = max(best, int(json.loads(path.read_bytes()).get("entries", 0)))
+        except (OSError, ValueError, TypeError, AttributeError):
+            continue
+    return best
 
 
 def _entry_words(head: tuple[int, str] | None) -> str:
@@ -205,10 +314,26 @@ def open_archive(root: Path, db: str | None) -> Archive:
         index.open_checked(doc["archive_id"], missing_hint=REBUILD_HINT)
         archive = Archive(root, doc["archive_id"], store, index, doc)
         check_anchors(archive)
+        try:
+            settled = archive.settle_killed_write()
+        except IndexProblem:
+            settled = None  # `log --check` says what does not match; writing commands refuse
+        if settled:
+            archive.notes.append(settled)
+        if not read_only and store.writable():  # what killed adds left in tmp/
+            archive.notes += store.recover(lambda sha: _indexed(index, sha))
+        with index.reading() as conn:
+            if index.last_entry(conn) is None:  # every archive's log starts with its init
+                raise NotAnArchive(f"{index.shown}: holds no action log (a rebuild was interrupted); {REBUILD_HINT}")
     except (IndexProblem, NotAnArchive):
         index.close()
         raise
     return archive
+
+
+def _indexed(index: Index, sha256: str) -> bool:
+    with index.reading() as conn:
+        return index.find(conn, sha256) is not None
 
 
 REBUILD_HINT = "run `sdeval archive rebuild` to re-create the index from objects/ and log.jsonl"

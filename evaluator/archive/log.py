@@ -96,6 +96,11 @@ def read_file(path) -> list[Entry]:
         raise LogFileProblem(f"{path}: missing (the archive's copy of its log)") from None
     except OSError as exc:
         raise LogFileProblem(f"{path}: cannot read ({exc.strerror or exc})") from None
+    return parse(data, path)
+
+
+def parse(data: bytes, path) -> list[Entry]:
+    """The entries in log.jsonl's bytes (the part after the last newline left out, as above)."""
     entries = []
     lines = data.split(b"\n")
     for number, raw in enumerate(lines[:-1], 1):  # the part after the last newline is unfinished

@@ -37,24 +37,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 READ_ONLY = 0o444
-PAUSE_ENV = "SDEVAL_ARCHIVE_TEST_PAUSE_AT"
 
 
 class StoreProblem(Exception):
     """A file in the archive cannot be written or read (one line)."""
-
-
-def pause_point(step: str) -> None:
-    """Test hook: with SDEVAL_ARCHIVE_TEST_PAUSE_AT=STEP, the process says so on standard error
-    and waits at that step forever, so a test can kill it exactly there (tests/archive/test_archive_crash.py)."""
-    if os.environ.get(PAUSE_ENV) == step:
-        import signal
-        import sys
-
-        sys.stderr.write(f"paused at {step}\n")
-        sys.stderr.flush()
-        while True:
-            signal.pause()
 
 
 @dataclass

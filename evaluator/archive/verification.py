@@ -8,6 +8,7 @@ assessment and manifest, and the attachments (`read_attachments`). The archive's
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from dataclasses import asdict, dataclass
@@ -154,3 +155,20 @@ def read_attachments(data: bytes) -> dict[str, bytes]:
         return ReportContents.read(data).files()
     except ContainerProblem:  # a damaged file: verify names the problem; here there is simply nothing
         return {}
+
+
+def verify_bytes(path: Path, data: bytes, anchors: tuple[Path, ...], *, strict: bool) -> Verified:
+    """One report verified from bytes its caller has already read (and hashed): read once."""
+    from ..verify.one import NotAReport, not_a_report, verify_report
+
+    try:
+        outcome = verify_report(path, trust=_anchors_once(anchors), strict=strict, data=data)
+    except NotAReport as exc:
+        outcome = not_a_report(path, str(exc))
+    return _verified(outcome)
+
+
+@functools.lru_cache(maxsize=4)
+def _anchors_once(paths: tuple[Path, ...]):
+    """The trust anchors, read once per process (each worker of `archive verify` verifies many reports)."""
+    return _anchors(list(paths))

@@ -6,95 +6,60 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .._infra.exit_codes import EXIT_FINDINGS, EXIT_OK
 from . import location
 from .common import ArchiveProblem, anchor_paths, log_quietly, now_text, selected, withdrawal_of
-from .facts import index_differences, indexed_facts
+from .facts import indexed_facts
+from .faults import step
 from .index import Index
 from .location import Archive
 from .log import check_chain, current_user
+from .reverify import Checked, check_all, in_shard, unverified_since
 from .store import Store, StoreProblem
 
 # ---------------------------------------------------------------------------- verify
 
 
-@dataclass
-class Checked:
-    id: int
-    sha256: str
-    stored_as: str
-    passed: bool
-    reason: str  # one line: what is wrong with it ("passed" when nothing is)
-    problem: str | None = None  # the stored file is missing, changed or unreadable, or not a report
-    checks: list[dict[str, Any]] = field(default_factory=list)
-    withdrawn: dict[str, Any] | None = None  # {time, by, reason} when the report was withdrawn
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "sha256": self.sha256,
-            "stored_as": self.stored_as,
-            "passed": self.passed,
-            "problem": self.problem,
-            "reason": None if self.passed else self.reason,
-            "checks": self.checks,
-            "withdrawn": self.withdrawn,
-        }
-
-
-def verify(archive: Archive, idents: list[str], *, strict: bool, workers: int | None = None) -> tuple[list[Checked], list[str], str | None]:
-    """Each stored file's hash against the index, then the full verification across the cores,
-    then every indexed fact against the verified report; with no ids also the stored files the
-    index lacks, and always the log against log.jsonl. (results, archive-wide problems, a note
-    when the run could not be logged)."""
-    from .verification import verify_many
-
-    rows = selected(archive, idents)
-    anchors = anchor_paths(archive)
+def verify(
+    archive: Archive,
+    idents: list[str],
+    *,
+    strict: bool,
+    workers: int | None = None,
+    shard: tuple[int, int] | None = None,
+    since: str | None = None,
+) -> tuple[list[Checked], list[str], str | None]:
+    """Each stored file's hash against the index, the full verification and every indexed fact
+    against the verified report, across the cores (reverify.py); with no ids, no shard and no
+    --since also the stored files the index lacks; always the log against log.jsonl and its
+    anchors. `shard` (i, N): every N-th report; `since`: only those not passed since then.
+    (results, archive-wide problems, a note when the run could not be logged)."""
+    rows = [r for r in selected(archive, idents) if in_shard(r.id, shard)]
     with archive.index.reading() as conn:
         details = archive.index.details(conn, [r.id for r in rows])
-    results: dict[int, Checked] = {}
-    intact = []
-    for row in rows:
-        try:
-            actual = archive.store.sha256_of(row.stored_as)
-        except StoreProblem as exc:
-            results[row.id] = Checked(row.id, row.sha256, row.stored_as, False, str(exc), str(exc))
-            continue
-        if actual != row.sha256:
-            changed = f"changed (SHA-256 {actual}, the index says {row.sha256})"
-            results[row.id] = Checked(row.id, row.sha256, row.stored_as, False, changed, changed)
-            continue
-        intact.append(row)
-    outcomes = verify_many([archive.store.path_of(r.stored_as) for r in intact], anchors, strict=strict, workers=workers)
-    for row, outcome in zip(intact, outcomes):
-        passed, reason = outcome.passed, outcome.reason
-        if passed:
-            differences = index_differences(row, details[row.id], outcome)
-            if differences:
-                passed, reason = False, "the index differs from the report: " + "; ".join(differences)
-        results[row.id] = Checked(row.id, row.sha256, row.stored_as, passed, reason, outcome.problem, outcome.checks)
-    ordered = [results[r.id] for r in rows]
+    if since is not None:
+        rows = [r for r in rows if unverified_since(details[r.id], since)]
+    ordered = check_all(archive.root, rows, details, anchor_paths(archive), strict=strict, workers=workers)
     for c in ordered:
         c.withdrawn = withdrawal_of(details[c.id])
     problems = [f"log: {p}" for p in log_problems(archive)]
-    if not idents:
+    if not idents and shard is None and since is None:
         problems += [
             f"{relative}: stored, but the index has no report for it (its row was removed, or an older index restored)"
             for relative in unindexed(archive, [r.stored_as for r in rows])
         ]
     failed = [c.id for c in ordered if not c.passed]
     summary = verify_summary(ordered, problems)
-    note = log_quietly(
-        archive,
-        "verify",
-        {"reports": len(ordered), "failed": failed, "strict": strict, "problems": problems, "summary": summary},
-        verified=[(c.id, c.passed, c.reason) for c in ordered],
-    )
+    detail: dict[str, Any] = {"reports": len(ordered), "failed": failed, "strict": strict, "problems": problems, "summary": summary}
+    if shard is not None:
+        detail["shard"] = f"{shard[0]}/{shard[1]}"
+    if since is not None:
+        detail["since"] = since
+    note = log_quietly(archive, "verify", detail, verified=[(c.id, c.passed, c.reason) for c in ordered])
     return ordered, problems, note
 
 
@@ -135,7 +100,21 @@ def log_problems(archive: Archive, entries: list[Any] | None = None) -> list[str
         return problems + [str(exc)]
     name = location.LOG_FILE
     problems += [f"{name}: {p}" for p in check_chain(kept)]
-    return problems + action_log.compare(entries, kept, name)
+    return problems + action_log.compare(entries, kept, name) + anchor_problems(archive, entries, kept)
+
+
+def anchor_problems(archive: Archive, entries: list[Any], kept: list[Any]) -> list[str]:
+    """Every anchor in log-anchors/ checked offline against the anchoring root and both copies of the log."""
+    from . import anchor
+
+    found = anchor.read_all(archive.root, anchor.root_certificate(archive))
+    if not found:
+        return []
+    try:
+        description = (archive.root / location.ARCHIVE_FILE).read_bytes()
+    except OSError as exc:
+        return [f"{archive.root / location.ARCHIVE_FILE}: cannot read ({exc.strerror or exc})"]
+    return anchor.problems(found, archive.archive_id, entries, kept, description, location.LOG_FILE)
 
 
 # ---------------------------------------------------------------------------- rebuild
@@ -158,6 +137,7 @@ def rebuild(root: Path, db: str | None, *, workers: int | None = None) -> Rebuil
     store = Store(root)
     url = location.index_url(root, db, doc.get("index"), read_only=False)
     log_file = root / location.LOG_FILE
+    location.settle_for_rebuild(root)
     try:
         kept = action_log.read_file(log_file)
     except action_log.LogFileProblem as exc:
@@ -223,10 +203,12 @@ def rebuild(root: Path, db: str | None, *, workers: int | None = None) -> Rebuil
                 continue
             present.append((rel, e, d))
         outcomes = verify_many([root / rel for rel, _, _ in present], [root / r["file"] for r in anchor_rows], strict=False, workers=workers)
+        step("rebuild-verified")
         when, user = now_text(), current_user()
         recovered, verified_rows = [], []
         rebuild_seq = (kept[-1].seq if kept else 0) + 1
         archive_id, _ = index.initialize(doc["archive_id"], kept[0].time if kept else now_text())
+        step("rebuild-initialized")
         archive = Archive(root, archive_id, store, index, doc)
         with archive.writing(copying=kept) as w:
             for row in anchor_rows:

@@ -39,6 +39,12 @@ DbOpt = Annotated[
 ]
 StrictOpt = Annotated[bool, typer.Option("--strict", help="Fail a report that a newer rule catalog assesses differently.")]
 WorkersOpt = Annotated[Optional[int], typer.Option("--workers", min=1, help="Processes to verify with (default: one per core).")]
+TsaOpt = Annotated[
+    Optional[str],
+    typer.Option("--tsa", metavar="URL", help="RFC 3161 time-stamping authority that anchors the log's head (its root: --trust)."),
+]
+
+
 IdsArg = Annotated[Optional[list[str]], typer.Argument(metavar="[ID...]", help="Report numbers or SHA-256 prefixes; default: every report.")]
 
 
@@ -63,6 +69,8 @@ class _Opened:
             self.archive = open_existing(self.root, self.db)
         except ArchiveProblem as exc:
             raise _fail(str(exc)) from None
+        for note in self.archive.notes:  # what opening it repaired after a killed command
+            typer.echo(f"sdeval: {note}", err=True)
         return self.archive
 
     def __exit__(self, exc_type, exc, tb) -> None:
@@ -85,10 +93,15 @@ def _problems():
     return (ArchiveProblem, IndexProblem, LogFileProblem, NotAnArchive, StoreProblem)
 
 
-def _echo_head(head: tuple[int, str] | None) -> None:
-    """After a command that wrote: the log's head, for the auditor to keep outside the archive."""
+def _echo_head(head: tuple[int, str] | None, root: Path | None, db: str | None) -> None:
+    """After a command that wrote: the log's head, for the auditor to keep outside the archive,
+    and, when the archive has a time-stamping authority, the head anchored with it."""
+    from ..archive.anchor import after_write
+
     if head is not None:
         typer.echo(f"sdeval: log head: entry {head[0]}, hash {head[1]}", err=True)
+        if root is not None and (line := after_write(root, db)):
+            typer.echo(f"sdeval: {shown(line)}", err=True)
 
 
 def _dump(doc) -> None:
@@ -104,9 +117,11 @@ def init(
         typer.Option("--trust", metavar="CERT", help="Trust anchor certificates (PEM, one or more each, or DER); repeat for several."),
     ] = None,
     add_trust: Annotated[bool, typer.Option("--add-trust", help="On an existing archive: add the --trust certificates it lacks.")] = False,
+    tsa: TsaOpt = None,
 ) -> None:
     """Create an archive and record its trust anchors. On an existing archive nothing changes
-    unless --add-trust is given."""
+    unless --add-trust is given. With --tsa, the log's head is anchored with that RFC 3161
+    time-stamping authority after every write (its root among the --trust certificates)."""
     from ..archive.admitting import init as run_init
 
     if archive is None:
@@ -117,8 +132,57 @@ def init(
         raise _fail(str(exc)) from None
     for line in result.messages:
         typer.echo(line if result.exit_code == EXIT_OK else f"sdeval: {line}", err=result.exit_code != EXIT_OK)
-    _echo_head(result.head)
+    if tsa is not None and result.exit_code == EXIT_OK:
+        _configure_anchoring(archive, db, tsa)
+    _echo_head(result.head, archive, db)
     raise typer.Exit(result.exit_code)
+
+
+def _configure_anchoring(root: Path, db: str | None, tsa: str) -> None:
+    from ..archive.anchor import AnchorProblem, configure
+
+    with _Opened(root, db) as opened:
+        try:
+            message = configure(opened, tsa)
+        except (AnchorProblem, *_problems()) as exc:
+            raise _fail(f"{exc}; nothing anchored (run `sdeval archive anchor --tsa URL` once it answers)") from None
+    if message:
+        typer.echo(shown(message))
+
+
+@app.command()
+def anchor(
+    archive: ArchiveOpt = None,
+    db: DbOpt = None,
+    tsa: TsaOpt = None,
+    trust: Annotated[
+        Optional[list[Path]],
+        typer.Option("--trust", metavar="CERT", help="The authority's root certificate, added to the archive's trust anchors if missing."),
+    ] = None,
+) -> None:
+    """Anchor the log's head now: an RFC 3161 time stamp over its last entry's hash and the number
+    of entries, kept in log-anchors/ beside log.jsonl (never replaced). With --tsa, that authority
+    is also recorded in archive.json and anchors after every later write."""
+    from ..archive.admitting import init as run_init
+    from ..archive.anchor import AnchorProblem, anchor_head
+
+    if archive is None:
+        raise _fail("give the archive folder: --archive DIR (or set SDEVAL_ARCHIVE)")
+    if trust:
+        try:
+            added = run_init(archive, db, trust, add_trust=True)
+        except _problems() as exc:
+            raise _fail(str(exc)) from None
+        for line in added.messages[1:] if added.changed else []:
+            typer.echo(line)
+    if tsa is not None:
+        _configure_anchoring(archive, db, tsa)
+    with _Opened(archive, db) as opened:
+        try:
+            made = anchor_head(opened)
+        except (AnchorProblem, *_problems()) as exc:
+            raise _fail(str(exc)) from None
+    typer.echo(shown(made.line()))
 
 
 @app.command()
@@ -142,7 +206,7 @@ def add(
         typer.echo(f"sdeval: {note}", err=True)
     for r in results:
         typer.echo(shown(r.message))
-    _echo_head(opened.head)
+    _echo_head(opened.head, archive, db)
     admitted = sum(r.status == "admitted" for r in results)
     duplicates = sum(r.status == "duplicate" for r in results)
     refused = sum(r.status == "refused" for r in results)
@@ -349,6 +413,13 @@ def verify(
     db: DbOpt = None,
     strict: StrictOpt = False,
     workers: WorkersOpt = None,
+    shard: Annotated[
+        Optional[str],
+        typer.Option("--shard", metavar="i/N", help="Verify every N-th report only (the i-th share), so N machines share the work."),
+    ] = None,
+    since: Annotated[
+        Optional[str], typer.Option("--since", metavar="DATE", help="Only reports that have not passed a verification since DATE.")
+    ] = None,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.text,
 ) -> None:
     """Re-verify stored reports: each file's SHA-256 against the index, then the full verification
@@ -356,12 +427,21 @@ def verify(
     against the report; also stored files the index lacks and the log against log.jsonl.
     Exit 1 if any fails."""
     from .._infra import progress
+    from ..archive.common import utc_text
+    from ..archive.reverify import BadShard, parse_shard
     from ..archive.verifying import verify as run_verify
 
     with _Opened(archive, db) as opened, progress.allowed(fmt is not Format.json):
         try:
-            results, problems, note = run_verify(opened, ids or [], strict=strict, workers=workers)
-        except _problems() as exc:
+            results, problems, note = run_verify(
+                opened,
+                ids or [],
+                strict=strict,
+                workers=workers,
+                shard=parse_shard(shard) if shard else None,
+                since=utc_text(since) if since else None,
+            )
+        except (*_problems(), BadShard) as exc:
             raise _fail(str(exc)) from None
     from ..archive.verifying import verify_summary
 
@@ -375,7 +455,7 @@ def verify(
     }
     if note:
         typer.echo(f"sdeval: {note}", err=True)
-    _echo_head(opened.head)
+    _echo_head(opened.head, archive, db)
     if fmt is Format.json:
         _dump({"reports": [r.as_dict() for r in results], "archive_problems": problems, "summary": summary})
     else:
@@ -412,7 +492,7 @@ def rejudge(
             raise _fail(str(exc)) from None
     if note:
         typer.echo(f"sdeval: {note}", err=True)
-    _echo_head(opened.head)
+    _echo_head(opened.head, archive, db)
     if fmt is Format.json:
         _dump({"reports": [r.as_dict() for r in results], "summary": summary})
     else:
@@ -440,6 +520,7 @@ def log_(
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.text,
 ) -> None:
     """The action log: every init, add, refusal, verify and rejudge, with its time, user and result."""
+    from ..archive.anchor import summary as anchor_summary
     from ..archive.finding import log_entries
 
     with _Opened(archive, db) as opened:
@@ -462,7 +543,10 @@ def log_(
             for p in problems:
                 typer.echo(shown(f"BROKEN: {p}"))
         else:
-            typer.echo(f"log intact: {len(entries)} entries, each chained to the one before; head hash {head}")
+            anchored = anchor_summary(opened.root)
+            typer.echo(
+                f"log intact: {len(entries)} entries, each chained to the one before; head hash {head}" + (f"; {anchored}" if anchored else "")
+            )
     raise typer.Exit(EXIT_FINDINGS if check and problems else EXIT_OK)
 
 
@@ -483,7 +567,7 @@ def withdraw(
         except _problems() as exc:
             raise _fail(str(exc)) from None
     typer.echo(message)
-    _echo_head(opened.head)
+    _echo_head(opened.head, archive, db)
 
 
 @app.command()
@@ -504,5 +588,5 @@ def rebuild(
         raise _fail(str(exc)) from None
     for line in result.lines:
         typer.echo(line, err=line.startswith("sdeval: "))
-    _echo_head(result.head)
+    _echo_head(result.head, archive, db)
     raise typer.Exit(result.exit_code)

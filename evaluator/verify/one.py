@@ -191,9 +191,10 @@ def not_a_report(path: Path, message: str) -> Outcome:
     return Outcome(Path(path), [], problem=message)
 
 
-def verify_report(path: Path, *, trust: TrustAnchors | None, strict: bool, now: dt.datetime | None = None) -> Outcome:
+def verify_report(path: Path, *, trust: TrustAnchors | None, strict: bool, now: dt.datetime | None = None, data: bytes | None = None) -> Outcome:
     """Every check on one report. NotAReport (exit 2) when the file is not an sdeval report.
-    `now` is the validation time (default: the current time)."""
+    `now` is the validation time (default: the current time). `data`: the file's bytes, already
+    read by the caller (the archive, which has just checked their SHA-256), so it is read once."""
     from .signature import check_signature
 
     path = Path(path)
@@ -203,7 +204,7 @@ def verify_report(path: Path, *, trust: TrustAnchors | None, strict: bool, now: 
     for name in ("pypdf", "pyhanko", "pyhanko_certvalidator"):
         logging.getLogger(name).setLevel(logging.CRITICAL)
     try:
-        data = read_bytes(str(path), MAX_REPORT_BYTES)
+        data = read_bytes(str(path), MAX_REPORT_BYTES) if data is None else data
     except UnreadableFile as exc:
         raise NotAReport(str(exc)) from None
     if b"%PDF-" not in data[:1024]:

@@ -1,7 +1,7 @@
 """Nothing lost: an `archive add` killed at each step, two adds at once, a read-only archive.
 
 The kill tests run `sdeval archive add` as its own process with SDEVAL_ARCHIVE_TEST_PAUSE_AT=STEP
-(evaluator/archive/store.py: pause_point), which stops it at that step until the test SIGKILLs it.
+(evaluator/archive/faults.py), which stops it at that step until the test SIGKILLs it.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import sqlalchemy as sa
 from conftest import ROOT
 from support.archive_fixtures import archive_args, sdeval_process
 
-from evaluator.archive.store import PAUSE_ENV
+from evaluator.archive.faults import PAUSE_ENV
 
 pytestmark = pytest.mark.archive
 
@@ -48,20 +48,24 @@ def wait_for_line(proc: subprocess.Popen, wanted: str, timeout: float = 120) -> 
 
 def rows(archive) -> dict[str, str]:
     """sha256 -> stored_as, straight from the index."""
-    with archive.engine().connect() as conn:
-        return dict(conn.execute(sa.text("SELECT sha256, stored_as FROM reports")).all())
+    engine = archive.engine()
+    try:
+        with engine.connect() as conn:
+            return dict(conn.execute(sa.text("SELECT sha256, stored_as FROM reports")).all())
+    finally:
+        engine.dispose()  # no session left open: a test may drop the database
 
 
 def assert_consistent(archive) -> None:
     """Every index row has its file, with its hash, read-only; every stored file has its row."""
+    log = archive.run("log", "--check")  # first: opening the archive clears what a killed command left
+    assert log.exit_code == 0, log.stdout
     indexed = rows(archive)
     stored = {p.stem: p for p in (archive.root / "objects").rglob("*.pdf")}
     assert set(stored) == set(indexed)
     for sha, relative in indexed.items():
         assert sha256(archive.root / relative) == sha
         assert (archive.root / relative).stat().st_mode & 0o777 == 0o444
-    log = archive.run("log", "--check")
-    assert log.exit_code == 0, log.stdout
 
 
 @pytest.mark.parametrize("step", ["staged", "verified", "stored", "indexed"])
