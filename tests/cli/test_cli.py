@@ -329,7 +329,7 @@ def test_a_missing_field_is_placed_at_its_object(sdeval, tmp_path):
 
 
 def test_why_it_matters_gives_the_rules_rationale_once_per_file(sdeval, monkeypatch):
-    monkeypatch.delenv("SDEVAL_TEXT_WIDTH")  # as a pipe receives it: folded at 100 columns
+    monkeypatch.setenv("SDEVAL_TEXT_WIDTH", "100")  # as a 100-column terminal shows it
     out = sdeval("assess", example("sd201-offer-a.json")).stdout
     assert "      why it matters: Proposed drafts include tokens the target rejected, and accepted drafts leave\n" in out
     assert out.count("why it matters:") == 1

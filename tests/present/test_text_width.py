@@ -1,4 +1,4 @@
-"""Text output fits: a terminal's width, 100 columns through a pipe, wide tables split into column
+"""Text output fits: a terminal's width, SDEVAL_TEXT_WIDTH when set, every line whole through a pipe, wide tables split into column
 groups that repeat the row label, JSON untouched (evaluator/present/width.py)."""
 
 from __future__ import annotations
@@ -49,9 +49,11 @@ def _on_a_terminal(columns: int, *args: str) -> str:
     return b"".join(chunks).decode().replace("\r\n", "\n")
 
 
-def test_requirements_output_through_a_pipe_is_at_most_100_columns():
-    # Before: lines up to 412 columns (65 of 245 wider than 120).
-    out = _piped("assess", *TWO_OFFERS)
+def test_requirements_output_through_a_pipe_keeps_lines_whole_unless_a_width_is_asked_for():
+    whole = _piped("assess", *TWO_OFFERS)
+    assert whole == _piped("assess", *TWO_OFFERS, width="0")
+    assert max(len(line) for line in whole.splitlines()) > 100
+    out = _piped("assess", *TWO_OFFERS, width="100")
     assert max(len(line) for line in out.splitlines()) <= 100
     assert len(out.splitlines()) > 150
 
@@ -64,7 +66,7 @@ def test_on_a_terminal_it_fits_the_terminals_width():
 
 def test_folding_keeps_every_word_of_prose_in_order():
     whole = _piped("assess", "examples/acceptance-only.json", width="0")
-    fitted = _piped("assess", "examples/acceptance-only.json")
+    fitted = _piped("assess", "examples/acceptance-only.json", width="100")
     assert fitted != whole
     assert fitted.split() == whole.split()
 
