@@ -193,3 +193,21 @@ def test_claim_says_whether_the_new_claim_is_established_and_what_stands_in_its_
         "sdeval: claim speedup-eagle3-c8: NOT ESTABLISHED; 1 error stands in its way:",
         "sdeval:   identity-incomplete at /configurations/0/runtime/version: configuration eagle3-dynamic-k does not state runtime.version",
     ]
+
+
+def test_an_unequal_population_names_the_failed_request_behind_it(sdeval, bare, tmp_path):
+    # As `sdeval measure` writes it: one of 16 requests timed out, so 15 completed and every
+    # per-request mean moved; the cause is the failed request, and the refusal names it.
+    path, data = bare
+    spec, base = run(data, "eagle3-c8"), run(data, "target-only-c8")
+    for r in (spec, base):
+        r["workload"].update(num_requests=16, requests_sent=16, requests_failed=0, input_tokens_mean=72.125)
+    spec["workload"].update(num_requests=15, requests_failed=1, input_tokens_mean=69.333)
+    path.write_text(json.dumps(data))
+    result = sdeval("claim", path, "--run", "eagle3-c8", "--baseline", "target-only-c8", "--kind", "speedup", "-o", tmp_path / "x.json")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        "sdeval: baseline target-only-c8 is not measured on equal terms with run eagle3-c8: "
+        "workload.num_requests 15 vs 16; workload.input_tokens_mean 69.333 vs 72.125; "
+        "because run eagle3-c8: 1 of 16 requests sent failed or did not complete (measure again until every request completes)\n"
+    )
