@@ -22,7 +22,7 @@ WIDTH_VARIABLE = "SDEVAL_TEXT_WIDTH"
 _CELL_GAP = re.compile(r"\S {2,}\S")
 _NUMBERED = re.compile(r"^\d+\. ")
 # A certificate's name as RFC 4514 writes it (a signer's, an authority's, an anchor's): folded whole.
-_ATTRIBUTE = r"(?:CN|O|OU|C|L|ST|STREET|DC|UID|SERIALNUMBER|serialNumber|emailAddress|E|[0-9.]+)="
+_ATTRIBUTE = r"(?<![\w.=-])(?:CN|O|OU|C|L|ST|STREET|DC|UID|SERIALNUMBER|serialNumber|emailAddress|E|[0-9.]+)="
 _VALUE = r"[^,;()=\s]+(?: [^,;()=\s]+){0,5}"  # a value of a few words, ended by punctuation or the line's end
 _NAME = re.compile(_ATTRIBUTE + _VALUE + r"(?:,\s*" + _ATTRIBUTE + _VALUE + r")*(?=\s*[(;),:]|\s*$)")
 _KEPT = "\u00a0"  # stands for a space inside a name while folding; textwrap breaks only at ASCII whitespace

@@ -25,6 +25,7 @@ from ..engine.record import EvidenceRecord
 from ..engine.schema_wording import schema_problems
 from ..engine.wording import num
 from . import REGISTRY
+from .quality import quality_below
 from .registry import Path
 from .results import Ask, ClaimResult, FileAssessment, Finding, Verdict
 
@@ -136,10 +137,6 @@ def _computed(claim, figure) -> dict:
     return computed
 
 
-# Quality metrics where less is better; every other metric is read as higher-is-better.
-_LOWER_IS_BETTER = ("perplexity", "wer", "cer", "error", "loss", "latency")
-
-
 def _unfavourable(ctx: Context, claim, out) -> tuple[str, str] | None:
     """What an established result says against the offer: a speedup below 1, or the run's quality
     below the baseline's on a task (both said, when both hold); in full and in a few words."""
@@ -148,12 +145,10 @@ def _unfavourable(ctx: Context, claim, out) -> tuple[str, str] | None:
         said.append(f"slower than its baseline: {num(out.value, 'x')} its output throughput")
         brief.append(f"slower than its baseline ({num(out.value, 'x')})")
     run = ctx.run(claim.run)
-    for q in (run.quality or []) if run is not None else []:
-        if q.baseline_score is None or q.score == q.baseline_score:
-            continue
-        lower_better = any(word in q.metric.lower() for word in _LOWER_IS_BETTER)
-        if (q.score > q.baseline_score) if lower_better else (q.score < q.baseline_score):
-            said.append(f"its quality is below the baseline's on {q.task}: {q.metric} {num(q.score)} against {num(q.baseline_score)}")
+    # A lossless claim established by its own check is not contradicted by a score's wobble.
+    for q in (run.quality or []) if run is not None and claim.kind != "lossless" else []:
+        if (margin := quality_below(q)) is not None:
+            said.append(f"its quality is below the baseline's on {q.task}: {q.metric} {num(q.score)} against {num(q.baseline_score)} ({margin})")
             brief.append(f"quality below the baseline's ({num(q.score)} against {num(q.baseline_score)})")
     return ("established, but " + "; ".join(said), "; ".join(brief)) if said else None
 

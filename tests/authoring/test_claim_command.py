@@ -54,10 +54,7 @@ def test_speedup_at_concurrency_8_is_1_90x_and_the_record_validates(sdeval, bare
     assessed = sdeval("assess", out, "-f", "json").json()
     assert assessed["files"][0]["claims"][0]["verdict"] == "established"
     assert [f["code"] for f in assessed["findings"] if f["severity"] == "error"] == []
-    assert (
-        result.stderr
-        == f"sdeval: added claim speedup-eagle3-c8 ({claim['text']}) to {out}\nsdeval: claim speedup-eagle3-c8: established, but its quality is below the baseline's on customer-support chat: rubric pass rate (LLM judge, 3 judges majority) 0.858 against 0.861\n"
-    )
+    assert result.stderr == f"sdeval: added claim speedup-eagle3-c8 ({claim['text']}) to {out}\nsdeval: claim speedup-eagle3-c8: established\n"
 
 
 def test_without_an_output_the_claim_is_printed(sdeval, bare):
@@ -180,11 +177,7 @@ def test_claim_says_whether_the_new_claim_is_established_and_what_stands_in_its_
     path, data = bare
     out = tmp_path / "with-claim.json"
     ok = sdeval("claim", path, "--run", "eagle3-c8", "--baseline", "target-only-c8", "--kind", "speedup", "-o", out)
-    assert (
-        ok.exit_code == 0
-        and ok.stderr.splitlines()[-1]
-        == "sdeval: claim speedup-eagle3-c8: established, but its quality is below the baseline's on customer-support chat: rubric pass rate (LLM judge, 3 judges majority) 0.858 against 0.861"
-    )
+    assert ok.exit_code == 0 and ok.stderr.splitlines()[-1] == "sdeval: claim speedup-eagle3-c8: established"
     del data["configurations"][0]["runtime"]["version"]
     path.write_text(json.dumps(data))
     printed = sdeval("claim", path, "--run", "eagle3-c8", "--baseline", "target-only-c8", "--kind", "speedup")
