@@ -732,9 +732,12 @@ def _trust_anchors(paths: list[Path] | None):
     from ..report.trust import TrustAnchors, TrustProblem
 
     try:
-        return TrustAnchors.from_options(paths)
+        anchors = TrustAnchors.from_options(paths)
     except TrustProblem as exc:
         raise _fail(str(exc)) from None
+    for note in anchors.notes() if anchors else []:
+        typer.echo(f"sdeval: note: {shown(note)}", err=True)
+    return anchors
 
 
 @app.command(
