@@ -27,6 +27,9 @@ the claim forms 2026's claims use (docs/claims.md, "How the form a claim is writ
 it"): a cost per million output tokens at a stated price, a figure written as a change against
 its baseline, throughput per accelerator, a comparison at matched interactivity over each side's
 sweep, and a value copied from a tool's rounded print.
+
+Record 1.3 is additive as well: every 1.0, 1.1 and 1.2 record loads and is judged unchanged
+(docs/record.md, "Record 1.3", lists what it adds).
 """
 
 from __future__ import annotations
@@ -38,8 +41,8 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from .. import RECORD_VERSION  # noqa: E402,F401  (defined with the package version; see evaluator/__init__.py)
 from .._infra.safe_text import CONTROL_PATTERN, CONTROL_PATTERN_LINES, IDENTITY_PATTERN
 
-# Every version this tool reads; a 1.0 record is a valid 1.1 record, a 1.1 record a valid 1.2 one.
-READ_VERSIONS = ("1.0", "1.1", "1.2")
+# Every version this tool reads; each is a valid record of the next (1.0 of 1.1, 1.1 of 1.2, 1.2 of 1.3).
+READ_VERSIONS = ("1.0", "1.1", "1.2", "1.3")
 SCHEMA_ID = "https://sdeval.example/schemas/evidence-record/1.1/evidence-record.schema.json"
 
 # Bounds that keep a count a count: JSON allows 1e999 and 2**200, a record does not.
@@ -884,8 +887,8 @@ class InstallationScope(_Model):
 
 
 class EvidenceRecord(_Model):
-    record_version: Literal["1.0", "1.1", "1.2"] = Field(
-        description="Version of the evidence-record format. This tool reads 1.0, 1.1 and 1.2; write 1.2 where the counts give D (tokens outside verification steps), else 1.1."
+    record_version: Literal["1.0", "1.1", "1.2", "1.3"] = Field(
+        description="Version of the evidence-record format. This tool reads 1.0, 1.1, 1.2 and 1.3; write 1.2 where the counts give D (tokens outside verification steps), 1.3 where a run carries what only 1.3 states (a measurement's uncertainty), else 1.1."
     )
     offer: Offer = Field(description="Who makes the offer and what they claim, verbatim.")
     configurations: list[Configuration] = Field(
