@@ -94,6 +94,9 @@ class _Model(BaseModel):
 # --------------------------------------------------------------------------- offer
 
 
+RecordSource = Literal["vendor", "buyer-transcribed", "buyer-measured", "tool"]
+
+
 class Offer(_Model):
     vendor: IdentityText = Field(description="Company making the offer, as named on its documents.")
     offer_id: IdentityText = Field(description="The vendor's reference for this offer (quote or proposal number).")
@@ -112,6 +115,14 @@ class Offer(_Model):
         default_factory=list,
         max_length=100,
         description="Documents the evidence was taken from (slide deck, benchmark report, email), by name or link.",
+    )
+    source: RecordSource | None = Field(
+        default=None,
+        description="Record 1.3: who made this record, which decides whom each request addresses. vendor: the vendor wrote it "
+        "(ask the vendor); buyer-transcribed: the buyer typed it from the vendor's material, as `sdeval init` starts it (fill in "
+        "what is missing from that material, or ask the vendor for it); buyer-measured: the buyer measured it, as "
+        "`sdeval measure` writes it (measure again); tool: a program wrote it from benchmark output (fill in what the "
+        "tool could not state). Left out: vendor.",
     )
 
 

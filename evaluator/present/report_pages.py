@@ -18,6 +18,7 @@ from .._infra.safe_text import isolated, xml_safe
 from ..engine.wording import VERDICT_HEADING as OUTCOME_WORDS
 from ..engine.wording import column, num, offer_names
 from ..rules import lookup
+from ..rules.addressee import to_whom
 from .buyer_pages import RuleOf, fit_context
 from .charts import Series, bar_chart, line_chart
 
@@ -144,6 +145,8 @@ def _file(r: FileAssessment, name: str, rule_of: RuleOf, entry: dict[str, Any]) 
         "installation": None,
         # The buyer's next step: every error finding as a request to the vendor (FileAssessment.asks).
         "asks": [{"code": a.code, "text": a.text, "claims": list(a.claims)} for a in r.asks],
+        "asks_heading": r.asks_heading,
+        "asks_to": to_whom(r.source),
     }
     if r.record is None:
         out["other_findings"] = [_finding(f, rule_of) for f in r.findings]

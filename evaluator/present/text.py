@@ -117,7 +117,7 @@ def asks_block(r: FileAssessment) -> list[str]:
     """What to ask the vendor: each request once, with the claims it concerns."""
     if not r.asks:
         return []
-    out = ["  What to ask the vendor:"]
+    out = [f"  {r.asks_heading}:"]  # whom they address: who made the record (offer.source)
     for n, a in enumerate(r.asks, 1):
         about = f" (claim{'s' * (len(a.claims) != 1)} {', '.join(a.claims)}; {a.code})" if a.claims else f" ({a.code})"
         out.append(f"    {n}. {shown(a.text)}{about}")

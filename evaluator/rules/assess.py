@@ -25,13 +25,14 @@ from ..engine.record import EvidenceRecord
 from ..engine.schema_wording import schema_problems
 from ..engine.wording import num
 from . import REGISTRY
+from .addressee import addressed, source_of
 from .quality import quality_below
 from .registry import Path
 from .results import Ask, ClaimResult, FileAssessment, Finding, Verdict
 
 
 def assess(loaded: LoadedFile) -> FileAssessment:
-    result = FileAssessment(file=loaded.path, sha256=loaded.sha256)
+    result = FileAssessment(file=loaded.path, sha256=loaded.sha256, source=source_of(loaded.data))
     if loaded.problem is not None:
         p = loaded.problem
         ask: str | None = REGISTRY["parse"].request(problem=p.message)
@@ -42,7 +43,7 @@ def assess(loaded: LoadedFile) -> FileAssessment:
         record = EvidenceRecord.model_validate(loaded.data)
     except ValidationError as exc:
         result.findings = _schema_findings(exc, loaded)
-        result.asks = asks(result.findings, [])
+        result.asks = asks(result.findings, [], result.source)
         return result
     ctx = Context(record)
     result.record = record
@@ -62,11 +63,11 @@ def assess(loaded: LoadedFile) -> FileAssessment:
             findings.append(Finding(rule.code, rule.severity, v.path, v.message, v.claim, v.run, line, column, ask))
     result.findings = sorted(set(findings), key=_finding_order)
     result.claims = [_claim_result(ctx, i, result.findings, partial(loaded.written, f"/claims/{i}/value")) for i in range(len(record.claims))]
-    result.asks = asks(result.findings, result.claims)
+    result.asks = asks(result.findings, result.claims, result.source)
     return result
 
 
-def asks(findings: list[Finding], claims: list[ClaimResult]) -> list[Ask]:
+def asks(findings: list[Finding], claims: list[ClaimResult], source: str = "vendor") -> list[Ask]:
     """Every error finding's request, once per code and wording, with the claims whose verdict it
     decides (in the record's order); requests come in the order of the findings behind them."""
     gathered: dict[tuple[str, str], list[str]] = {}
@@ -76,7 +77,8 @@ def asks(findings: list[Finding], claims: list[ClaimResult]) -> list[Ask]:
         ids = gathered.setdefault((f.code, f.ask), [])
         ids += [c.id for c in claims if f in c.findings and c.id not in ids]
     order = {c.id: n for n, c in enumerate(claims)}
-    return [Ask(code, text, tuple(sorted(ids, key=order.__getitem__))) for (code, text), ids in gathered.items()]
+    # Addressed to whoever made the record (offer.source): the vendor, the buyer who typed it, or who measured it.
+    return [Ask(code, addressed(text, code, source), tuple(sorted(ids, key=order.__getitem__))) for (code, text), ids in gathered.items()]
 
 
 def _finding_order(f: Finding) -> tuple:

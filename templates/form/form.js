@@ -799,6 +799,7 @@
         ? "; users receive " + num(c.output.value, c.output.unit) + " (" + c.output.figure + ")" : "";
       return c.id + ": " + c.verdict.replace(/-/g, " ") + (c.unfavourable ? " (" + c.unfavourable + ")" : "") + out;
     }));
+    document.getElementById("verdict-asks-title").textContent = reply.asks_heading || "What to ask the vendor";
     fillList("verdict-asks", file.asks.map(function (a) { return a.text + " (" + a.code + ")"; }));
     document.getElementById("verdict-text").textContent = reply.text;
     document.getElementById("verdict").hidden = false;
