@@ -582,6 +582,14 @@ class Quality(_Model):
         default=None, ge=-(10**9), le=10**9, description="Score of target-only outputs on the same task, for comparison."
     )
     method: Text | None = Field(default=None, description="How the score was obtained (harness, judge, sample size).")
+    score_error: float | None = Field(
+        default=None,
+        ge=0,
+        le=10**9,
+        description="Record 1.3: the error the quality result states for the difference from the baseline's score (a standard "
+        "error or a confidence half-width, in the metric's units). A score lower than the baseline's by no more than this is "
+        "not called below it; left out, a difference within 1 % of the baseline's score is not.",
+    )
     equality_check: Literal["greedy-equality", "output-equivalence", "none"] | None = Field(
         default=None,
         description="Whether outputs were compared with target-only outputs: token-for-token under greedy decoding, or equivalence of answers.",

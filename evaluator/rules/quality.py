@@ -60,7 +60,7 @@ def quality_below(q: Quality) -> str | None:
         return None
     lower_better = any(word in q.metric.lower() for word in _LOWER_IS_BETTER)
     worse_by = (q.score - q.baseline_score) if lower_better else (q.baseline_score - q.score)
-    stated = getattr(q, "score_error", None)
+    stated = q.score_error
     if stated is not None:
         allowed, what = stated, f"the stated error {num(stated)}"
     else:

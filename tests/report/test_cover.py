@@ -108,3 +108,23 @@ def test_a_quality_difference_inside_its_error_is_not_a_defect_and_a_passed_loss
     )
     # The lossless claim's own check (greedy equality) passed: a score below is not shown beside it.
     assert claims["lossless"]["verdict"] == "established" and claims["lossless"]["unfavourable"] is None
+
+
+def test_a_stated_error_decides_whether_a_quality_difference_counts(sdeval, tmp_path):
+    record = yaml.safe_load(example("complete-offer.yaml").read_text())
+    quality = next(r for r in record["runs"] if r["id"] == "eagle3-c8")["quality"][0]
+    path = tmp_path / "stated.json"
+
+    def unfavourable(score: float, error: float) -> str | None:
+        quality.update(score=score, score_error=error)
+        path.write_text(json.dumps(record))
+        claims = json.loads(sdeval("assess", path, "--format", "json").stdout)["files"][0]["claims"]
+        return next(c for c in claims if c["id"] == "speedup-c8")["unfavourable"]
+
+    # 0.80 against 0.861 is beyond the 1 % tolerance, but inside a stated error of 0.07.
+    assert unfavourable(0.80, 0.07) is None
+    # 0.858 against 0.861 is inside the tolerance, but beyond a stated error of 0.001.
+    assert unfavourable(0.858, 0.001) == (
+        "established, but its quality is below the baseline's on customer-support chat: rubric pass rate (LLM judge, 3 judges majority) "
+        "0.858 against 0.861 (0.003 worse, beyond the stated error 0.001)"
+    )
