@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from markupsafe import Markup
 
 from .._infra.safe_text import isolated, xml_safe
+from ..engine.record import MODEL_FREE_METHODS
 from ..engine.wording import VERDICT_HEADING as OUTCOME_WORDS
 from ..engine.wording import column, num, offer_names
 from ..rules import lookup
@@ -399,7 +400,8 @@ def _configuration(cfg) -> dict[str, Any]:
         k = "; ".join(f"concurrency {b.min_concurrency}-{b.max_concurrency}: K = {b.k}" for b in p.k_schedule)
     else:
         k = _text(p.k)
-    proposer = p.method if p.method == "none" else f"{p.method}: {_text(p.model)} @ {_text(p.revision)}"
+    # A model-free method (n-gram, suffix, lookahead) has no drafter model to state: not "not stated".
+    proposer = p.method if p.method in MODEL_FREE_METHODS and p.model is None else f"{p.method}: {_text(p.model)} @ {_text(p.revision)}"
     extras = []
     if p.adaptive_verification:
         extras.append("adaptive verification")

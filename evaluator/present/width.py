@@ -119,6 +119,17 @@ def _hang(line: str, column: int, width: int) -> list[str]:
     return _restored([line[:column] + parts[0], *(" " * column + part for part in parts[1:])], line)
 
 
+def _label_cells(rows: list[str], cells: list[tuple[int, int]], width: int) -> int:
+    """How many leading cells name a row: the fewest that tell every row apart (a load repeated
+    for the offer and its baseline needs the configuration beside it), so each column group says
+    which row is which; one when that would take more than three quarters of the width."""
+    for k in range(1, len(cells) - 1):
+        names = [tuple(row[a:b].strip() for a, b in cells[:k]) for row in rows]
+        if len(set(names)) == len(names):
+            return k if cells[k - 1][1] <= 3 * width // 4 else 1
+    return 1
+
+
 def _split_table(block: list[str], width: int) -> list[str]:
     longest = max(len(line) for line in block)
     if longest <= width:
@@ -145,9 +156,10 @@ def _split_table(block: list[str], width: int) -> list[str]:
         # All but the last column fit (a label and a sentence, a list of titles): the last wraps
         # in its own column rather than moving the table apart.
         return [piece for line in block for piece in _hang(line, cells[-1][0], width)]
-    label_end = cells[0][1]
+    labels = _label_cells(padded, cells, width)
+    label_end = cells[labels - 1][1]
     # Each further cell keeps the blank columns before it, so right-aligned figures stay aligned.
-    segments = [(cells[k - 1][1], cells[k][0], cells[k][1]) for k in range(1, len(cells))]
+    segments = [(cells[k - 1][1], cells[k][0], cells[k][1]) for k in range(labels, len(cells))]
     groups: list[list[tuple[int, int, int]]] = [[]]
     used = label_end
     for segment in segments:

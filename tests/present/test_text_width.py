@@ -109,3 +109,17 @@ def test_a_numbered_ask_continues_under_its_text():
     lines = fit(line.rstrip(), 60).split("\n")
     assert all(len(x) <= 60 for x in lines)
     assert all(x.startswith("       ") and not x.startswith("        ") for x in lines[1:])
+
+
+def test_every_column_group_repeats_the_cells_that_tell_its_rows_apart():
+    # The cost table lists each load for the offer and for its baseline: the load alone does not
+    # say which row is which, so every column group repeats the configuration beside it.
+    out = _piped("assess", *TWO_OFFERS, width="100")
+    block = out.split("  cost and interactivity:\n")[1].split("\n    a load not measured")[0]
+    headers = [line for line in block.splitlines() if line.startswith("    load ")]
+    assert len(headers) >= 3
+    assert all(line.split()[:2] == ["load", "configuration"] for line in headers), headers
+    # and each group has the offer's and the baseline's rows, told apart
+    for group in block.split("\n\n"):
+        rows = group.splitlines()[1:]
+        assert any("eagle3-dynamic-k" in r for r in rows) and any("target-only" in r for r in rows), group
