@@ -539,9 +539,9 @@ def claim(
     record: Annotated[str, typer.Argument(metavar="RECORD", help="The evidence record (JSON or YAML) holding the runs.")],
     run: Annotated[str, typer.Option("--run", metavar="RUN", help="Id of the run the claim rests on.")],
     kind: Annotated[
-        ClaimKind,
+        Optional[ClaimKind],
         typer.Option("--kind", metavar="KIND", help="What is claimed: output-throughput, speedup, latency, acceptance-rate or acceptance-length."),
-    ],
+    ] = None,
     baseline: Annotated[
         Optional[str], typer.Option("--baseline", metavar="RUN", help="Id of the run it is compared with (needed for a speedup).")
     ] = None,
@@ -566,6 +566,8 @@ def claim(
     from ..authoring.claims import execute
     from ..importers import ImportProblem
 
+    if kind is None:  # one line, not click's list of choices on nine tab-indented lines
+        raise _fail(f"--kind is missing: say what is claimed, one of {', '.join(k.value for k in ClaimKind)}")
     try:
         with working_on(record):
             text_out, messages = execute(

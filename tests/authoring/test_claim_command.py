@@ -204,3 +204,12 @@ def test_an_unequal_population_names_the_failed_request_behind_it(sdeval, bare, 
         "workload.num_requests 15 vs 16; workload.input_tokens_mean 69.333 vs 72.125; "
         "because run eagle3-c8: 1 of 16 requests sent failed or did not complete (measure again until every request completes)\n"
     )
+
+
+def test_claim_without_kind_is_one_clear_line(sdeval, bare):
+    path, _ = bare
+    result = sdeval("claim", path, "--run", "eagle3-c8")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        "sdeval: --kind is missing: say what is claimed, one of output-throughput, speedup, latency, acceptance-rate, acceptance-length\n"
+    )
