@@ -395,7 +395,9 @@ def serve(
     sock.listen(16)
     from ..serve.app import Served, new_token, run
 
-    served = Served(token=new_token(), port=sock.getsockname()[1], profile=profile, initial=initial)
+    # Messages name the file given (offer.yaml as the form holds it: offer.form.json), not a generic form.json.
+    named = {} if initial is None else {"record_name": f"{Path(initial[0]).stem}.form.json"}
+    served = Served(token=new_token(), port=sock.getsockname()[1], profile=profile, initial=initial, **named)
     url = f"http://127.0.0.1:{served.port}/?token={served.token}"
 
     def announce() -> None:
