@@ -90,3 +90,24 @@ def test_two_series_measured_at_one_spot_share_one_label(two_offers):
     chart_bottom = next(w for w in words if w[0] == "(interactivity)")[2]
     in_chart = [w for w in words if chart_top < w[2] < chart_bottom]
     assert [w[0] for w in in_chart].count("256") == 1, in_chart
+
+
+@pytest.mark.pdf
+def test_a_refused_pairing_is_shown_as_refused_with_its_reason(sdeval, tmp_path):
+    # eagle3-c8's target-only run at concurrency 8 exists (the chart plots it) but served 95 requests
+    # to its 96: the throughput table said "Baseline run none".
+    import json
+
+    import yaml
+
+    record = yaml.safe_load(example("complete-offer.yaml").read_text())
+    record["claims"] = [c for c in record["claims"] if c.get("baseline") != "target-only-c8"]
+    next(r for r in record["runs"] if r["id"] == "target-only-c8")["workload"]["num_requests"] = 95
+    path, pdf = tmp_path / "refused.json", tmp_path / "refused.pdf"
+    path.write_text(json.dumps(record))
+    sdeval("render", path, "-o", pdf)
+    text = _text(pdf)
+    table = text[text.index("Output throughput and speedup by concurrency") :]
+    # (a cell wraps anywhere, so compare without the spaces the wrapping adds)
+    assert "83eagle3-c8553refused:target-only-c8isnotonequalterms(workload.num_requests96vs95)--" in table.replace(" ", "")
+    assert " none " not in table[: table.index("Speedup = speculative")]
