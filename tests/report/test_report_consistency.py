@@ -92,10 +92,8 @@ def test_two_series_measured_at_one_spot_share_one_label(two_offers):
     assert [w[0] for w in in_chart].count("256") == 1, in_chart
 
 
-@pytest.mark.pdf
-def test_a_refused_pairing_is_shown_as_refused_with_its_reason(sdeval, tmp_path):
-    # eagle3-c8's target-only run at concurrency 8 exists (the chart plots it) but served 95 requests
-    # to its 96: the throughput table said "Baseline run none".
+def _refused(tmp_path):
+    """complete-offer.yaml where target-only-c8 served 95 requests to eagle3-c8's 96 and no claim pairs them."""
     import json
 
     import yaml
@@ -103,11 +101,26 @@ def test_a_refused_pairing_is_shown_as_refused_with_its_reason(sdeval, tmp_path)
     record = yaml.safe_load(example("complete-offer.yaml").read_text())
     record["claims"] = [c for c in record["claims"] if c.get("baseline") != "target-only-c8"]
     next(r for r in record["runs"] if r["id"] == "target-only-c8")["workload"]["num_requests"] = 95
-    path, pdf = tmp_path / "refused.json", tmp_path / "refused.pdf"
+    path = tmp_path / "refused.json"
     path.write_text(json.dumps(record))
+    return path
+
+
+@pytest.mark.pdf
+def test_a_refused_pairing_is_shown_as_refused_with_its_reason(sdeval, tmp_path):
+    # eagle3-c8's target-only run at concurrency 8 exists (the chart plots it) but served 95 requests
+    # to its 96: the throughput table said "Baseline run none".
+    path, pdf = _refused(tmp_path), tmp_path / "refused.pdf"
     sdeval("render", path, "-o", pdf)
     text = _text(pdf)
     table = text[text.index("Output throughput and speedup by concurrency") :]
     # (a cell wraps anywhere, so compare without the spaces the wrapping adds)
     assert "83eagle3-c8553refused:target-only-c8isnotonequalterms(workload.num_requests96vs95)--" in table.replace(" ", "")
     assert " none " not in table[: table.index("Speedup = speculative")]
+
+
+def test_the_terminal_says_the_same_refusal_across_loads(sdeval, tmp_path):
+    path = _refused(tmp_path)
+    out = sdeval("assess", path, "-r", example("requirements.yaml")).stdout
+    row = next(line for line in out.splitlines() if line.split()[:2] == ["8", "eagle3-c8"])
+    assert "refused: target-only-c8 is not on equal terms (workload.num_requests 96 vs 95)" in row
