@@ -36,8 +36,8 @@ class Result:
 
 @pytest.fixture(autouse=True, scope="session")
 def _whole_lines():
-    """Text output unfolded, so tests can match a line whole; the fitting to 100 columns (and to
-    a terminal) is tested in test_text_width.py and shown in the snapshots. Session scope: fixtures
+    """Text output unfolded, so tests can match a line whole; the fitting to a width (a
+    terminal's, or SDEVAL_TEXT_WIDTH's) is tested in test_text_width.py and shown in the snapshots. Session scope: fixtures
     of module scope run commands before any function-scoped one."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("SDEVAL_TEXT_WIDTH", "0")

@@ -131,6 +131,7 @@ def build_claim(
             raise ImportProblem(
                 f"baseline {base.id} is not measured on equal terms with run {run.id}: "
                 + "; ".join(f"{n} {_value(ours[n])} vs {_value(theirs[n])}" for n in differing)
+                + _lost_requests_words(differing, run, base)
             )
     if run.load.concurrency is None and run.load.request_rate is None:
         raise ImportProblem(f"run {run.id} states no concurrency or request rate; a claim holds only at the load it was measured at")
@@ -190,6 +191,23 @@ def build_claim(
         option = {"text": "--text", "id": "--id", "task": "--task"}.get(str(first["loc"][0]), str(first["loc"][0]))
         raise ImportProblem(f"{option}: {schema_message(first)}") from None
     return claim.model_dump(mode="json", exclude_none=True, exclude_defaults=True)
+
+
+def _lost_requests_words(differing: list[str], run, base) -> str:
+    """The failed or missing requests behind an unequal population, named: a request that failed
+    leaves num_requests and every per-request mean different, and the cause is the request."""
+    from ..rules.load import lost_requests
+
+    if not any(n.startswith("workload.") for n in differing):
+        return ""
+    named = []
+    for role, r in (("run", run), ("baseline", base)):
+        if (lost := lost_requests(r)) is not None:
+            failed, sent = lost
+            named.append(f"{role} {r.id}: {failed} of {'an unknown number' if sent is None else sent} requests sent failed or did not complete")
+    if not named:
+        return ""
+    return "; because " + " and ".join(named) + " (measure again until every request completes)"
 
 
 def _latency_words(metric: str) -> str:

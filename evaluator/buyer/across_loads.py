@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ..engine.baselines import baseline_for
+from ..engine.baselines import baseline_for, refused_pairing
 from ..engine.context import Context
 from ..engine.metrics import RunMetrics, speedup
 from ..engine.record import Run
@@ -31,6 +31,8 @@ class LoadPoint:
     baseline_tokens_per_s: float | None
     speedup: float | None
     established: bool  # the offer's evidence, and this run's own, are established
+    # Why no baseline when a target-only run at this load was refused (not in the JSON: it is worded there by fields).
+    refused: str | None = None
 
     def as_dict(self) -> dict:
         return {
@@ -162,6 +164,7 @@ def series_for_offer(
                 bm.emitted_tokens_per_s if bm else None,
                 speedup(m, bm) if bm else None,
                 established(run),
+                refused_pairing(ctx, run) if baseline_of is None and base is None else None,
             )
         )
     out = []

@@ -432,7 +432,9 @@ def serve(
     sock.listen(16)
     from ..serve.app import Served, new_token, run
 
-    served = Served(token=new_token(), port=sock.getsockname()[1], profile=profile, initial=initial, references=independent)
+    # Messages name the file given (offer.yaml as the form holds it: offer.form.json), not a generic form.json.
+    named = {} if initial is None else {"record_name": f"{Path(initial[0]).stem}.form.json"}
+    served = Served(token=new_token(), port=sock.getsockname()[1], profile=profile, initial=initial, references=independent, **named)
     url = f"http://127.0.0.1:{served.port}/?token={served.token}"
 
     def announce() -> None:
@@ -585,9 +587,9 @@ def claim(
     record: Annotated[str, typer.Argument(metavar="RECORD", help="The evidence record (JSON or YAML) holding the runs.")],
     run: Annotated[str, typer.Option("--run", metavar="RUN", help="Id of the run the claim rests on.")],
     kind: Annotated[
-        ClaimKind,
+        Optional[ClaimKind],
         typer.Option("--kind", metavar="KIND", help="What is claimed: output-throughput, speedup, latency, acceptance-rate or acceptance-length."),
-    ],
+    ] = None,
     baseline: Annotated[
         Optional[str], typer.Option("--baseline", metavar="RUN", help="Id of the run it is compared with (needed for a speedup).")
     ] = None,
@@ -619,6 +621,8 @@ def claim(
     from ..authoring.claims import execute
     from ..importers import ImportProblem
 
+    if kind is None:  # one line, not click's list of choices on nine tab-indented lines
+        raise _fail(f"--kind is missing: say what is claimed, one of {', '.join(k.value for k in ClaimKind)}")
     try:
         with working_on(record):
             text_out, messages = execute(
@@ -787,9 +791,12 @@ def _trust_anchors(paths: list[Path] | None):
     from ..report.trust import TrustAnchors, TrustProblem
 
     try:
-        return TrustAnchors.from_options(paths)
+        anchors = TrustAnchors.from_options(paths)
     except TrustProblem as exc:
         raise _fail(str(exc)) from None
+    for note in anchors.notes() if anchors else []:
+        typer.echo(f"sdeval: note: {shown(note)}", err=True)
+    return anchors
 
 
 @app.command(

@@ -61,3 +61,25 @@ def baseline_for(ctx: Context, run: Run) -> Run | None:
         if other.arrangement == "target-only" and other is not run and comparison_fields(ctx, other) == want:
             return other
     return None
+
+
+def refused_pairing(ctx: Context, run: Run) -> str | None:
+    """Why a speculative run has no baseline although a target-only run at its load exists: the
+    fields that differ (a refused pairing is said as refused, never as 'none'); None otherwise."""
+    if run.arrangement != "speculative" or baseline_for(ctx, run) is not None:
+        return None
+    ours = comparison_fields(ctx, run)
+    for other in ctx.record.runs:
+        if other.arrangement != "target-only" or other.load.concurrency != run.load.concurrency or other.load.request_rate != run.load.request_rate:
+            continue
+        theirs = comparison_fields(ctx, other)
+        differing = [n for n in ours if n in theirs and ours[n] != theirs[n]]
+        shown = "; ".join(f"{n} {_shown(ours[n])} vs {_shown(theirs[n])}" for n in differing[:3])
+        return f"refused: {other.id} is not on equal terms ({shown}{'; ...' if len(differing) > 3 else ''})"
+    return None
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, (set, frozenset)):
+        value = sorted(value)
+    return "not stated" if value is None else str(value)

@@ -95,6 +95,8 @@ def load_file(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> LoadedFile:
     if path == "-":
         return load_bytes("<stdin>", read_stdin(max_bytes))
     raw = read_bytes(path, max_bytes)
+    if raw.startswith(b"%PDF-"):  # a report given where a record belongs: say which command reads it
+        raise UnreadableFile(f"{path}: a signed report (PDF), not an evidence record: use `sdeval verify {path}`")
     return load_bytes(path, raw)
 
 

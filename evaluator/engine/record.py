@@ -95,6 +95,9 @@ class _Model(BaseModel):
 # --------------------------------------------------------------------------- offer
 
 
+RecordSource = Literal["vendor", "buyer-transcribed", "buyer-measured", "tool"]
+
+
 class Offer(_Model):
     vendor: IdentityText = Field(description="Company making the offer, as named on its documents.")
     offer_id: IdentityText = Field(description="The vendor's reference for this offer (quote or proposal number).")
@@ -113,6 +116,14 @@ class Offer(_Model):
         default_factory=list,
         max_length=100,
         description="Documents the evidence was taken from (slide deck, benchmark report, email), by name or link.",
+    )
+    source: RecordSource | None = Field(
+        default=None,
+        description="Record 1.3: who made this record, which decides whom each request addresses. vendor: the vendor wrote it "
+        "(ask the vendor); buyer-transcribed: the buyer typed it from the vendor's material, as `sdeval init` starts it (fill in "
+        "what is missing from that material, or ask the vendor for it); buyer-measured: the buyer measured it, as "
+        "`sdeval measure` writes it (measure again); tool: a program wrote it from benchmark output (fill in what the "
+        "tool could not state). Left out: vendor.",
     )
 
 
@@ -584,6 +595,14 @@ class Quality(_Model):
         default=None, ge=-(10**9), le=10**9, description="Score of target-only outputs on the same task, for comparison."
     )
     method: Text | None = Field(default=None, description="How the score was obtained (harness, judge, sample size).")
+    score_error: float | None = Field(
+        default=None,
+        ge=0,
+        le=10**9,
+        description="Record 1.3: the error the quality result states for the difference from the baseline's score (a standard "
+        "error or a confidence half-width, in the metric's units). A score lower than the baseline's by no more than this is "
+        "not called below it; left out, a difference within 1 % of the baseline's score is not.",
+    )
     equality_check: Literal["greedy-equality", "output-equivalence", "none"] | None = Field(
         default=None,
         description="Whether outputs were compared with target-only outputs: token-for-token under greedy decoding, or equivalence of answers.",

@@ -45,7 +45,9 @@ REQUIREMENTS_HEADER = f"""\
 
 
 def blank_form() -> str:
-    return model_form(EvidenceRecord, HEADER, "record_version", RECORD_VERSION)
+    # The buyer types this record from the vendor's material: its requests say "fill in" (offer.source).
+    form = model_form(EvidenceRecord, HEADER, "record_version", RECORD_VERSION)
+    return form.replace("\n  source:\n", "\n  source: buyer-transcribed\n", 1)
 
 
 def vendor_skeleton(today: str | None = None) -> str:

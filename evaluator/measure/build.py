@@ -345,6 +345,7 @@ def _record(configurations: list[dict], runs: list[dict], session: dict) -> dict
             "offer_id": session.get("offer_id") or f"measured-{session['started'][:10]}",
             "claim_text": f"Measured with sdeval measure: {', '.join(c['id'] for c in configurations)} at concurrency "
             f"{', '.join(str(c) for c in session['settings']['concurrencies'])}.",
+            "source": "buyer-measured",
         },
         "configurations": configurations,
         "runs": runs,

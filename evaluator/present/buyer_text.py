@@ -69,7 +69,7 @@ def _figures(c: Comparison, file: str) -> list[str]:
                     str(p.concurrency),
                     p.run,
                     tps[k],
-                    p.baseline_run or "-",
+                    p.baseline_run or p.refused or "-",
                     base[k],
                     speedups[k] + ("x" if p.speedup is not None else ""),
                     "" if p.established else "not established",

@@ -311,10 +311,22 @@ def _point_labels(
     """Each point's label beside it, at the first spot that covers no marker, no label placed
     before it and stays inside the plot (text width estimated at 4.4 px a character at 7.5 pt)."""
     taken = [(px(x) - 5, py(y) - 5, px(x) + 5, py(y) + 5) for s in series for x, y in s.points]
+    # The lines too: a label on a line is crossed out by it (small boxes along each segment).
+    for s in series:
+        ordered = sorted(s.points)
+        for (x1, y1), (x2, y2) in zip(ordered, ordered[1:]):
+            steps = max(1, int(math.hypot(px(x2) - px(x1), py(y2) - py(y1)) / 4))
+            for n in range(1, steps):
+                lx, ly = px(x1) + (px(x2) - px(x1)) * n / steps, py(y1) + (py(y2) - py(y1)) * n / steps
+                taken.append((lx - 1, ly - 1, lx + 1, ly + 1))
     parts = []
+    placed: list[tuple[float, float, str]] = []
     for i, s in enumerate(series):
         for (x, y), label in zip(s.points, s.point_labels or ()):
             cx, cy, w = px(x), py(y), 4.4 * len(label)
+            if any(text == label and math.hypot(cx - ox, cy - oy) < 12 for ox, oy, text in placed):
+                continue  # two series measured at one spot: one label serves both markers, never two stacked
+            placed.append((cx, cy, label))
             spots = []
             for dx, dy, anchor in _LABEL_SPOTS if i % 2 == 0 else _LABEL_SPOTS_BELOW:
                 x0 = cx + dx if anchor == "start" else cx + dx - w

@@ -61,7 +61,7 @@ def _file(r: FileAssessment, full: bool) -> list[str]:
         out += ["| claim | kind | claimed | verdict | first error |", "|---|---|---|---|---|", *map(_claim_row, r.claims), ""]
     if full and r.asks:
         out += [
-            f"**What to ask the vendor** ({len(r.asks)} request{'s' * (len(r.asks) != 1)}):",
+            f"**{r.asks_heading}** ({len(r.asks)} request{'s' * (len(r.asks) != 1)}):",
             "",
             *block([a.strip() for a in asks_block(r)[1:] if a.strip()]),
             "",

@@ -15,9 +15,13 @@ from typing import TYPE_CHECKING, Any
 from markupsafe import Markup
 
 from .._infra.safe_text import isolated, xml_safe
+from ..engine.baselines import refused_pairing
+from ..engine.context import Context
+from ..engine.record import MODEL_FREE_METHODS
 from ..engine.wording import VERDICT_HEADING as OUTCOME_WORDS
 from ..engine.wording import column, interval_brief, interval_text, num, offer_names
 from ..rules import lookup
+from ..rules.addressee import to_whom
 from .buyer_pages import RuleOf, fit_context
 from .charts import Series, bar_chart, line_chart
 
@@ -149,6 +153,8 @@ def _file(r: FileAssessment, name: str, rule_of: RuleOf, entry: dict[str, Any]) 
         "installation": None,
         # The buyer's next step: every error finding as a request to the vendor (FileAssessment.asks).
         "asks": [{"code": a.code, "text": a.text, "claims": list(a.claims)} for a in r.asks],
+        "asks_heading": r.asks_heading,
+        "asks_to": to_whom(r.source),
     }
     if r.record is None:
         out["other_findings"] = [_finding(f, rule_of) for f in r.findings]
@@ -332,6 +338,7 @@ def _accounting(run: Run, m: RunMetrics) -> dict[str, Any]:
 def _throughput(rec: EvidenceRecord, r: FileAssessment, runs: dict[str, dict[str, Any]]) -> dict[str, Any]:
     rows = []
     figures: list[tuple[float | None, float | None, float | None]] = []
+    ctx = Context(rec)
     for run in rec.runs:
         if run.arrangement != "speculative":
             continue
@@ -344,7 +351,8 @@ def _throughput(rec: EvidenceRecord, r: FileAssessment, runs: dict[str, dict[str
                 "concurrency": "not stated" if run.load.concurrency is None else num(run.load.concurrency),
                 "k": shown.get("k"),
                 "run": run.id,
-                "baseline": base if base is not None else "none",
+                # A target-only run at this load that was refused is said as refused, with why (the chart still plots it).
+                "baseline": base if base is not None else (refused_pairing(ctx, run) or "none"),
             }
         )
     # Each column of figures with one number of decimals (wording.column); the unit is in the heading.
@@ -404,7 +412,8 @@ def _configuration(cfg) -> dict[str, Any]:
         k = "; ".join(f"concurrency {b.min_concurrency}-{b.max_concurrency}: K = {b.k}" for b in p.k_schedule)
     else:
         k = _text(p.k)
-    proposer = p.method if p.method == "none" else f"{p.method}: {_text(p.model)} @ {_text(p.revision)}"
+    # A model-free method (n-gram, suffix, lookahead) has no drafter model to state: not "not stated".
+    proposer = p.method if p.method in MODEL_FREE_METHODS and p.model is None else f"{p.method}: {_text(p.model)} @ {_text(p.revision)}"
     extras = []
     if p.adaptive_verification:
         extras.append("adaptive verification")

@@ -123,7 +123,7 @@ def asks_block(r: FileAssessment) -> list[str]:
     """What to ask the vendor: each request once, with the claims it concerns."""
     if not r.asks:
         return []
-    out = ["  What to ask the vendor:"]
+    out = [f"  {r.asks_heading}:"]  # whom they address: who made the record (offer.source)
     for n, a in enumerate(r.asks, 1):
         about = f" (claim{'s' * (len(a.claims) != 1)} {', '.join(a.claims)}; {a.code})" if a.claims else f" ({a.code})"
         out.append(f"    {n}. {shown(a.text)}{about}")
@@ -156,14 +156,14 @@ def _accounting(r: FileAssessment) -> list[str]:
             "proposed_tokens_per_s",
         )
     ]
+    durations = column([m.duration_s for m in metrics])  # one precision for the column, as every other (JSON keeps T exact)
     rows: list[tuple[str, ...]] = [header]
     for k, m in enumerate(metrics):
         spread = "-"
         if m.spread is not None:
             low, high = column([m.spread.minimum, m.spread.maximum])
             spread = f"{m.spread.repetitions} reps, {low}-{high}"
-        duration = "-" if m.duration_s is None else f"{m.duration_s:g}"  # as the record states it
-        rows.append((shown(m.run), *(c[k] for c in columns[:5]), duration, *(c[k] for c in columns[5:]), spread))
+        rows.append((shown(m.run), *(c[k] for c in columns[:5]), durations[k], *(c[k] for c in columns[5:]), spread))
     widths = [max(len(row[k]) for row in rows) for k in range(len(header))]
     lines = ["  accounting per run (E/T is the output throughput; A/P and 1+A/S are diagnostics):"]
     for row in rows:

@@ -122,17 +122,23 @@ class Anchor:
 class TrustAnchors:
     anchors: tuple[Anchor, ...]
     origin: str  # "--trust" or "SDEVAL_TRUST": named in messages
+    skipped: tuple[str, ...] = ()  # private-key files in a folder given (sdeval keygen's key.pem): never anchors
 
     @classmethod
     def from_paths(cls, paths: Iterable[str | os.PathLike], *, origin: str = "--trust") -> TrustAnchors:
         """Every certificate in the given files and folders; TrustProblem if one cannot be read or none is found."""
         found: dict[str, Anchor] = {}
+        skipped: list[str] = []
         for raw in paths:
-            for anchor in _read_path(Path(raw), origin):
+            for anchor in _read_path(Path(raw), origin, skipped):
                 found.setdefault(anchor.fingerprint_sha256, anchor)
         if not found:
             raise TrustProblem(f"no certificate found in the trust anchors given ({origin})")
-        return cls(tuple(found.values()), origin)
+        return cls(tuple(found.values()), origin, tuple(skipped))
+
+    def notes(self) -> list[str]:
+        """What was passed over in a folder given as anchors, one line each."""
+        return [f"{name}: a private key, not a certificate: skipped ({self.origin})" for name in self.skipped]
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> TrustAnchors | None:
@@ -163,13 +169,29 @@ class TrustAnchors:
         return f"{len(self.anchors)} trust anchor{'s' * (len(self.anchors) != 1)} from {listed}"
 
 
-def _read_path(path: Path, origin: str) -> list[Anchor]:
+def _read_path(path: Path, origin: str, skipped: list[str]) -> list[Anchor]:
     if path.is_dir():
         files = sorted(p for p in path.iterdir() if p.suffix.lower() in CERT_SUFFIXES and p.is_file())
+        # The folder `sdeval keygen` makes holds key.pem beside cert.pem: a key is never an anchor.
+        keys = [f for f in files if _only_private_keys(f)]
+        skipped.extend(str(f) for f in keys)
+        files = [f for f in files if f not in keys]
         if not files:
             raise TrustProblem(f"{path}: no certificate files (*.pem, *.crt, *.cer, *.der) in the folder ({origin})")
         return [anchor for f in files for anchor in _read_file(f, origin)]
     return _read_file(path, origin)
+
+
+def _only_private_keys(path: Path) -> bool:
+    """A PEM file whose every block is a private key (PKCS#8, RSA, EC, encrypted)."""
+    from asn1crypto import pem
+
+    try:
+        data = path.read_bytes()[: MAX_ANCHOR_FILE_BYTES + 1]
+        kinds = [kind for kind, _, _ in pem.unarmor(data, multiple=True)] if pem.detect(data) else []
+    except (OSError, ValueError):
+        return False  # read again, and reported, as a certificate file
+    return bool(kinds) and all(kind.endswith("PRIVATE KEY") for kind in kinds)
 
 
 def _read_file(path: Path, origin: str) -> list[Anchor]:
@@ -193,6 +215,8 @@ def _read_file(path: Path, origin: str) -> list[Anchor]:
         except ValueError as exc:
             raise TrustProblem(f"{path}: damaged PEM ({exc}) ({origin})") from None
         if not blocks:
+            if _only_private_keys(path):
+                raise TrustProblem(f"{path}: holds a private key, not a certificate: give the certificate (cert.pem) or its folder ({origin})")
             raise TrustProblem(f"{path}: holds no PEM certificate ({origin})")
     else:
         blocks = [data]

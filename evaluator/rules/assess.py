@@ -25,13 +25,15 @@ from ..engine.record import EvidenceRecord
 from ..engine.schema_wording import schema_problems
 from ..engine.wording import num
 from . import REGISTRY
+from .addressee import addressed, source_of
+from .quality import quality_below
 from .registry import Path
 from .results import Ask, ClaimResult, FileAssessment, Finding, Verdict
 from .spread import claim_interval
 
 
 def assess(loaded: LoadedFile) -> FileAssessment:
-    result = FileAssessment(file=loaded.path, sha256=loaded.sha256)
+    result = FileAssessment(file=loaded.path, sha256=loaded.sha256, source=source_of(loaded.data))
     if loaded.problem is not None:
         p = loaded.problem
         ask: str | None = REGISTRY["parse"].request(problem=p.message)
@@ -42,7 +44,7 @@ def assess(loaded: LoadedFile) -> FileAssessment:
         record = EvidenceRecord.model_validate(loaded.data)
     except ValidationError as exc:
         result.findings = _schema_findings(exc, loaded)
-        result.asks = asks(result.findings, [])
+        result.asks = asks(result.findings, [], result.source)
         return result
     ctx = Context(record)
     result.record = record
@@ -62,11 +64,11 @@ def assess(loaded: LoadedFile) -> FileAssessment:
             findings.append(Finding(rule.code, rule.severity, v.path, v.message, v.claim, v.run, line, column, ask))
     result.findings = sorted(set(findings), key=_finding_order)
     result.claims = [_claim_result(ctx, i, result.findings, partial(loaded.written, f"/claims/{i}/value")) for i in range(len(record.claims))]
-    result.asks = asks(result.findings, result.claims)
+    result.asks = asks(result.findings, result.claims, result.source)
     return result
 
 
-def asks(findings: list[Finding], claims: list[ClaimResult]) -> list[Ask]:
+def asks(findings: list[Finding], claims: list[ClaimResult], source: str = "vendor") -> list[Ask]:
     """Every error finding's request, once per code and wording, with the claims whose verdict it
     decides (in the record's order); requests come in the order of the findings behind them."""
     gathered: dict[tuple[str, str], list[str]] = {}
@@ -76,7 +78,8 @@ def asks(findings: list[Finding], claims: list[ClaimResult]) -> list[Ask]:
         ids = gathered.setdefault((f.code, f.ask), [])
         ids += [c.id for c in claims if f in c.findings and c.id not in ids]
     order = {c.id: n for n, c in enumerate(claims)}
-    return [Ask(code, text, tuple(sorted(ids, key=order.__getitem__))) for (code, text), ids in gathered.items()]
+    # Addressed to whoever made the record (offer.source): the vendor, the buyer who typed it, or who measured it.
+    return [Ask(code, addressed(text, code, source), tuple(sorted(ids, key=order.__getitem__))) for (code, text), ids in gathered.items()]
 
 
 def _finding_order(f: Finding) -> tuple:
@@ -138,10 +141,6 @@ def _computed(claim, figure) -> dict:
     return computed
 
 
-# Quality metrics where less is better; every other metric is read as higher-is-better.
-_LOWER_IS_BETTER = ("perplexity", "wer", "cer", "error", "loss", "latency")
-
-
 def _unfavourable(ctx: Context, claim, out) -> tuple[str, str] | None:
     """What an established result says against the offer: a speedup below 1, or the run's quality
     below the baseline's on a task (both said, when both hold); in full and in a few words."""
@@ -150,12 +149,10 @@ def _unfavourable(ctx: Context, claim, out) -> tuple[str, str] | None:
         said.append(f"slower than its baseline: {num(out.value, 'x')} its output throughput")
         brief.append(f"slower than its baseline ({num(out.value, 'x')})")
     run = ctx.run(claim.run)
-    for q in (run.quality or []) if run is not None else []:
-        if q.baseline_score is None or q.score == q.baseline_score:
-            continue
-        lower_better = any(word in q.metric.lower() for word in _LOWER_IS_BETTER)
-        if (q.score > q.baseline_score) if lower_better else (q.score < q.baseline_score):
-            said.append(f"its quality is below the baseline's on {q.task}: {q.metric} {num(q.score)} against {num(q.baseline_score)}")
+    # A lossless claim established by its own check is not contradicted by a score's wobble.
+    for q in (run.quality or []) if run is not None and claim.kind != "lossless" else []:
+        if (margin := quality_below(q)) is not None:
+            said.append(f"its quality is below the baseline's on {q.task}: {q.metric} {num(q.score)} against {num(q.baseline_score)} ({margin})")
             brief.append(f"quality below the baseline's ({num(q.score)} against {num(q.baseline_score)})")
     return ("established, but " + "; ".join(said), "; ".join(brief)) if said else None
 

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 
 from ..engine.context import Context
-from ..engine.record import AcceptanceReference, Claim, Configuration, Run, SimulatedAcceptance
+from ..engine.record import AcceptanceReference, Claim, Configuration, Quality, Run, SimulatedAcceptance
 from ..engine.wording import num
 from .registry import Violation, rule
 
@@ -42,6 +42,32 @@ def forcing_settings(text: str | None) -> list[str]:
             if not off(m.group(2)):
                 found.append(f"{m.group(1)}={m.group(2)}")
     return found
+
+
+# Quality metrics where less is better; every other metric is read as higher-is-better.
+_LOWER_IS_BETTER = ("perplexity", "wer", "cer", "error", "loss", "latency")
+# With no error stated, a difference within this share of the baseline's score is read as noise: a
+# pass rate of 0.86 on 384 items has a standard error of 0.018 (sqrt(p (1 - p) / n)), and judges,
+# seeds and sampling move a score by more than 1 % from one evaluation to the next.
+QUALITY_TOLERANCE = 0.01
+
+
+def quality_below(q: Quality) -> str | None:
+    """How far the run's score is below the baseline's beyond its uncertainty, in words; None when
+    it is not below, or the difference is within the error the result states (else within
+    QUALITY_TOLERANCE of the baseline's score)."""
+    if q.baseline_score is None:
+        return None
+    lower_better = any(word in q.metric.lower() for word in _LOWER_IS_BETTER)
+    worse_by = (q.score - q.baseline_score) if lower_better else (q.baseline_score - q.score)
+    stated = q.score_error
+    if stated is not None:
+        allowed, what = stated, f"the stated error {num(stated)}"
+    else:
+        allowed, what = QUALITY_TOLERANCE * abs(q.baseline_score), f"the {num(100 * QUALITY_TOLERANCE)} % tolerance"
+    if worse_by <= allowed:
+        return None
+    return f"{num(round(worse_by, 9))} worse, beyond {what}"  # round: 0.861 - 0.8 is 0.06100000000000005
 
 
 @rule(

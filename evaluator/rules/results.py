@@ -123,6 +123,14 @@ class FileAssessment:
     asks: list[Ask] = field(default_factory=list)
     # "evidence-record", or "requirements-profile" when `sdeval validate` was given a buyer's profile.
     kind: str = "evidence-record"
+    # Who made the record (offer.source, record 1.3): whom the asks address (rules/addressee.py).
+    source: str = "vendor"
+
+    @property
+    def asks_heading(self) -> str:
+        from .addressee import heading
+
+        return heading(self.source)
 
     @property
     def outcome(self) -> str:

@@ -3,7 +3,8 @@
 GET  /?token=T      the form page, with the token and (optionally) a record to start from
 POST /assess        the record the page holds, as JSON text, with header X-Sdeval-Token: T;
                     answers {"document": what `assess --format json` prints, "text": what
-                    `assess` prints, "exit": its exit status, "reason": its exit line}
+                    `assess` prints, "exit": its exit status, "reason": its exit line,
+                    "asks_heading": whom its requests address}
 """
 
 from __future__ import annotations
@@ -116,6 +117,7 @@ def assess_record(served: Served, raw: bytes) -> dict:
         "text": text,
         "exit": assessed.exit_code,
         "reason": assessed.exit_reason(),
+        "asks_heading": assessed.results[0].asks_heading,  # whom the asks address (offer.source), as the terminal says
     }
 
 

@@ -524,10 +524,44 @@ def _trust_reason(status, who: str, trust: TrustAnchors | None, *, now: dt.datet
         return f"{who}, or one above it, is not valid{moment}{period}{tail}"
     if indication in ("REVOKED_NO_POE", "REVOKED_CA_NO_POE", "REVOKED"):
         return f"{who}, or one above it, is revoked according to the revocation data embedded in the report"
-    if indication in (None, "NO_CERTIFICATE_CHAIN_FOUND", "CERTIFICATE_CHAIN_GENERAL_FAILURE"):
+    if indication in (None, "NO_CERTIFICATE_CHAIN_FOUND", "CERTIFICATE_CHAIN_GENERAL_FAILURE") or _unanchored_self_signed(status, indication):
+        # The commonest slip: checked against another certificate than the one that signed.
         return f"{who} does not chain to a trust anchor ({sources})" + _look_alike(status.signing_cert, trust)
-    words = (indication or "unknown").lower().replace("_", " ")
-    return f"{who} does not validate against the trust anchors ({sources}): {words}"
+    words = _AUDITOR_WORDS.get(indication or "", "does not validate, for a reason pyHanko does not name")
+    return f"{who} {words} (checked against {sources})"
+
+
+# pyHanko's trust indications (ETSI EN 319 102-1 sub-indications) in an auditor's words; those
+# above (no chain, revoked, expired or not yet valid) are worded where they are judged.
+_AUDITOR_WORDS = {
+    "CHAIN_CONSTRAINTS_FAILURE": "chains to a trust anchor, but a certificate on the way may not be used so (its key usage, basic constraints or name constraints forbid it)",
+    "SIG_CONSTRAINTS_FAILURE": "does not meet the signature validation policy (a required attribute is missing or wrong)",
+    "CRYPTO_CONSTRAINTS_FAILURE": "relies on an algorithm or key size no longer accepted as secure",
+    "CRYPTO_CONSTRAINTS_FAILURE_NO_POE": "relies on an algorithm or key size no longer accepted as secure, and nothing proves the signature was made before that",
+    "POLICY_PROCESSING_ERROR": "cannot be checked: the validation policy could not be processed",
+    "SIGNATURE_POLICY_NOT_AVAILABLE": "cannot be checked: the signature policy it names is not available",
+    "TIMESTAMP_ORDER_FAILURE": "cannot be trusted: its timestamps are in an impossible order",
+    "NO_SIGNING_CERTIFICATE_FOUND": "cannot be checked: the signature does not carry the certificate that made it",
+    "REVOCATION_OUT_OF_BOUNDS_NO_POE": "cannot be checked: its revocation data lies outside the certificate's validity period",
+    "NO_POE": "cannot be shown valid at the time it was used: nothing proves when the signature was made",
+    "TRY_LATER": "cannot be checked now: its revocation data is out of date (check again when fresher data is published)",
+    "SIGNED_DATA_NOT_FOUND": "cannot be checked: the signed data is not found",
+    "FORMAT_FAILURE": "cannot be checked: the signature is not formed as the standard requires",
+    "HASH_FAILURE": "does not match the signed bytes: the report was changed after signing",
+    "SIG_CRYPTO_FAILURE": "does not match its key: the signature value is wrong",
+    "GENERIC": "does not validate, for a reason pyHanko does not name",
+}
+
+
+def _unanchored_self_signed(status, indication: str | None) -> bool:
+    """pyHanko reports a self-signed certificate that is not an anchor (a trial identity checked
+    against another one) as a chain constraints failure: to an auditor it simply does not chain."""
+    if indication != "CHAIN_CONSTRAINTS_FAILURE" or status.validation_path is not None:
+        return False
+    try:
+        return status.signing_cert.self_signed in ("yes", "maybe")
+    except Exception:  # no readable certificate: not a self-signed one we can name
+        return False
 
 
 def _look_alike(cert, trust: TrustAnchors | None) -> str:

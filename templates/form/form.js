@@ -648,13 +648,16 @@
       const line = document.createElement("span");
       line.className = "finding";
       line.dataset.code = f.code;
+      line.dataset.severity = f.severity || "error";
       line.innerHTML = '<span class="code"></span> <span class="msg"></span>';
       line.querySelector(".code").textContent = f.code;
       line.querySelector(".msg").textContent = isolated(f.message);
       if (box) { box.appendChild(line); box.hidden = false; }
-      if (target.matches("input,select,textarea,fieldset")) target.setAttribute("aria-invalid", "true");
+      // Only an error makes a field invalid; a warning or an info note is shown in its own colour.
+      if ((f.severity || "error") === "error" && target.matches("input,select,textarea,fieldset")) target.setAttribute("aria-invalid", "true");
       const item = document.createElement("li");
       item.dataset.code = f.code;
+      item.dataset.severity = f.severity || "error";
       item.dataset.path = f.path;
       const go = document.createElement("a");
       go.className = "link";
@@ -677,11 +680,22 @@
       summary = SERVED ? (answer ? "sdeval finds no problems in this record." : "Asking sdeval\u2026")
         : "No problems found in the schema or the counts. The verdict needs sdeval: sdeval validate on the saved file checks every rule.";
     }
-    else if (!waiting) summary = listed + (listed === 1 ? " problem" : " problems") + " found.";
-    else summary = (listed ? listed + (listed === 1 ? " problem" : " problems") + " found; " : "") +
+    else if (!waiting) summary = severities(all) + ".";
+    else summary = (listed ? severities(all.filter(function (f) { return !(f.code === "schema" && !isTouched(targetFor(f.path))); })) + "; " : "") +
       waiting + (waiting === 1 ? " field is" : " fields are") + " still to fill in or fix: shown as you reach them, and all at once when you save.";
     document.getElementById("findings-summary").textContent = summary;
     showExtras();
+  }
+
+  // The counts by severity, in the words `sdeval assess` uses: "1 error, 2 warnings, 1 info".
+  function severities(list) {
+    const count = function (sev) { return list.filter(function (f) { return (f.severity || "error") === sev; }).length; };
+    const parts = [];
+    const e = count("error"), w = count("warning"), i = count("info");
+    if (e) parts.push(e + (e === 1 ? " error" : " errors"));
+    if (w) parts.push(w + (w === 1 ? " warning" : " warnings"));
+    if (i) parts.push(i + " info");
+    return (e ? "" : "No problems: ") + parts.join(", ");
   }
 
   function showExtras() {
@@ -799,6 +813,7 @@
         ? "; users receive " + num(c.output.value, c.output.unit) + " (" + c.output.figure + ")" : "";
       return c.id + ": " + c.verdict.replace(/-/g, " ") + (c.unfavourable ? " (" + c.unfavourable + ")" : "") + out;
     }));
+    document.getElementById("verdict-asks-title").textContent = reply.asks_heading || "What to ask the vendor";
     fillList("verdict-asks", file.asks.map(function (a) { return a.text + " (" + a.code + ")"; }));
     document.getElementById("verdict-text").textContent = reply.text;
     document.getElementById("verdict").hidden = false;

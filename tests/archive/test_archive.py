@@ -108,7 +108,7 @@ def test_add_admits_only_what_verifies_and_stores_each_report_once(archive, repo
     assert lines[1] == f"admitted {second} as report 2 (SD-201 Offer B (fictional), SD-201-B; established; SHA-256 {sha256(second)})"
     assert lines[2] == f"admitted {offer_a} as report 3 (SD-201 Offer A (fictional), SD-201-A; not-established; SHA-256 {sha256(offer_a)})"
     assert lines[3] == f"{first}: already archived as report 1 (SHA-256 {sha256(first)}); stored once"
-    assert lines[4].startswith(f"refused {stranger}: trust failed: the signer's certificate does not validate against the trust anchors ")
+    assert lines[4].startswith(f"refused {stranger}: trust failed: the signer's certificate does not chain to a trust anchor ")
     assert lines[5] == f"refused {draft}: signature failed: the report is not signed (an unsigned draft)"
     assert lines[6].startswith(f"refused {tampered}: signature failed: ")
     assert lines[7] == f"refused {missing}: {missing}: cannot read (No such file or directory)"
@@ -363,7 +363,7 @@ def test_verify_fails_a_stored_report_whose_signer_the_archive_no_longer_trusts(
     _tamper(archive, f"UPDATE anchors SET fingerprint_sha256 = '{other}', file = 'anchors/{other}.pem'")
     out = archive.run("verify")
     assert out.exit_code == 1
-    assert "trust failed: the signer's certificate does not validate against the trust anchors" in out.stdout
+    assert "trust failed: the signer's certificate does not chain to a trust anchor" in out.stdout
 
 
 # ---------------------------------------------------------------------------- rejudge

@@ -54,10 +54,7 @@ def test_speedup_at_concurrency_8_is_1_90x_and_the_record_validates(sdeval, bare
     assessed = sdeval("assess", out, "-f", "json").json()
     assert assessed["files"][0]["claims"][0]["verdict"] == "established"
     assert [f["code"] for f in assessed["findings"] if f["severity"] == "error"] == []
-    assert (
-        result.stderr
-        == f"sdeval: added claim speedup-eagle3-c8 ({claim['text']}) to {out}\nsdeval: claim speedup-eagle3-c8: established, but its quality is below the baseline's on customer-support chat: rubric pass rate (LLM judge, 3 judges majority) 0.858 against 0.861\n"
-    )
+    assert result.stderr == f"sdeval: added claim speedup-eagle3-c8 ({claim['text']}) to {out}\nsdeval: claim speedup-eagle3-c8: established\n"
 
 
 def test_without_an_output_the_claim_is_printed(sdeval, bare):
@@ -180,11 +177,7 @@ def test_claim_says_whether_the_new_claim_is_established_and_what_stands_in_its_
     path, data = bare
     out = tmp_path / "with-claim.json"
     ok = sdeval("claim", path, "--run", "eagle3-c8", "--baseline", "target-only-c8", "--kind", "speedup", "-o", out)
-    assert (
-        ok.exit_code == 0
-        and ok.stderr.splitlines()[-1]
-        == "sdeval: claim speedup-eagle3-c8: established, but its quality is below the baseline's on customer-support chat: rubric pass rate (LLM judge, 3 judges majority) 0.858 against 0.861"
-    )
+    assert ok.exit_code == 0 and ok.stderr.splitlines()[-1] == "sdeval: claim speedup-eagle3-c8: established"
     del data["configurations"][0]["runtime"]["version"]
     path.write_text(json.dumps(data))
     printed = sdeval("claim", path, "--run", "eagle3-c8", "--baseline", "target-only-c8", "--kind", "speedup")
@@ -193,3 +186,30 @@ def test_claim_says_whether_the_new_claim_is_established_and_what_stands_in_its_
         "sdeval: claim speedup-eagle3-c8: NOT ESTABLISHED; 1 error stands in its way:",
         "sdeval:   identity-incomplete at /configurations/0/runtime/version: configuration eagle3-dynamic-k does not state runtime.version",
     ]
+
+
+def test_an_unequal_population_names_the_failed_request_behind_it(sdeval, bare, tmp_path):
+    # As `sdeval measure` writes it: one of 16 requests timed out, so 15 completed and every
+    # per-request mean moved; the cause is the failed request, and the refusal names it.
+    path, data = bare
+    spec, base = run(data, "eagle3-c8"), run(data, "target-only-c8")
+    for r in (spec, base):
+        r["workload"].update(num_requests=16, requests_sent=16, requests_failed=0, input_tokens_mean=72.125)
+    spec["workload"].update(num_requests=15, requests_failed=1, input_tokens_mean=69.333)
+    path.write_text(json.dumps(data))
+    result = sdeval("claim", path, "--run", "eagle3-c8", "--baseline", "target-only-c8", "--kind", "speedup", "-o", tmp_path / "x.json")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        "sdeval: baseline target-only-c8 is not measured on equal terms with run eagle3-c8: "
+        "workload.num_requests 15 vs 16; workload.input_tokens_mean 69.333 vs 72.125; "
+        "because run eagle3-c8: 1 of 16 requests sent failed or did not complete (measure again until every request completes)\n"
+    )
+
+
+def test_claim_without_kind_is_one_clear_line(sdeval, bare):
+    path, _ = bare
+    result = sdeval("claim", path, "--run", "eagle3-c8")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        "sdeval: --kind is missing: say what is claimed, one of output-throughput, speedup, latency, acceptance-rate, acceptance-length\n"
+    )

@@ -67,7 +67,7 @@ def test_assess_figures_are_shown_at_a_precision_people_read(sdeval):
     assert "computed: emitted output tokens/s (E / T) = 2,226 tokens/s\n" in out
     # The accounting table: one number of decimals per column, whole tokens/s from 100 up.
     rows = {line.split()[0]: line.split()[1:] for line in out.splitlines() if line.startswith("    eagle3-c")}
-    assert rows["eagle3-c1"][:11] == ["8,303", "24,909", "16,274", "8,303", "24,577", "291.888", "0.653", "2.96", "84", "56", "85"]
+    assert rows["eagle3-c1"][:11] == ["8,303", "24,909", "16,274", "8,303", "24,577", "292", "0.653", "2.96", "84", "56", "85"]
     assert rows["eagle3-c64"][8:11] == ["2,226", "1,453", "2,319"]
     assert out.count("why it matters: Proposed drafts") == 0  # the complete offer has no error
     json_doc = sdeval("assess", "-f", "json", example("complete-offer.yaml")).json()
@@ -340,7 +340,7 @@ def test_a_missing_field_is_placed_at_its_object(sdeval, tmp_path):
 
 
 def test_why_it_matters_gives_the_rules_rationale_once_per_file(sdeval, monkeypatch):
-    monkeypatch.delenv("SDEVAL_TEXT_WIDTH")  # as a pipe receives it: folded at 100 columns
+    monkeypatch.setenv("SDEVAL_TEXT_WIDTH", "100")  # as a 100-column terminal shows it
     out = sdeval("assess", example("sd201-offer-a.json")).stdout
     assert "      why it matters: Proposed drafts include tokens the target rejected, and accepted drafts leave\n" in out
     assert out.count("why it matters:") == 1

@@ -87,6 +87,9 @@ def test_both_arms_give_a_record_whose_counts_are_the_servers_and_that_assess_re
     rules = {f["code"] for f in assessed.json()["findings"]}
     # Only what an endpoint cannot tell is asked for: no count, interval, quality or baseline rule fires.
     assert rules == {"identity-incomplete"}, rules
+    # The buyer measured it (offer.source): its requests are the buyer's to act on, never the vendor's.
+    assert record["offer"]["source"] == "buyer-measured"
+    assert all(not a["text"].startswith(("Please", "Ask the vendor")) for a in assessed.json()["files"][0]["asks"])
 
 
 def test_role_only_first_chunk_is_not_the_first_token(tmp_path, capsys):

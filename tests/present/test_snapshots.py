@@ -59,8 +59,8 @@ def snapshot_name(path: str) -> str:
 def _from_the_repository(monkeypatch):
     # Outputs name files as they were given; relative paths keep the snapshots machine-independent.
     monkeypatch.chdir(ROOT)
-    # As a pipe or a file receives it: fitted to 100 columns.
-    monkeypatch.delenv("SDEVAL_TEXT_WIDTH")
+    # As a 100-column terminal shows it (a pipe or a file gets every line whole).
+    monkeypatch.setenv("SDEVAL_TEXT_WIDTH", "100")
 
 
 @pytest.mark.parametrize("record", RECORDS)

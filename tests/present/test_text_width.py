@@ -1,4 +1,4 @@
-"""Text output fits: a terminal's width, 100 columns through a pipe, wide tables split into column
+"""Text output fits: a terminal's width, SDEVAL_TEXT_WIDTH when set, every line whole through a pipe, wide tables split into column
 groups that repeat the row label, JSON untouched (evaluator/present/width.py)."""
 
 from __future__ import annotations
@@ -49,9 +49,11 @@ def _on_a_terminal(columns: int, *args: str) -> str:
     return b"".join(chunks).decode().replace("\r\n", "\n")
 
 
-def test_requirements_output_through_a_pipe_is_at_most_100_columns():
-    # Before: lines up to 412 columns (65 of 245 wider than 120).
-    out = _piped("assess", *TWO_OFFERS)
+def test_requirements_output_through_a_pipe_keeps_lines_whole_unless_a_width_is_asked_for():
+    whole = _piped("assess", *TWO_OFFERS)
+    assert whole == _piped("assess", *TWO_OFFERS, width="0")
+    assert max(len(line) for line in whole.splitlines()) > 100
+    out = _piped("assess", *TWO_OFFERS, width="100")
     assert max(len(line) for line in out.splitlines()) <= 100
     assert len(out.splitlines()) > 150
 
@@ -64,7 +66,7 @@ def test_on_a_terminal_it_fits_the_terminals_width():
 
 def test_folding_keeps_every_word_of_prose_in_order():
     whole = _piped("assess", "examples/acceptance-only.json", width="0")
-    fitted = _piped("assess", "examples/acceptance-only.json")
+    fitted = _piped("assess", "examples/acceptance-only.json", width="100")
     assert fitted != whole
     assert fitted.split() == whole.split()
 
@@ -107,3 +109,17 @@ def test_a_numbered_ask_continues_under_its_text():
     lines = fit(line.rstrip(), 60).split("\n")
     assert all(len(x) <= 60 for x in lines)
     assert all(x.startswith("       ") and not x.startswith("        ") for x in lines[1:])
+
+
+def test_every_column_group_repeats_the_cells_that_tell_its_rows_apart():
+    # The cost table lists each load for the offer and for its baseline: the load alone does not
+    # say which row is which, so every column group repeats the configuration beside it.
+    out = _piped("assess", *TWO_OFFERS, width="100")
+    block = out.split("  cost and interactivity:\n")[1].split("\n    a load not measured")[0]
+    headers = [line for line in block.splitlines() if line.startswith("    load ")]
+    assert len(headers) >= 3
+    assert all(line.split()[:2] == ["load", "configuration"] for line in headers), headers
+    # and each group has the offer's and the baseline's rows, told apart
+    for group in block.split("\n\n"):
+        rows = group.splitlines()[1:]
+        assert any("eagle3-dynamic-k" in r for r in rows) and any("target-only" in r for r in rows), group

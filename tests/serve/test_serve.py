@@ -420,3 +420,35 @@ def test_the_page_still_runs_with_a_vendor_string_opening_a_comment_and_a_script
     finally:
         server.stop()
     assert not errors, errors
+
+
+@pytest.mark.browser
+def test_an_info_note_is_counted_and_coloured_as_info_not_as_a_problem(browser, served, tmp_path):
+    # complete-offer.yaml: established, one info finding. Before: "1 problem found." in an error's red.
+    context, page, errors = _open(browser, served.url)
+    try:
+        _load(page, _as_json("complete-offer.yaml", tmp_path))
+        _settled(page)
+        assert page.locator("#findings-summary").inner_text() == "No problems: 1 info."
+        item = page.locator("#findings-list li")
+        assert item.count() == 1 and item.get_attribute("data-severity") == "info"
+        red = "rgb(164, 22, 26)"  # --bad
+        assert item.evaluate("el => getComputedStyle(el).color") != red
+        assert page.locator("[aria-invalid=true]").count() == 0
+    finally:
+        context.close()
+    assert errors == []
+
+
+def test_a_record_served_from_a_file_is_named_after_that_file(tmp_path):
+    # Before: every message named form.json, whatever file `sdeval serve FILE` was given.
+    given = tmp_path / "acme-offer.json"
+    given.write_bytes(example("sd201-offer-a.json").read_bytes())
+    server = Server(str(given), "--port", "0", cwd=tmp_path)
+    try:
+        answer = server.assess(given.read_bytes()).json()
+    finally:
+        server.stop()
+    assert answer["reason"] == "exit 1: acme-offer.form.json has 1 error finding"
+    assert answer["asks_heading"] == "What to ask the vendor"
+    assert answer["text"].startswith("acme-offer.form.json: NOT ESTABLISHED")

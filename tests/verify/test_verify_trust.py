@@ -96,7 +96,11 @@ def test_unreadable_anchors_stop_verify_with_exit_2(work, reports, cli):
     empty.mkdir()
     cases = [
         (["--trust", work / "nope.pem"], {}, f"sdeval: {work / 'nope.pem'}: no such file (--trust)\n"),
-        (["--trust", not_pem], {}, f"sdeval: {not_pem}: holds no PEM certificate (--trust)\n"),
+        (
+            ["--trust", not_pem],
+            {},
+            f"sdeval: {not_pem}: holds a private key, not a certificate: give the certificate (cert.pem) or its folder (--trust)\n",
+        ),
         (["--trust", garbage], {}, f"sdeval: {garbage}: not a certificate (PEM or DER) (--trust)\n"),
         (["--trust", empty], {}, f"sdeval: {empty}: no certificate files (*.pem, *.crt, *.cer, *.der) in the folder (--trust)\n"),
         ([], {"SDEVAL_TRUST": str(work / "nope.pem")}, f"sdeval: {work / 'nope.pem'}: no such file (SDEVAL_TRUST)\n"),

@@ -1,0 +1,39 @@
+"""What a newcomer reads first holds (issue 42): the README defines the count letters before it uses
+them, says once how to reach the installed command, says what ../shared/real-outputs is; the
+figures the docs quote about the tool's own output are the tool's."""
+
+from __future__ import annotations
+
+import re
+
+from conftest import ROOT
+
+
+def test_the_readme_defines_each_count_letter_before_any_formula_uses_it():
+    readme = (ROOT / "README.md").read_text()
+    # The sample output under the title shows what sdeval prints; the paragraph right after it explains the letters.
+    sample_end = readme.index("```", readme.index("```") + 3)
+    assert readme.index("The letters are a run's counts") == readme.index("\n\n", sample_end) + 2
+    for letter in "SPABDET":
+        defined = readme.index(f"**{letter}**")
+        uses = [m.start() for m in re.finditer(rf"(?<![\w*`]){letter} [/=+]|[/=+] {letter}\b", readme) if m.start() > sample_end]
+        assert uses and defined < min(uses), letter
+    assert readme.count("source .venv/bin/activate") == 1
+
+
+def test_the_readme_says_what_real_outputs_is_and_that_its_tests_skip_without_it():
+    readme = (ROOT / "README.md").read_text()
+    said = readme[readme.index("../shared/real-outputs/") - 300 : readme.index("../shared/real-outputs/") + 300]
+    assert "beside the repository" in said and "skip" in said
+
+
+def test_the_form_pages_size_in_buyers_md_is_the_pages(sdeval, tmp_path):
+    page = tmp_path / "form.html"
+    assert sdeval("form", "-o", page).exit_code == 0
+    stated = int(re.search(r"self-contained HTML file \(about (\d+) KB", (ROOT / "docs" / "buyers.md").read_text()).group(1))
+    assert abs(page.stat().st_size / 1000 - stated) <= 0.1 * stated, (page.stat().st_size, stated)
+
+
+def test_no_doc_points_to_an_issue_number_a_reader_cannot_open():
+    for page in (ROOT / "docs").glob("*.md"):
+        assert not re.search(r"\b[Ii]ssue \d+\b", page.read_text()), page.name
