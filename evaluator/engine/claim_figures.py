@@ -16,7 +16,7 @@ from .context import Context
 from .metrics import Bounds, RunMetrics, exact, output_rate_bounds, speedup
 from .record import Claim, Run
 from .unit_figures import accelerators, cost_per_million, highest_at_least, hourly_price, per_user, tokens_per_s
-from .wording import num
+from .wording import claimed, num
 
 
 @dataclass(frozen=True)
@@ -412,6 +412,21 @@ class MatchedPoint:
     reached: bool
 
 
+# Marks the need of a run whose tokens/s per user cannot be read (rules/claims.py names where it lies).
+PER_USER_SPEED = "for its tokens/s per user"
+
+
+def per_user_speed_need(run: Run) -> str:
+    """What a run lacks for its tokens/s per user to be read (unit_figures.per_user), named as the
+    fields that are missing: an open-loop run needs its TPOT, a closed loop its concurrency or TPOT.
+    A stated per_user_throughput is each tool's own definition (docs/record-fields.md), so it is
+    said to be there but not matched on, rather than the run being told it lacks a per-user speed."""
+    tpot = "latency.tpot_ms p50 or mean"
+    what = tpot if run.load.loop == "open" else f"load.concurrency or {tpot}"
+    stated = " (its stated per_user_throughput is its tool's own definition, not matched on)" if run.per_user_throughput is not None else ""
+    return f"{what} {PER_USER_SPEED}{stated}"
+
+
 def matched_point(ctx: Context, runs: list[Run], speed: float, per_accelerator: bool) -> MatchedPoint:
     """The highest-throughput measured run whose tokens/s per user is at least `speed` (a step
     function over the sweep: never interpolated between runs)."""
@@ -423,7 +438,7 @@ def matched_point(ctx: Context, runs: list[Run], speed: float, per_accelerator: 
         user, _ = per_user(run, tokens_per_s(run))
         if user is None:
             # Whether it qualifies is unknown: everything it lacks is named.
-            needs += [(run.id, "per-user speed (load.concurrency, or latency.tpot_ms p50 or mean)"), *lacking]
+            needs += [(run.id, per_user_speed_need(run)), *lacking]
             continue
         if user < exact(speed):
             continue
@@ -659,10 +674,11 @@ def claimed_text(claim: Claim, unit: str | None = None) -> str:
     if claim.relative is not None:
         # As written: '40 % lower', '1.5-3x lower', '57 % cheaper'.
         unit = "%" if _percent(claim) else "x"
+    # Quoted, never re-rounded: as the claim's own words write it, else with every digit it has.
     if claim.value is not None and claim.value_high is not None:
-        figure = f"{num(claim.value)}-{num(claim.value_high, unit)}"
+        figure = f"{claimed(claim.text, None, claim.value)}-{claimed(claim.text, None, claim.value_high, unit)}"
     else:
-        figure = num(claim.value, unit)
+        figure = claimed(claim.text, None, claim.value, unit)
     if claim.relative is not None:
         figure = f"{figure} {relative_words(claim)}"
     if claim.bound is not None and claim.value_high is None:

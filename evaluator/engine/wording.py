@@ -127,6 +127,35 @@ def distinct(a: float, b: float, unit: str = "") -> tuple[str, str]:
     return first, second
 
 
+def disputed(stated: float | int, computed: float | int, unit: str = "") -> tuple[str, str]:
+    """A figure someone stated against the one recomputed from the evidence: the stated one with
+    every digit it was given (281.69), the recomputed one to at least as many decimals and further
+    until the two read apart (281.07, not "282 disagrees with 281", which looks like rounding)."""
+    first = unrounded(stated, unit)
+    decimals = _places(stated, 99)
+    second, extra = "", 0
+    while extra < 12:
+        second = num(computed, unit, decimals=_places(computed, max(decimals, _cap(computed)) + extra))
+        if _visibly_apart(first, second, float(stated), float(computed)):
+            break
+        extra += 1
+    return first, second
+
+
+def _visibly_apart(first: str, second: str, a: float, b: float) -> bool:
+    """Whether two shown figures differ by more than rounding alone could make them: 282 against
+    281 may be 281.5 against 281.49, so they are shown further (281.69 against 281.07); figures
+    shown with every digit they have are as far apart as they will ever read."""
+    if a == b:
+        return True
+    shown = [Decimal(re.sub(r"[^0-9.+-]", "", text.replace(",", "")) or "0") for text in (first, second)]
+    if shown[0] == shown[1]:
+        return False
+    last_place = Decimal(1).scaleb(max(int(d.as_tuple().exponent) for d in shown))
+    full = all(_fixed(v, _shortest_decimals(v)) in text for v, text in ((a, first), (b, second)))
+    return full or abs(shown[0] - shown[1]) > last_place
+
+
 _WRITTEN_NUMBER = re.compile(r"^([-+]?)(\d+)((?:\.\d*)?(?:[eE][-+]?\d+)?)$")
 
 
@@ -143,18 +172,30 @@ def as_written(text: str | None, unit: str = "", value: float | int | None = Non
 _TEXT_NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.])\d+(?:\.\d+)?")
 
 
+def unrounded(value: float | int | None, unit: str = "") -> str:
+    """A number someone stated, with every digit it has (2.091x, 281.69): never re-rounded to
+    SIGNIFICANT figures, since a quoted claim or a reported figure is what it is."""
+    if value is None or isinstance(value, bool) or isinstance(value, int):
+        return num(value, unit)
+    return num(value, unit, decimals=_shortest_decimals(value))
+
+
 def claimed(text: str, written: str | None, value: float | int | None, unit: str = "") -> str:
     """A claim's figure as its author wrote it: the number in the claim's own words when it is
-    the claimed value ("1.90x output throughput" -> 1.90x), else the value as the record writes it."""
-    if written is not None and text:
-        try:
-            target = float(written)
-        except ValueError:
-            target = None
+    the claimed value ("1.90x output throughput" -> 1.90x), else the value as the record writes it,
+    else the value with every digit it has (2.091x, never "2.09x")."""
+    target: float | None = None
+    try:
+        target = float(written) if written is not None else (None if value is None else float(value))
+    except ValueError:
+        target = None
+    if target is not None and text:
         for match in _TEXT_NUMBER.finditer(text):
-            if target is not None and float(match.group(0).replace(",", "")) == target:
+            if float(match.group(0).replace(",", "")) == target:
                 return as_written(match.group(0).replace(",", ""), unit, value)
-    return as_written(written, unit, value)
+    if written is not None:
+        return as_written(written, unit, value)
+    return unrounded(value, unit)
 
 
 def seconds(value: float | None) -> str:

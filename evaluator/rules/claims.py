@@ -7,6 +7,7 @@ from fractions import Fraction
 
 from ..engine.claim_figures import (
     CLAIM_FORMULAS,
+    PER_USER_SPEED,
     RELATIVE_KINDS,
     UNDEFINED,
     Figure,
@@ -196,6 +197,8 @@ _NEED_WORDS = {
 
 
 def _need_words(field: str) -> str:
+    if PER_USER_SPEED in field:
+        return field
     if field.startswith("latency."):
         _, block, percentile = field.split(".")
         return f"{percentile} {LATENCY_WORDS[block.removesuffix('_ms')]}"
@@ -217,8 +220,9 @@ def _lacking_at(ctx: Context, run_id: str, fields: list[str]) -> tuple:
     at = ("runs", ctx.run_index[run_id])
     if fields == ["hardware.count"] and (cfg := ctx.configuration(ctx.run(run_id))) is not None:
         return ("configurations", ctx.config_index[cfg.id], "hardware")
-    if any(f.startswith("per-user speed") for f in fields):
-        return (*at, "load")
+    if any(PER_USER_SPEED in f for f in fields):
+        run = ctx.run(run_id)
+        return (*at, "latency" if run is not None and run.load.loop == "open" else "load")
     if any(f.startswith("latency.") for f in fields):
         return (*at, "latency")
     if any(f.startswith("per_user_throughput") for f in fields):

@@ -8,7 +8,7 @@ from fractions import Fraction
 from ..engine.context import Context, speculating
 from ..engine.metrics import TOOL_TIMING_RESOLUTION_S, Bounds, exact, output_rate_bounds
 from ..engine.record import Run
-from ..engine.wording import distinct, num
+from ..engine.wording import disputed, num
 from .registry import Violation, message, rule
 
 CODE = "counts-inconsistent"
@@ -119,8 +119,8 @@ def _ratio(numerator: int | None, denominator: int | None, plus: int = 0) -> Bou
 
 
 def _apart(reported: float, computed: float, formula: str) -> tuple[str, str, str]:
-    """The two figures each with enough digits to tell them apart (rounded alike, they would read equal)."""
-    shown, recomputed = distinct(reported, computed)
+    """The reported figure as stated and the recomputed one with enough digits to tell them apart (wording.disputed)."""
+    shown, recomputed = disputed(reported, computed)
     return shown, formula, recomputed
 
 

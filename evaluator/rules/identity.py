@@ -57,7 +57,10 @@ def missing_identity(cfg: Configuration, n_needed: bool = True) -> list[tuple[st
     p = cfg.proposer
     if p.method == "other" and not p.method_name:
         missing.append(("proposer", "method_name"))
-    if p.method not in MODEL_FREE_METHODS:
+    # MTP heads ship inside the target checkpoint: its revision pins them, unless the proposer names
+    # a checkpoint of its own (a separately published MTP module), which then needs its revision.
+    in_target = p.method == "mtp" and (not p.model or (cfg.target.model is not None and same_model(p.model, cfg.target.model)))
+    if p.method not in MODEL_FREE_METHODS and not in_target:
         for name in ("model", "revision"):
             if not getattr(p, name):
                 missing.append(("proposer", name))
@@ -152,4 +155,33 @@ def model_mismatch(ctx: Context) -> Iterator[Violation]:
                 ("runs", i, "source", "model"),
                 run=run.id,
                 ask={"run": run.id, "named": named, "configuration": cfg.id, "target": target},
+            )
+
+
+@rule(
+    "pinned-acceptance-adaptive",
+    "warning",
+    "Acceptance is pinned synthetically while adaptive verification is on",
+    rationale="""A run with acceptance forced by a benchmark setting (a fixed acceptance length or rate) is
+    read as what the system does at that acceptance. Adaptive verification changes K per request and step
+    from the drafter's confidence, so under it the forced acceptance no longer fixes what each step
+    verifies: the figure is neither the pinned point nor real traffic. InferenceX's recipes turn adaptive
+    verification off for pinned runs.""",
+    failing="A configuration with simulated_acceptance set and proposer.adaptive_verification true.",
+    passing="The same pinned configuration with adaptive verification off.",
+    reference="vLLM Adaptive Verification, https://docs.vllm.ai/en/stable/features/speculative_decoding/adaptive_verification/; docs/claims.md, The checklist behind the rules, item 5 (configuration identity)",
+    ask="Please measure configuration {configuration} with adaptive verification off while acceptance is pinned, or without pinning acceptance.",
+)
+def pinned_acceptance_adaptive(ctx: Context) -> Iterator[Violation]:
+    for c, cfg in enumerate(ctx.record.configurations):
+        if not cfg.proposer.adaptive_verification:
+            continue
+        pinned = cfg.proposer.simulated_acceptance is not None or any(
+            run.configuration == cfg.id and run.simulated_acceptance is not None for run in ctx.record.runs
+        )
+        if pinned:
+            yield Violation(
+                f"configuration {cfg.id} pins acceptance synthetically while adaptive verification is on, so K is not what the pinned figure assumes",
+                ("configurations", c, "proposer", "adaptive_verification"),
+                ask={"configuration": cfg.id},
             )

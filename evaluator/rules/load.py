@@ -198,3 +198,32 @@ def requests_failed(ctx: Context) -> Iterator[Violation]:
                 claim=claim.id,
                 ask={"subject": f"{'run' if role == 'run' else 'baseline run'} {run.id}"},
             )
+
+
+@rule(
+    "concurrency-unreachable",
+    "warning",
+    "A run states a concurrency higher than the requests it sent",
+    rationale="""A closed loop holds as many requests in flight as its concurrency only while that many
+    are left to send: concurrency 32 over 8 requests never had more than 8 in flight, so the run was
+    measured at a lighter load than it states, and a claim read at concurrency 32 describes a load no
+    request reached. Either the concurrency or the request count was transcribed wrongly, or the run
+    is lighter than it says.""",
+    failing="A run stating concurrency 32 with 8 requests.",
+    passing="A run stating concurrency 8 with 200 requests.",
+    reference="docs/claims.md, The checklist behind the rules, item 3 (load)",
+    ask="Please confirm the concurrency and the number of requests of run {run}: concurrency {concurrency} cannot be held with {requests} requests.",
+)
+def concurrency_unreachable(ctx: Context) -> Iterator[Violation]:
+    for i, run in enumerate(ctx.record.runs):
+        w, concurrency = run.workload, run.load.concurrency
+        # Requests sent (completed or not) when stated, else those counted: the most the loop could hold.
+        requests = w.requests_sent if w.requests_sent is not None else w.num_requests
+        if concurrency is None or requests is None or concurrency <= requests:
+            continue
+        yield Violation(
+            f"run {run.id} states concurrency {concurrency} but sent only {requests} requests, so at most {requests} were ever in flight",
+            ("runs", i, "load", "concurrency"),
+            run=run.id,
+            ask={"run": run.id, "concurrency": concurrency, "requests": requests},
+        )

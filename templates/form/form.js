@@ -395,6 +395,24 @@
     return unit ? text + " " + unit : text;
   }
 
+  // wording.claimed, ported: a claimed number never re-rounded: as the claim's own words write it
+  // ("1.90x"), else with every digit it has (2.091x).
+  function withUnit(text, unit) {
+    if (unit === "x") return text + "x";
+    return unit ? text + " " + unit : text;
+  }
+  function quotedFigure(text, value, unit) {
+    const numbers = typeof text === "string" ? text.match(/(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.])\d+(?:\.\d+)?/g) || [] : [];
+    for (const written of numbers) {
+      const plain = written.replace(/,/g, "");
+      if (Number(plain) === value) {
+        const parts = plain.split(".");
+        return withUnit(fixed(parseInt(parts[0], 10), 0) + (parts.length > 1 ? "." + parts[1] : ""), unit);
+      }
+    }
+    return withUnit(fixed(value, shortestDecimals(value)), unit);
+  }
+
   // figures.claimed_text: the claimed figure as stated, a range or a bound included.
   function claimedText(claim, unit) {
     const low = typeof claim.value === "number" ? claim.value : null;
@@ -403,7 +421,7 @@
     // Written as a change (record 1.2): "40 % lower", "1.5-3x lower", "57 % cheaper".
     const relative = claim.relative === "lower" || claim.relative === "higher" ? claim.relative : null;
     if (relative) unit = ["%", "percent", "per cent"].indexOf(String(claim.unit || "").trim().toLowerCase()) >= 0 ? "%" : "x";
-    let figure = high !== null ? num(low, "", false) + "-" + num(high, unit, false) : num(low, unit, false);
+    let figure = high !== null ? quotedFigure(claim.text, low, "") + "-" + quotedFigure(claim.text, high, unit) : quotedFigure(claim.text, low, unit);
     if (relative) figure += " " + (claim.kind === "cost" ? (relative === "lower" ? "cheaper" : "more expensive") : relative);
     if (high !== null) return figure;
     const bounds = { "up-to": "up to", "at-least": "at least", "at-most": "at most" };

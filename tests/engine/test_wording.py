@@ -86,3 +86,15 @@ def test_offers_are_named_by_vendor_and_offer_id_not_by_the_path_typed():
         "broken.json",
     ]
     assert offer_names([("a/y.yaml", "Acme", "A1"), ("b/y.yaml", "Acme", "A1")]) == ["Acme, A1 (y.yaml) #1", "Acme, A1 (y.yaml) #2"]
+
+
+def test_a_stated_figure_is_never_re_rounded_and_a_disputed_one_reads_apart():
+    from evaluator.engine.wording import disputed, unrounded
+
+    assert claimed("about twice the throughput", None, 2.091, "x") == "2.091x"
+    assert claimed("1.90x output throughput", None, 1.9, "x") == "1.90x"
+    assert unrounded(2226.5, "tokens/s") == "2,226.5 tokens/s"
+    # 282 against 281 would look like rounding; the reported figure keeps its digits.
+    assert disputed(281.69, 281.0712) == ("281.69", "281.07")
+    assert disputed(985.0, 979.18) == ("985", "979")
+    assert disputed(282, 281.4) == ("282", "281.4")

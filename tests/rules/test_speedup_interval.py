@@ -38,7 +38,7 @@ def test_a_claim_above_the_interval_names_it_and_the_claim_stays_established():
         (
             "warning",
             "/claims/1/value",
-            "claim speedup-c8's 1.9x lies outside the 95 % interval: run eagle3-c8's speedup over target-only-c8 "
+            "claim speedup-c8's 1.90x lies outside the 95 % interval: run eagle3-c8's speedup over target-only-c8 "
             "is 1.72x on average, 95 % interval 1.66 to 1.79x over 3 paired repetitions",
         )
     ]
@@ -50,7 +50,7 @@ def test_faster_inside_the_noise():
         (
             "warning",
             "/claims/1/value",
-            "claim speedup-c8's 1.9x says faster, but the interval reaches 1.0 (faster is inside the noise): run eagle3-c8's "
+            "claim speedup-c8's 1.90x says faster, but the interval reaches 1.0 (faster is inside the noise): run eagle3-c8's "
             "speedup over target-only-c8 is 1.90x on average, 95 % interval -0.584 to 4.38x over 3 paired repetitions",
         )
     ]
