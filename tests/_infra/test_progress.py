@@ -161,10 +161,10 @@ def test_measure_draws_a_bar_per_point_on_a_terminal_only(tmp_path):
         args = ["--arm", f"target-only={url}", "--concurrency", "2", "--repetitions", "1", "--warmup", "0", "--requests", "4", "--max-tokens", "8"]
         code, out, terminal = on_a_terminal(SDEVAL, "measure", *args, "-o", tmp_path / "a.json")
         assert code == 0, terminal[-500:]
-        assert "target-only c=2 rep 1/1" in terminal and BAR in terminal, terminal[-500:]
+        assert "target-only c=2 repetition 1 of 1" in terminal and BAR in terminal, terminal[-500:]
         plain = piped(SDEVAL, "measure", *args, "-o", tmp_path / "b.json")
         assert plain.returncode == 0
-        assert BAR not in plain.stderr.decode() and "rep 1/1" not in plain.stderr.decode()
+        assert BAR not in plain.stderr.decode() and "repetition 1 of 1" not in plain.stderr.decode()
         quiet = on_a_terminal(SDEVAL, "measure", *args, "--quiet", "-o", tmp_path / "c.json")[2]
         assert BAR not in quiet
 
