@@ -68,8 +68,7 @@ def imported(sdeval, fmt: str, *names: str, arrangement: str = "target-only") ->
 
 
 def test_every_real_output_is_covered():
-    # references/ holds independent published results (InferenceX rows, MLPerf summaries), read by
-    # `sdeval reference import`, not by `sdeval import`: their tests live with that command.
+    # references/ holds published reference results, not tool outputs to import.
     present = {
         str(p.relative_to(REAL)) for p in REAL.rglob("*") if p.is_file() and p.name != "SOURCES.md" and p.relative_to(REAL).parts[0] != "references"
     }
@@ -99,17 +98,23 @@ def test_aiperf_records_layout_of_october_2025_counts_reasoning_tokens_as_output
     assert run["load"] == {"concurrency": 100, "loop": "closed"}
     assert run["latency"] == {
         "ttft_ms": {"mean": 2343.219436988764, "p50": 2369.317693, "p90": 3796.9311679999996, "p95": 3825.2778412, "p99": 3833.3894000399996},
-        "itl_ms": {
+        # inter_token_latency, (latency - TTFT) / (tokens after the first chunk): TPOT
+        "tpot_ms": {
             "mean": 27.763065454471807,
             "p50": 27.615130366666666,
             "p90": 32.87232279340302,
             "p95": 33.34450986349594,
             "p99": 33.73224787406911,
         },
+        # inter_chunk_latency, the gaps between streamed chunks: its p99 is four times TPOT's
+        "itl_ms": {"mean": 27.755153106189347, "p50": 22.673047999999998, "p90": 24.875479600000002, "p95": 31.6586686, "p99": 140.53429476},
         "e2e_ms": {"mean": 9059.654633033708, "p50": 9097.345014999999, "p90": 9277.5984794, "p95": 9288.605606, "p99": 9297.609933759999},
     }
     assert run["notes"] == (
         "AIPerf export with records keyed by tag (July to October 2025). "
+        "E is AIPerf's own count (total_osl), which it takes with its tokenizer from the response text unless run with "
+        "--use-server-token-count; the file holds no server usage counts (total_usage_completion_tokens) to check it against. "
+        "The interval is its benchmark_duration, 9.31779 s: the one AIPerf divided its output_token_throughput by. "
         "E includes 19792 reasoning tokens (total_reasoning_tokens): every generated token is output. "
         "11 errored requests (error_request_count) are not in the counts. "
         'AIPerf: model openai/gpt-oss-20b; command line: aiperf profile -m "openai/gpt-oss-20b" --url "localhost:9000" --streaming '
@@ -122,7 +127,7 @@ def test_aiperf_june_2025_pre_release_imports_its_latencies_and_says_what_it_lac
     [run] = imported(sdeval, "aiperf", "aiperf/ajcasagrande-artifacts-2025-06.json")
     assert run["latency"] == {
         "ttft_ms": {"mean": 30.4630958, "p50": 22.508355, "p90": 32.51291139999997, "p95": 67.05524169999993, "p99": 94.68910594000002},
-        "itl_ms": {"mean": 4.9662255272727265, "p50": 4.997382368686869, "p90": 5.00160013939394, "p95": 5.003634812121212, "p99": 5.00526255030303},
+        "tpot_ms": {"mean": 4.9662255272727265, "p50": 4.997382368686869, "p90": 5.00160013939394, "p95": 5.003634812121212, "p99": 5.00526255030303},
         # "Time to Last Token": request start to last response, the request latency.
         "e2e_ms": {"mean": 522.1955348, "p50": 517.2509115, "p90": 524.5379523, "p95": 544.68282915, "p99": 560.79873063},
     }
@@ -146,18 +151,22 @@ def test_aiperf_top_level_blocks_of_2026(sdeval):
     assert run["load"] == {"concurrency": 1, "loop": "closed"}
     assert run["latency"] == {
         "ttft_ms": {"mean": 30.814987671875, "p50": 30.668547999999998, "p90": 32.5407818, "p95": 33.0437491, "p99": 34.344268879999994},
-        "itl_ms": {
+        "tpot_ms": {
             "mean": 18.19909533160138,
             "p50": 18.158001085427134,
             "p90": 18.501767488944722,
             "p95": 18.883067175879397,
             "p99": 19.481766498241203,
         },
+        "itl_ms": {"mean": 18.197640450062813, "p50": 18.063869, "p90": 19.216330499999998, "p95": 19.63826375, "p99": 20.8811646},
         "e2e_ms": {"mean": 3652.1454372343746, "p50": 3644.0809205, "p90": 3710.542044, "p95": 3789.34443225, "p99": 3909.3341161199996},
     }
     # The file has no aiperf_version; goodput and good_request_count are null (no --goodput given).
     assert "goodput" not in run
     assert run["notes"] == (
+        "E is AIPerf's own count (total_osl), which it takes with its tokenizer from the response text unless run with "
+        "--use-server-token-count; the file holds no server usage counts (total_usage_completion_tokens) to check it against. "
+        "The interval is its benchmark_duration, 255.56 s: the one AIPerf divided its output_token_throughput by. "
         'AIPerf: model Qwen/Qwen3-0.6B; command line: aiperf profile --model "Qwen/Qwen3-0.6B" --endpoint-type "chat" '
         '--endpoint "/v1/chat/completions" --streaming --url "localhost:8000" --synthetic-input-tokens-mean 100 '
         '--synthetic-input-tokens-stddev 0 --output-tokens-mean 200 --output-tokens-stddev 0 --extra-inputs "min_tokens:200" '
@@ -174,7 +183,7 @@ AKAMAS_COMMAND = (
 )
 AKAMAS_GOODPUT_DEFINITION = (
     "AIPerf --goodput: a request is good when it meets every SLO (time_to_first_token <= 1500, inter_token_latency <= 300; "
-    "time limits in ms) and has a value for each metric; goodput = good_request_count / benchmark_duration"
+    "time limits in ms) and has a value for each metric; goodput = good_request_count / the run's interval"
 )
 
 
@@ -196,15 +205,20 @@ def test_aiperf_011_phases_layout_gives_the_load_goodput_and_what_ran(sdeval):
         "ttft_limit_ms": 1500.0,
         "tpot_limit_ms": 300.0,
         "definition": AKAMAS_GOODPUT_DEFINITION,
+        "good_requests": 2044,
     }
     assert 2044 / 299.935655192 == 6.814794988917071
     assert run["latency"] == {
         "ttft_ms": {"mean": 28.736161119863013, "p50": 26.7700945, "p90": 33.0120912, "p95": 40.51439944999998, "p99": 66.76023583999999},
-        "itl_ms": {"mean": 8.77927431816552, "p50": 8.731694873219372, "p90": 9.14595657659939, "p95": 9.332210860499707, "p99": 9.838724690325117},
+        "tpot_ms": {"mean": 8.77927431816552, "p50": 8.731694873219372, "p90": 9.14595657659939, "p95": 9.332210860499707, "p99": 9.838724690325117},
+        "itl_ms": {"mean": 8.84740421014943, "p50": 8.570710070883354, "p90": 9.173087110457397, "p95": 10.373203581929605, "p99": 16.03902264088357},
         "e2e_ms": {"mean": 2334.7705151291584, "p50": 2191.4849815, "p90": 4260.8727653, "p95": 5308.399138349999, "p99": 6997.258709539996},
     }
     assert run["source"]["tool_version"] == "0.11.0"
     assert run["notes"] == (
+        "E is AIPerf's own count (total_osl), which it takes with its tokenizer from the response text unless run with "
+        "--use-server-token-count; the file holds no server usage counts (total_usage_completion_tokens) to check it against. "
+        "The interval is its benchmark_duration, 299.936 s: the one AIPerf divided its output_token_throughput by. "
         "Goodput: AIPerf counted 2044 of 2044 requests good (good_request_count) at its SLOs. "
         "One point of AIPerf sweep 4a9ac728-ad3f-40ef-b933-acfc46a330fd: phases.profiling.concurrency=16 (variation 0, trial 0). "
         f"AIPerf 0.11.0: model qwen3-4b; tokenizer Qwen/Qwen3-4B-Instruct-2507-FP8 (revision main); command line: {AKAMAS_COMMAND}."
@@ -224,12 +238,16 @@ def test_aiperf_011_overloaded_point_keeps_its_few_good_requests(sdeval):
         "ttft_limit_ms": 1500.0,
         "tpot_limit_ms": 300.0,
         "definition": AKAMAS_GOODPUT_DEFINITION,
+        "good_requests": 201,
     }
     assert 201 / 299.86955272800003 == 0.6702914589742269
     # 3 one-token responses have no ITL (5,264 of 5,267 counted), so they were not good under its limit.
-    assert run["latency"]["itl_ms"]["p99"] == 60.413256245833324
+    assert run["latency"]["tpot_ms"]["p99"] == 60.413256245833324
     assert run["latency"]["ttft_ms"]["p50"] == 7293.420454
     assert run["notes"].startswith(
+        "E is AIPerf's own count (total_osl), which it takes with its tokenizer from the response text unless run with "
+        "--use-server-token-count; the file holds no server usage counts (total_usage_completion_tokens) to check it against. "
+        "The interval is its benchmark_duration, 299.87 s: the one AIPerf divided its output_token_throughput by. "
         "Goodput: AIPerf counted 201 of 5267 requests good (good_request_count) at its SLOs. "
         "One point of AIPerf sweep 4a9ac728-ad3f-40ef-b933-acfc46a330fd: phases.profiling.concurrency=384 (variation 8, trial 0). "
         "AIPerf 0.11.0: model qwen3-4b;"
@@ -266,19 +284,21 @@ def test_guidellm_trimmed_window_takes_the_span_of_the_counted_requests(sdeval):
             "p95": 57.81126022338867,
             "p99": 60.7762336730957,
         },
+        # inter_token_latency_ms, (last - first token) / (tokens - 1): TPOT
         "tpot_ms": {
-            "mean": 29.92480437271297,
-            "p50": 29.92664952762425,
-            "p90": 30.05189774557948,
-            "p95": 30.142940115183592,
-            "p99": 30.15203820541501,
-        },
-        "itl_ms": {
             "mean": 29.90631087667665,
             "p50": 29.910243734469745,
             "p90": 30.03013611772077,
             "p95": 30.12210253047104,
             "p99": 30.12655347673075,
+        },
+        # time_per_output_token_ms, (last token - request start) / tokens: the first token's wait in
+        "tpot_with_first_ms": {
+            "mean": 29.92480437271297,
+            "p50": 29.92664952762425,
+            "p90": 30.05189774557948,
+            "p95": 30.142940115183592,
+            "p99": 30.15203820541501,
         },
         # guidellm writes request latency in seconds
         "e2e_ms": {
@@ -590,6 +610,14 @@ def test_a_real_scrape_given_to_a_json_importer_is_named_a_scrape(sdeval, fmt):
 # ------------------------------------------------------------------------------------- LLMPerf
 
 
+def test_llmperf_inter_token_latency_is_latency_over_tokens_not_itl(sdeval):
+    """LLMPerf's inter_token_latency_s sums each chunk's wait from the request's start, TTFT included,
+    over the output tokens (issue 37.4). Before, it was kept as ITL, the gaps between chunks."""
+    (run,) = imported(sdeval, "llmperf", "llmperf/ray-leaderboard-anyscale-70b-summary.json")
+    assert "itl_ms" not in run["latency"] and "tpot_ms" not in run["latency"]
+    assert run["latency"]["tpot_with_first_ms"]["p50"] == 0.014559224685430442 * 1000
+
+
 def test_llmperf_summary_takes_its_interval_from_the_completion_rate_and_says_so(sdeval):
     (run,) = imported(sdeval, "llmperf", "llmperf/ray-leaderboard-anyscale-70b-summary.json")
     assert run["workload"] == {
@@ -638,7 +666,7 @@ def test_llmperf_per_request_list_agrees_with_its_summary(sdeval):
     (summary,) = imported(sdeval, "llmperf", "llmperf/ray-leaderboard-lepton-13b-summary.json")
     assert listed["workload"] == summary["workload"]
     assert listed["counts"] == summary["counts"]
-    for metric in ("ttft_ms", "itl_ms", "e2e_ms"):
+    for metric in ("ttft_ms", "tpot_with_first_ms", "e2e_ms"):
         for stat, value in summary["latency"][metric].items():
             assert abs(listed["latency"][metric][stat] - value) < 1e-6, (metric, stat)
     assert "interval" not in listed and "load" not in listed
