@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any, Literal, overload
 
 from . import provenance
+from .aiperf_window import PROFILING_WINDOW, WINDOW_SINCE  # (its own module: the server-metrics importer reads it too)
 from .common import (
     CLIENT_WALL_CLOCK,
     HashedLines,
@@ -68,17 +69,6 @@ from .common import (
 FORMAT = "aiperf"
 # The AIPerf release the tests run against the real engine (tests/importers/test_tools_live.py).
 TESTED = (0, 13)
-# AIPerf 0.13 divides its token throughputs by the profiling window (MetricResultsDict.observation_duration:
-# the phase's start_ns, as it begins sending, to requests_end_ns, its last response; exported as
-# start_time and end_time); 0.1.1 to 0.11 divided by benchmark_duration (first request sent to last
-# response received), as their files in ../shared/real-outputs/aiperf show.
-WINDOW_SINCE = (0, 13)
-PROFILING_WINDOW = {
-    "start_event": "start of AIPerf's profiling phase (its start_time), as it begins sending the phase's requests",
-    "end_event": "last response of AIPerf's profiling phase received (its end_time)",
-    "scope": "end-to-end",
-    "measurement": "complete-interval",
-}
 # The statistics a metric block may hold (JsonMetricResult, export_models.py at 896729cf).
 _BLOCK_KEYS = ("unit", "avg", "p1", "p5", "p10", "p25", "p50", "p75", "p90", "p95", "p99", "min", "max", "std", "count", "sum")
 # Exact factors, so 52,000,000 ns is 52 ms and not 52.00000000000001.

@@ -136,7 +136,7 @@ def import_file(path: Path) -> list[Imported]:
     if not speculative:
         for field in ("verification_steps", "proposed_drafts", "accepted_drafts", "accepted_per_position"):
             counts.pop(field, None)
-    from .aiperf import PROFILING_WINDOW
+    from .aiperf_window import PROFILING_WINDOW
 
     notes = [
         f"The server's own counters ({server.prefix}) over AIPerf's profiling phase, as AIPerf scraped them: every request the server "

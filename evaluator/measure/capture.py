@@ -18,12 +18,10 @@ import os
 from pathlib import Path
 from typing import Any, TextIO
 
+from .problems import MeasureProblem
+
 LOG = "capture.jsonl"
 LOCK = "lock"
-
-
-class MeasureProblem(Exception):
-    """measure cannot run: one line naming the file, URL or flag (exit 2)."""
 
 
 def capture_dir(record: Path) -> Path:
@@ -36,7 +34,7 @@ class Capture:
         self.log = directory / LOG
         self._fh: TextIO | None = None
         self._lock: int | None = None
-        from .credentials import Scrubber  # (credentials raises this module's MeasureProblem)
+        from .credentials import Scrubber
 
         self.scrub = Scrubber(secrets)
 

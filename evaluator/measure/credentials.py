@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from .capture import MeasureProblem
+from .problems import MeasureProblem
 
 REDACTED = "[API key removed]"
 _DEFAULT_PORTS = {"http": 80, "https": 443}

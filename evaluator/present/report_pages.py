@@ -15,8 +15,6 @@ from typing import TYPE_CHECKING, Any
 from markupsafe import Markup
 
 from .._infra.safe_text import isolated, xml_safe
-from ..engine.baselines import refused_pairing
-from ..engine.context import Context
 from ..engine.record import MODEL_FREE_METHODS
 from ..engine.wording import VERDICT_HEADING as OUTCOME_WORDS
 from ..engine.wording import column, interval_brief, interval_text, num, offer_names
@@ -338,7 +336,6 @@ def _accounting(run: Run, m: RunMetrics) -> dict[str, Any]:
 def _throughput(rec: EvidenceRecord, r: FileAssessment, runs: dict[str, dict[str, Any]]) -> dict[str, Any]:
     rows = []
     figures: list[tuple[float | None, float | None, float | None]] = []
-    ctx = Context(rec)
     for run in rec.runs:
         if run.arrangement != "speculative":
             continue
@@ -352,7 +349,7 @@ def _throughput(rec: EvidenceRecord, r: FileAssessment, runs: dict[str, dict[str
                 "k": shown.get("k"),
                 "run": run.id,
                 # A target-only run at this load that was refused is said as refused, with why (the chart still plots it).
-                "baseline": base if base is not None else (refused_pairing(ctx, run) or "none"),
+                "baseline": base if base is not None else r.refused.get(run.id, "none"),
             }
         )
     # Each column of figures with one number of decimals (wording.column); the unit is in the heading.

@@ -16,7 +16,7 @@ from functools import partial
 
 from pydantic import ValidationError
 
-from ..engine.baselines import baseline_for
+from ..engine.baselines import baseline_for, refused_pairing
 from ..engine.claim_figures import claimed_figure, claimed_text, claimed_value, output_figure, written_text
 from ..engine.context import Context
 from ..engine.loader import LoadedFile, pointer
@@ -51,6 +51,7 @@ def assess(loaded: LoadedFile) -> FileAssessment:
     result.metrics = ctx.metrics
     result.k = {run.id: ctx.effective_k(run) for run in record.runs}
     result.baseline = {run.id: getattr(baseline_for(ctx, run), "id", None) if run.arrangement == "speculative" else None for run in record.runs}
+    result.refused = {run.id: why for run in record.runs if (why := refused_pairing(ctx, run)) is not None}
     result.speedup = {
         run_id: speedup(m, ctx.metrics[base]) if (base := result.baseline.get(run_id)) in ctx.metrics else None for run_id, m in ctx.metrics.items()
     }

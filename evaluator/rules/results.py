@@ -117,6 +117,9 @@ class FileAssessment:
     # run, the run it is compared with (engine/baselines.baseline_for), so reporters never pair runs themselves.
     k: dict[str, int | None] = field(default_factory=dict)
     baseline: dict[str, str | None] = field(default_factory=dict)
+    # Per speculative run id with no baseline although a target-only run at its load exists: why that
+    # pairing was refused (engine/baselines.refused_pairing), so a report says "refused", never "none".
+    refused: dict[str, str] = field(default_factory=dict)
     # Per run id: its output-throughput speedup over that baseline (metrics.speedup), or None.
     speedup: dict[str, float | None] = field(default_factory=dict)
     # What to ask the vendor: every error finding's request, once per offer.

@@ -35,5 +35,8 @@ def test_the_form_pages_size_in_buyers_md_is_the_pages(sdeval, tmp_path):
 
 
 def test_no_doc_points_to_an_issue_number_a_reader_cannot_open():
+    # Another project's issue is fine where the line links it (InferenceX issue 1580, .../issues/1580).
     for page in (ROOT / "docs").glob("*.md"):
-        assert not re.search(r"\b[Ii]ssue \d+\b", page.read_text()), page.name
+        for line in page.read_text().splitlines():
+            for number in re.findall(r"\b[Ii]ssue (\d+)\b", line):
+                assert f"/issues/{number}" in line, f"{page.name}: {line}"

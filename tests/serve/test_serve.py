@@ -273,12 +273,13 @@ def test_with_a_profile_the_page_shows_what_assess_r_prints(browser, sdeval, tmp
         context, page, errors = _open(browser, server.url)
         try:
             verdict = _settled(page)
-            saved = tmp_path / "form.json"
+            # The page names the file it was given, as the form holds it (sd201-offer-a.form.json).
+            saved = tmp_path / "sd201-offer-a.form.json"
             saved.write_text(page.evaluate("window.sdevalForm.collect()") + "\n")
             cwd = os.getcwd()
             os.chdir(tmp_path)
             try:
-                cli = sdeval("assess", "form.json", "-r", str(profile))
+                cli = sdeval("assess", saved.name, "-r", str(profile))
             finally:
                 os.chdir(cwd)
             assert verdict["text"] == cli.stdout
@@ -414,7 +415,7 @@ def test_the_page_still_runs_with_a_vendor_string_opening_a_comment_and_a_script
         try:
             verdict = _settled(page)  # the form loaded the record and sdeval answered for it
             assert json.loads(page.evaluate("window.sdevalForm.collect()"))["offer"]["vendor"] == "<!--<script>"
-            assert verdict["document"]["files"][0]["file"] == "form.json"
+            assert verdict["document"]["files"][0]["file"] == "hostile.form.json"
         finally:
             context.close()
     finally:
