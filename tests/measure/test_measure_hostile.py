@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -208,14 +209,32 @@ def test_props_nested_deep_are_passed_over(tmp_path):
 
 
 def _child(tmp_path: Path, *argv: str) -> tuple[int, str, float, float, int]:
-    """`sdeval measure ARGV` in its own process: (exit, stderr, wall s, CPU s, peak RSS in MiB)."""
+    """`sdeval measure ARGV` in its own process: (exit, stderr, wall s, CPU s, peak RSS in MiB).
+
+    The peak is the child's own VmHWM, read from /proc while it runs: wait4's ru_maxrss would also
+    count the pages the child shared with this test process when it was forked (Linux carries the
+    old memory's high-water mark over an exec), so a test process grown big by the suite before it
+    would seem to be the child's."""
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])}
     started = time.monotonic()
     proc = subprocess.Popen([sys.executable, "-m", "evaluator", "measure", *argv], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, env=env)
-    err = proc.stderr.read().decode() if proc.stderr else ""
+    peak_kib, chunks = 0, []
+    reader = threading.Thread(target=lambda: chunks.append(proc.stderr.read() if proc.stderr else b""))
+    reader.start()
+    while True:
+        try:
+            status_text = Path(f"/proc/{proc.pid}/status").read_text()
+        except OSError:
+            status_text = ""
+        if (hwm := re.search(r"^VmHWM:\s+(\d+) kB", status_text, re.M)) is not None:
+            peak_kib = max(peak_kib, int(hwm.group(1)))
+        if status_text == "" or re.search(r"^State:\s+Z", status_text, re.M):
+            break
+        time.sleep(0.01)
+    reader.join()
     _, status, usage_ = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return proc.returncode, err, time.monotonic() - started, usage_.ru_utime + usage_.ru_stime, usage_.ru_maxrss // 1024
+    return proc.returncode, b"".join(chunks).decode(), time.monotonic() - started, usage_.ru_utime + usage_.ru_stime, peak_kib // 1024
 
 
 def test_a_gzip_bomb_in_an_error_body_and_a_50_mb_event_stay_within_memory_and_time(tmp_path):
