@@ -809,6 +809,36 @@ class Uncertainty(_Model):
     )
 
 
+# Per-request acceptance: A / P in tenths, and mean accepted length per step (1 + A / S) in halves.
+RATE_BINS = 10
+LENGTH_BIN_WIDTH = 0.5
+
+
+class RequestAcceptance(_Model):
+    source: Text = Field(
+        description="Record 1.3: where the per-request counts come from (for example llama.cpp's timings.draft_n and draft_n_accepted, vLLM's per-request speculative_decoding block, TensorRT-LLM's per-choice speculative_decoding)."
+    )
+    requests: Count = Field(description="Record 1.3: requests with per-request counts (those without are not in the distribution).")
+    requests_without_proposals: Count = Field(
+        description="Record 1.3: of those, requests for which the drafter proposed nothing (P = 0): they have no acceptance rate and are not in rate_histogram."
+    )
+    proposed_drafts: Count = Field(description="Record 1.3: the requests' P, summed.")
+    accepted_drafts: Count = Field(description="Record 1.3: the requests' A, summed.")
+    verification_steps: Count | None = Field(
+        default=None, description="Record 1.3: the requests' S, summed, where every request gives its steps; absent otherwise."
+    )
+    rate_histogram: list[Count] = Field(
+        min_length=RATE_BINS,
+        max_length=RATE_BINS,
+        description="Record 1.3: entry i = requests whose own acceptance rate A / P lies in [i / 10, (i + 1) / 10); the last entry includes 1.0. Adds up to requests - requests_without_proposals.",
+    )
+    length_histogram: list[Count] | None = Field(
+        default=None,
+        max_length=130,
+        description="Record 1.3: where per-request steps are known, entry i = requests whose mean accepted length per step 1 + A / S lies in [1 + i / 2, 1 + (i + 1) / 2); requests with S = 0 are left out.",
+    )
+
+
 class Run(_Model):
     id: Ident = Field(description="Short name for this run, used by claims (for example 'spec-c64').")
     arrangement: Literal["speculative", "target-only"] = Field(
@@ -860,6 +890,10 @@ class Run(_Model):
     uncertainty: Uncertainty | None = Field(
         default=None,
         description="Record 1.3: how sure the run's figures are: E / T per repetition and, for a speculative run, the speedup paired with its baseline's repetitions, each with a 95 % interval; TTFT and TPOT percentiles with bootstrap intervals. sdeval measure writes it.",
+    )
+    request_acceptance: RequestAcceptance | None = Field(
+        default=None,
+        description="Record 1.3: how acceptance spreads over the run's requests, where the server or tool gives per-request counts: a mean acceptance can hide a bimodal workload, the histogram shows it.",
     )
     source: Source | None = Field(default=None, description="Where the run was imported from, when it was.")
     notes: LongText | None = Field(default=None, description="Anything else the evidence says about this run.")
