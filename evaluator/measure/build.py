@@ -253,6 +253,11 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
         "Client timing, one monotonic clock; repetition durations at microsecond resolution.",
         "E and T cover each window's steady interval; E counts whole requests whose finishing chunk arrived inside it.",
     ]
+    if False in drains and settings["warmup"] < c:
+        notes.append(
+            f"A warm-up of {settings['warmup']} requests for {c} slots: {c - settings['warmup']} measured requests per window started "
+            f"together with it (a start burst; --warmup {c} or more hands every slot over busy)."
+        )
     if whole_windows:
         notes.append(
             f"{', '.join(whole_windows)}: too short for a steady interval (never {c} requests in flight, or fewer than "
@@ -283,7 +288,7 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
             "(measurement.whole_span, the server's counters), not for the steady interval."
         )
     population_check: list[dict[str, Any]] = [{"count": k, "benchmark": v[0], "server": v[1]} for k, v in checks.items() if k in have]
-    whole: dict[str, Any] = {"drain": drains == {True}}
+    whole: dict[str, Any] = {"drain": drains.pop()} if len(drains) == 1 else {}  # windows that differ (a --resume across versions) say nothing
     if population_check:
         settled = all(p["benchmark"] == p["server"] for p in population_check)
         span: dict[str, Any] = {"requests": spanned_requests, "emitted_tokens": spanned_tokens}

@@ -59,7 +59,7 @@ def test_warm_up_slots_hand_over_without_draining_and_the_run_counts_its_steady_
         code, record, entries, err = _measure(tmp_path, capsys, [("speculative", url)])
     assert code == 0, err
     run = record["runs"][0]
-    assert run["measurement"]["drain"] is False
+    assert run["measurement"]["drain"] is False and "start burst" not in run["notes"]  # a warm-up of c: every slot handed over busy
     rep = 0
     window = [e for e in entries if e.get("repetition") == rep and e["kind"] in ("request", "scrape", "window")]
     assert window[0]["kind"] == "scrape" and window[0]["when"] == "before"  # before the warm-up: its span holds it
@@ -109,3 +109,12 @@ def test_without_per_request_counts_the_speculative_counts_stay_whole_span_and_t
     assert not {"proposed_drafts", "accepted_drafts", "verification_steps"} & set(run["counts"])
     assert run["measurement"]["whole_span"]["proposed_drafts"] > 0
     assert "The server gave no per-request draft counts (llama.cpp timings.draft_n): S, P and A are given for the whole span only" in run["notes"]
+
+
+def test_a_warm_up_shorter_than_the_load_is_named_as_a_start_burst(tmp_path, capsys):
+    with serve(Simulator(step_delay_s=0.002)) as url:
+        code, record, entries, err = _measure(tmp_path, capsys, [("target-only", url)], "--warmup", "1")
+    assert code == 0, err
+    assert (
+        "A warm-up of 1 requests for 3 slots: 2 measured requests per window started together with it (a start burst; " in record["runs"][0]["notes"]
+    )
