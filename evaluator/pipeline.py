@@ -178,7 +178,35 @@ def looks_like_profile(data: object) -> bool:
     return isinstance(data, dict) and "record_version" not in data and ("requirements_version" in data or "buyer" in data)
 
 
+# A measure --configuration file holds some of a record configuration's own fields, and nothing of
+# a record's (offer, runs, claims) or of a profile's.
+_CONFIGURATION_FIELDS = frozenset({"target", "proposer", "numerics", "sampling", "runtime", "hardware", "parallelism"})
+_RECORD_FIELDS = frozenset({"record_version", "offer", "configurations", "runs", "claims"})
+
+
+def looks_like_configuration(data: object) -> bool:
+    """A `sdeval measure --configuration` file, told from a record and a profile by its fields."""
+    return (
+        isinstance(data, dict) and bool(_CONFIGURATION_FIELDS & data.keys()) and not (_RECORD_FIELDS & data.keys()) and not looks_like_profile(data)
+    )
+
+
+def _configuration_file(item: LoadedFile) -> FileAssessment:
+    """A --configuration file checked as `sdeval measure` checks it before sending anything: the
+    configuration it makes (with the endpoint's model and the sampling measure sends) against the
+    record's configuration schema, each problem at its place in the file."""
+    from .engine.configuration_file import file_problems
+
+    proposer = item.data.get("proposer") if isinstance(item.data, dict) else None
+    arrangement = "target-only" if isinstance(proposer, dict) and proposer.get("method") == "none" else "speculative"
+    problems = file_problems(item, "configuration", arrangement, {"temperature": 0.0, "top_p": 1.0, "seed": 0})
+    findings = [Finding("schema", "error", p.path, p.message, line=p.line, column=p.column) for p in problems]
+    return FileAssessment(file=item.path, sha256=item.sha256, findings=findings, kind="configuration")
+
+
 def _assess_one(item: LoadedFile, profiles_allowed: bool) -> FileAssessment:
+    if profiles_allowed and item.problem is None and looks_like_configuration(item.data):
+        return _configuration_file(item)
     if not looks_like_profile(item.data):
         _not_tool_output(item)
         return assess(item)

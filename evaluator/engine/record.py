@@ -704,7 +704,11 @@ class MeasuredWindow(_Model):
     )
     steady_share: Fraction01 | None = Field(
         default=None,
-        description="The steady part's share of the window's measured interval; the rest is fill (before c requests are in flight) and drain (after the first slot has nothing left to send), which the run's E/T still includes.",
+        description="The steady part's share of the window's measured interval; the rest is fill (before c requests are in flight) and drain (after the first slot has nothing left to send), which the run's E/T leaves out (record 1.3).",
+    )
+    steady_requests: Count | None = Field(
+        default=None,
+        description="Record 1.3: completed requests counted in the window's steady interval (whole requests whose finishing chunk arrived inside it); the run's E and T for this repetition are theirs.",
     )
     loop_lag_ms_max: NonNegFloat | None = Field(
         default=None,
@@ -724,6 +728,21 @@ class MeasurementSalt(_Model):
     scheme: Text = Field(description="How each request's text is salted so that no request finds another's in a prefix cache.")
     nonce: Text = Field(
         description="The random part of the salts, drawn once per measurement; the same in every arm, so the arms' prompts stay token-for-token equal."
+    )
+
+
+class WholeSpanCounts(_Model):
+    requests: Count = Field(
+        description="Record 1.3: requests the scrapes' span held on the client's side (measured, and warm-up where the windows did not drain)."
+    )
+    emitted_tokens: Count = Field(description="Record 1.3: E over the whole span: output tokens of the span's completed requests (their usage).")
+    verification_steps: Count | None = Field(default=None, description="Record 1.3: S over the whole span, from the server's counters.")
+    proposed_drafts: Count | None = Field(default=None, description="Record 1.3: P over the whole span, from the server's counters.")
+    accepted_drafts: Count | None = Field(default=None, description="Record 1.3: A over the whole span, from the server's counters.")
+    bonus_tokens: Count | None = Field(default=None, description="Record 1.3: B = S over the whole span (one target-sampled token per step).")
+    outside_step_tokens: Count | None = Field(default=None, description="Record 1.3: D = E - A - B over the whole span.")
+    accepted_per_position: list[Count] | None = Field(
+        default=None, max_length=256, description="Record 1.3: accepted drafts per draft position over the whole span, from the server's counters."
     )
 
 
@@ -750,6 +769,14 @@ class Measurement(_Model):
     preempted_requests: Count | None = Field(
         default=None,
         description="vLLM's vllm:num_preemptions_total delta over the run's windows; absent where the server exports no such counter. Above 0 is a finding: preemptions slow a run for reasons other than the offer.",
+    )
+    drain: bool | None = Field(
+        default=None,
+        description="Record 1.3: false when each window's warm-up slots were handed straight to measured requests without draining first (as the MLPerf Endpoints client's warmup.drain: false), so the load is steady when the interval starts; true when the warm-up drained before the window.",
+    )
+    whole_span: WholeSpanCounts | None = Field(
+        default=None,
+        description="Record 1.3: the counts over each window's whole span, from the server's /metrics scraped before its warm-up (before its measured requests where it drained) and after its last response. The run's counts cover the steady intervals; S/P/A scrapes cannot be cut to them, so they are here, with E over the same span: E = A + B + D holds here, and the population check compares this span.",
     )
     windows: list[MeasuredWindow] | None = Field(default=None, max_length=1000, description="Each measured window, in repetition order.")
 

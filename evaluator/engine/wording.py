@@ -32,6 +32,8 @@ VERDICT_TEXT = {
     # `sdeval validate` given a buyer's requirements profile
     "valid-profile": "valid requirements profile",
     "invalid-profile": "INVALID REQUIREMENTS PROFILE",
+    "valid-configuration": "valid configuration file",
+    "invalid-configuration": "INVALID CONFIGURATION FILE",
 }
 # ...and on the PDF, where the word is a heading.
 VERDICT_HEADING = {"established": "ESTABLISHED", "not-established": "NOT ESTABLISHED", "invalid": "INVALID RECORD"}

@@ -14,11 +14,17 @@ from ..importers.vllm_metrics import SERVERS
 from .capture import Capture, MeasureProblem
 from .configuration import configuration
 from .intervals import attach_uncertainty
-from .measurement import measurement
+from .measurement import MIN_PER_SLOT, counted_in, counting_interval, measurement, server_drafts
 from .merge import split_note
 from .scrape import summed_deltas
 from .uncertainty import WindowFigures
 
+# The steady interval of each window (measurement.steady_interval), as the record states it.
+STEADY_START = "c measured requests are first in flight: the c-th is sent, warm-up slots handed over without draining (client)"
+STEADY_END = "the first slot with nothing left to send receives its last response's last byte (client)"
+WHOLE_START, WHOLE_END = "the first measured request is sent (client)", "the last byte of the last measured response arrives (client)"
+EITHER_START = f"per window, {STEADY_START}; in the windows the notes name, {WHOLE_START}"
+EITHER_END = f"per window, {STEADY_END}; in the windows the notes name, {WHOLE_END}"
 RECORD_VERSION = "1.3"  # 1.3: each run's `uncertainty` (intervals.py) and `measurement` (measurement.py)
 
 
@@ -68,12 +74,13 @@ def build(capture: Capture, session: dict, arms: list[dict]) -> tuple[dict[str, 
         arm: e["order"] if set(e["arms"]) >= {a["name"] for a in arms} else "arm-by-arm" for e in entries if e["kind"] == "call" for arm in e["arms"]
     }
     requests: dict[tuple, list[dict]] = defaultdict(list)
+    warmups: dict[tuple, list[dict]] = defaultdict(list)  # inside the scrapes' span where the window did not drain
     for e in entries:
         key = (e.get("arm"), e.get("concurrency"), e.get("repetition"))
         if e["kind"] == "window-start":
-            requests[key] = []  # an earlier, unfinished attempt at this window is left out
-        elif e["kind"] == "request" and not e["warmup"] and key in windows:
-            requests[key].append(e)
+            requests[key], warmups[key] = [], []  # an earlier, unfinished attempt at this window is left out
+        elif e["kind"] == "request" and key in windows:
+            (warmups if e["warmup"] else requests)[key].append(e)
     settings = session["settings"]
     configurations, runs, table = [], [], []
     outputs: dict[tuple, tuple] = {}  # (arm, concurrency, repetition, index) -> (salt, text), for the equality check
@@ -83,8 +90,9 @@ def build(capture: Capture, session: dict, arms: list[dict]) -> tuple[dict[str, 
             reps = [(rep, windows[(arm["name"], c, rep)]) for rep in range(settings["repetitions"]) if (arm["name"], c, rep) in windows]
             if not reps:
                 continue
-            run, row = _run(capture, arm, c, reps, requests, settings, session, findings, outputs)
+            run, row, whole_span = _run(capture, arm, c, reps, requests, settings, session, findings, outputs, warmups)
             run["measurement"] = measurement(arm["name"], c, reps, requests, session, sequence, orders.get(arm["name"], "arm-by-arm"), findings)
+            run["measurement"].update(whole_span)
             if row["preempted"] is not None:
                 run["measurement"]["preempted_requests"] = row["preempted"]
                 if row["preempted"]:
@@ -102,19 +110,32 @@ def build(capture: Capture, session: dict, arms: list[dict]) -> tuple[dict[str, 
     return _record(configurations, runs, session), findings, table
 
 
+def steady_part(measured: list[dict], c: int, window: dict) -> tuple[list[dict], int, bool]:
+    """The completed requests counted in the window's steady interval, its length in microseconds
+    (a fixed resolution, so the repetitions add up exactly to the run's interval), and whether it
+    is the steady interval (measurement.py) or, for a window too short for one, the whole window
+    (first send to last byte)."""
+    interval = counting_interval(measured, c)
+    if interval is None:
+        return [r for r in measured if r["outcome"] == "completed"], window["duration_us"], False
+    return [r for r in measured if counted_in(r, interval)], max(1, round((interval[1] - interval[0]) * 1e6)), True
+
+
 def window_figures(windows: dict[tuple, dict], requests: dict[tuple, list[dict]]) -> list[WindowFigures]:
-    """Each finished window's figures, from its completed requests, for the intervals (uncertainty.py)."""
+    """Each finished window's figures, for the intervals (uncertainty.py): E / T over its steady
+    interval, the latencies of all its completed requests."""
     out = []
     for (arm, c, rep), window in sorted(windows.items()):
         done = [r for r in requests.get((arm, c, rep), []) if r["outcome"] == "completed"]
+        steady, micros, _ = steady_part(requests.get((arm, c, rep), []), c, window)
         times = [request_times(r) for r in done]
         out.append(
             WindowFigures(
                 arm=arm,
                 concurrency=c,
                 repetition=rep,
-                emitted_tokens=sum(r["completion_tokens"] for r in done),
-                seconds=window["duration_us"] / 1e6,
+                emitted_tokens=sum(r["completion_tokens"] for r in steady),
+                seconds=micros / 1e6,
                 ttft_ms=tuple(t[0] for t in times),
                 tpot_ms=tuple(t[1] for t in times),
                 prompt_ids=tuple(r["prompt"] for r in done),
@@ -127,22 +148,29 @@ def _configuration(arm: dict, settings: dict) -> dict:
     return configuration(arm["name"], arm["arrangement"], arm["models"][0], arm.get("configuration"), settings)
 
 
-def _run(capture, arm, c, reps, requests, settings, session, findings: Findings, outputs) -> tuple[dict, dict]:
+def _run(capture, arm, c, reps, requests, settings, session, findings: Findings, outputs, warmups) -> tuple[dict, dict, dict]:
+    """The run of one arm at one load, its row of the end-of-run table, and what its measurement
+    block says of the windows' drain and of the whole span the server's scrapes cover."""
     name = arm["name"]
     speculative = arm["arrangement"] == "speculative"
     completed: list[dict] = []
+    steady: list[dict] = []  # the completed requests counted in the windows' steady intervals
     failures: defaultdict[str, int] = defaultdict(int)
     repetitions, models = [], set()
     totals: dict[str, Any] = defaultdict(int)
     per_position: list[int] = []
-    checks = {"output-tokens": [0, 0], "requests-in-flight": [0, 0], "requests": [0, 0]}
+    checks = {k: [0, 0] for k in ("output-tokens", "requests-in-flight", "requests", "proposed-drafts", "accepted-drafts")}
     have: set[str] = set()  # the counts and checks the server's metrics gave
     unreadable: list[str] = []  # windows whose counters cannot be differenced
+    whole_windows: list[str] = []  # windows that never had c requests in flight: their whole span is counted
+    spanned_requests, spanned_tokens = 0, 0  # what the scrapes' span held on the client's side
+    drains: set[bool] = set()
     duration_us = 0
     preempted: int | None = None  # vLLM's preemptions over the run's windows, where it exports them
     for rep, window in reps:
-        done = [r for r in requests[(name, c, rep)] if r["outcome"] == "completed"]
-        for r in requests[(name, c, rep)]:
+        measured = requests[(name, c, rep)]
+        done = [r for r in measured if r["outcome"] == "completed"]
+        for r in measured:
             if r["outcome"] != "completed":
                 failures[r["outcome"]] += 1
                 findings.append(f"{name} c={c} repetition {rep + 1} of {len(reps)}: request {r['index']} {r['outcome']}: {shown(r['detail'])}")
@@ -150,10 +178,20 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
                 models.add(r["model"])
         for r in done:
             outputs[(name, c, rep, r["index"])] = (r.get("salt"), r["text"])
-        emitted = sum(r["completion_tokens"] for r in done)
+        inside, micros, is_steady = steady_part(measured, c, window)
+        if not is_steady:
+            whole_windows.append(f"repetition {rep + 1}")
+        emitted = sum(r["completion_tokens"] for r in inside)
         completed += done
-        repetitions.append({"emitted_tokens": emitted, "duration_s": window["duration_us"] / 1e6})
-        duration_us += window["duration_us"]
+        steady += inside
+        repetitions.append({"emitted_tokens": emitted, "duration_s": micros / 1e6})
+        duration_us += micros
+        # The scrapes span the measured requests and, where the window did not drain (loop.py),
+        # its warm-up as well: the client's side of the population check is what they span.
+        drained = window.get("drain", True)
+        drains.add(drained)
+        sent = measured + ([] if drained else warmups[(name, c, rep)])
+        spanned = [r for r in sent if r["outcome"] == "completed"]
         if window.get("scrape_problem"):  # a scrape failed mid-run (unreachable, too slow, too large)
             unreadable.append(f"repetition {rep + 1} ({shown(window['scrape_problem'])})")
         elif window.get("scrapes", {}).get("after"):
@@ -164,27 +202,37 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
             except MeasureProblem as exc:  # a counter reset, or NaN or infinite, within the window
                 unreadable.append(f"repetition {rep + 1} ({shown(exc)})")
                 continue
+            spanned_requests += len(sent)
+            spanned_tokens += sum(r["completion_tokens"] for r in spanned)
             for field in ("verification_steps", "proposed_drafts", "accepted_drafts"):
                 if field in d.counts:
                     totals[field] += d.counts[field]
                     have.add(field)
+            # the per-request counts (llama.cpp timings) summed over the same span, against the counters
+            drafts = [server_drafts(r) for r in spanned]
+            if speculative and spanned and all(x is not None for x in drafts):
+                for k, (check, field) in enumerate((("proposed-drafts", "proposed_drafts"), ("accepted-drafts", "accepted_drafts"))):
+                    if field in d.counts:
+                        checks[check][0] += sum(x[k] for x in drafts if x is not None)
+                        checks[check][1] += d.counts[field]
+                        have.add(check)
             if d.preemptions is not None:
                 preempted = (preempted or 0) + d.preemptions
             pos = d.counts.get("accepted_per_position") or []
             per_position = [a + b for a, b in zip(per_position + [0] * (len(pos) - len(per_position)), pos + [0] * (len(per_position) - len(pos)))]
             if "emitted_tokens" in d.counts:
-                checks["output-tokens"][0] += emitted
+                checks["output-tokens"][0] += sum(r["completion_tokens"] for r in spanned)
                 checks["output-tokens"][1] += d.counts["emitted_tokens"]
                 have.add("output-tokens")
             if d.in_flight_after is not None:
                 checks["requests-in-flight"][1] += d.in_flight_after
                 have.add("requests-in-flight")
             if d.finished_requests is not None:
-                checks["requests"][0] += len(requests[(name, c, rep)])
+                checks["requests"][0] += len(sent)
                 checks["requests"][1] += d.finished_requests
                 have.add("requests")
     if unreadable:
-        # The other windows' counts would cover a shorter interval than the run's output tokens:
+        # The other windows' counts would cover a shorter span than the run's output tokens:
         # the run keeps its client-side figures and no server count at all.
         have.clear()
         findings.append(
@@ -198,46 +246,85 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
         )
     for model in sorted(models - set(arm["models"])):
         findings.append(f'{name}: responses name model "{shown(model)}", not the {shown(", ".join(arm["models"]))} /v1/models lists')
-    E = sum(r["completion_tokens"] for r in completed)
+    E = sum(r["completion_tokens"] for r in steady)
     counts: dict[str, Any] = {"emitted_tokens": E}
-    notes = [f"Measured by: {session['command']}", "Client timing, one monotonic clock; repetition durations at microsecond resolution."]
+    notes = [
+        f"Measured by: {session['command']}",
+        "Client timing, one monotonic clock; repetition durations at microsecond resolution.",
+        "E and T cover each window's steady interval; E counts whole requests whose finishing chunk arrived inside it.",
+    ]
+    if False in drains and settings["warmup"] < c:
+        notes.append(
+            f"A warm-up of {settings['warmup']} requests for {c} slots: {c - settings['warmup']} measured requests per window started "
+            f"together with it (a start burst; --warmup {c} or more hands every slot over busy)."
+        )
+    if whole_windows:
+        notes.append(
+            f"{', '.join(whole_windows)}: too short for a steady interval (never {c} requests in flight, or fewer than "
+            f"{MIN_PER_SLOT} requests per slot): E and T there cover the whole window, fill and drain included."
+        )
     if (shared := split_note([window for _, window in reps])) is not None:
         notes.append(shared)
     if arm.get("configuration_corrected"):
         notes.append(f"Configuration as corrected with --resume ({arm['configuration_corrected']}), not as first given.")
+    # Within the steady interval, P and A come from each request's own counts (llama.cpp timings), over
+    # the same whole requests E counts; S has no per-request count, so S, B and D stay whole-span figures.
+    steady_drafts = [server_drafts(r) for r in steady]
+    drafted = any("draft_n" in (r.get("server_timings") or {}) for r in steady)  # a server that never writes draft_n gives no P
+    per_request = speculative and drafted and all(x is not None for x in steady_drafts)
+    if per_request:
+        counts["proposed_drafts"] = sum(x[0] for x in steady_drafts if x is not None)
+        counts["accepted_drafts"] = sum(x[1] for x in steady_drafts if x is not None)
+        counts["requests_with_metrics"] = len(steady)
+        if any(x[2] != r["completion_tokens"] for x, r in zip(steady_drafts, steady) if x is not None):
+            findings.append(f"{name} c={c}: the server's per-request predicted_n differs from the usage it sent for some requests")
+        notes.append(
+            "P and A of the steady interval are the sums of the counted requests' own timings.draft_n and timings.draft_n_accepted; "
+            "S, B and D have no per-request count, so they are given for the whole span only (measurement.whole_span)."
+        )
+    elif speculative:
+        notes.append(
+            "The server gave no per-request draft counts (llama.cpp timings.draft_n): S, P and A are given for the whole span only "
+            "(measurement.whole_span, the server's counters), not for the steady interval."
+        )
     population_check: list[dict[str, Any]] = [{"count": k, "benchmark": v[0], "server": v[1]} for k, v in checks.items() if k in have]
+    whole: dict[str, Any] = {"drain": drains.pop()} if len(drains) == 1 else {}  # windows that differ (a --resume across versions) say nothing
     if population_check:
         settled = all(p["benchmark"] == p["server"] for p in population_check)
+        span: dict[str, Any] = {"requests": spanned_requests, "emitted_tokens": spanned_tokens}
         if speculative:
-            counts.update({f: totals[f] for f in ("verification_steps", "proposed_drafts", "accepted_drafts") if f in have})
+            span.update({f: totals[f] for f in ("verification_steps", "proposed_drafts", "accepted_drafts") if f in have})
             if per_position and any(per_position):
-                counts["accepted_per_position"] = per_position
+                span["accepted_per_position"] = per_position
         counts["population"] = "benchmark-requests" if settled else "mixed"
         counts["population_check"] = population_check
         compared = "; ".join(f"{p['count'].replace('-', ' ')} {p['benchmark']} measured, {p['server']} on the server" for p in population_check)
         if settled:
-            notes.append(f"The server's counter deltas over each window match the client's ({compared}): it served only the measured requests.")
+            notes.append(
+                f"The server's counter deltas over each window's whole span match the client's ({compared}): it served only the measured and warm-up requests."
+            )
         else:
             findings.append(
                 f"{name} c={c}: the server's counters do not match the measured requests ({compared}): it served other requests too, or its usage is wrong"
             )
             notes.append(f"The server's counter deltas do not match the client's ({compared}).")
-        S, A = counts.get("verification_steps"), counts.get("accepted_drafts")
-        if speculative and settled and S is not None and A is not None and E - A - S >= 0:
+        S, A = span.get("verification_steps"), span.get("accepted_drafts")
+        if speculative and settled and S is not None and A is not None and spanned_tokens - A - S >= 0:
             # Each verification step emits one token the target samples itself (B = S); the rest of E
             # beyond A + B came outside verification steps: first tokens, and steps with no draft.
-            counts["bonus_tokens"] = S
-            counts["outside_step_tokens"] = E - A - S
-            notes.append("B = S: the engine emits one target-sampled token per verification step; D = E - A - B.")
+            span["bonus_tokens"] = S
+            span["outside_step_tokens"] = spanned_tokens - A - S
+            notes.append("Over the whole span B = S: the engine emits one target-sampled token per verification step; D = E - A - B.")
+        whole["whole_span"] = span
     else:
         counts["population"] = "benchmark-requests"
         if unreadable:
             notes.append(
                 f"The server's counters could not be differenced over {', '.join(unreadable)}: "
-                "output tokens from the responses' usage only; no speculative counts."
+                "output tokens from the responses' usage only; no speculative counts from the counters."
             )
         else:
-            notes.append("No --metrics for this arm: output tokens from the responses' usage only; no speculative counts.")
+            notes.append("No --metrics for this arm: output tokens from the responses' usage only; no speculative counts from the counters.")
     if failures:
         notes.append("Failed requests, never counted as completed: " + ", ".join(f"{n} {k}" for k, n in sorted(failures.items())) + ".")
     times = [request_times(r) for r in completed]
@@ -257,14 +344,14 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
             "input_tokens_mean": round(sum(prompt_tokens) / len(prompt_tokens), 3)
             if prompt_tokens and len(prompt_tokens) == len(completed)
             else None,
-            "output_tokens_mean": round(E / len(completed), 3) if completed else None,
+            "output_tokens_mean": round(sum(r["completion_tokens"] for r in completed) / len(completed), 3) if completed else None,
             "max_output_tokens": settings["max_tokens"],
             "salted": True,
         },
         "load": {"concurrency": c, "loop": "closed"},
         "interval": {
-            "start_event": "the first measured request is sent (client)",
-            "end_event": "the last byte of the last measured response arrives (client)",
+            "start_event": STEADY_START if not whole_windows else WHOLE_START if len(whole_windows) == len(reps) else EITHER_START,
+            "end_event": STEADY_END if not whole_windows else WHOLE_END if len(whole_windows) == len(reps) else EITHER_END,
             "scope": "end-to-end",
             "measurement": "complete-interval",
             "duration_s": duration_us / 1e6,
@@ -297,11 +384,15 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
         "ttft_p50": ttft["p50"] if ttft else None,
         "ttft_p99": ttft["p99"] if ttft else None,
         "tpot_p50": tpot["p50"] if tpot else None,
-        "acceptance": counts["accepted_drafts"] / counts["proposed_drafts"] if counts.get("proposed_drafts") else None,
+        "acceptance": _acceptance(counts) or _acceptance(whole.get("whole_span", {})),
         "population": counts["population"],
         "preempted": preempted,
     }
-    return run, row
+    return run, row, whole
+
+
+def _acceptance(counts: dict) -> float | None:
+    return counts["accepted_drafts"] / counts["proposed_drafts"] if counts.get("proposed_drafts") else None
 
 
 def _equality(runs: list[dict], arms: list[dict], outputs: dict, settings: dict) -> None:

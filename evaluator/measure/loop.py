@@ -1,5 +1,6 @@
-"""The closed loop: for each arm, load and repetition, warm-up requests, a scrape, the measured
-window, a scrape. Everything goes to the capture as it happens."""
+"""The closed loop: for each arm, load and repetition, a scrape, the warm-up requests handed
+straight on to the measured window's (drain: false, as the MLPerf Endpoints client's
+warmup.drain), a scrape. Everything goes to the capture as it happens."""
 
 from __future__ import annotations
 
@@ -115,10 +116,15 @@ async def _closed_loop(client, arm: Arm, model: str, jobs, concurrency: int, s: 
     await asyncio.gather(*(worker(slot) for slot in range(first_slot, first_slot + concurrency)))
 
 
-def _until(deadline: float, jobs):
-    """The jobs, until the monotonic clock passes `deadline`: a slot then has nothing left to send."""
+def _until(duration_s: float, jobs):
+    """The jobs, until `duration_s` has passed since the first was taken: a slot then has nothing
+    left to send."""
+    deadline = None
     for job in jobs:
-        if time.monotonic() >= deadline:
+        now = time.monotonic()
+        if deadline is None:
+            deadline = now + duration_s
+        elif now >= deadline:
             return
         yield job
 
@@ -164,15 +170,7 @@ async def _window(client, arm: Arm, model: str, c: int, rep: int, prompts, s: Se
     # a window cut short by a crash is measured again from here; build.py keeps only this attempt
     capture.write({"kind": "window-start", **where})
     warm = [(i, prompts[i % len(prompts)], salts(i, warmup=True)) for i in range(s.warmup)]
-    await _closed_loop(
-        client,
-        arm,
-        model,
-        warm,
-        c,
-        s,
-        lambda i, p, salt, r: capture.write({"kind": "request", **where, "warmup": True, "index": i, "prompt": p.id, "salt": salt, **r}),
-    )
+    warm_salts = {salt for _, _, salt in warm}
     scrapes: dict[str, list[str]] = {}
     scrape_problem = None  # a scrape that failed mid-run: the window is measured, without server counts
     if arm.metrics:
@@ -186,17 +184,23 @@ async def _window(client, arm: Arm, model: str, c: int, rep: int, prompts, s: Se
     jobs: Any = measured_jobs(prompts, s, c, rep, salts)
     if s.duration_s is not None:  # a window by time: new requests until the duration has passed since the first
         first = _first_prompt(s, c, rep)
-        jobs = _until(time.monotonic() + s.duration_s, ((i, prompts[(first + i) % len(prompts)], salts(i)) for i in itertools.count()))
+        jobs = _until(s.duration_s, ((i, prompts[(first + i) % len(prompts)], salts(i)) for i in itertools.count()))
     bar = progress.start(f"{arm.name} c={c} repetition {rep + 1} of {s.repetitions}", n)
     window: list = []
 
     def keep(i, p, salt, r):
+        if salt in warm_salts:  # a warm-up's salt says so (prompts.salt_for)
+            capture.write({"kind": "request", **where, "warmup": True, "index": i, "prompt": p.id, "salt": salt, **r})
+            return
         window.append(r)
         capture.write({"kind": "request", **where, "warmup": False, "index": i, "prompt": p.id, "task": p.task, "salt": salt, **r})
         bar.advance()
 
+    # No drain: one queue, the warm-up's jobs first, so each slot goes on to a measured request as
+    # its warm-up ends and the measured requests start one by one on busy slots, never in a burst.
+    # The scrapes therefore span the warm-up too (build.py counts it on the client's side).
     async with ClientCheck() as client_check:
-        await _closed_loop(client, arm, model, jobs, c, s, keep)
+        await _closed_loop(client, arm, model, itertools.chain(warm, jobs), c, s, keep)
     bar.close()
     if arm.metrics and scrape_problem is None:
         try:
@@ -213,6 +217,7 @@ async def _window(client, arm: Arm, model: str, c: int, rep: int, prompts, s: Se
             **where,
             "duration_us": max(1, round((end - start) * 1e6)),
             "scrapes": scrapes,
+            "drain": False,
             "metrics_format": server.format if server else None,
             "ended": time.time(),
             **client_check.figures(),

@@ -162,6 +162,8 @@ def _merge_window(key: tuple, parts: list[tuple[dict, dict, Path]], merged: Capt
     window["duration_us"] = max(1, round((end - start) * 1e6))
     window["ended"] = max(w["window"].get("ended", 0) for _, w, _ in parts)
     window["workers"] = split
+    if {w["window"].get("drain", True) for _, w, _ in parts} == {False}:  # the warm-ups went straight on: the scrapes span them
+        window["drain"] = False
     # the client check of the worst worker: one saturated worker is a saturated client
     for figure in ("loop_lag_ms_max", "loop_lag_ms_p99", "client_cpu_fraction"):
         values = [w["window"][figure] for part, w, _ in parts if part.get("role") == "worker" and w["window"].get(figure) is not None]

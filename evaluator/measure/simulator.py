@@ -109,18 +109,22 @@ class Simulator:
         stall_s: float = 30.0,
         api_key: str | None = None,
         counter_fault_from: int = 3,
+        timings: bool = True,  # llama.cpp's per-request timings (predicted_n, draft_n, draft_n_accepted) on the usage chunk
     ) -> None:
         if fault not in FAULTS:
             raise ValueError(f"unknown fault {fault!r}")
         self.speculative, self.k, self.p = speculative, k, accept_probability
         self.model, self.fault, self.fault_every = model, fault, fault_every
         self.step_delay_s, self.prefill_s, self.stall_s = step_delay_s, prefill_s, stall_s
-        self.counters = Counters()
+        # a server whose counters will restart has served work before the measurement, so the
+        # restart shows as a drop even in the first window (whose scrapes now span its warm-up)
+        self.counters = Counters(drafts=50, draft_tokens=200, accepted=100, predicted=500) if fault == "counter-reset" else Counters()
         self.requests = 0
         self.scrapes = 0
         # The first scrape is measure's start check, then one before and one after each window:
         # from the third on, a counter fault falls inside the first window.
         self.counter_fault_from = counter_fault_from
+        self.timings = timings
         self.api_key = api_key  # when set, /v1/ answers 401 without "Authorization: Bearer KEY"
         self.authorizations: list[str | None] = []  # what each /v1/ request presented
         self.recent: list[bytes] = []  # the prefix cache: recent prompts, newest last
@@ -312,6 +316,9 @@ class Simulator:
                     "choices": [],
                     "usage": {**prompt_usage, "completion_tokens": reported, "total_tokens": prompt_tokens + reported},
                 }
+                if self.timings:  # as llama.cpp writes them: draft_n and draft_n_accepted only when the request drafted
+                    drafted = {"draft_n": counts.draft_tokens, "draft_n_accepted": counts.accepted} if counts.draft_tokens else {}
+                    usage["timings"] = {"predicted_n": counts.predicted, **drafted}
                 if fault == "slow-usage":
                     for piece in out:
                         yield piece

@@ -97,7 +97,7 @@ def document(results: list[FileAssessment], *, full: bool = True, comparison: Co
         "schema_version": ASSESSMENT_SCHEMA_VERSION,
         "tool": {"name": "sdeval", "version": __version__, "rule_catalog_version": RULE_CATALOG_VERSION},
         "record_version": RECORD_VERSION,
-        "outcome": "established" if all(r.outcome in ("established", "valid-profile") for r in results) else "not-established",
+        "outcome": "established" if all(r.outcome in ("established", "valid-profile", "valid-configuration") for r in results) else "not-established",
         "files": files,
         "findings": every,
         "summary": {

@@ -55,7 +55,9 @@ def _claim_row(c: ClaimResult) -> str:
 
 def _file(r: FileAssessment, full: bool) -> list[str]:
     e, w, i = r.count("error"), r.count("warning"), r.count("info")
-    counts = f"{e} error{'s' * (e != 1)}" + ("" if r.kind == "requirements-profile" else f", {w} warning{'s' * (w != 1)}, {i} info")
+    counts = f"{e} error{'s' * (e != 1)}" + (
+        "" if r.kind in ("requirements-profile", "configuration") else f", {w} warning{'s' * (w != 1)}, {i} info"
+    )
     out = [f"### {code(r.file)}: {VERDICT_HEADING[r.outcome]}", "", counts, ""]
     if full and r.claims:
         out += ["| claim | kind | claimed | verdict | first error |", "|---|---|---|---|---|", *map(_claim_row, r.claims), ""]

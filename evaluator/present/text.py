@@ -33,7 +33,7 @@ def finding_line(r: FileAssessment, f: Finding) -> str:
 def summary_line(r: FileAssessment) -> str:
     verdict = VERDICT_TEXT[r.outcome]
     e, w, i = r.count("error"), r.count("warning"), r.count("info")
-    if r.kind == "requirements-profile":
+    if r.kind in ("requirements-profile", "configuration"):
         return f"{shown(r.file)}: {verdict} ({e} error{'s' * (e != 1)})"
     return f"{shown(r.file)}: {verdict} ({e} error{'s' * (e != 1)}, {w} warning{'s' * (w != 1)}, {i} info)"
 

@@ -124,7 +124,8 @@ class FileAssessment:
     speedup: dict[str, float | None] = field(default_factory=dict)
     # What to ask the vendor: every error finding's request, once per offer.
     asks: list[Ask] = field(default_factory=list)
-    # "evidence-record", or "requirements-profile" when `sdeval validate` was given a buyer's profile.
+    # "evidence-record", or "requirements-profile" when `sdeval validate` was given a buyer's profile,
+    # or "configuration" when it was given a `sdeval measure --configuration` file.
     kind: str = "evidence-record"
     # Who made the record (offer.source, record 1.3): whom the asks address (rules/addressee.py).
     source: str = "vendor"
@@ -139,6 +140,8 @@ class FileAssessment:
     def outcome(self) -> str:
         if self.kind == "requirements-profile":
             return "invalid-profile" if self.count("error") else "valid-profile"
+        if self.kind == "configuration":
+            return "invalid-configuration" if self.count("error") else "valid-configuration"
         if self.record is None:
             return "invalid"
         if any(f.severity == "error" for f in self.findings) or any(c.verdict != "established" for c in self.claims):

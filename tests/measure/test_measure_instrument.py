@@ -90,7 +90,8 @@ def test_append_keeps_arm_by_arm_order_and_the_first_calls_salts(tmp_path, capsy
 
 
 def _span(sent: float, end: float, slot: int | None = None, resent_from: float | None = None) -> dict:
-    return {"sent": sent, "last_byte": end, "slot": slot, "earlier_attempts": [{"sent": resent_from}] if resent_from is not None else []}
+    earlier = [{"sent": resent_from}] if resent_from is not None else []
+    return {"sent": sent, "last_byte": end, "finished": end, "outcome": "completed", "slot": slot, "earlier_attempts": earlier}
 
 
 def test_achieved_concurrency_is_time_weighted_over_the_steady_part_and_a_shortfall_is_a_finding():
@@ -155,7 +156,7 @@ def test_metrics_repeated_per_arm_are_summed_over_the_engines_each_scrape_kept(t
     assert all((tmp_path / "rec.json.capture" / e["file"]).is_file() for e in scrapes)
     run = record["runs"][0]
     assert run["counts"]["population"] == "benchmark-requests"
-    assert run["counts"]["verification_steps"] > 0
+    assert run["measurement"]["whole_span"]["verification_steps"] > 0  # S has no per-request count: the scrapes' whole span
     measured = [e for e in entries if e["kind"] == "request" and not e["warmup"]]
     assert run["counts"]["emitted_tokens"] == sum(r["completion_tokens"] for r in measured)
     assert "preempted_requests" not in run["measurement"]  # llama.cpp's counters have no preemptions
@@ -173,8 +174,9 @@ def test_preemptions_during_a_run_are_recorded_and_a_finding(tmp_path, capsys):
     with serve(Simulator(fault="preempting")) as url:
         code, record, err = _call(tmp_path, capsys, [("target-only", url)], "--concurrency", "1", "--repetitions", "1")
     assert code == 1
-    assert record["runs"][0]["measurement"]["preempted_requests"] == 4  # one per measured request in the window
-    assert "sdeval: finding: target-only c=1: the server preempted 4 requests during the windows" in err
+    # one per request the window's scrapes span: its warm-up (not drained) and its 4 measured requests
+    assert record["runs"][0]["measurement"]["preempted_requests"] == 5
+    assert "sdeval: finding: target-only c=1: the server preempted 5 requests during the windows" in err
 
 
 def test_windows_by_duration_send_until_the_time_has_passed_then_finish(tmp_path, capsys, two_arms):

@@ -54,21 +54,34 @@ def test_both_arms_give_a_record_whose_counts_are_the_servers_and_that_assess_re
     assert [r["id"] for r in record["runs"]] == ["speculative-c1", "speculative-c3", "target-only-c1", "target-only-c3"]
     c = spec.counters
     runs = [_run(record, "speculative-c1"), _run(record, "speculative-c3")]
-    # Warm-up requests are out of the window: the runs' counts are the window deltas, i.e. the
-    # server's totals less what its warm-ups added (1 warm-up per window, 4 windows).
-    warm = [
-        e
-        for e in map(json.loads, (tmp_path / "rec.json.capture" / "capture.jsonl").read_text().splitlines())
-        if e["kind"] == "request" and e["warmup"] and e["arm"] == "speculative"
-    ]
+    # No drain (record 1.3): each window's scrapes span its warm-up and its measured requests, so the
+    # whole-span counts are the server's totals; the run's own counts cover the steady intervals.
+    captured = list(map(json.loads, (tmp_path / "rec.json.capture" / "capture.jsonl").read_text().splitlines()))
+    warm = [e for e in captured if e["kind"] == "request" and e["warmup"] and e["arm"] == "speculative"]
     assert len(warm) == 4
-    assert sum(r["counts"]["emitted_tokens"] for r in runs) + sum(w["completion_tokens"] for w in warm) == c.predicted
+    spans = [run["measurement"]["whole_span"] for run in runs]
+    assert sum(w["emitted_tokens"] for w in spans) == c.predicted
+    assert sum(w["verification_steps"] for w in spans) == c.drafts and sum(w["proposed_drafts"] for w in spans) == c.draft_tokens
+    assert sum(w["requests"] for w in spans) == 4 + 2 * 2 * 6
     for run in runs:
-        k = run["counts"]
+        k, span = run["counts"], run["measurement"]["whole_span"]
+        assert run["measurement"]["drain"] is False
         assert k["population"] == "benchmark-requests"
-        assert k["emitted_tokens"] == k["accepted_drafts"] + k["bonus_tokens"] + k["outside_step_tokens"]
-        assert k["bonus_tokens"] == k["verification_steps"]
-        assert k["outside_step_tokens"] >= run["workload"]["num_requests"]  # every first token comes from the prompt pass
+        assert span["emitted_tokens"] == span["accepted_drafts"] + span["bonus_tokens"] + span["outside_step_tokens"]
+        assert span["bonus_tokens"] == span["verification_steps"]
+        assert span["outside_step_tokens"] >= span["requests"]  # every first token comes from the prompt pass
+        checks = {p["count"]: (p["benchmark"], p["server"]) for p in k["population_check"]}
+        assert checks["proposed-drafts"] == (span["proposed_drafts"],) * 2 and checks["accepted-drafts"] == (span["accepted_drafts"],) * 2
+        # The steady interval's counts: whole requests by their finish, E from usage and P, A from
+        # each request's own timings, over the same requests; S has no per-request count.
+        c_ = run["load"]["concurrency"]
+        measured = [e for e in captured if e["kind"] == "request" and not e["warmup"] and e["arm"] == "speculative" and e["concurrency"] == c_]
+        assert "verification_steps" not in k and "bonus_tokens" not in k
+        if c_ == 1:  # one slot: its steady interval is the window, every request counted
+            assert [w["steady_requests"] for w in run["measurement"]["windows"]] == [6, 6]
+        else:  # 2 requests per slot: too few for a steady interval, the windows are counted whole
+            assert "too short for a steady interval" in run["notes"] and run["interval"]["start_event"].startswith("the first measured")
+        assert k["emitted_tokens"] == sum(r["completion_tokens"] for r in measured) and k["requests_with_metrics"] == 12
         # Several tokens per chunk under speculation: E is the usage, not the chunk count.
         assert sum(r["repetitions"][0]["emitted_tokens"] for r in [run]) > 0
         # microsecond resolution: the repetitions add up exactly, as counts-inconsistent checks them
@@ -146,8 +159,8 @@ def test_wrong_usage_under_speculation_is_caught_by_the_servers_counters(tmp_pat
     counts = _run(record, "speculative-c1")["counts"]
     assert counts["population"] == "mixed"
     check = {c["count"]: c for c in counts["population_check"]}["output-tokens"]
-    assert check["server"] - check["benchmark"] == 6
-    assert "outside_step_tokens" not in counts  # D is only written where the counts are settled
+    assert check["server"] - check["benchmark"] == 7  # 6 measured requests and the warm-up, which the scrapes span (no drain)
+    assert "outside_step_tokens" not in _run(record, "speculative-c1")["measurement"]["whole_span"]  # D only where settled
     assert "do not match the measured requests" in err
 
 

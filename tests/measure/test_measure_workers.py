@@ -193,11 +193,15 @@ def test_two_worker_processes_count_what_the_servers_counted(tmp_path, capsys, t
     record = json.loads(out.read_text())
     speculative = [r for r in record["runs"] if r["arrangement"] == "speculative"]
     c = spec.counters
-    assert sum(r["counts"]["verification_steps"] for r in speculative) == c.drafts
-    assert sum(r["counts"]["proposed_drafts"] for r in speculative) == c.draft_tokens
-    assert sum(r["counts"]["accepted_drafts"] for r in speculative) == c.accepted
-    assert sum(r["counts"]["emitted_tokens"] for r in speculative) == c.predicted
-    assert sum(r["counts"]["emitted_tokens"] for r in record["runs"] if r["arrangement"] == "target-only") == base.counters.predicted
+    # the scrapes' whole span (the runs' own counts cover the steady intervals)
+    spans = [r["measurement"]["whole_span"] for r in speculative]
+    assert sum(w["verification_steps"] for w in spans) == c.drafts
+    assert sum(w["proposed_drafts"] for w in spans) == c.draft_tokens
+    assert sum(w["accepted_drafts"] for w in spans) == c.accepted
+    assert sum(w["emitted_tokens"] for w in spans) == c.predicted
+    assert (
+        sum(r["measurement"]["whole_span"]["emitted_tokens"] for r in record["runs"] if r["arrangement"] == "target-only") == base.counters.predicted
+    )
     assert all(r["counts"]["population"] == "benchmark-requests" for r in record["runs"])
     lines = _lines(tmp_path / "rec.json.capture" / "capture.jsonl")
     requests = [e for e in lines if e["kind"] == "request"]
