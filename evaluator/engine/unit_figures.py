@@ -98,3 +98,10 @@ def highest_at_least(points: Iterable[tuple[T, float | Fraction | None, float | 
         if best is None or figure > best[0]:
             best = (figure, item)
     return None if best is None else best[1]
+
+
+def total_tokens_per_s(run: Run) -> Fraction | None:
+    """(I + E) / T: prompt and output tokens together (record 1.3's total-tokens throughput); None
+    unless both counts and the duration are stated."""
+    i, e, t = run.counts.input_tokens, run.counts.emitted_tokens, run.interval.duration_s
+    return None if i is None or e is None or not t else Fraction(i + e) / exact(t)
