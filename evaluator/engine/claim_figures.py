@@ -9,11 +9,12 @@ Which baseline a run is compared with is baselines.py's; every speedup is metric
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
 from .context import Context
-from .matched import matched_at_throughput, matched_point, missing_counts, rate_of, side
+from .matched import MatchedPoint, matched_at_throughput, matched_point, missing_counts, rate_of, side
 from .metrics import Bounds, RunMetrics, exact, output_rate_bounds, speedup
 from .record import Claim, Run
 from .unit_figures import accelerators, cost_per_million, hourly_price, tokens_per_s
@@ -388,20 +389,36 @@ def _matched(ctx: Context, claim: Claim) -> Figure:
     """A throughput, or a throughput speedup, at matched interactivity."""
     speed, per_acc = claim.at_per_user_speed, claim.throughput_per == "accelerator"
     assert speed is not None  # claimed_figure sends only claims at a per-user speed here
-    at = f"at {num(speed)} tokens/s per user or more"
-    ours = matched_point(ctx, side(ctx, claim.run, claim.sweep), speed, per_acc)
+    at = f"{_per_what(claim)} at {num(speed)} tokens/s per user or more"
+    return _compared_points(
+        ctx, claim, lambda runs: matched_point(ctx, runs, speed, per_acc), f"emitted output tokens/s {at}", f"output throughput {at}"
+    )
+
+
+def _matched_throughput(ctx: Context, claim: Claim) -> Figure:
+    """Tokens/s per user, or its speedup, at matched output throughput per accelerator (record 1.3)."""
+    at = claim.at_accelerator_throughput
+    assert at is not None  # claimed_figure sends only claims at a throughput per accelerator here
+    what = f"tokens/s per user at {num(at)} output tokens/s per accelerator or more"
+    return _compared_points(ctx, claim, lambda runs: matched_at_throughput(ctx, runs, at), what, what)
+
+
+def _compared_points(ctx: Context, claim: Claim, point: Callable[[list[Run]], MatchedPoint], figure: str, compared: str) -> Figure:
+    """Each side's matched point (`point` over its run and sweep): the claim's side's figure, or, for a
+    speedup, its ratio to the baseline side's (step functions over both sweeps, never interpolated)."""
+    ours = point(side(ctx, claim.run, claim.sweep))
     if claim.kind == "output-throughput":
-        name = f"highest emitted output tokens/s {_per_what(claim)} {at}" + (f" (run {ours.run.id})" if ours.run else "")
+        name = f"highest {figure}" + (f" (run {ours.run.id})" if ours.run else "")
         return Figure(name, None if ours.value is None else float(ours.value), "tokens/s", ours.needs, ours.bounds)
-    name = f"output throughput {_per_what(claim)} {at}, against the baseline's"
+    name = f"{compared}, against the baseline's"
     if claim.baseline is None:
         return Figure(name, None, "x", (*ours.needs, (None, "baseline")))
-    theirs = matched_point(ctx, side(ctx, claim.baseline, claim.baseline_sweep), speed, per_acc)
+    theirs = point(side(ctx, claim.baseline, claim.baseline_sweep))
     needs = (*ours.needs, *(n for n in theirs.needs if n not in ours.needs))
     if ours.value is None or not theirs.value:
         return Figure(name, None, "x", needs)
     assert ours.run is not None and theirs.run is not None  # a matched point with a value has its run
-    name = f"output throughput {_per_what(claim)} {at}, run {ours.run.id} against baseline {theirs.run.id}"
+    name = f"{compared}, run {ours.run.id} against baseline {theirs.run.id}"
     bounds = ours.bounds / theirs.bounds if ours.bounds is not None and theirs.bounds is not None else None
     return Figure(name, float(ours.value / theirs.value), "x", (), bounds)
 
@@ -446,28 +463,6 @@ def _per_accelerator(ctx: Context, claim: Claim) -> Figure:
         return Figure(name, None, "x", needs)
     bounds = our_bounds / their_bounds if our_bounds is not None and their_bounds is not None else None
     return Figure(name, float(ours / theirs), "x", needs, bounds)
-
-
-def _matched_throughput(ctx: Context, claim: Claim) -> Figure:
-    """Tokens/s per user, or its speedup, at matched output throughput per accelerator (record 1.3)."""
-    at = claim.at_accelerator_throughput
-    assert at is not None  # claimed_figure sends only claims at a throughput per accelerator here
-    where = f"at {num(at)} output tokens/s per accelerator or more"
-    ours = matched_at_throughput(ctx, side(ctx, claim.run, claim.sweep), at)
-    if claim.kind == "output-throughput":
-        name = f"highest tokens/s per user {where}" + (f" (run {ours.run.id})" if ours.run else "")
-        return Figure(name, None if ours.value is None else float(ours.value), "tokens/s", ours.needs, ours.bounds)
-    name = f"tokens/s per user {where}, against the baseline's"
-    if claim.baseline is None:
-        return Figure(name, None, "x", (*ours.needs, (None, "baseline")))
-    theirs = matched_at_throughput(ctx, side(ctx, claim.baseline, claim.baseline_sweep), at)
-    needs = (*ours.needs, *(n for n in theirs.needs if n not in ours.needs))
-    if ours.value is None or not theirs.value:
-        return Figure(name, None, "x", needs)
-    assert ours.run is not None and theirs.run is not None  # a matched point with a value has its run
-    name = f"tokens/s per user {where}, run {ours.run.id} against baseline {theirs.run.id}"
-    bounds = ours.bounds / theirs.bounds if ours.bounds is not None and theirs.bounds is not None else None
-    return Figure(name, float(ours.value / theirs.value), "x", (), bounds)
 
 
 def _cost_of(ctx: Context, run: Run, claim: Claim) -> tuple[Fraction | None, Bounds | None, tuple[tuple[str | None, str], ...]]:

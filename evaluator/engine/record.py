@@ -1026,12 +1026,12 @@ class Claim(_Model):
     sweep: list[Ident] = Field(
         default_factory=list,
         max_length=200,
-        description="Record 1.2: for a claim at matched interactivity: the runs of the claim's side (its load sweep) the point is chosen from, besides run.",
+        description="Record 1.2: for a claim at matched interactivity (record 1.3: or at matched throughput per accelerator): the runs of the claim's side (its load sweep) the point is chosen from, besides run.",
     )
     baseline_sweep: list[Ident] = Field(
         default_factory=list,
         max_length=200,
-        description="Record 1.2: for a claim at matched interactivity: the baseline side's runs (its load sweep), besides baseline.",
+        description="Record 1.2: for a claim at matched interactivity (record 1.3: or at matched throughput per accelerator): the baseline side's runs (its load sweep), besides baseline.",
     )
     at_accelerator_throughput: Annotated[float, Field(gt=0, le=10**9)] | None = Field(
         default=None,

@@ -9,6 +9,7 @@ figure and the buyer's are computed alike. Exact fractions of the numbers as wri
   tokens/s per user         (E / T) / concurrency for a closed-loop run; otherwise 1000 / TPOT ms
                             (the p50, else the mean)
   tokens/s per accelerator  (E / T) / accelerators (the configuration's hardware.count)
+  total tokens/s            (I + E) / T: prompt and output tokens (record 1.3's total-tokens)
   hourly price              per_accelerator_hour x accelerators + per_server_hour x whole servers
                             (accelerators / accelerators_per_server, rounded up)
   cost per million tokens   hourly price / ((E / T) x 3600) x 1,000,000: the whole hour charged to
