@@ -95,7 +95,7 @@ def baseline_mismatch(ctx: Context) -> Iterator[Violation]:
         if claim.at_per_user_speed is not None or claim.at_accelerator_throughput is not None:
             # At matched interactivity (or throughput) each side's point is taken at whatever load reaches the
             # per-user speed (the throughput): the loads (and the requests a load was run with) differ by design.
-            for name in _MATCHED_BY_DESIGN:
+            for name in MATCHED_BY_DESIGN:
                 ours.pop(name, None), theirs.pop(name, None)
         # A baseline that is the run's own server with drafting switched off per request must be that
         # server: the configuration itself is then compared, not only the fields below.
@@ -120,7 +120,7 @@ def baseline_mismatch(ctx: Context) -> Iterator[Violation]:
             )
 
 
-_MATCHED_BY_DESIGN = ("load.concurrency", "load.request_rate", "workload.num_requests")
+MATCHED_BY_DESIGN = ("load.concurrency", "load.request_rate", "workload.num_requests")
 # Prefix-cache hit rates (record 1.3) further apart than this met a different cache: the prompt work differs.
 HIT_RATE_TOLERANCE = 0.05
 

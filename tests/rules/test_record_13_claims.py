@@ -159,7 +159,16 @@ def test_the_blank_form_shows_the_1_3_fields_with_their_help():
     """`sdeval init`: each 1.3 field is in the blank form under its description, which says it is 1.3's
     (a scalar left empty, a block written commented out)."""
     form = blank_form().splitlines()
-    for field in ("at_accelerator_throughput", "validity_gates", "deployment", "reasoning_effort", "residency", "k_schedule_kind", "input_tokens", "prefix_cache"):
+    for field in (
+        "at_accelerator_throughput",
+        "validity_gates",
+        "deployment",
+        "reasoning_effort",
+        "residency",
+        "k_schedule_kind",
+        "input_tokens",
+        "prefix_cache",
+    ):
         at = next(n for n, line in enumerate(form) if line.lstrip("# -").startswith(f"{field}:"))
         help_lines = []
         for line in reversed(form[:at]):
