@@ -49,6 +49,8 @@ class ClaimForm:
             raise ImportProblem("--total-tokens, --per-accelerator and --at-accelerator-throughput apply to an output-throughput or a speedup")
         if self.at_accelerator_throughput is not None and (self.total_tokens or self.per_accelerator):
             raise ImportProblem("--at-accelerator-throughput compares tokens/s per user; it takes neither --total-tokens nor --per-accelerator")
+        if self.at_accelerator_throughput is not None and not 0 < self.at_accelerator_throughput <= 10**9:
+            raise ImportProblem(f"--at-accelerator-throughput {self.at_accelerator_throughput:g}: a throughput above 0 tokens/s per accelerator")
         if (self.sweep or self.baseline_sweep) and self.at_accelerator_throughput is None:
             raise ImportProblem("--sweep and --baseline-sweep are the runs a matched point is chosen from: give --at-accelerator-throughput")
 

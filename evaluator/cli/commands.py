@@ -625,7 +625,6 @@ def claim(
         typer.Option(
             "--at-accelerator-throughput",
             metavar="X",
-            min=0.000001,
             help="Tokens/s per user at matched throughput (record 1.3): each side's fastest run per user among those at X output tokens/s per accelerator or more.",
         ),
     ] = None,

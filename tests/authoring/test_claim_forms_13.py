@@ -82,6 +82,7 @@ def test_a_per_user_speedup_at_matched_gpu_throughput_is_written_with_its_sweeps
         (("--kind", "latency", "--latency-metric", "tpot", "--percentile", "p50", "--total-tokens"), "apply to an output-throughput or a speedup"),
         (("--kind", "speedup", "--baseline", "target-only-c64", "--at-accelerator-throughput", "400", "--per-accelerator"), "takes neither"),
         (("--kind", "output-throughput", "--sweep", "eagle3-c1"), "give --at-accelerator-throughput"),
+        (("--kind", "output-throughput", "--at-accelerator-throughput", "0"), "a throughput above 0 tokens/s per accelerator"),
     ],
 )
 def test_a_form_the_kind_cannot_take_is_refused_in_one_line(sdeval, bare, args, said):
