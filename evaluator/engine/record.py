@@ -1070,7 +1070,7 @@ class InstallationScope(_Model):
 
 class EvidenceRecord(_Model):
     record_version: Literal["1.0", "1.1", "1.2", "1.3"] = Field(
-        description="Version of the evidence-record format. This tool reads 1.0, 1.1, 1.2 and 1.3; write 1.2 where the counts give D (tokens outside verification steps), 1.3 where a run carries what only 1.3 states (a measurement's uncertainty), else 1.1."
+        description="Version of the evidence-record format. This tool reads 1.0, 1.1, 1.2 and 1.3; write 1.2 where the counts give D (tokens outside verification steps), 1.3 where the record carries what only 1.3 states (a measurement's uncertainty, total tokens, worker pools, validity gates: docs/record.md, Record 1.3), else 1.1."
     )
     offer: Offer = Field(description="Who makes the offer and what they claim, verbatim.")
     configurations: list[Configuration] = Field(
