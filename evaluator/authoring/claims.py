@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..importers.common import ImportProblem
+from ..rules.baseline import MATCHED_BY_DESIGN
 
 KINDS = ("output-throughput", "speedup", "latency", "acceptance-rate", "acceptance-length")
 # What each kind counts, as the record says it (claim.counted).
@@ -27,6 +29,50 @@ _COUNTED = {
     "acceptance-length": "acceptance-length",
 }
 _UNIT = {"output-throughput": "tokens/s", "speedup": "x", "latency": "ms", "acceptance-rate": "fraction", "acceptance-length": "tokens/step"}
+
+
+@dataclass(frozen=True)
+class ClaimForm:
+    """Record 1.3's forms a claim can be written in: total tokens ((I + E) / T), per accelerator, and a
+    per-user comparison at matched output throughput per accelerator over each side's sweep."""
+
+    total_tokens: bool = False
+    per_accelerator: bool = False
+    at_accelerator_throughput: float | None = None
+    sweep: tuple[str, ...] = ()
+    baseline_sweep: tuple[str, ...] = ()
+
+    def check(self, kind: str) -> None:
+        """One line for a form the claim's kind cannot take."""
+        speed = kind in ("output-throughput", "speedup")
+        if (self.total_tokens or self.per_accelerator or self.at_accelerator_throughput is not None) and not speed:
+            raise ImportProblem("--total-tokens, --per-accelerator and --at-accelerator-throughput apply to an output-throughput or a speedup")
+        if self.at_accelerator_throughput is not None and (self.total_tokens or self.per_accelerator):
+            raise ImportProblem("--at-accelerator-throughput compares tokens/s per user; it takes neither --total-tokens nor --per-accelerator")
+        if self.at_accelerator_throughput is not None and not 0 < self.at_accelerator_throughput <= 10**9:
+            raise ImportProblem(f"--at-accelerator-throughput {self.at_accelerator_throughput:g}: a throughput above 0 tokens/s per accelerator")
+        if (self.sweep or self.baseline_sweep) and self.at_accelerator_throughput is None:
+            raise ImportProblem("--sweep and --baseline-sweep are the runs a matched point is chosen from: give --at-accelerator-throughput")
+
+    def counted(self, kind: str) -> str:
+        if self.total_tokens:
+            return "total-tokens"
+        return "per-user-output" if self.at_accelerator_throughput is not None else _COUNTED[kind]
+
+    def text(self, kind: str, value: float, run, baseline_id: str | None) -> str | None:
+        """The claim's wording in this form; None for the plain form."""
+        shown, per = _shown(value, kind), " per accelerator" if self.per_accelerator else ""
+        against = f" against {baseline_id}" if kind == "speedup" else ""
+        if self.at_accelerator_throughput is not None:
+            what = f"{shown}x tokens/s per user" if kind == "speedup" else f"{shown} tokens/s per user"
+            return f"{what}{against} at {self.at_accelerator_throughput:g} output tokens/s per accelerator or more"
+        if self.total_tokens:
+            what = f"{shown}x total-token throughput{per}" if kind == "speedup" else f"{shown} total (prompt and output) tokens/s{per}"
+            return f"{what}{against} at {_load_words(run)}"
+        if self.per_accelerator:
+            what = f"{shown}x output throughput per accelerator" if kind == "speedup" else f"{shown} output tokens/s per accelerator"
+            return f"{what}{against} at {_load_words(run)}"
+        return None
 
 
 def as_written(value: float, kind: str) -> float:
@@ -84,6 +130,7 @@ def build_claim(
     claim_id: str | None = None,
     text: str | None = None,
     conservative: bool = False,
+    form: ClaimForm = ClaimForm(),
 ) -> dict[str, Any]:
     """The claim, as the record's `claims` entry, computed from the record `data`; ImportProblem
     (one line, naming the record) for anything that would not be established by its own counts.
@@ -97,6 +144,8 @@ def build_claim(
 
     if kind not in KINDS:
         raise ImportProblem(f"--kind {kind!r}: one of {', '.join(KINDS)}")
+    form.check(kind)
+    matched = form.at_accelerator_throughput is not None
     if kind == "speedup" and baseline_id is None:
         raise ImportProblem("a speedup needs --baseline RUN, the run it is compared with")
     # A speedup of response time (baseline latency / run latency) when a latency is named.
@@ -126,6 +175,8 @@ def build_claim(
         if base is run:
             raise ImportProblem(f"run {run_id} cannot be its own baseline")
         ours, theirs = comparison_fields(ctx, run), comparison_fields(ctx, base)
+        for name in MATCHED_BY_DESIGN if matched else ():  # each side's point is taken at its own load
+            ours.pop(name, None), theirs.pop(name, None)
         differing = [n for n in ours if n in theirs and ours[n] != theirs[n]]
         if differing:
             raise ImportProblem(
@@ -135,17 +186,25 @@ def build_claim(
             )
     if run.load.concurrency is None and run.load.request_rate is None:
         raise ImportProblem(f"run {run.id} states no concurrency or request rate; a claim holds only at the load it was measured at")
+    for swept in (*form.sweep, *form.baseline_sweep):
+        if ctx.run(swept) is None:
+            raise ImportProblem(f"{record_name}: has no run {swept!r} to sweep over")
     if task is not None and (run.workload.task or "").strip().lower() != task.strip().lower():
         raise ImportProblem(f'run {run.id} measured {json.dumps(run.workload.task) if run.workload.task else "no stated task"}, not "{task}"')
     fields: dict[str, Any] = {
         "id": "pending",
         "text": "pending",
         "kind": kind,
-        "counted": "response-time" if response_time else _COUNTED[kind],
+        "counted": "response-time" if response_time else form.counted(kind),
         "run": run.id,
         "baseline": base.id if base is not None else None,
-        "concurrency": run.load.concurrency,
-        "request_rate": run.load.request_rate if run.load.concurrency is None else None,
+        # At matched throughput the claim is stated at a throughput per accelerator, not at a load.
+        "concurrency": None if matched else run.load.concurrency,
+        "request_rate": run.load.request_rate if run.load.concurrency is None and not matched else None,
+        "throughput_per": "accelerator" if form.per_accelerator else None,
+        "at_accelerator_throughput": form.at_accelerator_throughput,
+        "sweep": list(form.sweep),
+        "baseline_sweep": list(form.baseline_sweep),
         "scope": run.interval.scope,
         "task": run.workload.task,
         "latency_metric": latency_metric if kind == "latency" or response_time else None,
@@ -177,7 +236,9 @@ def build_claim(
         claim_id = _free_id(f"{kind}-{run.id}"[:60], taken)
     elif claim_id in taken:
         raise ImportProblem(f"{record_name}: already has a claim {claim_id!r}; choose another with --id")
-    generated = generated or _text(kind, value, run, fields["baseline"], latency_metric, percentile)
+    generated = (
+        generated or form.text(kind, value, run, fields["baseline"]) or _text(kind, value, run, fields["baseline"], latency_metric, percentile)
+    )
     fields.update(id=claim_id, text=text or generated, value=value, unit=_UNIT[kind])
     if response_time and text is None:
         assert latency_metric is not None  # refused above when missing
@@ -245,6 +306,7 @@ def execute(
     in_place: bool,
     force: bool,
     conservative: bool = False,
+    form: ClaimForm = ClaimForm(),
 ) -> tuple[str, list[str]]:
     """Returns (what to print on standard output, messages for standard error)."""
     from ..importers.merge import read_record, write_merged
@@ -262,6 +324,7 @@ def execute(
         claim_id=claim_id,
         text=text,
         conservative=conservative,
+        form=form,
     )
     standing = standing_of(record, claim)
     if output is None and not in_place:

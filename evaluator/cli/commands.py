@@ -614,11 +614,35 @@ def claim(
             help="Claim the safe end of the run's measured 95 % interval (record 1.3, from sdeval measure): at least its lower end for a speedup or throughput, at most its upper end for a TTFT or TPOT percentile.",
         ),
     ] = False,
+    total_tokens: Annotated[
+        bool, typer.Option("--total-tokens", help="Count prompt and output tokens, (I + E) / T (record 1.3; the runs need counts.input_tokens).")
+    ] = False,
+    per_accelerator: Annotated[
+        bool, typer.Option("--per-accelerator", help="A throughput per accelerator: divided by the configuration's hardware.count.")
+    ] = False,
+    at_accelerator_throughput: Annotated[
+        Optional[float],
+        typer.Option(
+            "--at-accelerator-throughput",
+            metavar="X",
+            help="Tokens/s per user at matched throughput (record 1.3): each side's fastest run per user among those at X output tokens/s per accelerator or more.",
+        ),
+    ] = None,
+    sweep: Annotated[
+        Optional[list[str]],
+        typer.Option("--sweep", metavar="RUN", help="With --at-accelerator-throughput: a run of the claim's side to choose from (repeat)."),
+    ] = None,
+    baseline_sweep: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--baseline-sweep", metavar="RUN", help="With --at-accelerator-throughput: a run of the baseline's side to choose from (repeat)."
+        ),
+    ] = None,
 ) -> None:
     """Add a claim whose value is computed from the runs' counts, with load, scope and task taken from the run.
     Refuses, writing nothing, a baseline not on equal terms or a run that lacks the counts; then says whether the claim is established and, if not, what stands in its way."""
     from .._infra.working import working_on
-    from ..authoring.claims import execute
+    from ..authoring.claims import ClaimForm, execute
     from ..importers import ImportProblem
 
     if kind is None:  # one line, not click's list of choices on nine tab-indented lines
@@ -639,6 +663,7 @@ def claim(
                 in_place=in_place,
                 force=force,
                 conservative=conservative,
+                form=ClaimForm(total_tokens, per_accelerator, at_accelerator_throughput, tuple(sweep or ()), tuple(baseline_sweep or ())),
             )
     except ImportProblem as exc:
         raise _fail(str(exc)) from None

@@ -5,7 +5,7 @@ figures across loads and the PDF all use it."""
 from __future__ import annotations
 
 from .context import Context
-from .record import Run
+from .record import Deployment, Run
 
 _GENERATION_STAGES = {"proposal", "verification", "decode"}
 PARALLEL_SIZES = ("tensor", "pipeline", "data", "expert", "context")
@@ -20,6 +20,18 @@ def parallelism(ctx: Context, run: Run) -> dict[str, int | None]:
     return {name: next((getattr(p, name) for p in (stated, tool) if p is not None and getattr(p, name) is not None), None) for name in PARALLEL_SIZES}
 
 
+def deployment_fields(deployment: Deployment | None) -> dict[str, object]:
+    """A deployment's pools as comparable values: each pool's role, workers, accelerators per worker and
+    parallel sizes, in the order stated."""
+    if deployment is None:
+        return {"deployment.pools": None, "deployment.arms_concurrent": None}
+    pools = tuple(
+        (p.role, p.workers, p.accelerators_per_worker, *(getattr(p.parallelism, n) if p.parallelism else None for n in PARALLEL_SIZES))
+        for p in deployment.pools
+    )
+    return {"deployment.pools": pools or None, "deployment.arms_concurrent": deployment.arms_concurrent}
+
+
 def comparison_fields(ctx: Context, run: Run) -> dict[str, object]:
     """Everything that must be equal between a run and its baseline (brief 3.4)."""
     cfg = ctx.configuration(run)
@@ -28,7 +40,7 @@ def comparison_fields(ctx: Context, run: Run) -> dict[str, object]:
         for part, names in (
             ("target", ("model", "revision", "tokenizer", "tokenizer_revision")),
             ("numerics", ("weights", "activations", "kv_cache")),
-            ("sampling", ("temperature", "top_p", "top_k", "seed", "n")),
+            ("sampling", ("temperature", "top_p", "top_k", "seed", "n", "reasoning_effort", "thinking")),
             ("hardware", ("accelerator", "count", "memory_gb", "interconnect")),
         ):
             for name in names:
@@ -37,11 +49,16 @@ def comparison_fields(ctx: Context, run: Run) -> dict[str, object]:
         fields["runtime.moe_backend"] = cfg.runtime.moe_backend
         fields["hardware.locked_clock_mhz"] = cfg.hardware.locked_clock_mhz
         fields["hardware.power_limit_w"] = cfg.hardware.power_limit_w
+        # Record 1.3: disaggregated worker pools and whether the arms ran at once on separate hardware.
+        fields.update(deployment_fields(cfg.deployment))
     for name, size in parallelism(ctx, run).items():
         fields[f"parallelism.{name}"] = size
     for name in ("task", "dataset", "num_requests", "input_tokens_mean", "max_output_tokens", "salted"):
         fields[f"workload.{name}"] = getattr(run.workload, name)
-    for name in ("concurrency", "request_rate", "loop"):
+    cache = run.workload.prefix_cache
+    for name in ("enabled", "state"):  # record 1.3; the hit rate is compared within a tolerance (rules/baseline.py)
+        fields[f"workload.prefix_cache.{name}"] = getattr(cache, name) if cache is not None else None
+    for name in ("concurrency", "request_rate", "loop", "rounds"):
         fields[f"load.{name}"] = getattr(run.load, name)
     for name in ("start_event", "end_event", "scope", "measurement", "whole_generation_call"):
         fields[f"interval.{name}"] = getattr(run.interval, name)

@@ -9,13 +9,15 @@ Which baseline a run is compared with is baselines.py's; every speedup is metric
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
 from .context import Context
+from .matched import MatchedPoint, matched_at_throughput, matched_point, missing_counts, rate_of, side
 from .metrics import Bounds, RunMetrics, exact, output_rate_bounds, speedup
 from .record import Claim, Run
-from .unit_figures import accelerators, cost_per_million, highest_at_least, hourly_price, per_user, tokens_per_s
+from .unit_figures import accelerators, cost_per_million, hourly_price, tokens_per_s
 from .wording import claimed, num
 
 
@@ -49,6 +51,7 @@ CLAIM_FORMULAS: dict[tuple[str, str | None], str] = {
     ("output-throughput", "per-user-output"): (
         "the run's per-user throughput at the claim's statistic (as stated for the run; MLPerf Endpoints' tps_per_user is 1000 / P90 TPOT in ms)"
     ),
+    ("output-throughput", "total-tokens"): "(I + E) / T, prompt plus output tokens (record 1.3; both counts required)",
     ("output-throughput", "proposed-drafts"): "P / T, refused by " + NOT_OUTPUT,
     ("output-throughput", "accepted-drafts"): "A / T, refused by " + NOT_OUTPUT,
     ("output-throughput", "acceptance-length"): "1 + A / S, refused by " + NO_TIME,
@@ -58,6 +61,7 @@ CLAIM_FORMULAS: dict[tuple[str, str | None], str] = {
     ("speedup", None): "(E / T) / (E_b / T_b)",
     ("speedup", "emitted-output"): "(E / T) / (E_b / T_b)",
     ("speedup", "per-user-output"): "per-user throughput / per-user throughput_b, same statistic",
+    ("speedup", "total-tokens"): "((I + E) / T) / ((I_b + E_b) / T_b)",
     ("speedup", "response-time"): "latency_b / latency, same latency metric and statistic",
     ("speedup", "requests"): "(N / T) / (N_b / T_b), completed requests per second",
     ("speedup", "proposed-drafts"): "refused by " + NOT_OUTPUT,
@@ -73,6 +77,7 @@ CLAIM_FORMULAS: dict[tuple[str, str | None], str] = {
     ("latency", "proposed-drafts"): UNDEFINED,
     ("latency", "accepted-drafts"): UNDEFINED,
     ("latency", "requests"): UNDEFINED,
+    ("latency", "total-tokens"): UNDEFINED,
     ("capacity", None): "N / T with a unit per second, else the run's closed-loop concurrency",
     ("capacity", "requests"): "N / T with a unit per second, else the run's closed-loop concurrency",
     ("capacity", "acceptance-length"): "1 + A / S, refused by " + NO_TIME,
@@ -82,6 +87,7 @@ CLAIM_FORMULAS: dict[tuple[str, str | None], str] = {
     ("capacity", "proposed-drafts"): UNDEFINED,
     ("capacity", "accepted-drafts"): UNDEFINED,
     ("capacity", "response-time"): UNDEFINED,
+    ("capacity", "total-tokens"): UNDEFINED,
     ("acceptance-rate", None): "A / P",
     ("acceptance-rate", "acceptance-rate"): "A / P",
     ("acceptance-length", None): "1 + A / S",
@@ -109,6 +115,11 @@ CLAIM_FORMS: dict[str, str] = {
     "baseline_sweep) whose tokens/s per user ((E / T) / concurrency in a closed loop, else 1000 / p50 or mean TPOT) is at least U, "
     "never interpolated; a speedup is the ratio of the two, a cost is taken at each side's run with the most output per "
     "accelerator among those; load-extrapolated when no run of a side reaches U",
+    "throughput_per: accelerator, counted: total-tokens": "(I + E) / T / accelerators (record 1.3); a speedup ((I + E) / T / n) / "
+    "((I_b + E_b) / T_b / n_b)",
+    "at_accelerator_throughput: X": "each side's highest tokens/s per user ((E / T) / concurrency unless the load is open, else 1000 / "
+    "p50 or mean TPOT) among its runs (run and sweep; baseline and baseline_sweep) whose E / T / accelerators is at least X, never "
+    "interpolated (record 1.3); a per-user speedup is the ratio of the two; load-extrapolated when no run of a side reaches X",
     "printed_decimals: d": "the value agrees with any figure within half a unit of its d-th decimal, as a tool's reported "
     "figures do; without it, within 2 %",
 }
@@ -206,7 +217,7 @@ def written_text(claim: Claim, figure: float | None) -> str | None:
 
 
 def _rate(name: str, count: int | None, m: RunMetrics, field: str, value: float | None) -> Figure:
-    return Figure(name, value, "tokens/s", _missing(m, field), output_rate_bounds(count, m.duration_s))
+    return Figure(name, value, "tokens/s", missing_counts(m, field), output_rate_bounds(count, m.duration_s))
 
 
 def _throughput(m: RunMetrics, counted: str | None) -> Figure:
@@ -248,15 +259,6 @@ def _acceptance_rate(m: RunMetrics) -> Figure:
     )
 
 
-def _missing(m: RunMetrics, count: str) -> tuple[tuple[str, str], ...]:
-    needs = []
-    if getattr(m, count) is None:
-        needs.append((m.run, count))
-    if m.duration_s is None:
-        needs.append((m.run, "duration_s"))
-    return tuple(needs)
-
-
 def output_speedup(ctx: Context, claim: Claim) -> Figure:
     """E / T of the run over E / T of its baseline; names every count either run lacks."""
     name = "output-throughput speedup against the baseline"
@@ -264,11 +266,11 @@ def output_speedup(ctx: Context, claim: Claim) -> Figure:
     if run is None:
         return Figure(name, None, "x", ((None, "run"),))
     m = ctx.metrics[run.id]
-    needs = list(_missing(m, "emitted_tokens"))
+    needs = list(missing_counts(m, "emitted_tokens"))
     if base is None:
         return Figure(name, None, "x", (*needs, (None, "baseline")))
     b = ctx.metrics[base.id]
-    needs += [n for n in _missing(b, "emitted_tokens") if base is not run]
+    needs += [n for n in missing_counts(b, "emitted_tokens") if base is not run]
     ours, theirs = output_rate_bounds(m.emitted_tokens, m.duration_s), output_rate_bounds(b.emitted_tokens, b.duration_s)
     bounds = ours / theirs if ours is not None and theirs is not None else None
     return Figure(name, speedup(m, b), "x", tuple(needs), bounds)
@@ -379,79 +381,6 @@ def _per_user_speedup(ctx: Context, claim: Claim) -> Figure:
 # ------------------------------------------------- per accelerator, matched interactivity, cost
 
 
-def _rate_of(ctx: Context, run: Run, per_accelerator: bool) -> tuple[Fraction | None, Bounds | None, tuple[tuple[str | None, str], ...]]:
-    """E / T of a run, divided by its accelerators when the claim is per accelerator; its bounds; what is missing."""
-    m = ctx.metrics[run.id]
-    needs = list(_missing(m, "emitted_tokens"))
-    n = accelerators(ctx, run) if per_accelerator else 1
-    if n is None:
-        needs.append((run.id, "hardware.count"))
-    tps = tokens_per_s(run)
-    if needs or tps is None:
-        return None, None, tuple(needs)
-    assert n is not None  # else needs names hardware.count
-    bounds = output_rate_bounds(m.emitted_tokens, m.duration_s)
-    return tps / n, (None if bounds is None else Bounds(bounds.low / n, bounds.high / n)), ()
-
-
-def _side(ctx: Context, first: str | None, more: list[str]) -> list[Run]:
-    """One side of a comparison at matched interactivity: its named run and its sweep, once each, as listed."""
-    ids = list(dict.fromkeys([i for i in (first, *more) if i is not None]))
-    return [run for i in ids if (run := ctx.run(i)) is not None]
-
-
-@dataclass(frozen=True)
-class MatchedPoint:
-    """A side's figure at matched interactivity: the run chosen (None when none qualifies), and
-    whether any run of the side reached the per-user speed at all."""
-
-    run: Run | None
-    value: Fraction | None
-    bounds: Bounds | None
-    needs: tuple[tuple[str | None, str], ...]
-    reached: bool
-
-
-# Marks the need of a run whose tokens/s per user cannot be read (rules/claims.py names where it lies).
-PER_USER_SPEED = "for its tokens/s per user"
-
-
-def per_user_speed_need(run: Run) -> str:
-    """What a run lacks for its tokens/s per user to be read (unit_figures.per_user), named as the
-    fields that are missing: an open-loop run needs its TPOT, a closed loop its concurrency or TPOT.
-    A stated per_user_throughput is each tool's own definition (docs/record-fields.md), so it is
-    said to be there but not matched on, rather than the run being told it lacks a per-user speed."""
-    tpot = "latency.tpot_ms p50 or mean"
-    what = tpot if run.load.loop == "open" else f"load.concurrency or {tpot}"
-    stated = " (its stated per_user_throughput is its tool's own definition, not matched on)" if run.per_user_throughput is not None else ""
-    return f"{what} {PER_USER_SPEED}{stated}"
-
-
-def matched_point(ctx: Context, runs: list[Run], speed: float, per_accelerator: bool) -> MatchedPoint:
-    """The highest-throughput measured run whose tokens/s per user is at least `speed` (a step
-    function over the sweep: never interpolated between runs)."""
-    qualifying: list[tuple[tuple[Run, Fraction, Bounds | None], Fraction, Fraction]] = []
-    needs: list[tuple[str | None, str]] = []
-    reached = False
-    for run in runs:
-        rate, bounds, lacking = _rate_of(ctx, run, per_accelerator)
-        user, _ = per_user(run, tokens_per_s(run))
-        if user is None:
-            # Whether it qualifies is unknown: everything it lacks is named.
-            needs += [(run.id, per_user_speed_need(run)), *lacking]
-            continue
-        if user < exact(speed):
-            continue
-        reached = True
-        needs += lacking
-        if rate is not None:
-            qualifying.append(((run, rate, bounds), user, rate))
-    best = highest_at_least(qualifying, exact(speed))
-    if best is None or needs:
-        return MatchedPoint(None, None, None, tuple(needs), reached or bool(needs))
-    return MatchedPoint(best[0], best[1], best[2], (), True)
-
-
 def _per_what(claim: Claim) -> str:
     return "per accelerator" if claim.throughput_per == "accelerator" else "for the deployment"
 
@@ -460,48 +389,75 @@ def _matched(ctx: Context, claim: Claim) -> Figure:
     """A throughput, or a throughput speedup, at matched interactivity."""
     speed, per_acc = claim.at_per_user_speed, claim.throughput_per == "accelerator"
     assert speed is not None  # claimed_figure sends only claims at a per-user speed here
-    at = f"at {num(speed)} tokens/s per user or more"
-    ours = matched_point(ctx, _side(ctx, claim.run, claim.sweep), speed, per_acc)
+    at = f"{_per_what(claim)} at {num(speed)} tokens/s per user or more"
+    return _compared_points(
+        ctx, claim, lambda runs: matched_point(ctx, runs, speed, per_acc), f"emitted output tokens/s {at}", f"output throughput {at}"
+    )
+
+
+def _matched_throughput(ctx: Context, claim: Claim) -> Figure:
+    """Tokens/s per user, or its speedup, at matched output throughput per accelerator (record 1.3)."""
+    at = claim.at_accelerator_throughput
+    assert at is not None  # claimed_figure sends only claims at a throughput per accelerator here
+    what = f"tokens/s per user at {num(at)} output tokens/s per accelerator or more"
+    return _compared_points(ctx, claim, lambda runs: matched_at_throughput(ctx, runs, at), what, what)
+
+
+def _compared_points(ctx: Context, claim: Claim, point: Callable[[list[Run]], MatchedPoint], figure: str, compared: str) -> Figure:
+    """Each side's matched point (`point` over its run and sweep): the claim's side's figure, or, for a
+    speedup, its ratio to the baseline side's (step functions over both sweeps, never interpolated)."""
+    ours = point(side(ctx, claim.run, claim.sweep))
     if claim.kind == "output-throughput":
-        name = f"highest emitted output tokens/s {_per_what(claim)} {at}" + (f" (run {ours.run.id})" if ours.run else "")
+        name = f"highest {figure}" + (f" (run {ours.run.id})" if ours.run else "")
         return Figure(name, None if ours.value is None else float(ours.value), "tokens/s", ours.needs, ours.bounds)
-    name = f"output throughput {_per_what(claim)} {at}, against the baseline's"
+    name = f"{compared}, against the baseline's"
     if claim.baseline is None:
         return Figure(name, None, "x", (*ours.needs, (None, "baseline")))
-    theirs = matched_point(ctx, _side(ctx, claim.baseline, claim.baseline_sweep), speed, per_acc)
+    theirs = point(side(ctx, claim.baseline, claim.baseline_sweep))
     needs = (*ours.needs, *(n for n in theirs.needs if n not in ours.needs))
     if ours.value is None or not theirs.value:
         return Figure(name, None, "x", needs)
     assert ours.run is not None and theirs.run is not None  # a matched point with a value has its run
-    name = f"output throughput {_per_what(claim)} {at}, run {ours.run.id} against baseline {theirs.run.id}"
+    name = f"{compared}, run {ours.run.id} against baseline {theirs.run.id}"
     bounds = ours.bounds / theirs.bounds if ours.bounds is not None and theirs.bounds is not None else None
     return Figure(name, float(ours.value / theirs.value), "x", (), bounds)
 
 
 def unreached(ctx: Context, claim: Claim) -> list[tuple[str, list[Run]]]:
-    """The sides ('run', 'baseline') of a claim at matched interactivity none of whose runs reaches its per-user speed."""
-    if claim.at_per_user_speed is None:
+    """The sides ('run', 'baseline') of a claim at matched interactivity (or, record 1.3, at matched
+    throughput per accelerator) none of whose runs reaches its per-user speed (its throughput)."""
+    if claim.at_per_user_speed is None and claim.at_accelerator_throughput is None:
         return []
-    sides = [("run", _side(ctx, claim.run, claim.sweep))]
+    sides = [("run", side(ctx, claim.run, claim.sweep))]
     if as_comparison(claim).kind != "output-throughput" and claim.baseline is not None:
-        sides.append(("baseline", _side(ctx, claim.baseline, claim.baseline_sweep)))
+        sides.append(("baseline", side(ctx, claim.baseline, claim.baseline_sweep)))
+    if claim.at_per_user_speed is None:
+        at = claim.at_accelerator_throughput
+        assert at is not None  # one of the two is stated
+        return [(role, runs) for role, runs in sides if runs and not matched_at_throughput(ctx, runs, at).reached]
     per_acc = claim.throughput_per == "accelerator"
     return [(role, runs) for role, runs in sides if runs and not matched_point(ctx, runs, claim.at_per_user_speed, per_acc).reached]
 
 
 def _per_accelerator(ctx: Context, claim: Claim) -> Figure:
-    """E / T per accelerator of the run, or its speedup over the baseline's."""
+    """E / T of the run ((I + E) / T counting total tokens), per accelerator when the claim says so,
+    or its speedup over the baseline's."""
     run = ctx.run(claim.run)
     assert run is not None  # claimed_figure returns None first when the claim's run is missing
-    ours, our_bounds, needs = _rate_of(ctx, run, True)
+    per_acc, total = claim.throughput_per == "accelerator", claim.counted == "total-tokens"
+    ours, our_bounds, needs = rate_of(ctx, run, per_acc, total)
+    what = "total (prompt and output) tokens/s" if total else "emitted output tokens/s"
+    formula = "(I + E) / T" if total else "E / T"
+    if per_acc:
+        what, formula = f"{what} per accelerator", f"{formula} / accelerators"
     if claim.kind == "output-throughput":
         value = None if ours is None else float(ours)
-        return Figure("emitted output tokens/s per accelerator (E / T / accelerators)", value, "tokens/s", needs, our_bounds)
-    name = "output-throughput speedup per accelerator against the baseline ((E / T / n) / (E_b / T_b / n_b))"
+        return Figure(f"{what} ({formula})", value, "tokens/s", needs, our_bounds)
+    name = f"{what} against the baseline's"
     base = ctx.run(claim.baseline)
     if base is None:
         return Figure(name, None, "x", (*needs, (None, "baseline")))
-    theirs, their_bounds, their_needs = _rate_of(ctx, base, True)
+    theirs, their_bounds, their_needs = rate_of(ctx, base, per_acc, total)
     needs = (*needs, *(n for n in their_needs if base is not run))
     if ours is None or not theirs:
         return Figure(name, None, "x", needs)
@@ -513,7 +469,7 @@ def _cost_of(ctx: Context, run: Run, claim: Claim) -> tuple[Fraction | None, Bou
     """Cost per million output tokens of one run at the claim's price (engine/unit_figures.py)."""
     price = claim.price
     assert price is not None  # an unpriced cost claim has no figure (basis_undefined)
-    needs: list[tuple[str | None, str]] = list(_missing(ctx.metrics[run.id], "emitted_tokens"))
+    needs: list[tuple[str | None, str]] = list(missing_counts(ctx.metrics[run.id], "emitted_tokens"))
     n = accelerators(ctx, run)
     if n is None:
         needs.append((run.id, "hardware.count"))
@@ -529,12 +485,12 @@ def _cost_of(ctx: Context, run: Run, claim: Claim) -> tuple[Fraction | None, Bou
     return cost_per_million(hourly, tps), bounds, ()
 
 
-def _cost_side(ctx: Context, claim: Claim, first: str | None, sweep: list[str]) -> tuple[Run | None, tuple[tuple[str | None, str], ...]]:
+def _costside(ctx: Context, claim: Claim, first: str | None, sweep: list[str]) -> tuple[Run | None, tuple[tuple[str | None, str], ...]]:
     """The run a side's cost is taken at: the named run, or at matched interactivity the run with the
     most output per accelerator among those fast enough per user (the cheapest of them per token)."""
     if claim.at_per_user_speed is None:
         return ctx.run(first), ()
-    point = matched_point(ctx, _side(ctx, first, sweep), claim.at_per_user_speed, per_accelerator=True)
+    point = matched_point(ctx, side(ctx, first, sweep), claim.at_per_user_speed, per_accelerator=True)
     return point.run, point.needs
 
 
@@ -543,7 +499,7 @@ def _cost(ctx: Context, claim: Claim) -> Figure:
     best point); written as a change, the baseline's cost over the run's."""
     assert claim.price is not None  # an unpriced cost claim has no figure (basis_undefined)
     currency = claim.price.currency
-    run, needs = _cost_side(ctx, claim, claim.run, claim.sweep)
+    run, needs = _costside(ctx, claim, claim.run, claim.sweep)
     ours, our_bounds, lacking = _cost_of(ctx, run, claim) if run is not None else (None, None, ())
     needs = (*needs, *lacking)
     at = "" if claim.at_per_user_speed is None or run is None else f", at {num(claim.at_per_user_speed)} tokens/s per user or more (run {run.id})"
@@ -553,7 +509,7 @@ def _cost(ctx: Context, claim: Claim) -> Figure:
     name = f"cost per million output tokens at {price_words(claim)}{at}, the baseline's over the run's"
     if claim.baseline is None:
         return Figure(name, None, "x", (*needs, (None, "baseline")))
-    base, their_needs = _cost_side(ctx, claim, claim.baseline, claim.baseline_sweep)
+    base, their_needs = _costside(ctx, claim, claim.baseline, claim.baseline_sweep)
     theirs, their_bounds, lacking = _cost_of(ctx, base, claim) if base is not None else (None, None, ())
     needs = (*needs, *(n for n in (*their_needs, *lacking) if base is not run and n not in needs))
     if not ours or theirs is None:
@@ -584,10 +540,13 @@ def claimed_figure(ctx: Context, claim: Claim) -> Figure | None:
     m = ctx.metrics[run.id]
     if claim.kind == "cost":
         return _cost(ctx, claim)
-    emitted = claim.counted in (None, "emitted-output") and claim.kind in ("output-throughput", "speedup")
+    speed = claim.kind in ("output-throughput", "speedup")
+    emitted = claim.counted in (None, "emitted-output") and speed
     if emitted and claim.at_per_user_speed is not None:
         return _matched(ctx, claim)
-    if emitted and claim.throughput_per == "accelerator":
+    if speed and claim.counted == "per-user-output" and claim.at_accelerator_throughput is not None:
+        return _matched_throughput(ctx, claim)
+    if (emitted and claim.throughput_per == "accelerator") or (speed and claim.counted == "total-tokens"):
         return _per_accelerator(ctx, claim)
     if claim.counted == "acceptance-length":
         return _acceptance_length(m)

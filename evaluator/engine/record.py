@@ -36,60 +36,40 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import Field
 
 from .. import RECORD_VERSION  # noqa: E402,F401  (defined with the package version; see evaluator/__init__.py)
-from .._infra.safe_text import CONTROL_PATTERN, CONTROL_PATTERN_LINES, IDENTITY_PATTERN
+from .record_deployment import (  # noqa: F401  (record 1.3's deployment and conditions; Parallelism re-exported)
+    Adaptation,
+    Deployment,
+    KLengthBand,
+    KScheduleKind,
+    Parallelism,
+    PrefixCache,
+    ToolVerdict,
+    ValidityGates,
+)
+from .record_types import (  # noqa: F401  (re-exported: the record's types are imported from here)
+    MAX_COUNT,
+    Count,
+    DraftLength,
+    Fraction01,
+    Ident,
+    IdentityText,
+    LinesText,
+    LongText,
+    NonNegFloat,
+    PositiveCount,
+    Seconds,
+    SignedFloat,
+    Text,
+    Whole,
+    _Model,
+)
 
 # Every version this tool reads; each is a valid record of the next (1.0 of 1.1, 1.1 of 1.2, 1.2 of 1.3).
 READ_VERSIONS = ("1.0", "1.1", "1.2", "1.3")
 SCHEMA_ID = "https://sdeval.example/schemas/evidence-record/1.1/evidence-record.schema.json"
-
-# Bounds that keep a count a count: JSON allows 1e999 and 2**200, a record does not.
-MAX_COUNT = 10**15
-
-
-def _integral(value: object) -> object:
-    """JSON Schema (2020-12) reads 15.0 as the integer 15, and the published schema is what a
-    record is checked against; a number with a fractional part stays a schema error."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
-
-
-Whole = BeforeValidator(_integral)
-Count = Annotated[int, Field(ge=0, le=MAX_COUNT), Whole]
-# The same with other bounds, as types: a field-level bound cannot reach past the validator.
-PositiveCount = Annotated[int, Field(ge=1, le=MAX_COUNT), Whole]
-DraftLength = Annotated[int, Field(ge=0, le=64), Whole]
-# A microsecond is the shortest interval any serving tool reports; it also keeps E / T finite.
-Seconds = Annotated[float, Field(ge=1e-6, le=10**9)]
-NonNegFloat = Annotated[float, Field(ge=0, le=10**12)]
-SignedFloat = Annotated[float, Field(ge=-(10**12), le=10**12)]
-Fraction01 = Annotated[float, Field(ge=0, le=1)]
-Ident = Annotated[
-    str,
-    Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$"),
-]
-# No control characters (C0 but tab, DEL, C1): they would reach a terminal, a PDF or XMP metadata
-# and steer it. Multi-line fields also take newline; none takes CR, which rewrites a line.
-Text = Annotated[str, Field(max_length=2000, pattern=CONTROL_PATTERN)]
-LinesText = Annotated[str, Field(max_length=2000, pattern=CONTROL_PATTERN_LINES)]
-LongText = Annotated[str, Field(max_length=20000, pattern=CONTROL_PATTERN_LINES)]
-
-
-# A name a reader tells offers and models apart by (vendor, offer id, models): Text without bidi
-# controls (they reorder the text printed after it) or invisible characters (two names that look
-# alike would differ).
-IdentityText = Annotated[str, Field(max_length=2000, pattern=IDENTITY_PATTERN)]
-
-
-class _Model(BaseModel):
-    # extra="forbid": a misspelt field is a schema error, not silently ignored evidence.
-    # strict=True: "5" is not 5; we read a record exactly as any JSON Schema validator does.
-    # defer_build=True: a model's validator is built when first used, so only EvidenceRecord's is built
-    # to validate a record, not one more for each of the models it holds (about 3 % of `validate`'s CPU).
-    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
 
 
 # --------------------------------------------------------------------------- offer
@@ -144,6 +124,9 @@ ProposerMethod = Literal[
     "jacobi",
     "mtp",
     "combined",
+    "dspark",
+    "dflash",
+    "atlas",
     "other",
     "none",
 ]
@@ -192,7 +175,7 @@ class RelaxedAcceptance(_Model):
 
 class Proposer(_Model):
     method: ProposerMethod = Field(
-        description="How candidate tokens are proposed: a separate draft model, EAGLE heads, Medusa or Hydra heads, a recurrent drafter (ReDrafter), an MLP or LSTM speculator, n-gram or suffix matching, lookahead (Jacobi iteration with an n-gram pool) or plain Jacobi decoding, multi-token-prediction (MTP) heads, combined (one proposer with another as fallback: name the fallback in fallback_method), another family (other, named in method_name), or none for target-only decoding."
+        description="How candidate tokens are proposed: a separate draft model, EAGLE heads, Medusa or Hydra heads, a recurrent drafter (ReDrafter), an MLP or LSTM speculator, n-gram or suffix matching, lookahead (Jacobi iteration with an n-gram pool) or plain Jacobi decoding, multi-token-prediction (MTP) heads, record 1.3's DSpark, DFlash (a block-diffusion drafter) and ATLAS (an online-adapted speculator), combined (one proposer with another as fallback: name the fallback in fallback_method), another family (other, named in method_name), or none for target-only decoding."
     )
     method_name: Text | None = Field(
         default=None, description="The method as the vendor names it (for example 'P-EAGLE', 'EAGLE 3.1', 'DSpark'). Required when method is other."
@@ -220,6 +203,21 @@ class Proposer(_Model):
     )
     online_adapted: bool = Field(
         default=False, description="True when the drafter keeps learning from live traffic, so its acceptance drifts over time."
+    )
+    # Record 1.3 (record_deployment.py): the K schedule's kind, K by sequence length, residency, adaptation.
+    k_schedule_kind: KScheduleKind | None = Field(
+        default=None,
+        description="Record 1.3: how K is chosen: fixed (k), per concurrency band (k_schedule, vLLM's per-concurrency table), per sequence length (k_by_length), or adaptive (confidence-scheduled verification, adaptive_verification). Steps sent to K = 0 are counted in counts.scheduled_steps_by_k.",
+    )
+    k_by_length: list[KLengthBand] | None = Field(
+        default=None, max_length=64, description="Record 1.3: K by sequence length, when the draft length changes with how long the sequence is."
+    )
+    residency: Literal["loaded", "not-loaded"] | None = Field(
+        default=None,
+        description="Record 1.3: whether the drafter's weights (for example MTP heads inside the target checkpoint) are held in accelerator memory. For a target-only configuration: loaded when they stay in memory unused, not-loaded when the server skips them, which frees memory for KV cache (an open question in the MLPerf Endpoints rules).",
+    )
+    adaptation: Adaptation | None = Field(
+        default=None, description="Record 1.3: for an online-adapted drafter, how far it had adapted when the run was measured."
     )
     relaxed_acceptance: RelaxedAcceptance | None = Field(
         default=None, description="Whether the acceptance test is relaxed (lossy). Leave out when the standard, lossless test is used."
@@ -255,6 +253,14 @@ class Sampling(_Model):
         default=None,
         description="Completions generated per request. Needed where counts are summed from per-request acceptance metrics, which are missing for requests with n > 1.",
     )
+    reasoning_effort: Text | None = Field(
+        default=None,
+        description="Record 1.3: the target's reasoning effort as the request or server set it (for example low, medium, high: OpenAI-style reasoning_effort). It changes how many tokens are generated and how predictable they are.",
+    )
+    thinking: bool | None = Field(
+        default=None,
+        description="Record 1.3: whether the target's thinking (reasoning) mode was on (for example chat_template_kwargs enable_thinking). Acceptance differs between the two.",
+    )
 
 
 class Runtime(_Model):
@@ -287,28 +293,6 @@ class Hardware(_Model):
     )
 
 
-class Parallelism(_Model):
-    tensor: PositiveCount | None = Field(
-        default=None,
-        description="Tensor-parallel size: accelerators each layer is split across (vLLM --tensor-parallel-size, SGLang --tp-size, TensorRT-LLM tp_size).",
-    )
-    pipeline: PositiveCount | None = Field(
-        default=None, description="Pipeline-parallel size: stages the layers are divided into (--pipeline-parallel-size, --pp-size, pp_size)."
-    )
-    data: PositiveCount | None = Field(
-        default=None,
-        description="Data-parallel size: replicas (or attention data-parallel ranks) serving requests side by side (--data-parallel-size, --dp-size).",
-    )
-    expert: PositiveCount | None = Field(
-        default=None,
-        description="Expert-parallel size: accelerators the experts of a mixture-of-experts model are spread across (SGLang --ep-size, TensorRT-LLM ep_size; vLLM --enable-expert-parallel uses tensor x data).",
-    )
-    context: PositiveCount | None = Field(
-        default=None,
-        description="Decode context-parallel size: ranks each request's KV cache is split across during decoding (vLLM --decode-context-parallel-size, -dcp). 1 when it is not used.",
-    )
-
-
 class Configuration(_Model):
     id: Ident = Field(description="Short name for this arrangement, used by runs (for example 'eagle3' or 'target-only').")
     target: TargetModel = Field(description="The target model: its output is what the user receives.")
@@ -320,6 +304,10 @@ class Configuration(_Model):
     parallelism: Parallelism | None = Field(
         default=None,
         description="Record 1.2: how the target model was split across the accelerators (tensor, pipeline, data, expert and decode context parallel sizes). The same hardware split differently is a different deployment.",
+    )
+    deployment: Deployment | None = Field(
+        default=None,
+        description="Record 1.3: how the configuration was deployed beyond one set of parallel sizes: the prefill and decode worker pools of a disaggregated deployment, and whether the arms ran at the same time on separate hardware.",
     )
 
 
@@ -360,6 +348,9 @@ class Workload(_Model):
         default=None,
         description="Record 1.2: true when every query carried its own salt (a unique random prefix or marker, as MLPerf Endpoints adds) so the server could not answer it from a prefix or response cache filled by an earlier query; false when queries were sent unsalted. Runs compared must agree, since cache hits change every latency and throughput.",
     )
+    prefix_cache: PrefixCache | None = Field(
+        default=None, description="Record 1.3: the prefix-cache state the run met: on or off, cold or warm, and its hit rate."
+    )
 
 
 class Load(_Model):
@@ -369,9 +360,11 @@ class Load(_Model):
     request_rate: NonNegFloat | None = Field(
         default=None, description="Requests per second offered (open loop), when load was set by rate instead of concurrency."
     )
-    loop: Literal["closed", "open"] | None = Field(
-        default=None, description="Closed loop: a new request starts when one finishes (fixed concurrency). Open loop: requests arrive at a set rate."
+    loop: Literal["closed", "open", "batch-synchronous"] | None = Field(
+        default=None,
+        description="Closed loop: a new request starts when one finishes (fixed concurrency). Open loop: requests arrive at a set rate. Batch-synchronous (record 1.3): rounds of concurrency requests sent together, the next round after the whole round finished ('3 rounds of 64 simultaneous requests'; give rounds).",
     )
+    rounds: PositiveCount | None = Field(default=None, description="Record 1.3: for a batch-synchronous load, how many rounds were sent.")
     measured_peak_concurrency: Count | None = Field(
         default=None, description="Highest concurrency actually observed, when the tool reports it separately from the configured value."
     )
@@ -448,6 +441,15 @@ class Counts(_Model):
     outside_step_tokens: Count | None = Field(
         default=None,
         description="D (record 1.2): output tokens the target emitted outside verification steps, so not counted in A or B: each request's first token, which comes from the prompt pass, and one token for each decode step in which the drafter proposed nothing. Then E = A + B + D.",
+    )
+    input_tokens: Count | None = Field(
+        default=None,
+        description="I (record 1.3): prompt tokens the requests of the interval sent, counted as the tokenizer counts them. A total-tokens throughput is (I + E) / T.",
+    )
+    scheduled_steps_by_k: list[Count] | None = Field(
+        default=None,
+        max_length=65,
+        description="Record 1.3: entry k = decode steps scheduled with k draft tokens (vLLM spec_decode_scheduled_steps{K}); entry 0 counts the steps a dynamic K schedule sent to K = 0, which verify nothing and emit one token each (counted in D).",
     )
     reasoning_tokens: Count | None = Field(
         default=None,
@@ -595,6 +597,10 @@ class Quality(_Model):
         default=None, ge=-(10**9), le=10**9, description="Score of target-only outputs on the same task, for comparison."
     )
     method: Text | None = Field(default=None, description="How the score was obtained (harness, judge, sample size).")
+    source_run: Ident | None = Field(
+        default=None,
+        description="Record 1.3: when the score comes from a separate accuracy-mode run of the same system (MLPerf's accuracy run beside the timed performance run): that run's id. It must use the same configuration.",
+    )
     score_error: float | None = Field(
         default=None,
         ge=0,
@@ -922,6 +928,9 @@ class Run(_Model):
         default=None,
         description="Record 1.3: how acceptance spreads over the run's requests, where the server or tool gives per-request counts: a mean acceptance can hide a bimodal workload, the histogram shows it.",
     )
+    validity: ToolVerdict | None = Field(
+        default=None, description="Record 1.3: the benchmark tool's own verdict on the run (MLPerf 'Result is VALID')."
+    )
     source: Source | None = Field(default=None, description="Where the run was imported from, when it was.")
     notes: LongText | None = Field(default=None, description="Anything else the evidence says about this run.")
 
@@ -945,6 +954,7 @@ ClaimKind = Literal[
 ]
 Counted = Literal[
     "emitted-output",
+    "total-tokens",
     "per-user-output",
     "accepted-drafts",
     "proposed-drafts",
@@ -1010,7 +1020,7 @@ class Claim(_Model):
     unit: Text | None = Field(default=None, description="Unit of the value (tokens/s, x, ms, requests, fraction, tokens/step).")
     counted: Counted | None = Field(
         default=None,
-        description="What the number counts: emitted output tokens (all users together), emitted output per user (per-request throughput, as engine blogs state 'tokens/s per user'), accepted drafts, proposed drafts, acceptance length or rate, response time (a speedup in latency), or requests. A speed must count emitted output.",
+        description="What the number counts: emitted output tokens (all users together), total tokens (record 1.3: prompt plus output tokens, (I + E) / T), emitted output per user (per-request throughput, as engine blogs state 'tokens/s per user'), accepted drafts, proposed drafts, acceptance length or rate, response time (a speedup in latency), or requests. A speed must count emitted output.",
     )
     run: Ident | None = Field(
         default=None,
@@ -1077,12 +1087,20 @@ class Claim(_Model):
     sweep: list[Ident] = Field(
         default_factory=list,
         max_length=200,
-        description="Record 1.2: for a claim at matched interactivity: the runs of the claim's side (its load sweep) the point is chosen from, besides run.",
+        description="Record 1.2: for a claim at matched interactivity (record 1.3: or at matched throughput per accelerator): the runs of the claim's side (its load sweep) the point is chosen from, besides run.",
     )
     baseline_sweep: list[Ident] = Field(
         default_factory=list,
         max_length=200,
-        description="Record 1.2: for a claim at matched interactivity: the baseline side's runs (its load sweep), besides baseline.",
+        description="Record 1.2: for a claim at matched interactivity (record 1.3: or at matched throughput per accelerator): the baseline side's runs (its load sweep), besides baseline.",
+    )
+    at_accelerator_throughput: Annotated[float, Field(gt=0, le=10**9)] | None = Field(
+        default=None,
+        description="Record 1.3: for a per-user comparison at matched throughput per accelerator ('1.87x tokens/s per user at nearly identical GPU throughput'): the output tokens/s per accelerator X. Each side's figure is the highest per-user speed among its measured runs whose output tokens/s per accelerator is at least X (a step function, never interpolated); give sweep and baseline_sweep.",
+    )
+    validity_gates: ValidityGates | None = Field(
+        default=None,
+        description="Record 1.3: the conditions the claim holds under: latency limits its run must meet and whether the benchmark tool's own verdict must be valid (MLPerf).",
     )
     printed_decimals: Annotated[int, Field(ge=0, le=12), Whole] | None = Field(
         default=None,
@@ -1113,7 +1131,7 @@ class InstallationScope(_Model):
 
 class EvidenceRecord(_Model):
     record_version: Literal["1.0", "1.1", "1.2", "1.3"] = Field(
-        description="Version of the evidence-record format. This tool reads 1.0, 1.1, 1.2 and 1.3; write 1.2 where the counts give D (tokens outside verification steps), 1.3 where a run carries what only 1.3 states (a measurement's uncertainty), else 1.1."
+        description="Version of the evidence-record format. This tool reads 1.0, 1.1, 1.2 and 1.3; write 1.2 where the counts give D (tokens outside verification steps), 1.3 where the record carries what only 1.3 states (a measurement's uncertainty, total tokens, worker pools, validity gates: docs/record.md, Record 1.3), else 1.1."
     )
     offer: Offer = Field(description="Who makes the offer and what they claim, verbatim.")
     configurations: list[Configuration] = Field(

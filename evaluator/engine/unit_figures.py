@@ -9,6 +9,7 @@ figure and the buyer's are computed alike. Exact fractions of the numbers as wri
   tokens/s per user         (E / T) / concurrency for a closed-loop run; otherwise 1000 / TPOT ms
                             (the p50, else the mean)
   tokens/s per accelerator  (E / T) / accelerators (the configuration's hardware.count)
+  total tokens/s            (I + E) / T: prompt and output tokens (record 1.3's total-tokens)
   hourly price              per_accelerator_hour x accelerators + per_server_hour x whole servers
                             (accelerators / accelerators_per_server, rounded up)
   cost per million tokens   hourly price / ((E / T) x 3600) x 1,000,000: the whole hour charged to
@@ -98,3 +99,10 @@ def highest_at_least(points: Iterable[tuple[T, float | Fraction | None, float | 
         if best is None or figure > best[0]:
             best = (figure, item)
     return None if best is None else best[1]
+
+
+def total_tokens_per_s(run: Run) -> Fraction | None:
+    """(I + E) / T: prompt and output tokens together (record 1.3's total-tokens throughput); None
+    unless both counts and the duration are stated."""
+    i, e, t = run.counts.input_tokens, run.counts.emitted_tokens, run.interval.duration_s
+    return None if i is None or e is None or not t else Fraction(i + e) / exact(t)

@@ -212,10 +212,10 @@ def loads_text(loads) -> str:
     return ", ".join(parts) or "none stated"
 
 
-def and_join(items) -> str:
-    """'a', 'a and b', 'a, b and c': a list as a sentence reads it."""
+def and_join(items, word: str = "and") -> str:
+    """'a', 'a and b', 'a, b and c' (or 'a, b or c'): a list as a sentence reads it."""
     items = [str(i) for i in items]
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1] if items else ""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + f" {word} " + items[-1] if items else ""
 
 
 # ------------------------------------------------------------------ offers' names

@@ -92,10 +92,10 @@ def baseline_mismatch(ctx: Context) -> Iterator[Violation]:
         if run is None or base is None or run is base or claim.kind not in ("speedup", "output-throughput", "latency", "cost"):
             continue
         ours, theirs = comparison_fields(ctx, run), comparison_fields(ctx, base)
-        if claim.at_per_user_speed is not None:
-            # At matched interactivity each side's point is taken at whatever load reaches the per-user
-            # speed: the loads (and the requests a load was run with) differ by design.
-            for name in _MATCHED_BY_DESIGN:
+        if claim.at_per_user_speed is not None or claim.at_accelerator_throughput is not None:
+            # At matched interactivity (or throughput) each side's point is taken at whatever load reaches the
+            # per-user speed (the throughput): the loads (and the requests a load was run with) differ by design.
+            for name in MATCHED_BY_DESIGN:
                 ours.pop(name, None), theirs.pop(name, None)
         # A baseline that is the run's own server with drafting switched off per request must be that
         # server: the configuration itself is then compared, not only the fields below.
@@ -104,6 +104,10 @@ def baseline_mismatch(ctx: Context) -> Iterator[Violation]:
         # A run whose configuration is not in the record (reported by its own rule) has no
         # configuration fields: compare what both runs state.
         differing = [name for name in ours if name in theirs and ours[name] != theirs[name]]
+        hit_rates = _hit_rates(run, base)
+        if hit_rates is not None:
+            ours["workload.prefix_cache.hit_rate"], theirs["workload.prefix_cache.hit_rate"] = hit_rates
+            differing.append("workload.prefix_cache.hit_rate")
         if differing:
             detail = "; ".join(f"{name} {_shown(ours[name])} vs {_shown(theirs[name])}" for name in differing)
             if "configuration" in differing:
@@ -116,7 +120,20 @@ def baseline_mismatch(ctx: Context) -> Iterator[Violation]:
             )
 
 
-_MATCHED_BY_DESIGN = ("load.concurrency", "load.request_rate", "workload.num_requests")
+MATCHED_BY_DESIGN = ("load.concurrency", "load.request_rate", "workload.num_requests")
+# Prefix-cache hit rates (record 1.3) further apart than this met a different cache: the prompt work differs.
+HIT_RATE_TOLERANCE = 0.05
+
+
+def _hit_rates(run: Run, base: Run) -> tuple[float | None, float | None] | None:
+    """The two runs' prefix-cache hit rates when they differ by more than HIT_RATE_TOLERANCE, or one
+    run states one and the other does not; None when they agree."""
+    ours, theirs = (r.workload.prefix_cache.hit_rate if r.workload.prefix_cache else None for r in (run, base))
+    if ours is None and theirs is None:
+        return None
+    if ours is not None and theirs is not None and abs(ours - theirs) <= HIT_RATE_TOLERANCE:
+        return None
+    return ours, theirs
 
 
 @rule(
@@ -173,15 +190,28 @@ def acceptance_incomparable(ctx: Context) -> Iterator[Violation]:
     same everything but drafting), but not against the best target-only deployment: the server still
     holds the drafter's weights and KV cache in memory and sizes its batches and graphs for
     speculation, so a deployment tuned for the target alone may serve more. The speedup holds against
-    that server, and the output says so.""",
-    failing="A speedup whose baseline run states drafting_off: per-request.",
+    that server, and the output says so. The same holds for a target-only baseline whose configuration
+    says the drafter's weights stay loaded (record 1.3 proposer.residency: loaded, for example MTP heads
+    kept in memory unused): it serves with less memory for KV cache than the target alone.""",
+    failing="A speedup whose baseline run states drafting_off: per-request, or whose baseline configuration states proposer.residency: loaded.",
     passing="A speedup whose baseline is a separate target-only deployment (drafting_off: separate-deployment, or not stated).",
     reference="docs/claims.md, Baselines and deployment; docs/claims.md, The checklist behind the rules, item 4 (a baseline on equal terms)",
 )
 def baseline_same_server(ctx: Context) -> Iterator[Violation]:
     for i, claim in ctx.claims():
         base = ctx.run(claim.baseline)
-        if base is None or base.drafting_off != "per-request" or claim.baseline == claim.run:
+        if base is None or claim.baseline == claim.run:
+            continue
+        cfg = ctx.configuration(base)
+        if base.drafting_off != "per-request" and base.arrangement == "target-only" and cfg is not None and cfg.proposer.residency == "loaded":
+            yield Violation(
+                f"baseline {base.id}'s configuration {cfg.id} keeps the drafter's weights loaded (proposer.residency): the "
+                "claim holds against a target-only server with less memory for KV cache than the target alone would have",
+                ("claims", i, "baseline"),
+                claim=claim.id,
+            )
+            continue
+        if base.drafting_off != "per-request":
             continue
         yield Violation(
             f"baseline {base.id} is run {claim.run}'s own server with drafting switched off per request, not a separate "

@@ -7,7 +7,6 @@ from fractions import Fraction
 
 from ..engine.claim_figures import (
     CLAIM_FORMULAS,
-    PER_USER_SPEED,
     RELATIVE_KINDS,
     UNDEFINED,
     Figure,
@@ -23,6 +22,7 @@ from ..engine.claim_figures import (
     written_text,
 )
 from ..engine.context import Context
+from ..engine.matched import PER_USER_SPEED
 from ..engine.metrics import Bounds, exact
 from ..engine.record import Claim
 from ..engine.wording import LATENCY_WORDS, and_join, num, seconds
@@ -345,10 +345,10 @@ def claim_basis_undefined(ctx: Context) -> Iterator[Violation]:
                 }
             )
             article = _article(claim.kind)
-            kinds = f"{article} {claim.kind} counted as " + " or ".join(defined)
+            kinds = f"{article} {claim.kind} counted as " + and_join(defined, "or")
             yield Violation(
                 f"{article} {claim.kind} claim counted as {claim.counted} has no formula; {article} {claim.kind} claim "
-                "counts " + " or ".join(defined),
+                "counts " + and_join(defined, "or"),
                 ("claims", i, "counted"),
                 claim=claim.id,
                 ask={"request": f"restate the claim as {kinds}"},

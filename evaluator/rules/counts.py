@@ -89,6 +89,25 @@ def _coverage_totals(i: int, run: Run) -> Iterator[Violation]:
             )
 
 
+def _scheduled_steps(i: int, run: Run) -> Iterator[Violation]:
+    """Record 1.3's steps per scheduled K (vLLM spec_decode_scheduled_steps{K}) against the counts: a
+    step at K = 0 emits one token outside verification (so no more of them than D), a step with drafts
+    can be no more than the verification steps it could have made, nor offer more than K drafts."""
+    c, at = run.counts, ("runs", i, "counts", "scheduled_steps_by_k")
+    steps = c.scheduled_steps_by_k
+    if not steps:
+        return
+    D, S, P = c.outside_step_tokens, c.verification_steps, c.proposed_drafts
+    if D is not None and steps[0] > D:
+        yield _inconsistent(run, f"{steps[0]} steps were sent to K = 0, each emitting one token outside verification, but D = {D}", at)
+    drafting = sum(steps[1:])
+    if S is not None and drafting < S:
+        yield _inconsistent(run, f"{drafting} steps were scheduled with drafts (K >= 1), fewer than the S = {S} verification steps", at)
+    slots = sum(k * n for k, n in enumerate(steps))
+    if P is not None and P > slots:
+        yield _inconsistent(run, f"P = {P} drafts were proposed, but the scheduled steps offer at most {slots} (sum of K x steps)", at)
+
+
 def _repetition_totals(i: int, run: Run) -> Iterator[Violation]:
     summary = run.repetition_summary
     if summary is not None and run.repetitions and len(run.repetitions) != summary.count:
@@ -159,8 +178,9 @@ def _reported_figures(ctx: Context, i: int, run: Run) -> Iterator[Violation]:
     rationale="""The counts of one interval must agree with each other: A <= P, E = A + B (E = A + B + D
     where the record gives D, the tokens emitted outside verification steps), at most one
     bonus token per step, the histogram adds up to S steps and A accepted drafts, P <= K x S, per-request
-    coverage adds up, repetitions add up to the run (and number as many as it says), and a tool's own
-    rate equals A / P. When they do not,
+    coverage adds up, repetitions add up to the run (and number as many as it says), a tool's own
+    rate equals A / P, and (record 1.3) the steps per scheduled K agree: no more steps at K = 0 than D,
+    no fewer steps with drafts than S, no more drafts than the scheduled K allow. When they do not,
     the figures were taken from different intervals or populations, or were edited.""",
     failing="E = 16 with A = 10 and B = 5.",
     passing="SD-201: S = 5, P = 20, A = 10, B = 5, E = 15, histogram [1, 1, 1, 1, 1].",
@@ -180,6 +200,7 @@ def counts_inconsistent(ctx: Context) -> Iterator[Violation]:
         yield from _identity_violations(ctx, i, run)
         yield from _coverage_totals(i, run)
         yield from _repetition_totals(i, run)
+        yield from _scheduled_steps(i, run)
         yield from _reported_figures(ctx, i, run)
 
 

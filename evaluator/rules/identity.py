@@ -19,6 +19,9 @@ _WORDS = {
     ("proposer", "model"): "the drafter",
     ("proposer", "revision"): "the drafter's revision",
     ("proposer", "k"): "the draft length K",
+    ("proposer", "k_schedule"): "the K of each concurrency band",
+    ("proposer", "k_by_length"): "the K of each sequence-length band",
+    ("deployment", "pools"): "each worker pool's worker count and parallel sizes",
     ("numerics", "weights"): "the number format of the weights",
     ("numerics", "activations"): "the number format of the activations",
     ("numerics", "kv_cache"): "the number format of the KV cache",
@@ -67,7 +70,12 @@ def missing_identity(cfg: Configuration, n_needed: bool = True) -> list[tuple[st
     # Lookahead and Jacobi decoding have no single K: their window and n-gram settings, stated with
     # the command that ran them, are what pins the draft length.
     windowed = p.method in ("lookahead", "jacobi") and cfg.runtime.flags
-    if p.method != "none" and p.k is None and not p.k_schedule and not p.adaptive_verification and not windowed:
+    # Record 1.3: a K schedule of a stated kind pins K only with its table.
+    kind_table = {"per-concurrency": ("k_schedule", p.k_schedule), "per-sequence-length": ("k_by_length", p.k_by_length)}
+    if p.k_schedule_kind in kind_table and not kind_table[p.k_schedule_kind][1]:
+        missing.append(("proposer", kind_table[p.k_schedule_kind][0]))
+    scheduled = bool(p.k_schedule or p.k_by_length) or p.adaptive_verification or p.k_schedule_kind == "adaptive"
+    if p.method != "none" and p.k is None and not scheduled and not windowed and p.k_schedule_kind not in kind_table:
         missing.append(("proposer", "k"))
     for name in ("weights", "activations", "kv_cache"):
         if not getattr(cfg.numerics, name):
@@ -90,6 +98,9 @@ def missing_identity(cfg: Configuration, n_needed: bool = True) -> list[tuple[st
     for name in ("accelerator", "count"):
         if getattr(cfg.hardware, name) in (None, ""):
             missing.append(("hardware", name))
+    # Record 1.3: a worker pool named without its worker count or parallel sizes does not pin the deployment.
+    if cfg.deployment is not None and any(pool.workers is None or pool.parallelism is None for pool in cfg.deployment.pools):
+        missing.append(("deployment", "pools"))
     return missing
 
 

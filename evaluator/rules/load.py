@@ -6,6 +6,8 @@ from collections.abc import Iterator
 
 from ..engine.claim_figures import claimed_text, unreached
 from ..engine.context import Context
+from ..engine.matched import rate_of
+from ..engine.record import Claim, Run
 from ..engine.unit_figures import per_user, tokens_per_s
 from ..engine.wording import and_join, num
 from .registry import Violation, message, rule
@@ -40,8 +42,10 @@ def load_unstated(ctx: Context) -> Iterator[Violation]:
     for i, claim in ctx.performance_claims():
         if claim.kind == "capacity":
             continue  # a capacity claim's value is itself a load
-        # At matched interactivity the claim is stated at a per-user speed, not a load; its runs state theirs.
-        if claim.concurrency is None and claim.request_rate is None and claim.at_per_user_speed is None:
+        # At matched interactivity (or throughput) the claim is stated at a per-user speed (a throughput per
+        # accelerator), not a load; its runs state theirs.
+        matched = claim.at_per_user_speed is not None or claim.at_accelerator_throughput is not None
+        if claim.concurrency is None and claim.request_rate is None and not matched:
             yield Violation(
                 message("load-unstated", "claim", value=claimed_text(claim)),
                 ("claims", i, "concurrency"),
@@ -79,6 +83,9 @@ def load_extrapolated(ctx: Context) -> Iterator[Violation]:
         if run is None:
             continue
         for role, runs in unreached(ctx, claim):
+            if claim.at_per_user_speed is None:
+                yield _throughput_unreached(ctx, claim, i, role, runs)
+                continue
             # At matched interactivity: a side none of whose runs was as fast per user has no point there.
             speed = f"{num(claim.at_per_user_speed)} tokens/s per user"
             user, fastest = max((u, r.id) for r in runs if (u := per_user(r, tokens_per_s(r))[0]) is not None)
@@ -227,3 +234,16 @@ def concurrency_unreachable(ctx: Context) -> Iterator[Violation]:
             run=run.id,
             ask={"run": run.id, "concurrency": concurrency, "requests": requests},
         )
+
+
+def _throughput_unreached(ctx: Context, claim: Claim, i: int, role: str, runs: list[Run]) -> Violation:
+    """At matched throughput per accelerator (record 1.3): a side none of whose runs served that much."""
+    at = f"{num(claim.at_accelerator_throughput)} output tokens/s per accelerator"
+    rate, busiest = max((r, run.id) for run in runs if (r := rate_of(ctx, run, per_accelerator=True)[0]) is not None)
+    return Violation(
+        f"the claim is stated at {at}, but no {role} run reaches it ({and_join(r.id for r in runs)}; the busiest, "
+        f"{busiest}, {num(float(rate))} tokens/s per accelerator); a curve is not extended past its measured points",
+        ("claims", i, "at_accelerator_throughput"),
+        claim=claim.id,
+        ask={"wanted": f"{at} or more", "measured": f"{num(float(rate))} tokens/s per accelerator", "run": busiest},
+    )

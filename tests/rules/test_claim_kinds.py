@@ -117,7 +117,7 @@ def test_a_kind_and_basis_without_a_formula_is_refused_with_its_own_code():
     assert errors == [
         (
             "claim-basis-undefined",
-            "an output-throughput claim counted as response-time has no formula; an output-throughput claim counts emitted-output or per-user-output",
+            "an output-throughput claim counted as response-time has no formula; an output-throughput claim counts emitted-output, per-user-output or total-tokens",
         )
     ]
 
