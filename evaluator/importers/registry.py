@@ -184,6 +184,21 @@ ROWS = (
         "SGLang's responses",
         ((r'"meta_info"\s*:\s*\{',), (r'"sglext"\s*:\s*\{',)),
     ),
+    # TensorRT-LLM's and OpenAI's responses share the OpenAI shape with vLLM's: their own keys first.
+    Format(
+        "trtllm-responses",
+        "TensorRT-LLM per-choice speculative_decoding (PR #19311 shape, constructed files only)",
+        _responses("trtllm-responses"),
+        "TensorRT-LLM's responses",
+        ((r'"total_accepted_draft_tokens"\s*:',),),
+    ),
+    Format(
+        "openai-responses",
+        "OpenAI Predicted Outputs usage (constructed files only)",
+        _responses("openai-responses"),
+        "OpenAI-compatible responses",
+        ((r'"(accepted|rejected)_prediction_tokens"\s*:',),),
+    ),
     Format(
         "vllm-responses",
         "vLLM per-request spec-decode metrics",

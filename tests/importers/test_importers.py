@@ -519,6 +519,7 @@ def outcome(processes, skip):
     fields["k_values"] = sorted(fields["k_values"])
     fields["draft_lengths"] = sorted(fields["draft_lengths"])
     fields["last"] = None if t.last is None else t.last.num_spec_steps
+    fields["per_request"] = sorted(f"{k}: {n}" for k, n in t.per_request.items() if n)
     return fields
 
 print(json.dumps({f"{p}-{skip}": outcome(p, skip) for p in (1, 3) for skip in (False, True)}))
