@@ -16,6 +16,9 @@ What DuckDB reads differently from msgspec, and how each difference sends the fi
   summed are read as raw JSON and checked in the query (digits only, within 64 bits).
 - A duplicate key takes the last value in msgspec and fails DuckDB's reading of an object into
   its fields: the query fails, and so does `"usage": 5`. Any DuckDB error sends the file back.
+- A line with OpenAI prediction-token counts (usage.completion_tokens_details) or a request accepting
+  more than it was proposed goes back too (the default reader adjusts E or names the line). Each
+  covered request's (P, A, S) is tallied by a histogram aggregate, for request_acceptance.
 - DuckDB reads a `null` line as a row: msgspec's check refuses it. DuckDB and the thread must count
   as many lines (blank ones passed over by both).
 - A path DuckDB would read as a pattern of files (* ? [ {) or anything but a regular file.

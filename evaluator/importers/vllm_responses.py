@@ -1,4 +1,12 @@
-"""vllm-responses and llamacpp-responses: JSONL of OpenAI-compatible responses with per-request speculation.
+"""vllm-responses, llamacpp-responses, trtllm-responses and openai-responses: JSONL of OpenAI-compatible
+responses with per-request speculation (TensorRT-LLM's per-choice block: responses_trtllm).
+
+Every covered request's own (P, A, S) is tallied into record 1.3 `runs[].request_acceptance`
+through the one builder (engine/request_acceptance.py); llama.cpp gives no S. openai-responses
+reads OpenAI's Predicted Outputs counts (usage.completion_tokens_details): prediction tokens are the
+client's own guess of the output, compared with it, not a drafter's proposals verified per step, so
+they are never P or A; the rejected ones are counted into completion_tokens for billing but were
+never emitted, so E leaves them out (any format).
 
 One line is one response: a complete /v1/chat/completions or /v1/completions body, or the
 final usage chunk of a streamed one (`"choices": []` with `usage`, where vLLM puts the
