@@ -26,9 +26,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Annotated
+from pathlib import Path
+from typing import Annotated, Any
 
 import msgspec
+
+from . import provenance
+from .common import Imported, request_acceptance, source
 
 NonNeg = Annotated[int, msgspec.Meta(ge=0)]
 FORMAT = "trtllm-responses"
@@ -157,3 +161,36 @@ def _check(block: Block) -> str | None:
             f"not num_spec_steps {s} and total_accepted_draft_tokens {a}"
         )
     return None
+
+
+def run(path: Path, trt: Totals, k_values: set[int], model: str | None, sha256: str, notes: list[str], warnings: list[str]) -> Imported:
+    """The run of a trtllm-responses file from its requests' sums (notes: the reader's own so far)."""
+    counts: dict[str, Any] = {
+        "population": "benchmark-requests",
+        "requests_with_metrics": trt.covered,
+        "requests_without_metrics": trt.without,
+        "missing_metrics_as": "excluded",
+    }
+    fields: dict[str, Any] = {"workload": {"num_requests": trt.covered + trt.without}, "counts": counts}
+    if trt.covered:
+        counts.update(verification_steps=trt.steps, proposed_drafts=trt.drafts, accepted_drafts=trt.accepted, accepted_length_histogram=trt.hist)
+        if trt.emitted is not None:
+            counts["emitted_tokens"] = trt.emitted
+            notes.append("emitted_tokens sums usage.completion_tokens over the requests whose every choice carries speculative_decoding.")
+        fields["request_acceptance"] = request_acceptance(trt.per_request, SOURCE)
+    if trt.without:
+        notes.append(
+            f"{trt.without} of {trt.covered + trt.without} responses have a choice without speculative_decoding "
+            "(TensorRT-LLM writes it on the PyTorch backend only) and are not in the counts."
+        )
+    if len(k_values) > 1:
+        notes.append(f"Choices reported different num_spec_tokens: {sorted(k_values)}.")
+    notes.append(
+        "TensorRT-LLM's per-choice speculative_decoding is read from the shape of its pull request #19311 (not in a release when "
+        "this importer was written): tested on files built to that shape only."
+    )
+    served = provenance.note("TensorRT-LLM", model=model, model_from="as the first response names it")
+    if served:
+        notes.append(served)
+    fields["notes"] = " ".join(notes)
+    return Imported(fields=fields, source=source(FORMAT, path, sha256), speculative=trt.covered > 0, warnings=warnings)

@@ -55,9 +55,8 @@ from typing import Annotated, Any
 import msgspec
 
 from .._infra import progress
-from ..engine.request_acceptance import RequestCounts, distribution
-from . import provenance, responses_duckdb, responses_trtllm
-from .common import Imported, ImportProblem, histogram, sha256_of, source
+from . import provenance, responses_duckdb, responses_openai, responses_trtllm
+from .common import Imported, ImportProblem, histogram, request_acceptance, sha256_of, source
 
 FORMAT = "vllm-responses"
 BLOCK = 1 << 20
@@ -87,16 +86,9 @@ class Metrics(msgspec.Struct, gc=False):
     speculative_decoding: SpecDecoding | None = None
 
 
-class TokenDetails(msgspec.Struct, gc=False):
-    """OpenAI's Predicted Outputs counts (usage.completion_tokens_details)."""
-
-    accepted_prediction_tokens: NonNeg | None = None
-    rejected_prediction_tokens: NonNeg | None = None
-
-
 class Usage(msgspec.Struct, gc=False):
     completion_tokens: NonNeg | None = None
-    completion_tokens_details: TokenDetails | None = None
+    completion_tokens_details: responses_openai.TokenDetails | None = None
 
 
 class Timings(msgspec.Struct, gc=False):
@@ -188,10 +180,7 @@ class Totals:
     per_request: Counter = field(default_factory=Counter)
     trt: responses_trtllm.Totals | None = None  # trtllm-responses: its requests' sums
     trt_seen: int = 0  # lines carrying TensorRT-LLM's block, under another format
-    # OpenAI Predicted Outputs: requests that carry prediction counts, and their sums
-    predicted: int = 0
-    prediction_accepted: int = 0
-    prediction_rejected: int = 0
+    predictions: responses_openai.Predictions = field(default_factory=responses_openai.Predictions)
     engine: str = "python"  # which summed the file: python (this module) or duckdb (responses_duckdb)
 
 
@@ -365,9 +354,7 @@ def _combine(path: Path, parts: Iterable[Totals]) -> Totals:
         t.per_request.update(part.per_request)
         t.trt = part.trt or t.trt  # read in one range
         t.trt_seen += part.trt_seen
-        t.predicted += part.predicted
-        t.prediction_accepted += part.prediction_accepted
-        t.prediction_rejected += part.prediction_rejected
+        t.predictions.add(part.predictions)
         if offset == 0:
             t.first_model, t.fingerprint = part.first_model, part.fingerprint
         offset += part.lines
@@ -438,7 +425,7 @@ def _sum_range(
                             usage = response.usage
                             if usage is not None and (tokens := usage.completion_tokens) is not None:
                                 if usage.completion_tokens_details is not None:
-                                    tokens = _predicted(t, usage, tokens, number, refuse)
+                                    tokens = t.predictions.take(usage.completion_tokens_details, tokens, number, refuse)
                                 plain += tokens
                             else:
                                 plain_complete = False
@@ -499,27 +486,6 @@ def _sum_range(
     t.last = last
     t.lines = number
     return t
-
-
-def _predicted(t: Totals, usage: Usage, tokens: int, number: int, refuse: Callable[[int, str], None]) -> int:
-    """A request's output tokens without its rejected prediction tokens (OpenAI's Predicted Outputs):
-    those are the user's prediction that did not appear in the completion, counted into
-    completion_tokens for billing only, so they are not output the server emitted."""
-    details = usage.completion_tokens_details
-    assert details is not None  # called only with details
-    accepted, rejected = details.accepted_prediction_tokens, details.rejected_prediction_tokens
-    if accepted is None and rejected is None:
-        return tokens
-    if (rejected or 0) > tokens:
-        refuse(
-            number,
-            f"usage.completion_tokens_details.rejected_prediction_tokens {rejected} is more than completion_tokens {tokens}, which counts them",
-        )
-        return tokens
-    t.predicted += 1
-    t.prediction_accepted += accepted or 0
-    t.prediction_rejected += rejected or 0
-    return tokens - (rejected or 0)
 
 
 def _histogram_mismatch(h: list[int], s: int, a: int) -> str:
@@ -715,17 +681,10 @@ def _holds(path: Path, needle: bytes) -> bool:
     return False
 
 
-OPENAI = "openai-responses"  # any OpenAI-compatible server's responses, without per-request speculation counts
+OPENAI = responses_openai.FORMAT
 FORMATS = ("vllm-responses", "llamacpp-responses", responses_trtllm.FORMAT, OPENAI)
 VLLM_SOURCE = "vLLM's per-request metrics.speculative_decoding (num_draft_tokens, num_accepted_draft_tokens, num_spec_steps)"
 LLAMA_SOURCE = "llama.cpp's timings.draft_n and draft_n_accepted (no per-request steps)"
-
-
-def request_acceptance(per_request: Counter, source: str) -> dict[str, Any] | None:
-    """Record 1.3 runs[].request_acceptance from a tally of (P, A, S) -> requests, by the one builder."""
-    counts = [RequestCounts(p, a, s, requests=n) for (p, a, s), n in sorted(per_request.items(), key=repr) if n > 0]
-    built = distribution(counts, source)
-    return None if built is None else built.model_dump(exclude_none=True)
 
 
 def _contradictions(path: Path) -> Iterator[tuple[int, str, SpecDecoding, list[int], int | None]]:
@@ -816,7 +775,8 @@ def import_file(path: Path, skip_bad_lines: bool = False, fmt: str = "vllm-respo
     if fmt == "llamacpp-responses":
         return _llama_run(path, t)
     if trt is not None:
-        return _trt_run(path, t, trt)
+        notes, warnings = _skipped(path, t)
+        return responses_trtllm.run(path, trt, t.k_values, t.first_model, t.sha256, notes, warnings)
     if t.requests_with == 0 and _holds(path, PRE_MERGE_KEY):
         raise ImportProblem(
             f"{path}: its responses carry choices[i].speculative_decoding_stats, the pre-merge shape of vLLM's per-request "
@@ -858,7 +818,7 @@ def import_file(path: Path, skip_bad_lines: bool = False, fmt: str = "vllm-respo
         )
     if t.requests_with and "emitted_tokens" in counts:
         notes.append("emitted_tokens sums usage.completion_tokens over the requests that carry speculative metrics.")
-    notes.extend(_prediction_notes(t))
+    notes.extend(t.predictions.notes())
     served = provenance.note("vLLM" if fmt == FORMAT else "the server", model=t.first_model, model_from="as the first response names it")
     if served:
         notes.append(served)
@@ -921,57 +881,10 @@ def _llama_run(path: Path, t: Totals) -> Imported:
         notes.append(served)
     if version:
         notes.append(f"The tool version is the responses' system_fingerprint {version} (llama.cpp's build number and commit).")
-    notes.extend(_prediction_notes(t))
+    notes.extend(t.predictions.notes())
     fields: dict[str, Any] = {"workload": {"num_requests": covered + without}, "counts": counts}
     if covered:
         fields["request_acceptance"] = request_acceptance(t.per_request, LLAMA_SOURCE)
     if notes:
         fields["notes"] = " ".join(notes)
     return Imported(fields=fields, source=source("llamacpp-responses", path, t.sha256, version), speculative=covered > 0, warnings=warnings)
-
-
-def _prediction_notes(t: Totals) -> list[str]:
-    """OpenAI's Predicted Outputs, said by definition: prediction tokens are the user's own guess of
-    the output, not a drafter's proposals verified step by step, so they are not P or A."""
-    if not t.predicted:
-        return []
-    return [
-        f"{t.predicted} request{'s' if t.predicted != 1 else ''} used Predicted Outputs: {t.prediction_accepted} tokens of the "
-        f"supplied predictions appeared in the completions (accepted_prediction_tokens) and {t.prediction_rejected} did not "
-        "(rejected_prediction_tokens). These count the prediction the client sent, not drafts a drafter proposed and the "
-        "target verified step by step, so they are not proposed or accepted drafts here; the rejected ones, which "
-        "completion_tokens includes for billing, are taken out of emitted_tokens."
-    ]
-
-
-def _trt_run(path: Path, t: Totals, trt: responses_trtllm.Totals) -> Imported:
-    counts: dict[str, Any] = {
-        "population": "benchmark-requests",
-        "requests_with_metrics": trt.covered,
-        "requests_without_metrics": trt.without,
-        "missing_metrics_as": "excluded",
-    }
-    notes, warnings = _skipped(path, t)
-    fields: dict[str, Any] = {"workload": {"num_requests": trt.covered + trt.without}, "counts": counts}
-    if trt.covered:
-        counts.update(verification_steps=trt.steps, proposed_drafts=trt.drafts, accepted_drafts=trt.accepted, accepted_length_histogram=trt.hist)
-        if trt.emitted is not None:
-            counts["emitted_tokens"] = trt.emitted
-            notes.append("emitted_tokens sums usage.completion_tokens over the requests whose every choice carries speculative_decoding.")
-        fields["request_acceptance"] = request_acceptance(trt.per_request, responses_trtllm.SOURCE)
-    if trt.without:
-        notes.append(
-            f"{trt.without} of {trt.covered + trt.without} responses have a choice without speculative_decoding "
-            "(TensorRT-LLM writes it on the PyTorch backend only) and are not in the counts."
-        )
-    if len(t.k_values) > 1:
-        notes.append(f"Choices reported different num_spec_tokens: {sorted(t.k_values)}.")
-    notes.append(
-        "TensorRT-LLM's per-choice speculative_decoding is read from the shape of its pull request #19311 (not in a release when "
-        "this importer was written): tested on files built to that shape only."
-    )
-    served = provenance.note("TensorRT-LLM", model=t.first_model, model_from="as the first response names it")
-    if served:
-        notes.append(served)
-    fields["notes"] = " ".join(notes)
-    return Imported(fields=fields, source=source(responses_trtllm.FORMAT, path, t.sha256), speculative=trt.covered > 0, warnings=warnings)
