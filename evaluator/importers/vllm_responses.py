@@ -398,6 +398,8 @@ def _sum_range(
             for lines in _blocks(fh, start, end, advance, hasher):
                 histograms: list[list[int] | None] = []  # a None only once hist is None, which stays None
                 keep = histograms.append
+                counted: list[tuple[int, int, int]] = []  # the block's (P, A, S), tallied at once (in C)
+                count_request = counted.append
                 for number, line in enumerate(lines, number + 1):  # noqa: B020 (enumerate took its start before the loop rebinds it)
                     try:
                         response = decode(line)
@@ -462,13 +464,14 @@ def _sum_range(
                     accepted += a
                     add_k(sd.num_spec_tokens)  # type: ignore[arg-type]  # None included: dropped at the end
                     keep(h)
-                    tally[(p, a, s)] += 1
+                    count_request((p, a, s))
                     usage = response.usage
                     if usage is not None and (tokens := usage.completion_tokens) is not None:
                         emitted += tokens
                     else:
                         usage_complete = False
                     last = sd
+                tally.update(counted)
                 if hist is not None:
                     hist = _add_columns(hist, histograms)  # type: ignore[arg-type]  # no None row while hist is a list
         llama.finish()
