@@ -336,3 +336,25 @@ def test_a_bad_guidellm_block_names_its_request(sdeval, tmp_path, change, why):
     assert result.exit_code == 2
     assert "benchmarks[0]: requests.successful[0].response_metrics.speculative_decoding:" in result.stderr
     assert why in result.stderr
+
+
+# ------------------------------------------------------------------------------------ DuckDB engine
+
+
+def test_the_duckdb_engine_tallies_the_same_requests_and_sends_back_what_it_cannot_check(tmp_path):
+    pytest.importorskip("duckdb")
+    from evaluator.importers import responses_duckdb, vllm_responses
+
+    def duckdb(items: list) -> dict | None:
+        path = write_lines(tmp_path, items)
+        return responses_duckdb.read(path, lambda line: vllm_responses._first_totals(path, line, "vllm-responses"))
+
+    items = [vllm([1, 0, 0, 2]), vllm([4, 1, 0, 0]), vllm([1, 0, 0, 2]), openai(30)]
+    summed = duckdb(items)
+    default = vllm_responses.read(write_lines(tmp_path, items), processes=1)
+    assert summed is not None and summed["per_request"] == default.per_request == {(9, 6, 3): 2, (15, 1, 5): 1}
+    # prediction counts change E, and A > P is a bad line: both only the default reader handles
+    bad = vllm([1, 0, 0, 2])
+    bad["metrics"]["speculative_decoding"]["num_draft_tokens"] = 5
+    assert duckdb([vllm([1, 0, 0, 2]), bad]) is None
+    assert duckdb([vllm([1, 0, 0, 2]), openai(30, accepted=10, rejected=5)]) is None
