@@ -518,7 +518,7 @@ def import_(
         ),
     ] = False,
 ) -> None:
-    """Import runs from vLLM, vllm bench, guidellm, AIPerf, SGLang, llama.cpp, trtllm-bench, LLMPerf, GenAI-Perf or MLPerf Endpoints output into the record's format."""
+    """Import runs from vLLM, vllm bench, guidellm, AIPerf, SGLang, llama.cpp, trtllm-bench, TensorRT-LLM or OpenAI-compatible responses, LLMPerf, GenAI-Perf or MLPerf Endpoints output into the record's format."""
     from .._infra import progress
     from .._infra.working import working_on
     from ..importers import ImportProblem

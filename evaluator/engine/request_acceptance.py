@@ -18,11 +18,14 @@ _MAX_LENGTH_BINS = 130
 
 @dataclass(frozen=True)
 class RequestCounts:
-    """One request's own speculation counts: P and A always, S where the source gives it."""
+    """One request's own speculation counts: P and A always, S where the source gives it.
+    `requests` > 1 stands for that many requests with the same counts (an importer tallies a
+    million-line file by distinct counts rather than keeping every request)."""
 
     proposed: int
     accepted: int
     steps: int | None = None
+    requests: int = 1
 
 
 def rate_bin(proposed: int, accepted: int) -> int:
@@ -45,21 +48,24 @@ def distribution(requests: Iterable[RequestCounts], source: str) -> RequestAccep
     for r in requests:
         if r.accepted > r.proposed or min(r.proposed, r.accepted) < 0:
             raise ValueError(f"a request with A = {r.accepted} and P = {r.proposed} is not a count")
-        n += 1
-        proposed += r.proposed
-        accepted += r.accepted
+        if r.requests < 1:
+            raise ValueError(f"{r.requests} requests is not a count of requests")
+        times = r.requests
+        n += times
+        proposed += times * r.proposed
+        accepted += times * r.accepted
         if r.proposed == 0:
-            without += 1
+            without += times
         else:
-            rates[rate_bin(r.proposed, r.accepted)] += 1
+            rates[rate_bin(r.proposed, r.accepted)] += times
         if r.steps is None:
             every_step = False
             continue
-        steps += r.steps
+        steps += times * r.steps
         if r.steps > 0:
             i = length_bin(r.accepted, r.steps)
             lengths.extend([0] * (i + 1 - len(lengths)))
-            lengths[i] += 1
+            lengths[i] += times
     if n == 0:
         return None
     return RequestAcceptance(

@@ -11,6 +11,7 @@ import hashlib
 import io
 import json
 import math
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import nullcontext
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..engine.loader import UnreadableFile, read_bytes
+from ..engine.request_acceptance import RequestCounts, distribution
 
 # Whole-document formats (JSON files) are read in one piece, up to this size.
 MAX_DOCUMENT_BYTES = 512 * 1024 * 1024
@@ -363,3 +365,10 @@ def untested_note(tool: str, version: Any, tested: tuple[int, ...]) -> str | Non
         return None
     shown = ".".join(map(str, tested))
     return f"{tool} {version} is newer than {tool} {shown}, the version sdeval was tested on by running it: read as {shown} writes its files."
+
+
+def request_acceptance(per_request: Counter, source: str) -> dict[str, Any] | None:
+    """Record 1.3 runs[].request_acceptance from a tally of (P, A, S) -> requests, by the one builder."""
+    counts = [RequestCounts(p, a, s, requests=n) for (p, a, s), n in sorted(per_request.items(), key=repr) if n > 0]
+    built = distribution(counts, source)
+    return None if built is None else built.model_dump(exclude_none=True)

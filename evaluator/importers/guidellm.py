@@ -4,7 +4,8 @@ Shapes of guidellm v0.3 (`benchmarks[i].args.strategy`, `run_stats`) through v0.
 (`benchmarks[i].config.strategy`, `scheduler_metrics`, `metadata.guidellm_version`), read from
 vllm-project/guidellm at tags v0.3.1 and v0.4.0 .. v0.7.3. The load is the strategy:
 synchronous (concurrency 1), concurrent (`streams`), throughput (`max_concurrency`), constant or
-poisson (`rate`, open loop). guidellm carries no speculative-decoding fields.
+poisson (`rate`, open loop). guidellm computes no speculative-decoding figures; from 0.8 it keeps the
+server's per-request metrics in `response_metrics`, read by guidellm_speculation.
 
 The interval is the one the counts were counted over. Since v0.4 guidellm trims warm-up and
 cool-down from a measurement window (`scheduler_metrics.measure_start_time` .. `measure_end_time`,
@@ -54,6 +55,7 @@ from .common import (
     untested_note,
     version_tuple,
 )
+from .guidellm_speculation import speculation
 
 FORMAT = "guidellm"
 # The guidellm release the tests run against the real engine (tests/importers/test_tools_live.py).
@@ -269,6 +271,13 @@ def run_fields(bench: dict, where: str, version: str | None = None) -> dict[str,
             "in none of its totals: the server's counters over the run also hold tokens of "
             f"{'those requests' if left != 1 else 'that request'}, which E does not."
         )
+    sm = got if isinstance(got := bench.get("scheduler_metrics"), dict) else {}
+    start, end = number(sm.get("measure_start_time")), number(sm.get("measure_end_time"))
+    counted = _counted_requests(bench, (start, end), successful, emitted) if start is not None and end is not None else None
+    spec_counts, acceptance, spec_notes = speculation(bench, counted, where)
+    fields["counts"].update(spec_counts)
+    fields["request_acceptance"] = acceptance
+    notes.extend(spec_notes)
     fields["notes"] = " ".join(n for n in notes if n) or None
     return drop_none(fields)
 
@@ -288,7 +297,8 @@ def import_file(path: Path) -> list[Imported]:
         fields = run_fields(bench, f"{path}: {entry}", version)
         if newer:
             fields["notes"] = f"{fields.get('notes') or ''} {newer}".strip()
-        out.append(Imported(fields=fields, source=source(FORMAT, path, sha, version, entry), speculative=False))
+        speculative = "request_acceptance" in fields  # the server's per-request speculation, passed through
+        out.append(Imported(fields=fields, source=source(FORMAT, path, sha, version, entry), speculative=speculative))
     if not out:
         raise ImportProblem(f"{path}: the benchmarks list is empty")
     return out

@@ -39,8 +39,18 @@ the same history (2a60f634, April 2026, and c60b6545's `metrics/reporter.py`).
   (`openai/accumulator.py` at 00598fb9: the first `delta.content` or `delta.reasoning`), which is
   `latency.ttft_definition` first-fragment-any-kind.
 
-Not verified: no published result_summary.json was found; the tests build the shape `Report.to_json`
-writes at the commit above. The `system_tps` and `tps_per_user` of the MLPerf Endpoints rules
+Read against the published MLPerf Inference v6.1 results (mlcommons/inference_results_v6.1 at
+e777c7be, closed/NVIDIA/results/VR-NVL72_VR-288GB_aarch64x72_TRT/deepseek-r1/Interactive/performance/
+result_summary.json: version 0.1.0, git_sha null, `test_started_at`, `state` complete, poisson on the
+legacy LoadGen window, no input_sequence_lengths or finish_reason_counts). Its percentiles are sample
+values (nanosecond integers, median = p50): the aggregator's exact path (`registry.py`
+`SeriesSampler._exact_stat`, run for a COMPLETE report) takes the lower ranked value (numpy
+method="lower"), recorded as each figure's `method`; an interrupted report keeps its live HDR
+estimates and a file before `state` (May 2026) does not say, so their method is left unstated. `early_stopping_percentiles` (p50 and up,
+null under a percentile's floor) are MLPerf's early-stopping estimates, the bounds its latency limits
+are checked against: a note, never the record's percentiles. Each series' `histogram` (`buckets`
+[lo, hi] pairs and `counts`) is checked for its shape; the latency one counts every completed request.
+The file is not copied into the project: the test builds one of that shape with other numbers. The `system_tps` and `tps_per_user` of the MLPerf Endpoints rules
 (issue 27) are not keys of this file or names in this repository at that commit: `tps` is the
 system figure; no per-user figure is written.
 """
@@ -88,11 +98,61 @@ def _percentile(series: dict, p: int) -> Any:
     return series.get("median") if p == 50 else None
 
 
-def _latency(series: dict) -> dict | None:
-    out = {"mean": _ns_to_ms(series.get("avg"))}
+def _latency(series: dict, exact: bool) -> dict | None:
+    out: dict[str, Any] = {"mean": _ns_to_ms(series.get("avg"))}
     for p in (50, 90, 95, 99):
         out[f"p{p}"] = _ns_to_ms(_percentile(series, p))
-    return {k: v for k, v in out.items() if v is not None} or None
+    out = {k: v for k, v in out.items() if v is not None}
+    if exact and any(k.startswith("p") for k in out):
+        out["method"] = "lower"  # the complete report ranks the exact samples and takes the lower (module docstring)
+    return out or None
+
+
+# The series MLPerf's latency limits apply to, as they are named in its text report.
+_LIMITED = (("ttft", "TTFT"), ("tpot", "TPOT"), ("latency", "latency"))
+
+
+def _early_stopping(d: dict, path: Path) -> str | None:
+    """MLPerf's early-stopping estimates, the figures its latency limits are checked against, as a note."""
+    parts = []
+    for key, name in _LIMITED:
+        es = _series(d, key, path).get("early_stopping_percentiles")
+        if not isinstance(es, dict):
+            continue
+        shown = []
+        for p in ("90.0", "95.0", "99.0"):
+            if p in es:
+                ms = _ns_to_ms(es[p])
+                shown.append(f"p{p.removesuffix('.0')} {'none (too few requests for it)' if ms is None else f'{ms!r} ms'}")
+        if shown:
+            parts.append(f"{name} {', '.join(shown)}")
+    if not parts:
+        return None
+    return (
+        "MLPerf's early-stopping estimates (early_stopping_percentiles: upper bounds at 99% confidence, which MLPerf checks "
+        f"its latency limits against, not the percentiles above): {'; '.join(parts)}."
+    )
+
+
+def _histograms(d: dict, path: Path, completed: int) -> list[str]:
+    """Each series' histogram checked for its shape; the latency series times every completed request."""
+    notes = []
+    for key in ("ttft", "tpot", "latency", "output_sequence_lengths", "input_sequence_lengths"):
+        hist = _series(d, key, path).get("histogram")
+        if hist is None or hist == []:
+            continue
+        buckets = hist.get("buckets") if isinstance(hist, dict) else None
+        counts = hist.get("counts") if isinstance(hist, dict) else None
+        if not isinstance(buckets, list) or not isinstance(counts, list) or len(buckets) != len(counts):
+            raise ImportProblem(f"{path}: {key}.histogram: not buckets and counts of the same length")
+        if any(count(c) is None for c in counts):
+            raise ImportProblem(f"{path}: {key}.histogram.counts: not whole numbers of requests")
+        if key == "latency" and sum(counts) != completed:
+            notes.append(
+                f"The latency histogram counts {sum(counts)} requests, not the {completed} completed (n_samples_completed): "
+                "its figures may not cover every request."
+            )
+    return notes
 
 
 def _load(run_config: dict) -> tuple[dict, str | None]:
@@ -148,7 +208,8 @@ def import_file(path: Path) -> list[Imported]:
     if duration is None:
         notes.append("The file has no duration_ns, so the run has no interval.")
 
-    incomplete = d.get("complete") is False
+    # `state` (since May 2026): complete, or interrupted / drain timed out; `complete` says the same.
+    incomplete = d.get("complete") is False or (isinstance(d.get("state"), str) and d.get("state") != "complete")
     osl = _series(d, "output_sequence_lengths", path)
     emitted = None
     if osl:
@@ -190,6 +251,15 @@ def import_file(path: Path) -> list[Imported]:
             f"issued to completion of the last-issued one), not duration_ns: tps {tps!r} is kept as a note only."
         )
         tps = None
+    # The exact path (sorted samples, method "lower") runs for a COMPLETE report only; a report cut
+    # short keeps the live HDR histogram's estimates, and a file before `state` does not say.
+    exact = d.get("state") == "complete"
+    if incomplete:
+        notes.append("Its percentiles are the live HDR histogram's estimates (the exact ones are computed only for a complete run).")
+    notes.extend(_histograms(d, path, completed))
+    early = _early_stopping(d, path)
+    if early:
+        notes.append(early)
     reasons = v if isinstance(v := d.get("finish_reason_counts"), dict) else {}
     shown = [f"{k} {count(v)}" for k, v in reasons.items() if count(v)]
     if shown:
@@ -209,10 +279,10 @@ def import_file(path: Path) -> list[Imported]:
         "interval": {**INTERVAL, "duration_s": duration, "warmup": warmup_fields} if duration is not None else None,
         "counts": {"emitted_tokens": emitted, "population": "benchmark-requests"},
         "latency": {
-            "ttft_ms": (ttft := _latency(_series(d, "ttft", path))),
+            "ttft_ms": (ttft := _latency(_series(d, "ttft", path), exact)),
             "ttft_definition": "first-fragment-any-kind" if ttft else None,
-            "tpot_ms": _latency(_series(d, "tpot", path)),
-            "e2e_ms": _latency(_series(d, "latency", path)),
+            "tpot_ms": _latency(_series(d, "tpot", path), exact),
+            "e2e_ms": _latency(_series(d, "latency", path), exact),
         },
         "reported": {"output_tokens_per_s": tps if emitted is not None else None},
         "notes": " ".join(notes),

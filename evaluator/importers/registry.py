@@ -115,7 +115,7 @@ ROWS = (
     # mlcommons/endpoints' result_summary.json.
     Format(
         "mlperf-endpoints",
-        "MLPerf Endpoints 0.1.0, from its source",
+        "MLPerf Endpoints 0.1.0 in the MLPerf Inference v6.1 results' shape (constructed files)",
         _per_file("mlperf_endpoints"),
         "MLPerf Endpoints",
         ((r'"n_samples_issued"\s*:', r'"n_samples_completed"\s*:'),),
@@ -133,7 +133,7 @@ ROWS = (
     ),
     Format(
         "guidellm",
-        "guidellm 0.3 to 0.7",
+        "guidellm 0.3 to 0.7; 0.8.1 response_metrics (constructed files)",
         _per_file("guidellm"),
         "guidellm",
         (
@@ -179,10 +179,25 @@ ROWS = (
     # SGLang's responses before the OpenAI shape they share with vLLM's: its meta_info or sglext.
     Format(
         "sglang-responses",
-        "SGLang /generate and sglext",
+        "SGLang /generate and sglext_spec (constructed files)",
         _per_file("sglang_responses"),
         "SGLang's responses",
         ((r'"meta_info"\s*:\s*\{',), (r'"sglext"\s*:\s*\{',)),
+    ),
+    # TensorRT-LLM's and OpenAI's responses share the OpenAI shape with vLLM's: their own keys first.
+    Format(
+        "trtllm-responses",
+        "TensorRT-LLM per-choice speculative_decoding (PR #19311 shape, constructed files only)",
+        _responses("trtllm-responses"),
+        "TensorRT-LLM's responses",
+        ((r'"total_accepted_draft_tokens"\s*:',),),
+    ),
+    Format(
+        "openai-responses",
+        "OpenAI Predicted Outputs usage (constructed files only)",
+        _responses("openai-responses"),
+        "OpenAI-compatible responses",
+        ((r'"(accepted|rejected)_prediction_tokens"\s*:',),),
     ),
     Format(
         "vllm-responses",

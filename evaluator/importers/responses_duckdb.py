@@ -16,6 +16,9 @@ What DuckDB reads differently from msgspec, and how each difference sends the fi
   summed are read as raw JSON and checked in the query (digits only, within 64 bits).
 - A duplicate key takes the last value in msgspec and fails DuckDB's reading of an object into
   its fields: the query fails, and so does `"usage": 5`. Any DuckDB error sends the file back.
+- A line with OpenAI prediction-token counts (usage.completion_tokens_details) or a request accepting
+  more than it was proposed goes back too (the default reader adjusts E or names the line). Each
+  covered request's (P, A, S) is tallied by a histogram aggregate, for request_acceptance.
 - DuckDB reads a `null` line as a row: msgspec's check refuses it. DuckDB and the thread must count
   as many lines (blank ones passed over by both).
 - A path DuckDB would read as a pattern of files (* ? [ {) or anything but a regular file.
@@ -34,6 +37,7 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -66,7 +70,7 @@ _SD_FIELDS = (
     "acceptance_histogram_by_draft_length",
 )
 _COLUMNS = (
-    "{'object': 'JSON', 'usage': 'STRUCT(completion_tokens JSON)', "
+    "{'object': 'JSON', 'usage': 'STRUCT(completion_tokens JSON, completion_tokens_details JSON)', "
     f"'metrics': 'STRUCT(speculative_decoding STRUCT({', '.join(f'{f} JSON' for f in _SD_FIELDS)}))', "
     "'timings': 'JSON', 'stop': 'JSON'}"
 )
@@ -88,6 +92,7 @@ _H = "sd.acceptance_histogram"
 _QUERY = rf"""
 WITH r AS (
   SELECT object AS o, usage IS NULL AS no_usage, usage.completion_tokens AS ct, timings, stop,
+         usage.completion_tokens_details AS ctd,
          metrics.speculative_decoding AS sd
   FROM read_json(?, format = 'newline_delimited', records = true, compression = 'none', columns = {_COLUMNS})
 ), l AS (
@@ -96,10 +101,12 @@ WITH r AS (
     coalesce(sd IS NULL AND no_usage AND starts_with(o, '"') AND ends_with(o ->> '$', '.chunk'), false) AS chunk,
     NOT (
       (o IS NULL OR starts_with(o, '"')) AND {_int("ct")} AND timings IS NULL AND stop IS NULL
+      AND (ctd IS NULL OR NOT contains(ctd, '_prediction_tokens'))
       AND (sd IS NULL OR (
             sd.num_spec_steps IS NOT NULL AND sd.num_draft_tokens IS NOT NULL AND sd.num_accepted_draft_tokens IS NOT NULL
             AND {_int("sd.num_spec_steps")} AND {_int("sd.num_draft_tokens")} AND {_int("sd.num_accepted_draft_tokens")}
             AND {_int("sd.num_spec_tokens")}
+            AND TRY_CAST(sd.num_accepted_draft_tokens AS UBIGINT) <= TRY_CAST(sd.num_draft_tokens AS UBIGINT)
             AND ({_H} IS NULL OR (regexp_full_match({_H}, '\[([0-9]+(,[0-9]+)*)?\]') AND TRY_CAST({_H} AS UBIGINT[]) IS NOT NULL))
             AND {_float("sd.draft_acceptance_rate")} AND {_float("sd.mean_acceptance_length")}
             AND sd.per_step_accepted IS NULL AND sd.per_step_drafted IS NULL AND sd.acceptance_histogram_by_draft_length IS NULL))
@@ -122,6 +129,7 @@ SELECT count(*), count(*) FILTER (WHERE doubt),
   sum(tokens) FILTER (WHERE covered), count(*) FILTER (WHERE covered AND tokens IS NULL),
   sum(tokens) FILTER (WHERE NOT covered AND NOT chunk), count(*) FILTER (WHERE NOT covered AND NOT chunk AND tokens IS NULL),
   list(DISTINCT k) FILTER (WHERE k IS NOT NULL),
+  histogram(concat_ws(',', p, a, s)) FILTER (WHERE covered AND NOT doubt),
   count(*) FILTER (WHERE no_h), max(len(h)),
   {", ".join(f"sum(h[{i}])" for i in range(1, HIST_WIDTH + 1))}
 FROM v
@@ -231,7 +239,7 @@ def read(path: Path, first_line: Callable[[bytes], Any], advance: Callable[[int]
         scan.thread.join()
     if row is None or scan.doubt is not None:
         return None
-    lines, doubts, covered, without, chunks, s, p, a, e, e_missing, plain, plain_missing, ks, no_h, width, *cols = row
+    lines, doubts, covered, without, chunks, s, p, a, e, e_missing, plain, plain_missing, ks, tally, no_h, width, *cols = row
     if doubts or lines != scan.lines or covered == 1 or (width or 0) > HIST_WIDTH:
         return None
     return {
@@ -244,6 +252,8 @@ def read(path: Path, first_line: Callable[[bytes], Any], advance: Callable[[int]
         "emitted": None if e_missing else int(e or 0),
         "plain_emitted": None if plain_missing else int(plain or 0),
         "k_values": {int(k) for k in ks or []},
+        # "P,A,S" -> requests with those counts (record 1.3 request_acceptance)
+        "per_request": Counter({tuple(int(x) for x in key.split(",")): int(n) for key, n in (tally or {}).items()}),
         "hist": None if no_h else [int(c or 0) for c in cols[: width or 0]],
         "lines": lines,
         "sha256": scan.sha256,

@@ -39,10 +39,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..engine.request_acceptance import RequestCounts, distribution
 from . import provenance
 from .common import HashedLines, Imported, ImportProblem, count, histogram, parse_json_line, source
 
 FORMAT = "sglang-responses"
+SOURCE = "SGLang's per-request meta_info / sglext.spec_tokens_details (spec_num_proposed_drafts, spec_num_correct_drafts, spec_verify_ct)"
+# SGLang's own per-request length is another quantity than the record's, so it is said and never read.
+ACCEPT_LENGTH_NOTE = (
+    "SGLang's own spec_accept_length is completion_tokens / spec_verify_ct (the first token, from the prefill, counted in), "
+    "not 1 + A / S: it is not read, and request_acceptance's length histogram is 1 + A / S from the requests' own counts."
+)
 
 # (S, A, P, histogram) key names, newest first; the first present in a meta_info is read.
 ACCEPTED_KEYS = ("spec_num_correct_drafts", "spec_accepted_drafts", "spec_accept_token_num")
@@ -75,6 +82,8 @@ class Totals:
     proposed: int | None = 0
     emitted: int | None = 0
     hist: list[int] | None = field(default_factory=list)
+    # Record 1.3 request_acceptance: each covered request's own counts (None once one lacks A or P)
+    per_request: list[RequestCounts] | None = field(default_factory=list)
 
 
 def _first(d: dict, keys: tuple[str, ...], where: str, hist: bool = False) -> Any:
@@ -192,6 +201,11 @@ def total(requests: list[Request]) -> Totals:
         t.accepted = None if t.accepted is None or any(f.accepted is None for f in figs) else t.accepted + sum(f.accepted for f in figs)  # type: ignore[misc]  # none is None: any() above
         t.proposed = None if t.proposed is None or any(f.proposed is None for f in figs) else t.proposed + sum(f.proposed for f in figs)  # type: ignore[misc]  # none is None: any() above
         t.emitted = None if t.emitted is None or req.completion_tokens is None else t.emitted + req.completion_tokens
+        if t.per_request is not None and all(f.accepted is not None and f.proposed is not None for f in figs):
+            a, p = sum(f.accepted for f in figs), sum(f.proposed for f in figs)  # type: ignore[misc]  # none is None: all() above
+            t.per_request.append(RequestCounts(p, a, sum(f.steps for f in figs)))
+        else:
+            t.per_request = None
         if t.hist is not None and all(f.hist is not None for f in figs):
             hist = t.hist
             for f in figs:
@@ -230,6 +244,7 @@ def import_file(path: Path) -> list[Imported]:
         for name, value in (("accepted drafts", t.accepted), ("proposed drafts", t.proposed), ("output tokens", t.emitted)):
             if value is None:
                 notes.append(f"Some requests with figures do not give their {name}, so the run's total is left out.")
+        notes.append(ACCEPT_LENGTH_NOTE)
     else:
         emitted = [r.completion_tokens for r in requests]
         if all(e is not None for e in emitted):
@@ -240,6 +255,12 @@ def import_file(path: Path) -> list[Imported]:
     if served:
         notes.append(served)
     fields: dict[str, Any] = {"workload": {"num_requests": len(requests)}, "counts": counts}
+    if speculative and t.per_request:
+        for r in t.per_request:
+            if r.accepted > r.proposed:
+                raise ImportProblem(f"{path}: a request accepted {r.accepted} drafts of {r.proposed} proposed, which no SGLang count allows")
+        built = distribution(t.per_request, SOURCE)
+        fields["request_acceptance"] = built.model_dump(exclude_none=True) if built else None
     if notes:
         fields["notes"] = " ".join(notes)
     return [Imported(fields=fields, source=source(FORMAT, path, sha), speculative=speculative)]

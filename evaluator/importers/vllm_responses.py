@@ -1,4 +1,12 @@
-"""vllm-responses and llamacpp-responses: JSONL of OpenAI-compatible responses with per-request speculation.
+"""vllm-responses, llamacpp-responses, trtllm-responses and openai-responses: JSONL of OpenAI-compatible
+responses with per-request speculation (TensorRT-LLM's per-choice block: responses_trtllm).
+
+Every covered request's own (P, A, S) is tallied into record 1.3 `runs[].request_acceptance`
+through the one builder (engine/request_acceptance.py); llama.cpp gives no S. openai-responses
+reads OpenAI's Predicted Outputs counts (usage.completion_tokens_details): prediction tokens are the
+client's own guess of the output, compared with it, not a drafter's proposals verified per step, so
+they are never P or A; the rejected ones are counted into completion_tokens for billing but were
+never emitted, so E leaves them out (any format).
 
 One line is one response: a complete /v1/chat/completions or /v1/completions body, or the
 final usage chunk of a streamed one (`"choices": []` with `usage`, where vLLM puts the
@@ -38,6 +46,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import os
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,8 +55,8 @@ from typing import Annotated, Any
 import msgspec
 
 from .._infra import progress
-from . import provenance, responses_duckdb
-from .common import Imported, ImportProblem, histogram, sha256_of, source
+from . import provenance, responses_duckdb, responses_openai, responses_trtllm
+from .common import Imported, ImportProblem, histogram, request_acceptance, sha256_of, source
 
 FORMAT = "vllm-responses"
 BLOCK = 1 << 20
@@ -79,6 +88,7 @@ class Metrics(msgspec.Struct, gc=False):
 
 class Usage(msgspec.Struct, gc=False):
     completion_tokens: NonNeg | None = None
+    completion_tokens_details: responses_openai.TokenDetails | None = None
 
 
 class Timings(msgspec.Struct, gc=False):
@@ -166,6 +176,11 @@ class Totals:
     plain_emitted: int | None = 0  # completion tokens of the requests without figures (a run without speculation)
     first_model: str | None = None
     fingerprint: str | None = None
+    # Record 1.3 request_acceptance: (P, A, S or None for llama.cpp) -> requests with those counts
+    per_request: Counter = field(default_factory=Counter)
+    trt: responses_trtllm.Totals | None = None  # trtllm-responses: its requests' sums
+    trt_seen: int = 0  # lines carrying TensorRT-LLM's block, under another format
+    predictions: responses_openai.Predictions = field(default_factory=responses_openai.Predictions)
     engine: str = "python"  # which summed the file: python (this module) or duckdb (responses_duckdb)
 
 
@@ -336,6 +351,10 @@ def _combine(path: Path, parts: Iterable[Totals]) -> Totals:
         t.timings_seen += part.timings_seen
         t.multi_choice += part.multi_choice
         t.merged_choices += part.merged_choices
+        t.per_request.update(part.per_request)
+        t.trt = part.trt or t.trt  # read in one range
+        t.trt_seen += part.trt_seen
+        t.predictions.add(part.predictions)
         if offset == 0:
             t.first_model, t.fingerprint = part.first_model, part.fingerprint
         offset += part.lines
@@ -362,6 +381,8 @@ def _sum_range(
         t.first_skipped = t.first_skipped or number
 
     llama = _LlamaRequests(t, refuse)
+    trt = responses_trtllm.Requests(refuse) if fmt == responses_trtllm.FORMAT else None
+    tally = t.per_request
     # The hot loop of a million-line import: every name it touches is a local, the rare cases
     # sit in branches, and histograms are added up a block at a time.
     steps = drafts = accepted = emitted = plain = 0
@@ -377,6 +398,8 @@ def _sum_range(
             for lines in _blocks(fh, start, end, advance, hasher):
                 histograms: list[list[int] | None] = []  # a None only once hist is None, which stays None
                 keep = histograms.append
+                counted: list[tuple[int, int, int]] = []  # the block's (P, A, S), tallied at once (in C)
+                count_request = counted.append
                 for number, line in enumerate(lines, number + 1):  # noqa: B020 (enumerate took its start before the loop rebinds it)
                     try:
                         response = decode(line)
@@ -395,19 +418,30 @@ def _sum_range(
                             _refuse_if_not_a_response(path, line, fmt)
                         if response.timings is not None:
                             llama.line(number, line, response)
+                        elif trt is not None:
+                            trt.line(number, line)
                         elif response.stop is False or (response.usage is None and (response.object or "").endswith(".chunk")):
                             t.content_chunks += 1  # a streamed content chunk, not a finished request
                         else:
                             without_metrics += 1
                             usage = response.usage
                             if usage is not None and (tokens := usage.completion_tokens) is not None:
+                                if usage.completion_tokens_details is not None:
+                                    tokens = t.predictions.take(usage.completion_tokens_details, tokens, number, refuse)
                                 plain += tokens
                             else:
                                 plain_complete = False
+                            if responses_trtllm.KEY in line:
+                                t.trt_seen += 1
                         continue
                     s, p, a, h = sd.num_spec_steps, sd.num_draft_tokens, sd.num_accepted_draft_tokens, sd.acceptance_histogram
                     if s is None or p is None or a is None:
                         refuse(number, "metrics.speculative_decoding lacks num_spec_steps, num_draft_tokens or num_accepted_draft_tokens")
+                        continue
+                    if a > p:
+                        refuse(
+                            number, f"metrics.speculative_decoding accepted {a} drafts of {p} proposed (num_accepted_draft_tokens > num_draft_tokens)"
+                        )
                         continue
                     if h.__class__ is not list:
                         if h is None:
@@ -430,14 +464,20 @@ def _sum_range(
                     accepted += a
                     add_k(sd.num_spec_tokens)  # type: ignore[arg-type]  # None included: dropped at the end
                     keep(h)
+                    count_request((p, a, s))
                     usage = response.usage
                     if usage is not None and (tokens := usage.completion_tokens) is not None:
                         emitted += tokens
                     else:
                         usage_complete = False
                     last = sd
+                tally.update(counted)
                 if hist is not None:
                     hist = _add_columns(hist, histograms)  # type: ignore[arg-type]  # no None row while hist is a list
+        llama.finish()
+        if trt is not None:
+            t.trt = trt.totals()
+            t.k_values |= trt.k_values
     except _Refused:
         pass
     t.hist = hist
@@ -541,6 +581,9 @@ class _LlamaRequests:
         if covered and tm.draft_n_accepted is None:
             self.refuse(number, "timings has draft_n without draft_n_accepted")
             return
+        if covered and tm.draft_n_accepted > tm.draft_n:  # type: ignore[operator]  # both set: checked above
+            self.refuse(number, f"timings accepted {tm.draft_n_accepted} drafts of {tm.draft_n} (draft_n_accepted > draft_n)")
+            return
         if not chunk and len(choices) > 1:
             t.multi_choice += 1  # one choice's timings and usage for all of them: not this request's figures
             covered = False
@@ -549,7 +592,9 @@ class _LlamaRequests:
         seen = self.streamed.get(rid) if rid is not None else None
         if seen is None:
             if rid is not None:
-                self.streamed[rid] = figures
+                self.streamed[rid] = figures  # its request's counts are known at the end of the file
+            elif covered:
+                t.per_request[(figures[1], figures[2], None)] += 1
             self._count(figures, +1)
             return
         # Another choice of a streamed n > 1 request: one request, covered only if every choice is.
@@ -565,6 +610,12 @@ class _LlamaRequests:
             seen[0] = False
             self._count(seen, +1)
         self._plain(tokens)
+
+    def finish(self) -> None:
+        """The streamed requests' counts, now that all their choices are in."""
+        for covered, proposed, accepted, _ in self.streamed.values():
+            if covered:
+                self.t.per_request[(proposed, accepted, None)] += 1
 
     def _count(self, figures: list, sign: int) -> None:
         if figures[0]:
@@ -633,7 +684,10 @@ def _holds(path: Path, needle: bytes) -> bool:
     return False
 
 
-FORMATS = ("vllm-responses", "llamacpp-responses")
+OPENAI = responses_openai.FORMAT
+FORMATS = ("vllm-responses", "llamacpp-responses", responses_trtllm.FORMAT, OPENAI)
+VLLM_SOURCE = "vLLM's per-request metrics.speculative_decoding (num_draft_tokens, num_accepted_draft_tokens, num_spec_steps)"
+LLAMA_SOURCE = "llama.cpp's timings.draft_n and draft_n_accepted (no per-request steps)"
 
 
 def _contradictions(path: Path) -> Iterator[tuple[int, str, SpecDecoding, list[int], int | None]]:
@@ -671,6 +725,7 @@ def _drop_contradictions(path: Path, t: Totals, skip_bad_lines: bool) -> None:
         t.drafts -= sd.num_draft_tokens or 0
         t.accepted -= sd.num_accepted_draft_tokens or 0
         t.hist = h = [a - b for a, b in zip(h, row + [0] * (len(h) - len(row)))]
+        t.per_request[(sd.num_draft_tokens, sd.num_accepted_draft_tokens, sd.num_spec_steps)] -= 1
         t.emitted = None if t.emitted is None or tokens is None else t.emitted - tokens
         t.skipped += 1
         t.first_skipped = number if t.first_skipped is None else min(t.first_skipped, number)
@@ -678,6 +733,17 @@ def _drop_contradictions(path: Path, t: Totals, skip_bad_lines: bool) -> None:
 
 def _refuse_the_other(path: Path, t: Totals, fmt: str) -> None:
     """A file of the other server's per-request figures, given under this format: say which."""
+    if fmt == responses_trtllm.FORMAT and (t.requests_with or t.llama_with or t.timings_seen):
+        other = "vLLM's metrics.speculative_decoding" if t.requests_with else "llama.cpp's timings"
+        raise ImportProblem(f"{path}: its responses carry {other}, not TensorRT-LLM's per-choice speculative_decoding, so this is not {fmt} output")
+    if fmt == OPENAI and (t.requests_with or t.timings_seen):
+        other, right = ("vLLM's metrics.speculative_decoding", "vllm-responses") if t.requests_with else ("llama.cpp's timings", "llamacpp-responses")
+        raise ImportProblem(f"{path}: its responses carry {other}, so they are {right} output (try `sdeval import {right} {path.name}`)")
+    if fmt != responses_trtllm.FORMAT and t.trt_seen and not (t.requests_with or t.llama_with):
+        raise ImportProblem(
+            f"{path}: its responses carry TensorRT-LLM's per-choice speculative_decoding (total_draft_tokens), so this is not {fmt} "
+            f"output; it looks like trtllm-responses output (try `sdeval import trtllm-responses {path.name}`)"
+        )
     if t.requests_with and t.llama_with:
         raise ImportProblem(
             f"{path}: mixes vLLM responses (metrics.speculative_decoding) with llama.cpp ones (timings.draft_n); import each server's responses on their own"
@@ -702,13 +768,18 @@ def _refuse_the_other(path: Path, t: Totals, fmt: str) -> None:
 
 def import_file(path: Path, skip_bad_lines: bool = False, fmt: str = "vllm-responses") -> Imported:
     # llama.cpp's streamed n > 1 choices are joined by id, so its file is read in one range.
-    t = read(path, skip_bad_lines, processes=1 if fmt == "llamacpp-responses" else None, fmt=fmt)
+    # TensorRT-LLM's streamed choices are joined by id too.
+    t = read(path, skip_bad_lines, processes=1 if fmt != "vllm-responses" else None, fmt=fmt)
     sha = t.sha256
-    if t.requests_with == 0 and t.requests_without == 0 and t.llama_with == 0:
+    trt = t.trt
+    if t.requests_with == 0 and t.requests_without == 0 and t.llama_with == 0 and not (trt and (trt.covered or trt.without)):
         raise ImportProblem(f"{path}: no responses found (only streamed content chunks without a final usage chunk?)")
     _refuse_the_other(path, t, fmt)
     if fmt == "llamacpp-responses":
         return _llama_run(path, t)
+    if trt is not None:
+        notes, warnings = _skipped(path, t)
+        return responses_trtllm.run(path, trt, t.k_values, t.first_model, t.sha256, notes, warnings)
     if t.requests_with == 0 and _holds(path, PRE_MERGE_KEY):
         raise ImportProblem(
             f"{path}: its responses carry choices[i].speculative_decoding_stats, the pre-merge shape of vLLM's per-request "
@@ -729,6 +800,10 @@ def import_file(path: Path, skip_bad_lines: bool = False, fmt: str = "vllm-respo
         if t.emitted is not None:
             counts["emitted_tokens"] = t.emitted
     fields: dict[str, Any] = {"workload": {"num_requests": t.requests_with + t.requests_without}, "counts": counts}
+    if t.requests_with:
+        fields["request_acceptance"] = request_acceptance(t.per_request, VLLM_SOURCE)
+    elif t.plain_emitted is not None:
+        counts["emitted_tokens"] = t.plain_emitted
     # A tool's own figure exists for the run only when the run is one request.
     if t.requests_with == 1 and t.last is not None:
         reported = {"acceptance_rate": t.last.draft_acceptance_rate, "mean_acceptance_length": t.last.mean_acceptance_length}
@@ -746,7 +821,8 @@ def import_file(path: Path, skip_bad_lines: bool = False, fmt: str = "vllm-respo
         )
     if t.requests_with and "emitted_tokens" in counts:
         notes.append("emitted_tokens sums usage.completion_tokens over the requests that carry speculative metrics.")
-    served = provenance.note("vLLM", model=t.first_model, model_from="as the first response names it")
+    notes.extend(t.predictions.notes())
+    served = provenance.note("vLLM" if fmt == FORMAT else "the server", model=t.first_model, model_from="as the first response names it")
     if served:
         notes.append(served)
     if notes:
@@ -808,7 +884,10 @@ def _llama_run(path: Path, t: Totals) -> Imported:
         notes.append(served)
     if version:
         notes.append(f"The tool version is the responses' system_fingerprint {version} (llama.cpp's build number and commit).")
+    notes.extend(t.predictions.notes())
     fields: dict[str, Any] = {"workload": {"num_requests": covered + without}, "counts": counts}
+    if covered:
+        fields["request_acceptance"] = request_acceptance(t.per_request, LLAMA_SOURCE)
     if notes:
         fields["notes"] = " ".join(notes)
     return Imported(fields=fields, source=source("llamacpp-responses", path, t.sha256, version), speculative=covered > 0, warnings=warnings)

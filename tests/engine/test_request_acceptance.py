@@ -33,3 +33,14 @@ def test_no_counts_no_distribution_and_impossible_counts_refused() -> None:
     assert distribution([], "t") is None
     with pytest.raises(ValueError, match="A = 5 and P = 4"):
         distribution([RequestCounts(4, 5)], "t")
+
+
+def test_a_tally_of_equal_requests_counts_as_that_many_requests() -> None:
+    # An importer tallies a large file by distinct (P, A, S); three equal requests as one entry
+    # with requests=3 give exactly the distribution of the three listed one by one.
+    one_by_one = distribution([RequestCounts(12, 9, 4)] * 3 + [RequestCounts(0, 0, 2)], "t")
+    tallied = distribution([RequestCounts(12, 9, 4, requests=3), RequestCounts(0, 0, 2)], "t")
+    assert tallied == one_by_one
+    assert tallied is not None and (tallied.requests, tallied.proposed_drafts, tallied.verification_steps) == (4, 36, 14)
+    with pytest.raises(ValueError, match="0 requests"):
+        distribution([RequestCounts(1, 1, 1, requests=0)], "t")

@@ -91,9 +91,10 @@ def test_endpoints_result_summary_to_the_exact_counts(sdeval, tmp_path):
     assert run["interval"]["duration_s"] == 41.25 and run["interval"]["scope"] == "end-to-end"
     assert run["load"] == {"concurrency": 8, "loop": "closed"}
     assert run["reported"] == {"output_tokens_per_s": 960.0}  # = E / T: 39,600 / 41.25
-    assert run["latency"]["ttft_ms"] == {"mean": 85.25, "p50": 80.0, "p90": 120.5, "p95": 150.0, "p99": 210.25}
-    assert run["latency"]["tpot_ms"] == {"mean": 12.3456789, "p50": 12.0, "p90": 14.5, "p95": 15.25, "p99": 18.0}
-    assert run["latency"]["e2e_ms"] == {"mean": 2600.0, "p50": 2550.0, "p90": 2900.0, "p95": 3000.0, "p99": 3400.0}
+    # a complete report's percentiles are ranked sample values, the lower of two (numpy method="lower")
+    assert run["latency"]["ttft_ms"] == {"mean": 85.25, "p50": 80.0, "p90": 120.5, "p95": 150.0, "p99": 210.25, "method": "lower"}
+    assert run["latency"]["tpot_ms"] == {"mean": 12.3456789, "p50": 12.0, "p90": 14.5, "p95": 15.25, "p99": 18.0, "method": "lower"}
+    assert run["latency"]["e2e_ms"] == {"mean": 2600.0, "p50": 2550.0, "p90": 2900.0, "p95": 3000.0, "p99": 3400.0, "method": "lower"}
     assert run["source"]["format"] == "mlperf-endpoints" and run["source"]["tool_version"] == "0.1.0 (git ea33275)"
     notes = run["notes"]
     assert "2 of 200 completed requests failed (n_samples_failed)" in notes
@@ -188,3 +189,106 @@ def test_endpoints_is_sniffed_and_bad_input_is_refused_in_one_line(sdeval, tmp_p
     bad.write_text(json.dumps(_summary(output_sequence_lengths={"total": 1.5, "avg": 1.5})))
     out = sdeval("import", "mlperf-endpoints", bad, "--arrangement", "target-only")
     assert (out.exit_code, out.stderr) == (2, f"sdeval: {bad}: output_sequence_lengths.total: not a whole number of tokens\n")
+
+
+# The published MLPerf Inference v6.1 result summary (mlcommons/inference_results_v6.1 at e777c7be,
+# closed/NVIDIA/results/VR-NVL72_VR-288GB_aarch64x72_TRT/deepseek-r1/Interactive/performance/
+# result_summary.json) is not in ../shared/real-outputs and is not copied here: this file has its
+# keys, their order and kinds (version 0.1.0, git_sha null, test_started_at, state, 30-bucket
+# histograms, early-stopping maps with a null below the p99.9 floor, poisson on the legacy LoadGen
+# window, no input_sequence_lengths or finish_reason_counts), with other numbers.
+V61_N = 3300
+
+
+def _v61_series(lo: int, hi: int, percentiles: dict, es: dict | None, total: int, avg: float) -> dict:
+    edges = [lo * (hi / lo) ** (i / 30) for i in range(31)]
+    out = {"total": total, "min": lo, "max": hi, "median": percentiles["50.0"], "avg": avg, "std_dev": (hi - lo) / 6, "percentiles": percentiles}
+    if es is not None:
+        out["early_stopping_percentiles"] = es
+    out["histogram"] = {"buckets": [[edges[i], edges[i + 1]] for i in range(30)], "counts": [V61_N // 30] * 30}
+    return out
+
+
+def _grid(p50: int, p90: int, p95: int, p99: int) -> dict:
+    return {
+        "99.9": float(p99 + 40_000_000),
+        "99.0": float(p99),
+        "97.0": float(p95 + 3_000_000),
+        "95.0": float(p95),
+        "90.0": float(p90),
+        "80.0": float(p90 - 20_000_000),
+        "75.0": float(p90 - 30_000_000),
+        "50.0": float(p50),
+        "25.0": float(p50 - 40_000_000),
+        "10.0": float(p50 - 60_000_000),
+        "5.0": float(p50 - 70_000_000),
+        "1.0": float(p50 - 80_000_000),
+    }
+
+
+def _v61_summary() -> dict:
+    ttft = _grid(250_000_000, 330_000_000, 360_000_000, 470_000_000)
+    tpot = {k: v / 25 for k, v in _grid(250_000_000, 290_000_000, 300_000_000, 310_000_000).items()}
+    latency = {k: v * 80 for k, v in ttft.items()}
+
+    def es(grid: dict) -> dict:
+        return {k: (None if k == "99.9" else v + 1_000_000) for k, v in grid.items() if float(k) >= 50}
+
+    return {
+        "version": "0.1.0",
+        "git_sha": None,
+        "test_started_at": 0,
+        "n_samples_issued": V61_N,
+        "n_samples_completed": V61_N,
+        "n_samples_failed": 0,
+        "duration_ns": 20_000_000_000,
+        "state": "complete",
+        "complete": True,
+        "ttft": _v61_series(120_000_000, 6_000_000_000, ttft, es(ttft), 3300 * 280_000_000, 280_000_000.0),
+        "tpot": _v61_series(4_000_000, 14_000_000, tpot, es(tpot), 3300 * 10_500_000, 10_500_000.0),
+        "latency": _v61_series(1_300_000_000, 270_000_000_000, latency, es(latency), 3300 * 39_000_000_000, 39_000_000_000.0),
+        "output_sequence_lengths": _v61_series(118, 20_006, {k: float(int(v) // 1_000_000) for k, v in ttft.items()}, None, V61_N * 400, 400.0),
+        "legacy_loadgen_window_duration_ns": 19_500_000_000,
+        "qps": V61_N / 19.5,
+        "tps": V61_N * 400 / 19.5,
+        "run_config": {
+            "load_pattern": {"type": "poisson", "target_qps": 170.0, "target_concurrency": None, "use_legacy_loadgen_qps_metrics": True},
+            "warmup": {"enabled": False, "n_requests": None, "salt": True, "drain": False, "warmup_random_seed": 42},
+            "scheduler_random_seed": 16159082839903944936,
+            "dataloader_random_seed": 2747215439041700203,
+        },
+    }
+
+
+def test_the_published_v61_shape_imports_with_its_percentile_method_and_early_stopping(sdeval, tmp_path):
+    """Before: the percentiles carried no method and the early-stopping estimates, the figures
+    MLPerf's latency limits are checked against, were dropped without a word."""
+    path = tmp_path / "result_summary.json"
+    path.write_text(json.dumps(_v61_summary(), indent=2))
+    run = _import(sdeval, path)
+    assert run["workload"] == {"num_requests": V61_N, "requests_sent": V61_N, "requests_failed": 0, "output_tokens_mean": 400.0}
+    assert run["load"] == {"request_rate": 170.0, "loop": "open"}
+    assert run["interval"]["duration_s"] == 20.0 and run["counts"]["emitted_tokens"] == V61_N * 400
+    assert "reported" not in run  # tps is over the legacy LoadGen window, not duration_ns
+    assert run["latency"]["ttft_ms"] == {"mean": 280.0, "p50": 250.0, "p90": 330.0, "p95": 360.0, "p99": 470.0, "method": "lower"}
+    assert run["latency"]["tpot_ms"] == {"mean": 10.5, "p50": 10.0, "p90": 11.6, "p95": 12.0, "p99": 12.4, "method": "lower"}
+    assert run["latency"]["e2e_ms"]["p99"] == 37_600.0 and run["latency"]["e2e_ms"]["method"] == "lower"
+    assert (
+        "MLPerf's early-stopping estimates (early_stopping_percentiles: upper bounds at 99% confidence, which MLPerf checks its "
+        "latency limits against, not the percentiles above): TTFT p90 331.0 ms, p95 361.0 ms, p99 471.0 ms; "
+        "TPOT p90 12.6 ms, p95 13.0 ms, p99 13.4 ms; latency p90 26401.0 ms, p95 28801.0 ms, p99 37601.0 ms."
+    ) in run["notes"]
+    assert "histogram" not in run["notes"]  # the latency histogram counts every completed request
+
+
+def test_a_v61_histogram_short_of_the_completed_requests_is_said_and_a_malformed_one_refused(sdeval, tmp_path):
+    data = _v61_summary()
+    data["latency"]["histogram"]["counts"][0] -= 1
+    path = tmp_path / "result_summary.json"
+    path.write_text(json.dumps(data))
+    assert "The latency histogram counts 3299 requests, not the 3300 completed" in _import(sdeval, path)["notes"]
+    data["ttft"]["histogram"]["counts"].pop()
+    path.write_text(json.dumps(data))
+    result = sdeval("import", "mlperf-endpoints", path, "--arrangement", "target-only")
+    assert result.exit_code == 2
+    assert "result_summary.json: ttft.histogram: not buckets and counts of the same length" in result.stderr

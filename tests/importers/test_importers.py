@@ -519,6 +519,7 @@ def outcome(processes, skip):
     fields["k_values"] = sorted(fields["k_values"])
     fields["draft_lengths"] = sorted(fields["draft_lengths"])
     fields["last"] = None if t.last is None else t.last.num_spec_steps
+    fields["per_request"] = sorted(f"{k}: {n}" for k, n in t.per_request.items() if n)
     return fields
 
 print(json.dumps({f"{p}-{skip}": outcome(p, skip) for p in (1, 3) for skip in (False, True)}))
@@ -944,7 +945,11 @@ def test_import_help_lists_every_format_with_the_versions_tested(sdeval):
         assert (row.tested or row.ran) and listed in shown, row.name
     # issue 37.6: the tools run in the tests are told apart from those read only on files
     assert "aiperf(run:AIPerf0.13.0;files:AIPerfJune2025to0.11.0)" in shown
-    assert "guidellm(run:guidellm0.8.1;files:guidellm0.3to0.7)" in shown
+    assert "guidellm(run:guidellm0.8.1;files:guidellm0.3to0.7;0.8.1response_metrics(constructedfiles))" in shown
+    # issue 40.4: the formats read only on files built to a tool's source shape say so
+    assert "trtllm-responses(files:TensorRT-LLMper-choicespeculative_decoding(PR#19311shape,constructedfilesonly))" in shown
+    assert "openai-responses(files:OpenAIPredictedOutputsusage(constructedfilesonly))" in shown
+    assert "mlperf-endpoints(files:MLPerfEndpoints0.1.0intheMLPerfInferencev6.1results'shape(constructedfiles))" in shown
     assert "genai-perf(files:GenAI-Perf2024to0.0.16dev" in shown and "llmperf(files:LLMPerf2023-08-31" in shown
 
 

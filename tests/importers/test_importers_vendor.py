@@ -270,7 +270,11 @@ def test_sglang_native_meta_info_sums_covered_requests_and_excludes_the_rest(sde
         "missing_metrics_as": "excluded",
     }
     assert run["workload"] == {"num_requests": 4}  # a batch line holds two requests
-    assert run["notes"] == "1 of 4 requests carried no speculative figures; their tokens are not in the counts."
+    assert run["notes"] == (
+        "1 of 4 requests carried no speculative figures; their tokens are not in the counts. "
+        "SGLang's own spec_accept_length is completion_tokens / spec_verify_ct (the first token, from the prefill, counted in), "
+        "not 1 + A / S: it is not read, and request_acceptance's length histogram is 1 + A / S from the requests' own counts."
+    )
     assert "reported" not in run
 
 
