@@ -311,10 +311,19 @@ def _response_time_speedup(ctx: Context, claim: Claim) -> Figure:
     return Figure(name, float(exact(theirs) / exact(ours)), "x", tuple(needs), Bounds.written(theirs) / Bounds.written(ours))
 
 
+def counted_requests(run: Run) -> int | None:
+    """N over the run's interval: a measured run's T is its windows' steady intervals, so its N is
+    the requests counted in them (record 1.3 steady_requests), not every completed request."""
+    windows = run.measurement.windows if run.measurement else None
+    if windows and all(w.steady_requests is not None for w in windows):
+        return sum(w.steady_requests or 0 for w in windows)
+    return run.workload.num_requests
+
+
 def request_rate(run: Run) -> Figure:
     """Completed requests per second over the run's interval (N / T)."""
     name = f"completed requests per second (N / T) of run {run.id}"
-    n, t = run.workload.num_requests, run.interval.duration_s
+    n, t = counted_requests(run), run.interval.duration_s
     needs = tuple((run.id, f) for f, v in (("workload.num_requests", n), ("duration_s", t)) if v is None)
     if n is None or t is None:  # what needs lists
         return Figure(name, None, "requests/s", needs)

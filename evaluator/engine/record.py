@@ -714,7 +714,7 @@ class MeasuredWindow(_Model):
     )
     steady_requests: Count | None = Field(
         default=None,
-        description="Record 1.3: completed requests counted in the window's steady interval (whole requests whose finishing chunk arrived inside it); the run's E and T for this repetition are theirs.",
+        description="Record 1.3: completed requests counted in the window's steady interval (whole requests whose finishing chunk arrived inside it), or every completed request where the window was too short for one and is counted whole; the run's E and T for this repetition are theirs, and N / T divides by them.",
     )
     loop_lag_ms_max: NonNegFloat | None = Field(
         default=None,

@@ -148,8 +148,10 @@ def measurement(
             reporting += len(hits)
             if salt:
                 allowance += sum(cache_allowance(r["salt"], endpoint) for r, _ in hits if r.get("salt"))
-        if (interval := counting_interval(measured, c)) is not None:
-            entry["steady_requests"] = sum(1 for r in measured if counted_in(r, interval))
+        # The requests E and T count, so that N / T divides like by like: those inside the steady
+        # interval, or every completed one where the window is counted whole.
+        interval = counting_interval(measured, c)
+        entry["steady_requests"] = sum(1 for r in measured if (counted_in(r, interval) if interval is not None else r["outcome"] == "completed"))
         steady = achieved_concurrency(measured, c)
         if steady is not None:
             achieved, entry["steady_share"] = steady

@@ -79,6 +79,14 @@ def test_warm_up_slots_hand_over_without_draining_and_the_run_counts_its_steady_
     assert 0 < len(counted) < len(measured)
     assert run["repetitions"][rep] == {"emitted_tokens": sum(r["completion_tokens"] for r in counted), "duration_s": round((end - start) * 1e6) / 1e6}
     assert run["measurement"]["windows"][rep]["steady_requests"] == len(counted)
+    # N / T divides like by like: the requests counted in the steady intervals, over those intervals
+    from evaluator.engine.claim_figures import request_rate
+    from evaluator.engine.record import Run
+
+    rate = request_rate(Run.model_validate(run))
+    n = sum(w["steady_requests"] for w in run["measurement"]["windows"])
+    assert n < run["workload"]["num_requests"]
+    assert rate.value == pytest.approx(n / run["interval"]["duration_s"])
     assert exact(run["interval"]["duration_s"]) == sum(exact(r["duration_s"]) for r in run["repetitions"])
     assert run["counts"]["emitted_tokens"] == sum(r["emitted_tokens"] for r in run["repetitions"])
     assert run["interval"]["start_event"].startswith("c measured requests are first in flight")
