@@ -66,8 +66,10 @@ def test_a_rebuild_killed_at_each_step_boundary_can_be_run_again(step, archive, 
     before = rows(archive)
     _lose_index(archive, request.getfixturevalue("pg_server") if archive.db else None)
     killed_at(archive, step, "rebuild")
+    # Atomic: before its commit a killed rebuild leaves no table at all; after it, the whole index.
+    assert tables(archive) == (set() if step != "committed" else INDEX_TABLES)
     if step != "committed":
-        # Half an index is never taken for the archive: every command points to rebuild.
+        # No index is never taken for an empty archive: every command points to rebuild.
         refused = archive.run("verify")
         assert refused.exit_code == 2 and "run `sdeval archive rebuild`" in refused.stderr, refused.stderr
         out = archive.run("rebuild")
@@ -76,6 +78,22 @@ def test_a_rebuild_killed_at_each_step_boundary_can_be_run_again(step, archive, 
     verifies(archive, 2)
     actions = [e["action"] for e in archive.run("log", "-f", "json").json()["entries"]]
     assert actions == ["init", "add", "add", "rebuild", "verify"]  # the killed rebuild's entry was never kept
+
+
+INDEX_TABLES = {"archive_meta", "anchors", "reports", "offers", "claims", "inputs", "action_log", "withdrawals", "last_verifications"}
+
+
+def tables(archive) -> set[str]:
+    """The index's tables as the database lists them (SQLite: without opening the index as sdeval would)."""
+    import sqlalchemy as sa
+
+    if archive.db is None and not (archive.root / "index.sqlite").exists():
+        return set()
+    engine = archive.engine()
+    try:
+        return set(sa.inspect(engine).get_table_names())
+    finally:
+        engine.dispose()
 
 
 @pytest.mark.slow
