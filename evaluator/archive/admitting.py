@@ -266,10 +266,11 @@ def _admit(archive: Archive, item: Staged, verified, user: str) -> Added:
                 seq = (last.seq if last else 0) + 1
                 report_id = archive.index.insert_report(w.conn, {**row, "log_seq": seq}, facts["offers"], facts["claims"], facts["inputs"])
                 # The report's number is in its entry, so `archive rebuild` gives it back the same one.
-                logged = w.append(
-                    time=when, user=user, action="add", detail={"source": source, "sha256": item.sha256, "report_id": report_id, "summary": summary}
-                )
+                # Admission is a full verification: the entry says so, and it is the report's last one.
+                detail = {"source": source, "sha256": item.sha256, "report_id": report_id, "verified": "passed", "summary": summary}
+                logged = w.append(time=when, user=user, action="add", detail=detail)
                 assert logged == seq
+                archive.index.record_verifications(w.conn, when, [(report_id, True, "passed")])
         except BaseException:
             # The row did not land, so neither does the file: unless the index cannot say (a
             # connection lost at commit), when the lock file left behind lets the next add decide.

@@ -14,7 +14,7 @@ The steps, in the order a command reaches them (STEPS lists them per command):
   indexed               add: a report's row committed and its lock file about to go
   anchor-requested      the authority's token received, not yet stored
   rebuild-verified      rebuild: the stored reports verified, no index table written yet
-  rebuild-initialized   rebuild: the new index's tables created, empty
+  rebuild-initialized   rebuild: the new index's tables made inside its one transaction, not committed
 """
 
 from __future__ import annotations

@@ -291,12 +291,16 @@ class Index:
         """Create the tables (or bring them up to date); the archive id the index holds, and
         whether this call created it."""
         with self.writing() as conn:
-            found = self.version(conn)
-            self._migrate(conn, found or 0)
-            if found is None:
-                conn.execute(sa.insert(meta), [{"key": "archive_id", "value": archive_id}, {"key": "created_at", "value": now}])
-                return archive_id, True
-            return self.meta_value(conn, "archive_id") or "", False
+            return self.create(conn, archive_id, now)
+
+    def create(self, conn: sa.Connection, archive_id: str, now: str) -> tuple[str, bool]:
+        """initialize's work inside the caller's transaction (rebuild: tables and rows commit together)."""
+        found = self.version(conn)
+        self._migrate(conn, found or 0)
+        if found is None:
+            conn.execute(sa.insert(meta), [{"key": "archive_id", "value": archive_id}, {"key": "created_at", "value": now}])
+            return archive_id, True
+        return self.meta_value(conn, "archive_id") or "", False
 
     def open_checked(self, archive_id: str, *, missing_hint: str = "run `sdeval archive init`") -> None:
         """The index exists, belongs to this archive folder and has the current schema (migrated if older)."""

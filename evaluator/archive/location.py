@@ -73,10 +73,12 @@ class Archive:
         self.index.close()
 
     @contextmanager
-    def writing(self, *, copying: list[action_log.Entry] | None = None) -> Iterator[LogWriter]:
+    def writing(self, *, copying: list[action_log.Entry] | None = None, created_at: str | None = None) -> Iterator[LogWriter]:
         """One index transaction under the folder's flock, its log entries also appended to
         log.jsonl; refused (nothing written) when the index's log and log.jsonl already differ.
-        `copying`: log.jsonl's entries, first copied into a new index's empty log (rebuild)."""
+        `copying`: log.jsonl's entries, first copied into a new index's empty log (rebuild), whose
+        tables (archive created at `created_at`) are made in this same transaction: a rebuild
+        commits its whole index in one step, or nothing of it."""
         lock = os.open(self.root, os.O_RDONLY)
         appended_at = None
         try:
@@ -84,6 +86,11 @@ class Archive:
             with self.index.writing() as conn:
                 writer = LogWriter(self, conn)
                 if copying is not None:
+                    assert created_at is not None, "a rebuild names when its archive was created"
+                    held, _ = self.index.create(conn, self.archive_id, created_at)
+                    if held != self.archive_id:
+                        raise IndexProblem(f"{self.index.shown}: holds another archive's index (id {held}); nothing was rebuilt")
+                    step("rebuild-initialized")
                     if self.index.last_entry(conn) is not None:
                         raise IndexProblem(f"{self.index.shown}: its log is not empty; nothing was rebuilt")
                     self.index.copy_log(conn, copying)

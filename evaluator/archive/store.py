@@ -20,7 +20,9 @@ write, removes part files and lock files whose flock nobody holds (their process
 for such a lock, the stored file if the index has no row for it: the add that put it there
 never reported success. A live add's files are never touched, because it holds their flocks.
 flock (not lockf): closing another descriptor of the same file must not drop the lock, and the
-kernel drops it when the process dies, however it dies.
+kernel drops it when the process dies, however it dies (with the verification workers it forked,
+which inherit the descriptor: a part file whose add is gone is abandoned even while one of them
+still finishes reading it).
 """
 
 from __future__ import annotations
@@ -207,7 +209,7 @@ class Store:
             except OSError:
                 return removed
             for path in leftovers:
-                if path.suffix == ".part" and _abandoned(path):
+                if path.suffix == ".part" and (_abandoned(path) or _maker_gone(path)):
                     _unlink_quietly(path)
                     removed.append(f"removed {path.relative_to(self.root)}: a copy an interrupted add left")
         for path in leftovers:
@@ -237,6 +239,26 @@ def _abandoned(path: Path) -> bool:
         raise
     finally:
         os.close(fd)
+
+
+def _maker_gone(part: Path) -> bool:
+    """True when the add named in the part file's name (SHA.PID.RANDOM.part) is no longer running.
+    Its flock may then still be held by a verification worker it forked (the worker inherited the
+    descriptor, and outlives a SIGKILLed add until it has finished its share); such a worker only
+    reads the copy, it never stores it, so the copy is abandoned. A reused PID keeps it (safe)."""
+    try:
+        pid = int(part.name.split(".")[1])
+    except (IndexError, ValueError):
+        return False
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # another user's live process
+        return False
+    return False
 
 
 def _same_file(fd: int, path: Path) -> bool:

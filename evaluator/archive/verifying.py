@@ -148,7 +148,8 @@ def rebuild(root: Path, db: str | None, *, workers: int | None = None) -> Rebuil
     index = Index(url)
     try:
         with index.reading() as conn:
-            # An index with tables but no log is one an interrupted rebuild created: carry on with it.
+            # An index with tables but no log is one an interrupted rebuild of an older sdeval created
+            # (this one makes its tables in the transaction that fills them): carry on with it.
             if index.version(conn) is not None and index.last_entry(conn) is not None:
                 raise ArchiveProblem(
                     f"{index.shown}: already holds an archive index; rebuild re-creates a missing one only (move this one aside first)"
@@ -207,10 +208,10 @@ def rebuild(root: Path, db: str | None, *, workers: int | None = None) -> Rebuil
         when, user = now_text(), current_user()
         recovered, verified_rows = [], []
         rebuild_seq = (kept[-1].seq if kept else 0) + 1
-        archive_id, _ = index.initialize(doc["archive_id"], kept[0].time if kept else now_text())
-        step("rebuild-initialized")
-        archive = Archive(root, archive_id, store, index, doc)
-        with archive.writing(copying=kept) as w:
+        # The tables, the rows and the log commit in one transaction (SQLite and PostgreSQL both
+        # make tables transactionally): a rebuild killed before its commit leaves no index at all.
+        archive = Archive(root, doc["archive_id"], store, index, doc)
+        with archive.writing(copying=kept, created_at=kept[0].time if kept else now_text()) as w:
             for row in anchor_rows:
                 index.add_anchor(w.conn, **row)
             next_id = max([int(d["report_id"]) for _, d in admissions if isinstance(d.get("report_id"), int)] + [0]) + 1

@@ -190,3 +190,34 @@ def test_a_read_only_archive_can_still_be_listed_and_verified(read_only, reports
     refused = _as_reader(archive_args("add", archive.root, archive.db, paths[0]))
     assert refused.returncode == 2
     assert refused.stderr == f"sdeval: {archive.root}: the archive is read-only here; nothing can be added\n"
+
+
+def _holding_flock(path: Path) -> subprocess.Popen:
+    """Another process holding the file's flock (as a verification worker a killed add forked holds
+    the staged copy it inherited), until it is killed."""
+    code = "import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True); time.sleep(600)"
+    holder = subprocess.Popen([sys.executable, "-c", code, str(path)], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+    return holder
+
+
+@pytest.mark.parametrize("db", ["sqlite"], indirect=True)
+def test_a_copy_whose_add_is_gone_is_cleared_though_its_worker_still_holds_it(archive, reports):
+    """SIGKILL ends an add, not the verification worker it forked, which holds the staged copy's
+    flock until it has finished: the next command clears the copy all the same, since the add named
+    in its name is gone; a copy whose add still runs is kept."""
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True)
+    tmp = archive.root / "tmp"
+    orphaned = tmp / f"{'a' * 64}.{gone.stdout.strip()}.0badcafe.part"
+    running = tmp / f"{'b' * 64}.{os.getppid()}.0badcafe.part"  # pytest's parent: alive for the whole test
+    holders = []
+    try:
+        for path in (orphaned, running):
+            path.write_bytes(b"%PDF-1.7 a staged copy")
+            holders.append(_holding_flock(path))
+        assert archive.run("log", "--check").exit_code == 0  # opening the archive clears what killed adds left
+        assert sorted(p.name for p in tmp.iterdir()) == [running.name]
+    finally:
+        for holder in holders:
+            holder.kill()
+            holder.wait()

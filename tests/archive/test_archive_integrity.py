@@ -268,8 +268,8 @@ def test_withdraw_marks_a_report_and_keeps_it(archive, reports, tmp_path):
     assert listed[0]["withdrawn"]["reason"] == "admitted in error: wrong offer"
     assert listed[0]["withdrawn"]["log_entry"] == 4 and listed[1]["withdrawn"] is None
     table = archive.run("list").stdout.splitlines()
-    assert table[1].split()[-3:] == ["never", "withdrawn", listed[0]["withdrawn"]["time"][:10]]
-    assert table[2].split()[-1] == "never"  # not withdrawn: the status column is empty
+    assert table[1].split()[-3:] == ["passed", "withdrawn", listed[0]["withdrawn"]["time"][:10]]
+    assert table[2].split()[-1] == "passed"  # not withdrawn: the status column is empty
     entry = archive.run("log", "-f", "json").json()["entries"][-1]
     assert (entry["action"], entry["detail"]["report_id"], entry["detail"]["reason"]) == ("withdraw", 1, "admitted in error: wrong offer")
     user = __import__("pwd").getpwuid(os.getuid()).pw_name
@@ -295,12 +295,17 @@ def test_withdraw_marks_a_report_and_keeps_it(archive, reports, tmp_path):
 def test_list_shows_each_reports_last_verification(archive, reports):
     first, second = reports.signed(), reports.signed()
     assert archive.run("add", first, second).exit_code == 0
-    assert [r["last_verification"] for r in archive.run("list", "-f", "json").json()["reports"]] == [None, None]
+    # `add` verified each in full: that is each one's last verification, as its log entry says
+    admissions = [e for e in archive.run("log", "-f", "json").json()["entries"] if e["action"] == "add"]
+    assert [(e["detail"]["report_id"], e["detail"]["verified"]) for e in admissions] == [(1, "passed"), (2, "passed")]
+    rows = archive.run("list", "-f", "json").json()["reports"]
+    assert [r["last_verification"] for r in rows] == [{"time": e["time"], "result": "passed", "reason": "passed"} for e in admissions]
+    assert "never" not in archive.run("list").stdout
     assert archive.run("verify", "1").exit_code == 0
     rows = archive.run("list", "-f", "json").json()["reports"]
     verify_entry = archive.run("log", "-f", "json").json()["entries"][-1]
     assert rows[0]["last_verification"] == {"time": verify_entry["time"], "result": "passed", "reason": "passed"}
-    assert rows[1]["last_verification"] is None
+    assert rows[1]["last_verification"]["time"] == admissions[1]["time"]
     path = archive.root / stored(second)
     os.chmod(path, 0o644)
     path.write_bytes(b"not the report")

@@ -4,6 +4,7 @@ the log) and resumed (`verify --since DATE`: only reports not passed since then)
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 
 import pytest
@@ -40,13 +41,20 @@ def test_a_shard_that_is_not_i_of_n_is_refused(archive, shard):
 
 @pytest.mark.parametrize("db", ["sqlite"], indirect=True)
 def test_since_verifies_only_what_has_not_passed_since(archive, reports):
-    assert archive.run("add", reports.signed(), reports.signed("offer-a")).exit_code == 0
+    second = reports.signed("offer-a")
+    assert archive.run("add", reports.signed(), second).exit_code == 0
     today = dt.datetime.now(dt.timezone.utc).date().isoformat()
-    assert json.loads(archive.run("verify", "--since", today, "-f", "json").stdout)["summary"]["reports"] == 2  # never verified
-    assert archive.run("add", reports.signed()).exit_code == 0
-    again = archive.run("verify", "--since", today, "-f", "json")
-    assert again.exit_code == 0
-    assert [r["id"] for r in again.json()["reports"]] == [3]  # only the report added since
+    # admission verified them in full today: nothing left to verify since today
+    assert json.loads(archive.run("verify", "--since", today, "-f", "json").stdout)["summary"]["reports"] == 0
     tomorrow = (dt.date.fromisoformat(today) + dt.timedelta(days=1)).isoformat()
-    assert [r["id"] for r in archive.run("verify", "--since", tomorrow, "-f", "json").json()["reports"]] == [1, 2, 3]
+    assert [r["id"] for r in archive.run("verify", "--since", tomorrow, "-f", "json").json()["reports"]] == [1, 2]
     assert logged_verifies(archive)[-1]["since"] == f"{tomorrow}T00:00:00+00:00"
+    # report 2 fails a verification: from then on, it is the one not passed since today
+    digest = hashlib.sha256(second.read_bytes()).hexdigest()
+    path = archive.root / "objects" / digest[:2] / f"{digest}.pdf"
+    path.chmod(0o644)
+    path.write_bytes(b"not the report")
+    assert archive.run("verify", "2").exit_code == 1
+    again = archive.run("verify", "--since", today, "-f", "json")
+    assert again.exit_code == 1
+    assert [r["id"] for r in again.json()["reports"]] == [2]
