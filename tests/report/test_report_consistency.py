@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
+import yaml
 from conftest import example
 from support.pdf_helpers import poppler
 
@@ -124,3 +125,24 @@ def test_the_terminal_says_the_same_refusal_across_loads(sdeval, tmp_path):
     out = sdeval("assess", path, "-r", example("requirements.yaml")).stdout
     row = next(line for line in out.splitlines() if line.split()[:2] == ["8", "eagle3-c8"])
     assert "refused: target-only-c8 is not on equal terms (workload.num_requests 96 vs 95)" in row
+
+
+def test_the_series_across_loads_takes_its_pairings_from_the_assessment(tmp_path):
+    # One place decides a run's baseline and a refused pairing (rules/assess.py); the buyer's series
+    # and the PDF's table both read it there. Before, across_loads.py worked the refusal out again.
+    from evaluator.buyer.judge import compare
+    from evaluator.buyer.profile import RequirementsProfile
+    from evaluator.pipeline import assess_paths
+
+    path = _refused(tmp_path)
+    (result,) = assess_paths([str(path)]).results
+    assert result.refused == {"eagle3-c8": "refused: target-only-c8 is not on equal terms (workload.num_requests 96 vs 95)"}
+    profile = RequirementsProfile.model_validate(yaml.safe_load(example("requirements.yaml").read_text()))
+    points = {p.run: p for series in compare(profile, [result]).series[str(path)] for p in series.points}
+    assert {run: (p.baseline_run, p.refused) for run, p in points.items()} == {run: (result.baseline[run], result.refused.get(run)) for run in points}
+    # The series says what the assessment decided, whatever it decided.
+    result.refused["eagle3-c8"] = "refused: as the assessment words it"
+    result.baseline["eagle3-c64"] = "target-only-c1"
+    points = {p.run: p for series in compare(profile, [result]).series[str(path)] for p in series.points}
+    assert points["eagle3-c8"].refused == "refused: as the assessment words it"
+    assert points["eagle3-c64"].baseline_run == "target-only-c1"
