@@ -13,9 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
-from ..engine.metrics import RunMetrics
 from ..engine.wording import column, num
+
+if TYPE_CHECKING:
+    from ..engine.metrics import RunMetrics  # only read here: present/ computes no figure
 
 # RunMetrics fields shown in the accounting, in the terminal table's column order.
 FIELDS = (
@@ -34,7 +37,7 @@ FIELDS = (
 MILLISECONDS = 3
 
 
-def run_columns(metrics: Sequence[RunMetrics], *, fine: bool = False) -> list[dict[str, str]]:
+def run_columns(metrics: Sequence["RunMetrics"], *, fine: bool = False) -> list[dict[str, str]]:
     """Per run (in the order given), each field's figure as its column writes it; "-" where the run has none."""
     columns = {}
     for name in FIELDS:
