@@ -6,6 +6,11 @@ __version__ = "0.2.0.dev0"
 # (and anything else that only names them) loads no model. evaluator.engine.record and evaluator.rules
 # re-export them; bump them there, in this file.
 RECORD_VERSION = "1.1"
+# Every record version this release reads, and the one `sdeval measure` writes (its runs carry
+# what only a measurement has). evaluator.engine.record.READ_VERSIONS and
+# evaluator.measure.build.RECORD_VERSION must equal these (tests/cli/test_cli.py checks).
+READ_RECORD_VERSIONS = ("1.0", "1.1", "1.2", "1.3")
+MEASURED_RECORD_VERSION = "1.3"
 # Bumped whenever a rule is added, removed, or changes what it fires on: an archived
 # assessment names the catalog version it was made with.
 RULE_CATALOG_VERSION = "1.6"

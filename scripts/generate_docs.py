@@ -5,6 +5,9 @@ never drifts from the catalog or the schemas.
 
     .venv/bin/python scripts/generate_docs.py          # rewrite the pages
     .venv/bin/python scripts/generate_docs.py --check  # exit 1 and name the stale pages
+
+It also writes the test suite's counts into docs/development.md (between its `test counts` markers),
+from pytest's own collection of tests/ (about 40 s): tests/project/test_docs_newcomer.py checks them.
 """
 
 from __future__ import annotations
@@ -127,10 +130,60 @@ def pages() -> dict[str, str]:
     }
 
 
+# docs/development.md's sentence on the suite's size, between these markers, is written from
+# pytest's collection (collected_tests); the markers are those of pyproject.toml.
+COUNTS_START = "<!-- test counts: written by scripts/generate_docs.py from pytest's collection -->"
+COUNTS_END = "<!-- /test counts -->"
+MARKERS = ("pdf", "browser", "property", "archive", "slow")
+_COLLECT = """
+import json, sys, pytest
+class Markers:
+    def pytest_collection_finish(self, session):
+        self.items = [sorted({m.name for m in item.iter_markers()}) for item in session.items]
+found = Markers()
+code = pytest.main(["--collect-only", "-qq", "-p", "no:cacheprovider", "tests"], plugins=[found])
+with open(sys.argv[1], "w") as out:
+    json.dump({"exit": int(code), "items": getattr(found, "items", None)}, out)
+"""
+
+
+def collected_tests() -> dict[str, int]:
+    """The tests pytest collects from tests/, in all, per marker, and without any marker (--fast)."""
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "collected.json"
+        subprocess.run([sys.executable, "-c", _COLLECT, str(out)], cwd=ROOT, capture_output=True, check=False)
+        result = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {"exit": -1, "items": None}
+    if result["exit"] != 0 or result["items"] is None:
+        raise SystemExit("generate_docs: pytest could not collect tests/ (run .venv/bin/python -m pytest --collect-only)")
+    items = result["items"]
+    counts = {"all": len(items), **{m: sum(m in marks for marks in items) for m in MARKERS}}
+    counts["fast"] = sum(not set(MARKERS) & set(marks) for marks in items)
+    return counts
+
+
+def counts_sentence(counts: dict[str, int]) -> str:
+    marked = ", ".join(f"`{m}` {counts[m]:,}" for m in MARKERS)
+    return (
+        f"{COUNTS_START}The suite holds {counts['all']:,} tests as pytest collects them ({marked}; a test may carry"
+        f" two markers); `scripts/test --fast` runs the {counts['fast']:,} with none of them.{COUNTS_END}"
+    )
+
+
+def development_page(counts: dict[str, int]) -> str:
+    text = (DOCS / "development.md").read_text(encoding="utf-8")
+    start, end = text.index(COUNTS_START), text.index(COUNTS_END) + len(COUNTS_END)
+    return text[:start] + counts_sentence(counts) + text[end:]
+
+
 def main(argv: list[str]) -> int:
     sys.path.insert(0, str(ROOT))
     stale = []
-    for name, text in pages().items():
+    generated = dict(pages())
+    generated["development.md"] = development_page(collected_tests())
+    for name, text in generated.items():
         path = DOCS / name
         if "--check" in argv:
             if not path.exists() or path.read_text(encoding="utf-8") != text:

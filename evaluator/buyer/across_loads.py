@@ -15,11 +15,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ..engine.baselines import baseline_for, refused_pairing
 from ..engine.context import Context
 from ..engine.metrics import RunMetrics, speedup
 from ..engine.record import Run
 from ..engine.wording import num
+from ..rules.results import FileAssessment
 
 
 @dataclass(frozen=True)
@@ -136,13 +136,16 @@ def offered_runs(ctx: Context) -> list[Run]:
 
 def series_for_offer(
     ctx: Context,
+    assessed: FileAssessment,
     established: Callable[[Run], bool],
     baseline_of: Callable[[Run], tuple[str, RunMetrics] | None] | None = None,
 ) -> list[Series]:
     """Per offered configuration, every run with a stated concurrency, in concurrency order.
 
     `established(run)` says whether a run's evidence counts; `baseline_of(run)` returns the
-    baseline run's id and metrics, and defaults to the offer's own (figures.baseline_for).
+    baseline run's id and metrics, and defaults to the offer's own: the baseline the assessment
+    paired each run with, or the pairing it refused and why (`assessed.baseline` and
+    `assessed.refused`, decided once in rules/assess.py, so the terminal and the PDF agree).
     """
     by_config: dict[str, list[LoadPoint]] = {}
     for run in offered_runs(ctx):
@@ -150,8 +153,8 @@ def series_for_offer(
             continue
         m = ctx.metrics[run.id]
         if baseline_of is None:
-            own = baseline_for(ctx, run) if run.arrangement == "speculative" else None
-            base = (own.id, ctx.metrics[own.id]) if own is not None else None
+            own = assessed.baseline.get(run.id)
+            base = (own, ctx.metrics[own]) if own is not None else None
         else:
             base = baseline_of(run)
         base_id, bm = base if base is not None else (None, None)
@@ -164,7 +167,7 @@ def series_for_offer(
                 bm.emitted_tokens_per_s if bm else None,
                 speedup(m, bm) if bm else None,
                 established(run),
-                refused_pairing(ctx, run) if baseline_of is None and base is None else None,
+                assessed.refused.get(run.id) if baseline_of is None and base is None else None,
             )
         )
     out = []

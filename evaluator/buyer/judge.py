@@ -110,7 +110,7 @@ def _judge(profile: RequirementsProfile, req: Requirement, offer: OfferEvidence,
 
 def _series(offer: OfferEvidence, baseline: OfferEvidence | None) -> list[Series]:
     if baseline is None or baseline is offer:
-        return series_for_offer(offer.context, offer.established)
+        return series_for_offer(offer.context, offer.result, offer.established)
 
     def from_baseline_offer(run: Run) -> tuple[str, RunMetrics] | None:
         for other in offered_runs(baseline.context):
@@ -118,7 +118,7 @@ def _series(offer: OfferEvidence, baseline: OfferEvidence | None) -> list[Series
                 return other.id, baseline.context.metrics[other.id]
         return None
 
-    return series_for_offer(offer.context, offer.established, from_baseline_offer)
+    return series_for_offer(offer.context, offer.result, offer.established, from_baseline_offer)
 
 
 def _standing(offer: OfferEvidence, cells: list[Cell], name: str) -> Standing:

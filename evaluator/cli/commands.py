@@ -130,9 +130,13 @@ def _finish(assessed) -> typer.Exit:
 
 def _version(value: bool) -> None:
     if value:
-        from .. import RECORD_VERSION, RULE_CATALOG_VERSION
+        from .. import MEASURED_RECORD_VERSION, READ_RECORD_VERSIONS, RECORD_VERSION, RULE_CATALOG_VERSION
 
-        typer.echo(f"sdeval {__version__} (record format {RECORD_VERSION}, rule catalog {RULE_CATALOG_VERSION})")
+        reads = f"{READ_RECORD_VERSIONS[0]}-{READ_RECORD_VERSIONS[-1]}"
+        typer.echo(
+            f"sdeval {__version__} (reads records {reads}, writes {RECORD_VERSION}; "
+            f"measure writes {MEASURED_RECORD_VERSION}; rule catalog {RULE_CATALOG_VERSION})"
+        )
         raise typer.Exit(EXIT_OK)
 
 

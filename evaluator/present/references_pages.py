@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..engine.wording import num
+from ..engine.wording import column, num
 from .references_text import OUTCOME_WORDS
 
 FIELD_NAMES = {
@@ -22,15 +22,22 @@ FIELD_NAMES = {
 }
 
 
-def _row(row: dict[str, Any]) -> dict[str, Any]:
+def _rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A claim's independent rows; the Figure and the Ratio column each with one precision (wording.column)."""
+    figures = column([None if r["figure"] is None else r["figure"]["value"] for r in rows])
+    ratios = column([r["ratio"] for r in rows], "x")
+    return [_row(r, figure, ratio) for r, figure, ratio in zip(rows, figures, ratios)]
+
+
+def _row(row: dict[str, Any], figure_text: str, ratio_text: str) -> dict[str, Any]:
     figure = row["figure"]
     return {
         "match": "same key" if row["match"] == "same-key" else "partial",
         "row": f"{row['references']} {row['row']}",
-        "figure": "-" if figure is None else num(figure["value"]),
+        "figure": figure_text,
         "unit": "" if figure is None else figure["unit"],
         "definition": "" if figure is None else figure["definition"],
-        "ratio": "-" if row["ratio"] is None else num(row["ratio"], "x"),
+        "ratio": ratio_text,
         "differs": row["differs"],
         "unpublished": ", ".join(row["unpublished"]),
         "source": row["source"],
@@ -58,7 +65,7 @@ def independent_context(document: dict[str, Any], file: str) -> dict[str, Any] |
                 "not_compared": c["not_compared"],
                 "outcome": OUTCOME_WORDS.get(c["outcome"]),
                 "key": key,
-                "rows": [_row(r) for r in c["rows"]],
+                "rows": _rows(c["rows"]),
             }
         )
     sources = [

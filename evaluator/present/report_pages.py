@@ -22,6 +22,7 @@ from ..rules import lookup
 from ..rules.addressee import to_whom
 from .buyer_pages import RuleOf, fit_context
 from .charts import Series, bar_chart, line_chart
+from .run_columns import run_columns
 
 if TYPE_CHECKING:
     from ..engine.metrics import RunMetrics
@@ -192,7 +193,10 @@ def _file(r: FileAssessment, name: str, rule_of: RuleOf, entry: dict[str, Any]) 
     out["notes_everywhere"] = sorted({f.code for f in r.findings if id(f) in everywhere})
     in_claims = {f for c in r.claims for f in c.findings if not _shared_note(f, c.id)}
     out["other_findings"] = [_finding(f, rule_of, explained) for f in r.findings if f not in in_claims]
-    out["accounting"] = [_accounting(run, r.metrics[run.id]) for run in rec.runs if run.id in r.metrics]
+    measured = [run for run in rec.runs if run.id in r.metrics]
+    # One precision per figure across the runs (run_columns): T reads 640.000, 291.888 s on every run's table.
+    figures = run_columns([r.metrics[run.id] for run in measured], fine=True)
+    out["accounting"] = [_accounting(run, r.metrics[run.id], cells) for run, cells in zip(measured, figures)]
     runs = {run["run"]: run for run in entry.get("runs", [])}
     out["throughput"] = _throughput(rec, r, runs)
     out["histograms"] = _histograms(rec, runs)
@@ -275,35 +279,46 @@ def _quality(rec: EvidenceRecord) -> dict[str, Any] | None:
     }
 
 
-def _count(value: int | None) -> str:
-    return "not stated" if value is None else num(value)
-
-
-def _rate(numerator: str, denominator: str, value: float | None, unit: str = "") -> tuple[str, str]:
-    """(the division as written, its result): shown on two lines so neither wraps mid-figure."""
+def _rate(numerator: str, denominator: str, value: float | None, written: str, unit: str = "") -> tuple[str, str]:
+    """(the division as written, its result as its column writes it): on two lines so neither wraps mid-figure."""
     if value is None:
         return "", "cannot be computed"
-    return f"{numerator} / {denominator}", f"= {num(value, unit)}"
+    return f"{numerator} / {denominator}", f"= {written}" + (f" {unit}" if unit else "")
 
 
-def _accounting(run: Run, m: RunMetrics) -> dict[str, Any]:
-    """SD-201's layout: the five counts, then each rate over its own denominator."""
-    s, p, a, e = (_count(x) for x in (m.verification_steps, m.proposed_drafts, m.accepted_drafts, m.emitted_tokens))
-    t = "not stated" if m.duration_s is None else f"{m.duration_s:g} s"
+def _accounting(run: Run, m: RunMetrics, cells: dict[str, str]) -> dict[str, Any]:
+    """SD-201's layout: the five counts, then each rate over its own denominator; every figure as
+    its kind is written for every run of the record (`cells`, present/run_columns.py)."""
+
+    def stated(name: str) -> str:
+        return "not stated" if getattr(m, name) is None else cells[name]
+
+    s, p, a, e = (stated(name) for name in ("verification_steps", "proposed_drafts", "accepted_drafts", "emitted_tokens"))
+    t = "not stated" if m.duration_s is None else f"{cells['duration_s']} s"
     counts = [
         ("S", "verification steps", s),
         ("P", "proposed draft tokens", p),
         ("A", "accepted draft tokens", a),
-        ("B", "bonus / correction tokens", _count(m.bonus_tokens)),
+        ("B", "bonus / correction tokens", stated("bonus_tokens")),
         ("E", "emitted output tokens", e),
         ("T", "measured interval", t),
     ]
     rates = [
-        ("draft acceptance rate", "per proposed token", *_rate(a, p, m.acceptance_rate), False),
-        ("mean acceptance length", "per verification step", *_rate(a, s, m.mean_acceptance_length), False),
-        ("output throughput", "per second (the only speed)", *_rate(e, t, m.emitted_tokens_per_s, "tokens/s"), True),
-        ("accepted draft tokens/s", "per second, not output", *_rate(a, t, m.accepted_tokens_per_s, "tokens/s"), False),
-        ("proposed draft tokens/s", "per second, not output", *_rate(p, t, m.proposed_tokens_per_s, "tokens/s"), False),
+        ("draft acceptance rate", "per proposed token", *_rate(a, p, m.acceptance_rate, cells["acceptance_rate"]), False),
+        ("mean acceptance length", "per verification step", *_rate(a, s, m.mean_acceptance_length, cells["mean_acceptance_length"]), False),
+        ("output throughput", "per second (the only speed)", *_rate(e, t, m.emitted_tokens_per_s, cells["emitted_tokens_per_s"], "tokens/s"), True),
+        (
+            "accepted draft tokens/s",
+            "per second, not output",
+            *_rate(a, t, m.accepted_tokens_per_s, cells["accepted_tokens_per_s"], "tokens/s"),
+            False,
+        ),
+        (
+            "proposed draft tokens/s",
+            "per second, not output",
+            *_rate(p, t, m.proposed_tokens_per_s, cells["proposed_tokens_per_s"], "tokens/s"),
+            False,
+        ),
     ]
     name, per, division, result, output = rates[1]
     rates[1] = (name, per, f"1 + {division}" if division else "", result, output)

@@ -13,6 +13,7 @@ from .._infra.safe_text import shown
 from ..engine.wording import VERDICT_TEXT, column, interval_text, num
 from ..rules import REGISTRY
 from ..rules.results import FileAssessment, Finding
+from .run_columns import FIELDS, run_columns
 
 if TYPE_CHECKING:
     from ..buyer.results import Comparison
@@ -140,30 +141,15 @@ def _accounting(r: FileAssessment) -> list[str]:
     metrics = list(r.metrics.values())
     if not metrics:  # claims sent with no runs (evidence-missing says so)
         return []
-    # One column each, every row with the same decimals (wording.column).
-    columns = [
-        column([getattr(m, name) for m in metrics])
-        for name in (
-            "verification_steps",
-            "proposed_drafts",
-            "accepted_drafts",
-            "bonus_tokens",
-            "emitted_tokens",
-            "acceptance_rate",
-            "mean_acceptance_length",
-            "emitted_tokens_per_s",
-            "accepted_tokens_per_s",
-            "proposed_tokens_per_s",
-        )
-    ]
-    durations = column([m.duration_s for m in metrics])  # one precision for the column, as every other (JSON keeps T exact)
+    # One precision per column, every row with the same decimals (run_columns, as the PDF).
+    cells = run_columns(metrics)
     rows: list[tuple[str, ...]] = [header]
     for k, m in enumerate(metrics):
         spread = "-"
         if m.spread is not None:
             low, high = column([m.spread.minimum, m.spread.maximum])
             spread = f"{m.spread.repetitions} reps, {low}-{high}"
-        rows.append((shown(m.run), *(c[k] for c in columns[:5]), durations[k], *(c[k] for c in columns[5:]), spread))
+        rows.append((shown(m.run), *(cells[k][name] for name in FIELDS), spread))
     widths = [max(len(row[k]) for row in rows) for k in range(len(header))]
     lines = ["  accounting per run (E/T is the output throughput; A/P and 1+A/S are diagnostics):"]
     for row in rows:

@@ -117,7 +117,8 @@
 
   function isItem(el) { return el.classList.contains("item"); }
 
-  function listItems(list) { return Array.prototype.slice.call(list.querySelector(":scope > .items").children); }
+  // A list's items in order, folded ones and those inside a fold group included.
+  function listItems(list) { return Array.prototype.slice.call(list.querySelectorAll(":scope > .items > .item, :scope > .items > .fold-group > .item")); }
 
   function selection(el) { return JSON.parse(el.dataset.order || "[]"); }
 
@@ -197,6 +198,7 @@
     }
     if (node === "list") {
       if (!Array.isArray(value) || !value.length) return keep();
+      if (value.length > FOLD_AFTER) { foldItems(el, value); return; }
       value.forEach(function (entry) { fill(addItem(el), entry); });
       return;
     }
@@ -239,7 +241,7 @@
     const fragment = list.querySelector(":scope > template").content.cloneNode(true);
     const item = fragment.firstElementChild;
     const items = list.querySelector(":scope > .items");
-    if (after) items.insertBefore(fragment, after.nextSibling); else items.appendChild(fragment);
+    if (after) after.parentNode.insertBefore(fragment, after.nextSibling); else items.appendChild(fragment);
     item.querySelectorAll("[data-node=choices],[data-node=picks]").forEach(function (g) { g.dataset.order = "[]"; });
     return item;
   }
@@ -252,6 +254,7 @@
   }
 
   function idOf(item) {
+    if (item.classList.contains("folded")) return item.dataset.id || "";
     const input = childNodes(item).filter(function (c) { return c.dataset.key === "id"; })[0];
     return input ? input.value : "";
   }
@@ -336,6 +339,12 @@
         });
         if (node === "list") {
           const label = el.dataset.itemLabel;
+          el.querySelectorAll(":scope > .items > .fold-group").forEach(function (group) {
+            const inGroup = group.querySelectorAll(":scope > .item");
+            if (!inGroup.length) return;
+            const first = children.indexOf(inGroup[0]) + 1, last = children.indexOf(inGroup[inGroup.length - 1]) + 1;
+            group.querySelector(":scope > summary > .fold-title").textContent = label + " " + first + "\u2013" + last;
+          });
           children.forEach(function (item, i) {
             const id = idOf(item);
             item.querySelector(".item-title").textContent = label + " " + (i + 1) + (id ? ": " + isolated(id) : "");
@@ -638,7 +647,7 @@
     const parts = [];
     for (let node = el; node && node !== form; node = node.parentElement.closest("[data-node]")) {
       let text = "";
-      if (node.classList.contains("item")) text = node.querySelector(":scope > legend .item-title").textContent;
+      if (node.classList.contains("item")) text = node.querySelector(":scope > legend .item-title, :scope > summary .item-title").textContent;
       else if (node.dataset.node === "list" && node !== el) text = "";  // its item's title says it ("Run 1")
       else if (node.dataset.node === "object" || node.dataset.node === "list") {
         const heading = node.querySelector(":scope > legend, :scope > .list-title") || (node.closest("section") && node.parentElement.closest("[data-node]") === form ? node.closest("section").querySelector("h2") : null);
@@ -659,6 +668,7 @@
     const list = document.getElementById("findings-list");
     list.innerHTML = "";
     let waiting = 0;
+    const listed = [];
     all.forEach(function (f) {
       const target = targetFor(f.path);
       if (f.code === "schema" && !isTouched(target)) { waiting++; return; }
@@ -682,7 +692,7 @@
       go.href = "#" + (target.id || "record");
       go.textContent = fieldName(target) + ": " + isolated(f.message);
       go.title = f.path || "/";
-      go.addEventListener("click", function (ev) { ev.preventDefault(); reveal(target); });
+      go.addEventListener("click", function (ev) { ev.preventDefault(); reveal(target, f.path); });
       const code = document.createElement("span");
       code.className = "code";
       code.textContent = f.code;
@@ -690,16 +700,17 @@
       item.appendChild(code);
       item.appendChild(document.createTextNode(" "));
       item.appendChild(go);
-      list.appendChild(item);
+      listed.push({ finding: f, item: item, target: target });
     });
-    const listed = all.length - waiting;
+    listFindings(list, listed);
+    countInFolds(listed);
     let summary;
     if (!all.length) {
       summary = SERVED ? (answer ? "sdeval finds no problems in this record." : "Asking sdeval\u2026")
         : "No problems found in the schema or the counts. The verdict needs sdeval: sdeval validate on the saved file checks every rule.";
     }
     else if (!waiting) summary = severities(all) + ".";
-    else summary = (listed ? severities(all.filter(function (f) { return !(f.code === "schema" && !isTouched(targetFor(f.path))); })) + "; " : "") +
+    else summary = (listed.length ? severities(all.filter(function (f) { return !(f.code === "schema" && !isTouched(targetFor(f.path))); })) + "; " : "") +
       waiting + (waiting === 1 ? " field is" : " fields are") + " still to fill in or fix: shown as you reach them, and all at once when you save.";
     document.getElementById("findings-summary").textContent = summary;
     showExtras();
@@ -707,13 +718,118 @@
 
   // The counts by severity, in the words `sdeval assess` uses: "1 error, 2 warnings, 1 info".
   function severities(list) {
-    const count = function (sev) { return list.filter(function (f) { return (f.severity || "error") === sev; }).length; };
+    const e = tally(list, "error");
+    return (e ? "" : "No problems: ") + counted(list);
+  }
+  function tally(list, sev) { return list.filter(function (f) { return (f.severity || "error") === sev; }).length; }
+  function counted(list) {
     const parts = [];
-    const e = count("error"), w = count("warning"), i = count("info");
+    const e = tally(list, "error"), w = tally(list, "warning"), i = tally(list, "info");
     if (e) parts.push(e + (e === 1 ? " error" : " errors"));
     if (w) parts.push(w + (w === 1 ? " warning" : " warnings"));
     if (i) parts.push(i + " info");
-    return (e ? "" : "No problems: ") + parts.join(", ");
+    return parts.join(", ");
+  }
+
+  // ------------------------------------------------------------ folds
+
+  // A record with many entries in a list (a 5,000-run capture) would make a page hundreds of
+  // thousands of pixels tall: past FOLD_AFTER entries a loaded list is shown folded, GROUP_SIZE
+  // entries to a closed group, each entry a closed summary whose fields are built when it is
+  // opened (until then it keeps its value as written, and is saved as it came). Each summary
+  // counts the problems inside it. Past PROBLEMS_FOLD_AFTER problems, the list of problems is grouped
+  // by code, each group closed and counted.
+  const FOLD_AFTER = 20, GROUP_SIZE = 50, PROBLEMS_FOLD_AFTER = 50;
+
+  function foldSummary(title) {
+    const summary = document.createElement("summary");
+    const heading = document.createElement("span");
+    heading.className = title;
+    const count = document.createElement("span");
+    count.className = "fold-count";
+    summary.appendChild(heading);
+    summary.appendChild(document.createTextNode(" "));
+    summary.appendChild(count);
+    return summary;
+  }
+
+  function foldItems(list, values) {
+    const items = list.querySelector(":scope > .items");
+    for (let start = 0; start < values.length; start += GROUP_SIZE) {
+      const group = document.createElement("details");
+      group.className = "fold-group";
+      group.appendChild(foldSummary("fold-title"));
+      values.slice(start, start + GROUP_SIZE).forEach(function (value) { group.appendChild(foldedItem(value)); });
+      items.appendChild(group);
+    }
+  }
+
+  function foldedItem(value) {
+    const item = document.createElement("details");
+    item.className = "obj item folded";
+    item.dataset.node = "object";
+    item.dataset.keep = stringify(value);
+    if (isObject(value) && typeof value.id === "string") item.dataset.id = value.id;
+    item.appendChild(foldSummary("item-title"));
+    const err = document.createElement("p");
+    err.className = "err";
+    err.hidden = true;
+    item.appendChild(err);
+    item.addEventListener("toggle", function () { if (item.open) unfold(item); });
+    return item;
+  }
+
+  // A folded entry opened: its fields built from the list's own template and filled with its value.
+  function unfold(item) {
+    if (!item.isConnected || !item.classList.contains("folded")) return;
+    const list = item.closest("[data-node=list]");
+    const fresh = list.querySelector(":scope > template").content.cloneNode(true).firstElementChild;
+    fresh.querySelectorAll("[data-node=choices],[data-node=picks]").forEach(function (g) { g.dataset.order = "[]"; });
+    item.replaceWith(fresh);
+    fill(fresh, parseRecord(item.dataset.keep));
+    renumber();
+    refreshRefs();
+    openDetailsWithData(fresh);
+    show(findings);
+    const first = fresh.querySelector("input:not([readonly]),select,textarea");
+    if (first) first.focus();
+  }
+
+  function listFindings(list, listed) {
+    if (listed.length <= PROBLEMS_FOLD_AFTER) {
+      listed.forEach(function (x) { list.appendChild(x.item); });
+      return;
+    }
+    const byCode = {};
+    listed.forEach(function (x) { (byCode[x.finding.code] = byCode[x.finding.code] || []).push(x); });
+    Object.keys(byCode).forEach(function (code) {
+      const group = document.createElement("li");
+      group.className = "finding-group";
+      const fold = document.createElement("details");
+      const summary = foldSummary("code");
+      summary.querySelector(".code").textContent = code;
+      summary.querySelector(".fold-count").textContent = counted(byCode[code].map(function (x) { return x.finding; }));
+      fold.appendChild(summary);
+      const inner = document.createElement("ul");
+      byCode[code].forEach(function (x) { inner.appendChild(x.item); });
+      fold.appendChild(inner);
+      group.appendChild(fold);
+      list.appendChild(group);
+    });
+  }
+
+  function countInFolds(listed) {
+    const inside = new Map();
+    listed.forEach(function (x) {
+      [x.target.closest(".folded"), x.target.closest(".fold-group")].forEach(function (fold) {
+        if (fold) { if (!inside.has(fold)) inside.set(fold, []); inside.get(fold).push(x.finding); }
+      });
+    });
+    form.querySelectorAll(".folded, .fold-group").forEach(function (fold) {
+      const found = inside.get(fold) || [];
+      fold.querySelector(":scope > summary > .fold-count").textContent = found.length ? "(" + counted(found) + ")" : "(no problems)";
+      fold.dataset.severity = tally(found, "error") ? "error" : tally(found, "warning") ? "warning" : found.length ? "info" : "none";
+    });
   }
 
   function showExtras() {
@@ -749,7 +865,10 @@
     });
   }
 
-  function reveal(el) {
+  function reveal(el, path) {
+    // A problem inside a folded item: its fields are built first, then the field itself is shown.
+    const folded = el.closest(".folded");
+    if (folded) { unfold(folded); el = targetFor(path); }
     for (let d = el.closest("details"); d; d = d.parentElement.closest("details")) d.open = true;
     const focusable = el.matches("input,select,textarea") ? el : el.querySelector("input,select,textarea,button");
     el.scrollIntoView({ block: "center" });
@@ -862,8 +981,8 @@
     try { localStorage.setItem(STORAGE_KEY, JSON.stringify({ at: new Date().toISOString(), record: stringify(value), touched: Object.keys(touched), from: startedFrom() })); } catch (e) { /* storage full or off */ }
   }
 
-  function openDetailsWithData() {
-    form.querySelectorAll("details").forEach(function (d) {
+  function openDetailsWithData(root) {
+    (root || form).querySelectorAll("details.optional").forEach(function (d) {
       const obj = d.querySelector("[data-node]");
       d.open = d.open || collect(obj) !== undefined;
     });

@@ -403,7 +403,7 @@ def test_version_and_shell_completion(sdeval):
     from evaluator import __version__
 
     version = sdeval("--version")
-    assert version.exit_code == 0 and version.stdout.startswith(f"sdeval {__version__} (record format {RECORD_VERSION}, rule catalog ")
+    assert version.exit_code == 0 and version.stdout.startswith(f"sdeval {__version__} (reads records 1.0-1.3, writes {RECORD_VERSION}; ")
     # The way the README documents it, which does not depend on detecting the shell.
     env = {**os.environ, "_SDEVAL_COMPLETE": "source_bash"}
     script = subprocess.run([str(Path(sys.executable).parent / "sdeval")], capture_output=True, text=True, env=env)
@@ -411,6 +411,29 @@ def test_version_and_shell_completion(sdeval):
     env.update(_SDEVAL_COMPLETE="complete_bash", COMP_WORDS="sdeval assess --fo", COMP_CWORD="2")
     words = subprocess.run([str(Path(sys.executable).parent / "sdeval")], capture_output=True, text=True, env=env)
     assert words.stdout.split() == ["--format", "--force"]
+
+
+def test_version_names_the_records_it_reads_and_writes_as_the_code_and_the_changelog_do(sdeval):
+    # Before: "record format 1.1" alone, while measure wrote 1.2 and every command read 1.0 to 1.3.
+    import typing
+
+    from evaluator import MEASURED_RECORD_VERSION, READ_RECORD_VERSIONS, RULE_CATALOG_VERSION, __version__
+    from evaluator.engine.record import READ_VERSIONS, EvidenceRecord
+    from evaluator.measure.build import RECORD_VERSION as MEASURE_WRITES
+
+    # The constants --version prints are the ones the reader and measure use.
+    assert READ_RECORD_VERSIONS == READ_VERSIONS
+    assert READ_RECORD_VERSIONS == typing.get_args(EvidenceRecord.model_fields["record_version"].annotation)
+    assert MEASURED_RECORD_VERSION == MEASURE_WRITES
+    assert sdeval("--version").stdout == (
+        f"sdeval {__version__} (reads records 1.0-1.3, writes {RECORD_VERSION}; "
+        f"measure writes {MEASURE_WRITES}; rule catalog {RULE_CATALOG_VERSION})\n"
+    )
+    # ... and what the newest CHANGELOG section says this release reads and writes.
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    newest = re.split(r"^## ", changelog, flags=re.M)[1]
+    reads = ", ".join(READ_RECORD_VERSIONS[:-1]) + " and " + READ_RECORD_VERSIONS[-1]
+    assert f"Reads records {reads}, writes {RECORD_VERSION} (`sdeval measure` writes {MEASURE_WRITES})" in newest
 
 
 def test_an_unknown_choice_is_answered_plainly(sdeval):

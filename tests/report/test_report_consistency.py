@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
+import yaml
 from conftest import example
 from support.pdf_helpers import poppler
 
@@ -124,3 +125,74 @@ def test_the_terminal_says_the_same_refusal_across_loads(sdeval, tmp_path):
     out = sdeval("assess", path, "-r", example("requirements.yaml")).stdout
     row = next(line for line in out.splitlines() if line.split()[:2] == ["8", "eagle3-c8"])
     assert "refused: target-only-c8 is not on equal terms (workload.num_requests 96 vs 95)" in row
+
+
+def test_the_series_across_loads_takes_its_pairings_from_the_assessment(tmp_path):
+    # One place decides a run's baseline and a refused pairing (rules/assess.py); the buyer's series
+    # and the PDF's table both read it there. Before, across_loads.py worked the refusal out again.
+    from evaluator.buyer.judge import compare
+    from evaluator.buyer.profile import RequirementsProfile
+    from evaluator.pipeline import assess_paths
+
+    path = _refused(tmp_path)
+    (result,) = assess_paths([str(path)]).results
+    assert result.refused == {"eagle3-c8": "refused: target-only-c8 is not on equal terms (workload.num_requests 96 vs 95)"}
+    profile = RequirementsProfile.model_validate(yaml.safe_load(example("requirements.yaml").read_text()))
+    points = {p.run: p for series in compare(profile, [result]).series[str(path)] for p in series.points}
+    assert {run: (p.baseline_run, p.refused) for run, p in points.items()} == {run: (result.baseline[run], result.refused.get(run)) for run in points}
+    # The series says what the assessment decided, whatever it decided.
+    result.refused["eagle3-c8"] = "refused: as the assessment words it"
+    result.baseline["eagle3-c64"] = "target-only-c1"
+    points = {p.run: p for series in compare(profile, [result]).series[str(path)] for p in series.points}
+    assert points["eagle3-c8"].refused == "refused: as the assessment words it"
+    assert points["eagle3-c64"].baseline_run == "target-only-c1"
+
+
+def _decimals(figures: list[str]) -> set[int]:
+    return {len(f.partition(".")[2]) for f in figures}
+
+
+def _accounting_columns(pdf) -> dict[str, list[str]]:
+    """Each accounting figure of every run's table, by its row: T, and each rate's result."""
+    text = poppler("pdftotext", "-layout", str(pdf), "-").stdout
+    section = text[text.index("Accounting per run") :]
+    section = section[: section.index("Output throughput and speedup by concurrency")]
+    rows = {
+        "T": r"measured interval\s+([\d,.]+) s",
+        "E / T": r"per second \(the only\s+= ([\d,.]+) tokens/s",
+        "A / T and P / T": r"per second, not output\s+= ([\d,.]+) tokens/s",
+        "A / P": r"per proposed token\s+= ([\d,.]+)",
+        "1 + A / S": r"per verification step\s+= ([\d,.]+)",
+    }
+    return {row: re.findall(pattern, section) for row, pattern in rows.items()}
+
+
+@pytest.mark.pdf
+def test_every_accounting_figure_has_one_precision_down_the_runs(sdeval, tmp_path, two_offers):
+    # Before: T read 640 s on one run's table and 291.888 s on the next (and 27.2517 elsewhere); the
+    # throughput 38.4 beside 291. Now T keeps the decimals it was stated with, up to milliseconds,
+    # and each rate the decimals its smallest figure needs, on every run's table.
+    demo = tmp_path / "demo.pdf"
+    sdeval("render", example("complete-offer.yaml"), "-o", demo)
+    for pdf in (demo, two_offers):
+        columns = _accounting_columns(pdf)
+        assert len(columns["T"]) >= 8 and len(columns["E / T"]) >= 8, columns
+        for row, figures in columns.items():
+            assert figures and len(_decimals(figures)) == 1, (pdf.name, row, figures)
+    columns = _accounting_columns(demo)
+    assert columns["T"][:4] == ["640.000", "291.888", "168.907", "88.882"]
+    assert columns["E / T"][:4] == ["38.4", "84.2", "291.0", "553.0"]
+    # The division beside each result gives that result from the figures printed: 49,152 / 88.882 = 553.0.
+    assert "49,152 / 88.882 s" in poppler("pdftotext", "-layout", str(demo), "-").stdout
+
+
+@pytest.mark.pdf
+def test_the_throughput_tables_columns_each_have_one_precision(sdeval, tmp_path):
+    demo = tmp_path / "demo.pdf"
+    sdeval("render", example("complete-offer.yaml"), "-o", demo)
+    text = poppler("pdftotext", "-layout", str(demo), "-").stdout
+    table = text[text.index("Output throughput and speedup by concurrency") : text.index("Speedup = speculative")]
+    rows = re.findall(r"^\s+(\d+)\s+(\d+)\s+(\S+)\s+([\d,.]+)\s+(\S+)\s+([\d,.]+)\s+([\d.]+)x$", table, flags=re.M)
+    assert len(rows) == 4, table
+    for k in (3, 5, 6):
+        assert len(_decimals([row[k] for row in rows])) == 1, [row[k] for row in rows]

@@ -453,3 +453,84 @@ def test_a_record_served_from_a_file_is_named_after_that_file(tmp_path):
     assert answer["reason"] == "exit 1: acme-offer.form.json has 1 error finding"
     assert answer["asks_heading"] == "What to ask the vendor"
     assert answer["text"].startswith("acme-offer.form.json: NOT ESTABLISHED")
+
+
+# ------------------------------------------------------------------ a long record (issue 42)
+
+
+HOSTILE = '<img src=x onerror="document.title=1"></textarea><script>document.title=2</script>'
+
+
+def _long_record(path: Path, runs: int, broken: range) -> dict:
+    """sd201-offer-a.json's run repeated `runs` times (run-00000, ...): those in `broken` count E
+    one above A + B (counts-inconsistent) and carry markup in their notes."""
+    record = json.loads(example("sd201-offer-a.json").read_text())
+    template = record["runs"][0]
+    record["runs"] = []
+    for i in range(runs):
+        run = json.loads(json.dumps(template))
+        run["id"] = f"run-{i:05d}"
+        if i in broken:
+            run["counts"]["emitted_tokens"] = 16
+            run["notes"] = HOSTILE
+        record["runs"].append(run)
+    record["claims"][0]["run"] = "run-00000"
+    path.write_text(json.dumps(record))
+    return record
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_a_5000_run_record_is_a_page_of_folds_that_open_on_their_rows(browser, sdeval, tmp_path):
+    # Before: every run was a fieldset of some 60 fields, open; one run alone is about 18,000 px
+    # tall, and a 500-run record took over two minutes to load and was 3.6 million px tall.
+    path = tmp_path / "long.json"
+    record = _long_record(path, 5000, range(4290, 4350))
+    expected = {f["path"] for f in _assess_json(sdeval, path)["findings"] if f["code"] == "counts-inconsistent"}
+    assert len(expected) == 60
+    server = Server(str(path), cwd=tmp_path)
+    try:
+        context, page, errors = _open(browser, server.url)
+        try:
+            height = page.evaluate("document.documentElement.scrollHeight")
+            assert height < 20_000, height  # 100 closed groups of 50 runs, under the rest of the form
+            groups = page.locator("#o-runs .fold-group")
+            assert groups.count() == 100 and page.locator("#o-runs .folded").count() == 5000
+            assert page.evaluate("[...document.querySelectorAll('details.fold-group, details.folded')].every(d => !d.open)")
+            assert groups.nth(0).locator(":scope > summary").inner_text().startswith("Run 1\u201350")
+
+            # sdeval's answer counted into the folds that hold the problems; the problems grouped by code.
+            _until(page, "window.sdevalForm.settled()", seconds=600)
+            assert {f["path"] for f in page.evaluate("window.sdevalForm.findings()") if f["code"] == "counts-inconsistent"} == expected
+            assert groups.nth(86).locator(":scope > summary").inner_text() == "Run 4301\u20134350 (50 errors)"
+            assert groups.nth(85).locator(":scope > summary").inner_text() == "Run 4251\u20134300 (10 errors)"
+            assert groups.nth(84).locator(":scope > summary").inner_text() == "Run 4201\u20134250 (no problems)"
+            assert page.locator("#o-runs-4300 > summary").text_content() == "Run 4301: run-04300 (1 error)"  # inside the closed group
+            problems = page.locator("#findings-list li.finding-group").filter(has_text="counts-inconsistent")
+            assert problems.locator(":scope > details > summary").inner_text() == "counts-inconsistent 60 errors"
+            assert not problems.locator(":scope > details").evaluate("d => d.open")
+            problems.locator(":scope > details > summary").click()
+            assert problems.locator("li[data-code=counts-inconsistent]").count() == 60
+            assert problems.locator("li[data-code=counts-inconsistent]").first.is_visible()
+            assert page.evaluate("document.documentElement.scrollHeight") < 20_000
+
+            # Opening a group shows its runs' summaries; opening a run builds its fields with its values.
+            groups.nth(86).locator(":scope > summary").click()
+            assert page.locator("#o-runs-4300 > summary").is_visible()
+            page.locator("#o-runs-4300 > summary").click()
+            _until(page, "document.querySelector('[data-pointer=\"/runs/4300/id\"]') !== null")
+            assert page.locator('[data-pointer="/runs/4300/id"]').input_value() == "run-04300"
+            emitted = page.locator('[data-pointer="/runs/4300/counts/emitted_tokens"]')
+            assert emitted.input_value() == "16" and emitted.is_visible()
+            assert "counts-inconsistent" in page.locator("#f-runs-4300-counts-emitted_tokens-err").inner_text()
+            # What a folded run held is text in its fields once opened, never markup.
+            assert page.locator('[data-pointer="/runs/4300/notes"]').input_value() == HOSTILE
+            assert page.locator("img, form script").count() == 0 and page.title() not in ("1", "2")
+
+            # Nothing is lost by folding: the page saves the record it was given.
+            assert json.loads(page.evaluate("window.sdevalForm.collect()")) == record
+        finally:
+            context.close()
+    finally:
+        server.stop()
+    assert errors == []
