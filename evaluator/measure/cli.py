@@ -11,6 +11,7 @@ import datetime
 import json
 import re
 import shlex
+import shutil
 import sys
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from .capture import Capture, MeasureProblem, capture_dir
 from .credentials import Scrubber, arm_keys
 from .loop import Arm, Settings
 from .merge import PART, clock, merge
+from .ray_workers import WorkerLost
 from .workers import WorkerPool, measure_windows_in_workers, worker_count
 
 ARM_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -185,16 +187,11 @@ def _measure(args, argv: list[str]) -> int:
         "settings": session_settings,
         "salt": {"scheme": SALT_SCHEME, "nonce": new_nonce()},
     }
-    workers = worker_count(args.workers)
-    parts = record_path.with_name(record_path.name + ".parts")  # each process's own capture, with --workers
-    if workers > 1 and continuing:
-        raise MeasureProblem("--workers above 1 measures a new record; --append and --resume continue one-process captures only")
-    if workers > 1 and settings.duration_s is not None:
-        raise MeasureProblem("--workers above 1 measures windows by count (--requests); --duration with --workers is not built yet")
-    if workers > 1 and parts.exists():
-        raise MeasureProblem(f"{parts}: already there; choose another -o")
+    parts = record_path.with_name(record_path.name + ".parts")  # each process's own capture, with --workers or --ray
+    workers = _workers_of(args, parts, continuing)
     secrets = tuple(secret for arm in arms for secret in arm.keys.secrets)
-    capture = Capture(directory, secrets=secrets) if workers == 1 else Capture(parts / "driver", secrets=secrets)
+    in_parts = workers > 1 or args.ray is not None
+    capture = Capture(parts / "driver", secrets=secrets) if in_parts else Capture(directory, secrets=secrets)
     try:
         if continuing and directory.is_dir():
             capture.lock()  # before reading it: no other run may measure into it while this one does
@@ -237,17 +234,68 @@ def _measure(args, argv: list[str]) -> int:
                 ]
         capture.scrub = Scrubber(tuple(secret for arm in arms for secret in arm.keys.secrets))
         order = "arm-by-arm" if args.append else "interleaved"
-        asyncio.run(_run(arms, prompts, settings, capture, session, continuing, started, configs, known_arms, Progress(args.quiet), order, workers))
+        placement = Placement(workers, args.ray, prompts)
         left_out: list[str] = []
-        if workers > 1:  # the processes' captures, merged into the one the record is built from
-            capture, left_out = merge([parts / "driver", *(parts / f"worker-{k}" for k in range(workers))], directory)
+        try:
+            asyncio.run(
+                _run(arms, prompts, settings, capture, session, continuing, started, configs, known_arms, Progress(args.quiet), order, placement)
+            )
+        except WorkerLost as exc:  # a Ray worker's node died: its finished windows make the record, and --resume finishes it
+            left_out.append(str(exc))
+        if in_parts:  # the processes' captures, merged into the one the record is built from
+            capture.unlock()
+            capture, findings = merge_parts(parts, placement.workers, directory)
             capture.scrub = Scrubber(secrets)
+            left_out += findings
             _say_left_out(left_out)
-        return max(_write_record(capture, previous or session, known_arms, record_path, force=continuing), EXIT_FINDINGS if left_out else EXIT_OK)
+        return max(
+            _write_record(capture, previous or session, known_arms, record_path, force=continuing),
+            EXIT_FINDINGS if left_out else EXIT_OK,
+        )
     except MeasureProblem as exc:  # it may quote what a server sent back, the key too
         raise MeasureProblem(capture.scrub.text(str(exc))) from None
     finally:
         capture.unlock()
+
+
+def _workers_of(args, parts: Path, continuing: bool) -> int:
+    """How many workers: --workers N (with --ray, auto is the cluster's CPUs, counted once joined);
+    a capture continued in parts keeps the number it was measured with."""
+    workers = 0 if args.ray is not None and args.workers == "auto" else worker_count(args.workers or "1")
+    if continuing and (parts / "driver").is_dir():
+        measured = next((e.get("workers") for e in Capture(parts / "driver").entries() if e.get("kind") == PART), None)
+        if args.workers is not None and workers not in (0, measured):
+            raise MeasureProblem(f"{parts}: was measured by {measured} workers; continue it with --workers {measured}")
+        worker = Capture(parts / "worker-0")
+        by_ray = worker.log.is_file() and any(e.get("placement") == "ray" for e in worker.entries() if e.get("kind") == PART)
+        if by_ray != (args.ray is not None):
+            raise MeasureProblem(
+                f"{parts}: was measured {'on a Ray cluster: continue it with --ray' if by_ray else 'by worker processes: continue it without --ray'}"
+            )
+        return measured or workers
+    if continuing and (workers > 1 or args.ray is not None):
+        raise MeasureProblem(f"{parts}: no workers' captures there; this capture was measured in one process: continue it without --workers or --ray")
+    if not continuing and (workers > 1 or args.ray is not None) and parts.exists():
+        raise MeasureProblem(f"{parts}: already there; choose another -o")
+    return workers
+
+
+def merge_parts(parts: Path, workers: int, directory: Path) -> tuple[Capture, list[str]]:
+    """The parts merged into RECORD.capture; a continued measurement's earlier merge is replaced
+    only once the new one is whole (it is made from the parts, which keep everything)."""
+    dirs = [parts / "driver", *(parts / f"worker-{k}" for k in range(workers))]
+    if not directory.exists():
+        return merge(dirs, directory)
+    fresh = directory.with_name(directory.name + ".merging")
+    shutil.rmtree(fresh, ignore_errors=True)  # what an interrupted merge left: made from the parts again
+    made, findings = merge(dirs, fresh)
+    made.unlock()
+    old = directory.with_name(directory.name + ".replaced")
+    shutil.rmtree(old, ignore_errors=True)
+    directory.rename(old)
+    fresh.rename(directory)
+    shutil.rmtree(old)
+    return Capture(directory), findings
 
 
 def _write_record(capture: Capture, session: dict, known_arms: list[dict], record_path: Path, force: bool) -> int:
@@ -274,7 +322,39 @@ def _write_record(capture: Capture, session: dict, known_arms: list[dict], recor
     return EXIT_FINDINGS if findings else EXIT_OK
 
 
-async def _run(arms, prompts, settings, capture, session, continuing, started, configs, known_arms, progress, order: str, workers: int = 1) -> None:
+class Placement:
+    """Where the client runs: in this process (workers 1, no Ray), in worker processes, or as Ray
+    actors (workers 0 until the cluster is joined: auto, one per CPU)."""
+
+    def __init__(self, workers: int, ray: str | None, prompts) -> None:
+        self.workers, self.ray, self.prompts = workers, ray, prompts
+
+    def join(self) -> None:
+        """Joins the Ray cluster (--ray), before anything is measured."""
+        if self.ray is None:
+            return
+        try:
+            from . import ray_workers
+        except ImportError:
+            raise MeasureProblem("--ray needs the ray package: pip install 'sdeval[distributed]'") from None
+        ray_workers.connect(self.ray)
+        self.workers = self.workers or ray_workers.cluster_cpus()
+
+    def pool(self, parts: Path, session: dict, arm_lines: list[dict], call: dict, arms, settings, resume: bool):
+        if self.ray is None:
+            return WorkerPool(self.workers, parts, session, arm_lines, call, arms, settings, self.prompts, resume)
+        from .ray_workers import RayPool
+
+        return RayPool(self.workers, parts, session, arm_lines, call, arms, settings, self.prompts, resume)
+
+    @property
+    def in_parts(self) -> bool:
+        return self.workers != 1 or self.ray is not None
+
+
+async def _run(
+    arms, prompts, settings, capture, session, continuing, started, configs, known_arms, progress, order: str, placement: Placement
+) -> None:
     import tempfile
 
     import httpx
@@ -298,14 +378,15 @@ async def _run(arms, prompts, settings, capture, session, continuing, started, c
                     probe = Path(tmp) / "metrics.prom"
                     probe.write_bytes(text)
                     refuse_non_finite(probe, url, check(probe, url, arm.arrangement == "speculative"))
-        if workers > 1:
+        if placement.in_parts and not continuing:
             capture.dir.parent.mkdir()
+        placement.join()
         capture.open(new=not continuing)
         try:
             if not continuing:
                 capture.write(session)
-            if workers > 1:
-                capture.write({"kind": PART, "role": "driver", "workers": workers, "clock": clock()})
+            if placement.in_parts and not continuing:
+                capture.write({"kind": PART, "role": "driver", "workers": placement.workers, "clock": clock()})
             arm_lines = []
             known = {k["name"] for k in known_arms}
             for arm in arms:
@@ -330,12 +411,14 @@ async def _run(arms, prompts, settings, capture, session, continuing, started, c
             capture.write(call)
             models = {arm.name: identities[arm.name]["models"][0] for arm in arms}
             sequence = window_order(arms, settings, interleaved=order == "interleaved")
-            if workers == 1:
+            if not placement.in_parts:
                 await measure_windows(client, sequence, models, prompts, settings, session["salt"]["nonce"], capture, started, progress)
             else:
-                pool = WorkerPool(workers, capture.dir.parent, session, arm_lines, call, arms, settings)
+                pool = placement.pool(capture.dir.parent, session, arm_lines, call, arms, settings, continuing)
                 try:
-                    await measure_windows_in_workers(client, sequence, models, prompts, settings, session["salt"]["nonce"], capture, pool, progress)
+                    await measure_windows_in_workers(
+                        client, sequence, models, prompts, settings, session["salt"]["nonce"], capture, pool, progress, started
+                    )
                 finally:
                     pool.close()
         finally:

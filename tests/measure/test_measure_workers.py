@@ -227,8 +227,33 @@ def test_workers_is_a_number_or_auto(tmp_path, capsys):
     assert measure(["--arm", "speculative=http://127.0.0.1:9", "--workers", "two", "-o", str(tmp_path / "r.json")]) == 2
     assert "sdeval: --workers 'two': give a whole number of processes, or auto" in capsys.readouterr().err
     assert not (tmp_path / "r.json.parts").exists()
-    assert measure(["--arm", "speculative=http://127.0.0.1:9", "--workers", "2", "--duration", "5", "-o", str(tmp_path / "r.json")]) == 2
-    assert "--duration with --workers is not built yet" in capsys.readouterr().err
+
+
+def test_two_worker_processes_measure_windows_by_time(tmp_path, capsys, two_arms):
+    spec, spec_url, base, base_url = two_arms
+    out = tmp_path / "rec.json"
+    argv = [*_argv(spec_url, base_url), "--concurrency", "3", "--repetitions", "2", "--duration", "0.4", "--warmup", "0", "--max-tokens", "16"]
+    code = measure([*argv, "--quiet", "--workers", "2", "-o", str(out)])
+    assert code in (0, 1), capsys.readouterr().err
+    record = json.loads(out.read_text())
+    lines = _lines(tmp_path / "rec.json.capture" / "capture.jsonl")
+    requests = [e for e in lines if e["kind"] == "request"]
+    # every request the servers served is counted, both workers sent, and none was sent after the window's time
+    assert sum(r["counts"]["emitted_tokens"] for r in record["runs"] if r["arrangement"] == "speculative") == spec.counters.predicted
+    assert sum(r["counts"]["emitted_tokens"] for r in record["runs"] if r["arrangement"] == "target-only") == base.counters.predicted
+    assert sum(r["workload"]["requests_sent"] for r in record["runs"]) == len(requests)
+    assert {r["worker"] for r in requests} == {0, 1}
+    starts = {
+        (e["arm"], e["repetition"]): e["start_at"]
+        for e in _lines(tmp_path / "rec.json.parts" / "driver" / "capture.jsonl")
+        if e["kind"] == "window" and "start_at" in e
+    }
+    for r in requests:
+        assert starts[(r["arm"], r["repetition"])] <= r["sent"] < starts[(r["arm"], r["repetition"])] + 0.4
+    # distinct requests: a shared counter gave each index once per window
+    for key in starts:
+        indices = [r["index"] for r in requests if (r["arm"], r["repetition"]) == key]
+        assert sorted(indices) == list(range(len(indices))) and len(indices) >= 3
 
 
 def test_a_worker_killed_mid_window_stops_the_run_in_one_line_and_its_finished_windows_merge(tmp_path, capsys):
@@ -268,3 +293,14 @@ def test_a_worker_killed_mid_window_stops_the_run_in_one_line_and_its_finished_w
     merged = json.loads((tmp_path / "merged.json").read_text())
     assert len(merged["runs"][0]["repetitions"]) == 1  # the one window every process finished
     assert "target-only c=2 repetition 2: not finished in" in capsys.readouterr().err
+    # the same command with --resume measures the cut window again (a new attempt: new salts) and the rest
+    with serve(sim) as url:
+        argv[1] = f"target-only={url}"
+        code = measure([*argv, "--max-tokens", "24", "--quiet", "--workers", "2", "--resume", "-o", str(out)])
+    assert code in (0, 1), capsys.readouterr().err
+    record = json.loads(out.read_text())
+    assert len(record["runs"][0]["repetitions"]) == 3
+    lines = _lines(tmp_path / "rec.json.capture" / "capture.jsonl")
+    again = [e for e in lines if e["kind"] == "request" and e["repetition"] == 1]
+    assert len(again) == 4 and all(e["salt"].endswith("-1]") for e in again)  # attempt 1
+    assert record["runs"][0]["workload"]["requests_sent"] == 12
