@@ -86,7 +86,7 @@ def _without_order(run: dict) -> dict:
     """A run with what only the capture's line order or bytes change set aside: the capture's hash,
     the per-request latency lists (kept in capture order; their percentiles are compared) and the
     notes' sentence on the workers (checked on its own)."""
-    notes = re.sub(r" Sent by \d+ worker processes [^.]*\.", "", run["notes"])
+    notes = re.sub(r" Sent by \d+ (?:worker processes|Ray workers) .*?the counters scraped once around it\.", "", run["notes"])
     return {**{k: v for k, v in run.items() if k not in ("source", "request_latencies")}, "notes": notes}
 
 
