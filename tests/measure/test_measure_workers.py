@@ -304,3 +304,48 @@ def test_a_worker_killed_mid_window_stops_the_run_in_one_line_and_its_finished_w
     again = [e for e in lines if e["kind"] == "request" and e["repetition"] == 1]
     assert len(again) == 4 and all(e["salt"].endswith("-1]") for e in again)  # attempt 1
     assert record["runs"][0]["workload"]["requests_sent"] == 12
+
+
+def _on_another_clock(worker, offset_s: float, uncertainty_s: float, measured: bool = True) -> None:
+    """A worker's part as if it ran on another machine whose monotonic clock is offset_s ahead."""
+    moved = []
+    for e in _lines(worker / "capture.jsonl"):
+        if e["kind"] == "part":
+            e = {**e, "clock": {**e["clock"], "boot_id": "another-machine"}, "placement": "ray"}
+            moved.append(e)
+            if measured:
+                moved.append({"kind": "clock", "when": "start", "offset_s": offset_s, "uncertainty_s": uncertainty_s})
+            continue
+        if e["kind"] == "request":
+            e = {**e, **{k: e[k] + offset_s for k in ("sent", "first_token", "finished", "last_byte") if e.get(k) is not None}}
+        moved.append(e)
+    if measured:
+        moved.append({"kind": "clock", "when": "end", "offset_s": offset_s, "uncertainty_s": uncertainty_s})
+    (worker / "capture.jsonl").write_text("".join(json.dumps(e) + "\n" for e in moved))
+
+
+def test_a_worker_on_another_clock_is_merged_on_the_drivers_by_its_measured_offset(tmp_path, capsys, two_arms):
+    spec, spec_url, base, base_url = two_arms
+    one = tmp_path / "one.json"
+    assert measure([*_argv(spec_url, base_url), *SMALL, "-o", str(one)]) in (0, 1)
+    parts = _split_capture(tmp_path / "one.json.capture", tmp_path / "parts")
+    _on_another_clock(parts[2], offset_s=5000.0, uncertainty_s=0.00001)  # 10 us: well inside 1% of any window
+    capsys.readouterr()
+    assert measure(["merge", *map(str, parts), "-o", str(tmp_path / "merged.json")]) in (0, 1)
+    assert "uncertain" not in capsys.readouterr().err
+    a, b = json.loads(one.read_text()), json.loads((tmp_path / "merged.json").read_text())
+    # the offset undone: the same windows, counts and latencies as the one process measured
+    assert [_without_order(r) for r in a["runs"]] == [_without_order(r) for r in b["runs"]]
+    windows = [e for e in _lines(tmp_path / "merged.json.capture" / "capture.jsonl") if e["kind"] == "window"]
+    assert {w["clock_uncertainty_us"] for w in windows} == {20.0}
+    # a clock known only to 5 ms: each window's edges are a finding
+    parts = _split_capture(tmp_path / "one.json.capture", tmp_path / "parts-b")
+    _on_another_clock(parts[2], offset_s=5000.0, uncertainty_s=0.005)
+    assert measure(["merge", *map(str, parts), "-o", str(tmp_path / "uncertain.json")]) == 1
+    said = [line for line in capsys.readouterr().err.splitlines() if "its edges are uncertain by 10.000 ms over the workers' clocks" in line]
+    assert len(said) == sum(10_000 > 0.01 * w["duration_us"] for w in windows) > 0 and said[0].startswith("sdeval: finding: window ")
+    # without a measured offset, another machine's clock is refused
+    parts = _split_capture(tmp_path / "one.json.capture", tmp_path / "parts-c")
+    _on_another_clock(parts[2], offset_s=5000.0, uncertainty_s=0.0, measured=False)
+    assert measure(["merge", *map(str, parts), "-o", str(tmp_path / "never.json")]) == 2
+    assert "its clock is not" in capsys.readouterr().err
