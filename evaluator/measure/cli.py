@@ -378,9 +378,9 @@ async def _run(
                     probe = Path(tmp) / "metrics.prom"
                     probe.write_bytes(text)
                     refuse_non_finite(probe, url, check(probe, url, arm.arrangement == "speculative"))
+        placement.join()  # before anything is written: a cluster that cannot be joined leaves nothing behind
         if placement.in_parts and not continuing:
             capture.dir.parent.mkdir()
-        placement.join()
         capture.open(new=not continuing)
         try:
             if not continuing:

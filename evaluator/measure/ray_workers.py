@@ -31,6 +31,7 @@ from .prompts import Prompt
 from .workers import client_limits, measure_share, part_head, split
 
 STREAM_EVERY_S = 0.25  # how often an actor sends its new capture lines: a dead node loses at most this much
+STARTUP_S = 120  # how long a worker may take to be placed and started
 CLOCK_EXCHANGES = 9  # round trips per clock reading; the shortest bounds the offset best
 
 
@@ -98,8 +99,22 @@ def offset(actor: Any) -> dict:
 
 
 def connect(address: str) -> None:
+    """Joins the cluster at ADDRESS (host:port of its GCS), or the one `ray start` left on this
+    machine (auto). An address nothing answers on is refused at once: ray.init would retry for minutes."""
+    import socket
+
     import ray
 
+    if address != "auto":
+        host, _, port = address.rpartition(":")
+        if not host or not port.isdigit():
+            raise MeasureProblem(f"--ray {address}: give the cluster's HOST:PORT (its GCS, as `ray start --head` printed it), or auto")
+        try:
+            socket.create_connection((host.strip("[]"), int(port)), timeout=10).close()
+        except OSError as exc:
+            raise MeasureProblem(
+                f"--ray {address}: nothing answers there ({exc.strerror or type(exc).__name__}); is its head node started?"
+            ) from None
     try:
         ray.init(address=address, log_to_driver=False, configure_logging=False)
     except (ConnectionError, RuntimeError, ValueError) as exc:
@@ -141,9 +156,16 @@ class RayPool:
         self.open: set[int] = set()
         for k, (actor, capture) in enumerate(zip(self.actors, self.captures)):
             try:
-                about: dict = ray.get(actor.about.remote(), timeout=120)
-            except Exception as exc:  # no CPU free for it, or its node went away
-                raise MeasureProblem(f"--ray: worker {k} did not start on the cluster ({type(exc).__name__})") from None
+                about: dict = ray.get(actor.about.remote(), timeout=STARTUP_S)
+            except Exception as exc:  # no CPU free for it, or its node went away: the actors made so far ended
+                cpus = cluster_cpus()
+                for made in self.actors:
+                    ray.kill(made)
+                ray.shutdown()
+                raise MeasureProblem(
+                    f"--ray: worker {k} did not start on the cluster within {STARTUP_S} s ({type(exc).__name__}); "
+                    f"each worker needs one free CPU, the cluster has {cpus}"
+                ) from None
             self.about.append(about)
             self.clocks.append(self._reading(k, actor))
             capture.open(new=not resume)
@@ -151,7 +173,6 @@ class RayPool:
             part = {"kind": PART, "role": "worker", "index": k, "workers": workers, "clock": about["clock"], "pid": about["pid"], "placement": "ray"}
             part_head(capture, session, None if resume else part, arm_lines, call)
             capture.write({"kind": "clock", "when": "start", "node": about["node"], "pid": about["pid"], **self.clocks[k]})
-        self.window: dict | None = None
 
     def _reading(self, k: int, actor) -> dict:
         """A clock reading of actor k: measured always; on the driver's own machine (the same boot)

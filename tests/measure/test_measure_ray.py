@@ -290,3 +290,21 @@ def test_a_ray_node_killed_mid_window_is_a_finding_and_resume_measures_the_windo
     assert len(record["runs"][0]["repetitions"]) == 3 and record["runs"][0]["workload"]["requests_sent"] == 12
     again = [e for e in _lines(tmp_path / "rec.json.capture" / "capture.jsonl") if e["kind"] == "request" and e["repetition"] == 1]
     assert len(again) == 4 and all(e["salt"].endswith("-1]") for e in again)
+
+
+def test_a_ray_address_nothing_answers_on_is_one_line_at_once(tmp_path, capsys):
+    from support.measure_servers import serve
+
+    from evaluator.measure.cli import main as measure
+    from evaluator.measure.simulator import Simulator
+
+    nobody = free_port()
+    with serve(Simulator()) as url:
+        for address, said in (
+            (f"127.0.0.1:{nobody}", f"sdeval: --ray 127.0.0.1:{nobody}: nothing answers there (Connection refused); is its head node started?"),
+            ("head-node", "sdeval: --ray head-node: give the cluster's HOST:PORT (its GCS, as `ray start --head` printed it), or auto"),
+        ):
+            started = time.monotonic()
+            assert measure(["--arm", f"target-only={url}", "--ray", address, "--quiet", "-o", str(tmp_path / "r.json")]) == 2
+            assert capsys.readouterr().err.splitlines() == [said]
+            assert time.monotonic() - started < 30 and not (tmp_path / "r.json").exists()
