@@ -195,6 +195,7 @@ def _as_one_process(merged: Path, into: Path) -> Path:
     return into
 
 
+@pytest.mark.slow  # a Ray cluster of two nodes: tens of seconds to start
 def test_two_ray_nodes_on_loopback_count_what_the_servers_counted(tmp_path, cluster, capsys, sdeval):
     ns, ray_cluster, urls = cluster
     out = tmp_path / "rec.json"
@@ -251,6 +252,7 @@ def test_two_ray_nodes_on_loopback_count_what_the_servers_counted(tmp_path, clus
     assert _verdicts(sdeval, one, tmp_path, "one") == _verdicts(sdeval, out, tmp_path, "ray")
 
 
+@pytest.mark.slow  # a Ray cluster of two nodes: tens of seconds to start
 def test_a_ray_node_killed_mid_window_is_a_finding_and_resume_measures_the_window_again(tmp_path, cluster):
     ns, ray_cluster, urls = cluster
     out = tmp_path / "rec.json"
