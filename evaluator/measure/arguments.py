@@ -184,9 +184,14 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--offer-id", metavar="ID", help="The offer's reference (default measured-DATE).")
     p.add_argument(
         "--workers",
-        default="1",
+        default=None,
         metavar="N|auto",
         help="Client processes on this machine, each sending its share of every window's concurrency (auto: one per core). Default 1.",
+    )
+    p.add_argument(
+        "--ray",
+        metavar="ADDRESS|auto",
+        help="Place the workers as actors on this Ray cluster (needs sdeval[distributed]); --workers N of them (auto: the cluster's CPUs).",
     )
     p.add_argument("--quiet", action="store_true", help="No progress bars.")
     return p

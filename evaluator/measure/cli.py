@@ -23,7 +23,9 @@ from .capture import Capture, MeasureProblem, capture_dir
 from .credentials import Scrubber, arm_keys
 from .loop import Arm, Settings
 from .merge import PART, clock, merge
-from .workers import WorkerPool, measure_windows_in_workers, worker_count
+from .placement import Placement, merge_parts, workers_of
+from .ray_workers import WorkerLost
+from .workers import measure_windows_in_workers
 
 ARM_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
@@ -185,16 +187,11 @@ def _measure(args, argv: list[str]) -> int:
         "settings": session_settings,
         "salt": {"scheme": SALT_SCHEME, "nonce": new_nonce()},
     }
-    workers = worker_count(args.workers)
-    parts = record_path.with_name(record_path.name + ".parts")  # each process's own capture, with --workers
-    if workers > 1 and continuing:
-        raise MeasureProblem("--workers above 1 measures a new record; --append and --resume continue one-process captures only")
-    if workers > 1 and settings.duration_s is not None:
-        raise MeasureProblem("--workers above 1 measures windows by count (--requests); --duration with --workers is not built yet")
-    if workers > 1 and parts.exists():
-        raise MeasureProblem(f"{parts}: already there; choose another -o")
+    parts = record_path.with_name(record_path.name + ".parts")  # each process's own capture, with --workers or --ray
+    workers = workers_of(args.workers, args.ray, parts, continuing)
     secrets = tuple(secret for arm in arms for secret in arm.keys.secrets)
-    capture = Capture(directory, secrets=secrets) if workers == 1 else Capture(parts / "driver", secrets=secrets)
+    in_parts = workers > 1 or args.ray is not None
+    capture = Capture(parts / "driver", secrets=secrets) if in_parts else Capture(directory, secrets=secrets)
     try:
         if continuing and directory.is_dir():
             capture.lock()  # before reading it: no other run may measure into it while this one does
@@ -237,13 +234,24 @@ def _measure(args, argv: list[str]) -> int:
                 ]
         capture.scrub = Scrubber(tuple(secret for arm in arms for secret in arm.keys.secrets))
         order = "arm-by-arm" if args.append else "interleaved"
-        asyncio.run(_run(arms, prompts, settings, capture, session, continuing, started, configs, known_arms, Progress(args.quiet), order, workers))
+        placement = Placement(workers, args.ray, prompts)
         left_out: list[str] = []
-        if workers > 1:  # the processes' captures, merged into the one the record is built from
-            capture, left_out = merge([parts / "driver", *(parts / f"worker-{k}" for k in range(workers))], directory)
+        try:
+            asyncio.run(
+                _run(arms, prompts, settings, capture, session, continuing, started, configs, known_arms, Progress(args.quiet), order, placement)
+            )
+        except WorkerLost as exc:  # a Ray worker's node died: its finished windows make the record, and --resume finishes it
+            left_out.append(str(exc))
+        if in_parts:  # the processes' captures, merged into the one the record is built from
+            capture.unlock()
+            capture, findings = merge_parts(parts, placement.workers, directory)
             capture.scrub = Scrubber(secrets)
+            left_out += findings
             _say_left_out(left_out)
-        return max(_write_record(capture, previous or session, known_arms, record_path, force=continuing), EXIT_FINDINGS if left_out else EXIT_OK)
+        return max(
+            _write_record(capture, previous or session, known_arms, record_path, force=continuing),
+            EXIT_FINDINGS if left_out else EXIT_OK,
+        )
     except MeasureProblem as exc:  # it may quote what a server sent back, the key too
         raise MeasureProblem(capture.scrub.text(str(exc))) from None
     finally:
@@ -274,7 +282,9 @@ def _write_record(capture: Capture, session: dict, known_arms: list[dict], recor
     return EXIT_FINDINGS if findings else EXIT_OK
 
 
-async def _run(arms, prompts, settings, capture, session, continuing, started, configs, known_arms, progress, order: str, workers: int = 1) -> None:
+async def _run(
+    arms, prompts, settings, capture, session, continuing, started, configs, known_arms, progress, order: str, placement: Placement
+) -> None:
     import tempfile
 
     import httpx
@@ -298,14 +308,15 @@ async def _run(arms, prompts, settings, capture, session, continuing, started, c
                     probe = Path(tmp) / "metrics.prom"
                     probe.write_bytes(text)
                     refuse_non_finite(probe, url, check(probe, url, arm.arrangement == "speculative"))
-        if workers > 1:
+        placement.join()  # before anything is written: a cluster that cannot be joined leaves nothing behind
+        if placement.in_parts and not continuing:
             capture.dir.parent.mkdir()
         capture.open(new=not continuing)
         try:
             if not continuing:
                 capture.write(session)
-            if workers > 1:
-                capture.write({"kind": PART, "role": "driver", "workers": workers, "clock": clock()})
+            if placement.in_parts and not continuing:
+                capture.write({"kind": PART, "role": "driver", "workers": placement.workers, "clock": clock()})
             arm_lines = []
             known = {k["name"] for k in known_arms}
             for arm in arms:
@@ -330,12 +341,14 @@ async def _run(arms, prompts, settings, capture, session, continuing, started, c
             capture.write(call)
             models = {arm.name: identities[arm.name]["models"][0] for arm in arms}
             sequence = window_order(arms, settings, interleaved=order == "interleaved")
-            if workers == 1:
+            if not placement.in_parts:
                 await measure_windows(client, sequence, models, prompts, settings, session["salt"]["nonce"], capture, started, progress)
             else:
-                pool = WorkerPool(workers, capture.dir.parent, session, arm_lines, call, arms, settings)
+                pool = placement.pool(capture.dir.parent, session, arm_lines, call, arms, settings, continuing)
                 try:
-                    await measure_windows_in_workers(client, sequence, models, prompts, settings, session["salt"]["nonce"], capture, pool, progress)
+                    await measure_windows_in_workers(
+                        client, sequence, models, prompts, settings, session["salt"]["nonce"], capture, pool, progress, started
+                    )
                 finally:
                     pool.close()
         finally:

@@ -86,7 +86,7 @@ def _without_order(run: dict) -> dict:
     """A run with what only the capture's line order or bytes change set aside: the capture's hash,
     the per-request latency lists (kept in capture order; their percentiles are compared) and the
     notes' sentence on the workers (checked on its own)."""
-    notes = re.sub(r" Sent by \d+ worker processes [^.]*\.", "", run["notes"])
+    notes = re.sub(r" Sent by \d+ (?:worker processes|Ray workers) .*?the counters scraped once around it\.", "", run["notes"])
     return {**{k: v for k, v in run.items() if k not in ("source", "request_latencies")}, "notes": notes}
 
 
@@ -231,8 +231,33 @@ def test_workers_is_a_number_or_auto(tmp_path, capsys):
     assert measure(["--arm", "speculative=http://127.0.0.1:9", "--workers", "two", "-o", str(tmp_path / "r.json")]) == 2
     assert "sdeval: --workers 'two': give a whole number of processes, or auto" in capsys.readouterr().err
     assert not (tmp_path / "r.json.parts").exists()
-    assert measure(["--arm", "speculative=http://127.0.0.1:9", "--workers", "2", "--duration", "5", "-o", str(tmp_path / "r.json")]) == 2
-    assert "--duration with --workers is not built yet" in capsys.readouterr().err
+
+
+def test_two_worker_processes_measure_windows_by_time(tmp_path, capsys, two_arms):
+    spec, spec_url, base, base_url = two_arms
+    out = tmp_path / "rec.json"
+    argv = [*_argv(spec_url, base_url), "--concurrency", "3", "--repetitions", "2", "--duration", "0.4", "--warmup", "0", "--max-tokens", "16"]
+    code = measure([*argv, "--quiet", "--workers", "2", "-o", str(out)])
+    assert code in (0, 1), capsys.readouterr().err
+    record = json.loads(out.read_text())
+    lines = _lines(tmp_path / "rec.json.capture" / "capture.jsonl")
+    requests = [e for e in lines if e["kind"] == "request"]
+    # every request the servers served is counted, both workers sent, and none was sent after the window's time
+    assert sum(r["counts"]["emitted_tokens"] for r in record["runs"] if r["arrangement"] == "speculative") == spec.counters.predicted
+    assert sum(r["counts"]["emitted_tokens"] for r in record["runs"] if r["arrangement"] == "target-only") == base.counters.predicted
+    assert sum(r["workload"]["requests_sent"] for r in record["runs"]) == len(requests)
+    assert {r["worker"] for r in requests} == {0, 1}
+    starts = {
+        (e["arm"], e["repetition"]): e["start_at"]
+        for e in _lines(tmp_path / "rec.json.parts" / "driver" / "capture.jsonl")
+        if e["kind"] == "window" and "start_at" in e
+    }
+    for r in requests:
+        assert starts[(r["arm"], r["repetition"])] <= r["sent"] < starts[(r["arm"], r["repetition"])] + 0.4
+    # distinct requests: a shared counter gave each index once per window
+    for key in starts:
+        indices = [r["index"] for r in requests if (r["arm"], r["repetition"]) == key]
+        assert sorted(indices) == list(range(len(indices))) and len(indices) >= 3
 
 
 def test_a_worker_killed_mid_window_stops_the_run_in_one_line_and_its_finished_windows_merge(tmp_path, capsys):
@@ -272,3 +297,59 @@ def test_a_worker_killed_mid_window_stops_the_run_in_one_line_and_its_finished_w
     merged = json.loads((tmp_path / "merged.json").read_text())
     assert len(merged["runs"][0]["repetitions"]) == 1  # the one window every process finished
     assert "target-only c=2 repetition 2: not finished in" in capsys.readouterr().err
+    # the same command with --resume measures the cut window again (a new attempt: new salts) and the rest
+    with serve(sim) as url:
+        argv[1] = f"target-only={url}"
+        code = measure([*argv, "--max-tokens", "24", "--quiet", "--workers", "2", "--resume", "-o", str(out)])
+    assert code in (0, 1), capsys.readouterr().err
+    record = json.loads(out.read_text())
+    assert len(record["runs"][0]["repetitions"]) == 3
+    lines = _lines(tmp_path / "rec.json.capture" / "capture.jsonl")
+    again = [e for e in lines if e["kind"] == "request" and e["repetition"] == 1]
+    assert len(again) == 4 and all(e["salt"].endswith("-1]") for e in again)  # attempt 1
+    assert record["runs"][0]["workload"]["requests_sent"] == 12
+
+
+def _on_another_clock(worker, offset_s: float, uncertainty_s: float, measured: bool = True) -> None:
+    """A worker's part as if it ran on another machine whose monotonic clock is offset_s ahead."""
+    moved = []
+    for e in _lines(worker / "capture.jsonl"):
+        if e["kind"] == "part":
+            e = {**e, "clock": {**e["clock"], "boot_id": "another-machine"}, "placement": "ray"}
+            moved.append(e)
+            if measured:
+                moved.append({"kind": "clock", "when": "start", "offset_s": offset_s, "uncertainty_s": uncertainty_s})
+            continue
+        if e["kind"] == "request":
+            e = {**e, **{k: e[k] + offset_s for k in ("sent", "first_token", "finished", "last_byte") if e.get(k) is not None}}
+        moved.append(e)
+    if measured:
+        moved.append({"kind": "clock", "when": "end", "offset_s": offset_s, "uncertainty_s": uncertainty_s})
+    (worker / "capture.jsonl").write_text("".join(json.dumps(e) + "\n" for e in moved))
+
+
+def test_a_worker_on_another_clock_is_merged_on_the_drivers_by_its_measured_offset(tmp_path, capsys, two_arms):
+    spec, spec_url, base, base_url = two_arms
+    one = tmp_path / "one.json"
+    assert measure([*_argv(spec_url, base_url), *SMALL, "-o", str(one)]) in (0, 1)
+    parts = _split_capture(tmp_path / "one.json.capture", tmp_path / "parts")
+    _on_another_clock(parts[2], offset_s=5000.0, uncertainty_s=0.00001)  # 10 us: well inside 1% of any window
+    capsys.readouterr()
+    assert measure(["merge", *map(str, parts), "-o", str(tmp_path / "merged.json")]) in (0, 1)
+    assert "uncertain" not in capsys.readouterr().err
+    a, b = json.loads(one.read_text()), json.loads((tmp_path / "merged.json").read_text())
+    # the offset undone: the same windows, counts and latencies as the one process measured
+    assert [_without_order(r) for r in a["runs"]] == [_without_order(r) for r in b["runs"]]
+    windows = [e for e in _lines(tmp_path / "merged.json.capture" / "capture.jsonl") if e["kind"] == "window"]
+    assert {w["clock_uncertainty_us"] for w in windows} == {20.0}
+    # a clock known only to 5 ms: each window's edges are a finding
+    parts = _split_capture(tmp_path / "one.json.capture", tmp_path / "parts-b")
+    _on_another_clock(parts[2], offset_s=5000.0, uncertainty_s=0.005)
+    assert measure(["merge", *map(str, parts), "-o", str(tmp_path / "uncertain.json")]) == 1
+    said = [line for line in capsys.readouterr().err.splitlines() if "its edges are uncertain by 10.000 ms over the workers' clocks" in line]
+    assert len(said) == sum(10_000 > 0.01 * w["duration_us"] for w in windows) > 0 and said[0].startswith("sdeval: finding: window ")
+    # without a measured offset, another machine's clock is refused
+    parts = _split_capture(tmp_path / "one.json.capture", tmp_path / "parts-c")
+    _on_another_clock(parts[2], offset_s=5000.0, uncertainty_s=0.0, measured=False)
+    assert measure(["merge", *map(str, parts), "-o", str(tmp_path / "never.json")]) == 2
+    assert "its clock is not" in capsys.readouterr().err
