@@ -95,7 +95,8 @@ def parser() -> argparse.ArgumentParser:
         prog="sdeval measure",
         allow_abbrev=False,  # as click: --conc is not --concurrency
         description="Measure two arms of an offer (speculative and target-only) at a sweep of loads, and write an evidence record. "
-        "`sdeval measure merge DIR... -o RECORD` merges worker processes' captures made elsewhere.",
+        "`sdeval measure merge DIR... -o RECORD` merges worker processes' captures made elsewhere; "
+        "`sdeval measure workload RECORD -o FILE` writes the requests a record measured for AIPerf to send again.",
     )
     p.add_argument(
         "--arm",

@@ -46,6 +46,13 @@ def _text(prompt: Prompt, salt: str, endpoint: str) -> str:
 
 def lines(record: Path, given: Path | None, concurrency: int | None) -> list[dict]:
     """AIPerf single_turn lines for the measured requests of RECORD (of one load, where given)."""
+    try:
+        return _lines(record, given, concurrency)
+    except (KeyError, TypeError, AttributeError) as exc:  # a capture of another shape (an older measure's, or edited)
+        raise MeasureProblem(f"{capture_dir(record)}: not a capture this sdeval measure reads ({type(exc).__name__} {exc})") from None
+
+
+def _lines(record: Path, given: Path | None, concurrency: int | None) -> list[dict]:
     directory = capture_dir(record)
     if not directory.is_dir():
         raise MeasureProblem(f"{record}: no capture beside it ({directory.name}/); the workload is read from what measure captured")

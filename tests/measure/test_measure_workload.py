@@ -88,3 +88,15 @@ def test_refused_in_one_line_without_the_measured_prompts_file_or_over_an_existi
     assert "no capture beside it" in capsys.readouterr().err
     assert measure(["workload", str(record), "--prompts", str(prompts), "--concurrency", "7", "-o", str(tmp_path / "y.jsonl")]) == 2
     assert capsys.readouterr().err == f"sdeval: {record}: no measured request at concurrency 7\n"
+
+
+def test_a_capture_of_another_shape_is_one_line(measured, tmp_path, capsys):
+    record, prompts = measured
+    log = record.with_name(record.name + ".capture") / "capture.jsonl"
+    kept = [json.loads(line) for line in log.read_text().splitlines()]
+    for e in kept:
+        e.pop("salt", None)  # a capture whose requests carry no salt
+    log.write_text("".join(json.dumps(e) + "\n" for e in kept))
+    assert measure(["workload", str(record), "--prompts", str(prompts), "-o", str(tmp_path / "z.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"sdeval: {log.parent}: not a capture this sdeval measure reads") and len(err.splitlines()) == 1
