@@ -95,7 +95,8 @@ def parser() -> argparse.ArgumentParser:
         prog="sdeval measure",
         allow_abbrev=False,  # as click: --conc is not --concurrency
         description="Measure two arms of an offer (speculative and target-only) at a sweep of loads, and write an evidence record. "
-        "`sdeval measure merge DIR... -o RECORD` merges worker processes' captures made elsewhere.",
+        "`sdeval measure merge DIR... -o RECORD` merges worker processes' captures made elsewhere; "
+        "`sdeval measure workload RECORD -o FILE` writes the requests a record measured for AIPerf to send again.",
     )
     p.add_argument(
         "--arm",
@@ -209,4 +210,21 @@ def merge_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "-o", "--output", type=Path, required=True, metavar="RECORD", help="The record to write (JSON); the merged capture goes to RECORD.capture/."
     )
+    return p
+
+
+def workload_parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="sdeval measure workload",
+        allow_abbrev=False,
+        description=(
+            "Write the workload a measured RECORD sent, for AIPerf to send again (its single_turn JSONL: "
+            '{"text", "output_length", "extra"}): every measured request once, in order, behind a salt with a fresh nonce '
+            "(the same texts and token counts, a cold prompt cache), with the max_tokens and sampling measure sent."
+        ),
+    )
+    p.add_argument("record", type=Path, metavar="RECORD", help="A record sdeval measure wrote (its capture, RECORD.capture/, beside it).")
+    p.add_argument("-o", "--output", type=Path, required=True, metavar="FILE", help="The JSONL file to write (never over an existing one).")
+    p.add_argument("--prompts", type=Path, metavar="FILE", help="The prompts file the measurement was given (not needed for the shipped sets).")
+    p.add_argument("--concurrency", type=int, metavar="C", help="Only the requests measured at this concurrency (default every load's).")
     return p

@@ -18,7 +18,7 @@ from .._infra.exit_codes import EXIT_CANNOT_RUN, EXIT_FINDINGS, EXIT_OK
 from .._infra.safe_text import shown
 from . import configuration
 from .answers import name_problem
-from .arguments import ARRANGEMENTS, UsageError, merge_parser, parser
+from .arguments import ARRANGEMENTS, UsageError, merge_parser, parser, workload_parser
 from .capture import Capture, MeasureProblem, capture_dir
 from .credentials import Scrubber, arm_keys
 from .loop import Arm, Settings
@@ -103,16 +103,23 @@ def _command_line(argv: list[str]) -> str:
     return shlex.join(["sdeval", "measure", *argv])  # API keys are named by variable, never given on it
 
 
+# sdeval measure's subcommands: (parser, usage line, what runs them)
+SUBCOMMANDS = {
+    "merge": (merge_parser, "sdeval measure merge [OPTIONS] DIR...", lambda args: _merge(args)),
+    "workload": (workload_parser, "sdeval measure workload [OPTIONS] RECORD", lambda args: _workload(args)),
+}
+
+
 def main(argv: list[str]) -> int:
-    merging = argv[:1] == ["merge"]
+    make, command, run = SUBCOMMANDS.get(argv[0], (None, "", None)) if argv else (None, "", None)
     try:
-        args = (merge_parser() if merging else parser()).parse_args(argv[1:] if merging else argv)
+        args = make().parse_args(argv[1:]) if make is not None else parser().parse_args(argv)
     except UsageError as exc:
-        command = "sdeval measure merge [OPTIONS] DIR..." if merging else "sdeval measure [OPTIONS]"
+        command = command or "sdeval measure [OPTIONS]"
         print(f"Usage: {command}\nTry '{command.split(' [')[0]} -h' for help.\n\nError: {exc}", file=sys.stderr)
         return EXIT_CANNOT_RUN  # a usage error, as click gives it
     try:
-        return _merge(args) if merging else _measure(args, argv)
+        return run(args) if run is not None else _measure(args, argv)
     except MeasureProblem as exc:
         for line in str(exc).splitlines():  # one line per problem (a configuration file can have several)
             print(f"sdeval: {shown(line)}", file=sys.stderr)  # it may quote what a server sent
@@ -128,6 +135,14 @@ def _merge(args) -> int:
     _say_left_out(left_out)
     session = next(e for e in capture.entries() if e["kind"] == "session")
     return max(_write_record(capture, session, [], args.output, force=False), EXIT_FINDINGS if left_out else EXIT_OK)
+
+
+def _workload(args) -> int:
+    from .workload import write
+
+    written = write(args.record, args.output, args.prompts, args.concurrency)
+    print(f"sdeval: wrote {written} requests to {shown(str(args.output))}", file=sys.stderr)
+    return EXIT_OK
 
 
 def _say_left_out(left_out: list[str]) -> None:
