@@ -724,6 +724,10 @@ class MeasuredWindow(_Model):
         default=None,
         description="The 99th percentile of the client's event-loop lag over the window, in milliseconds (sampled every 10 ms); above 50 ms the client's timestamps are its own delay, a finding.",
     )
+    clock_uncertainty_us: NonNegFloat | None = Field(
+        default=None,
+        description="Record 1.3: for a window measured by workers on other clocks (--ray), how uncertain its merged edges are, in microseconds: twice the least certain worker's offset bound, measured NTP-style against the driver at each worker's start and end. Above 1 % of the window is a finding.",
+    )
     client_cpu_fraction: NonNegFloat | None = Field(
         default=None,
         description="CPU time of the measuring client's event-loop thread over the window divided by the window's wall time: 1.0 is one core busy the whole window; 0.9 or more is a finding (the client, not the server, set the pace).",

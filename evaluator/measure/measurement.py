@@ -161,7 +161,7 @@ def measurement(
                     f"{name} c={c} repetition {rep + 1} of {len(reps)}: {achieved:.2f} requests in flight on average over the window's "
                     f"steady part, below 95 % of {c}: the load was not the one stated"
                 )
-        for key in ("loop_lag_ms_max", "loop_lag_ms_p99", "client_cpu_fraction"):
+        for key in ("loop_lag_ms_max", "loop_lag_ms_p99", "client_cpu_fraction", "clock_uncertainty_us"):
             if window.get(key) is not None:
                 entry[key] = window[key]
         if (why := bottleneck(window)) is not None:
