@@ -8,7 +8,7 @@ __version__ = "0.2.0.dev0"
 RECORD_VERSION = "1.1"
 # Bumped whenever a rule is added, removed, or changes what it fires on: an archived
 # assessment names the catalog version it was made with.
-RULE_CATALOG_VERSION = "1.5"
+RULE_CATALOG_VERSION = "1.6"
 # Each published release and the rule catalog it shipped (development catalogs between releases
 # never shipped). verify judges the catalog a report claims by this table; add a row with every
 # release (tests/project/test_changelog.py checks it against CHANGELOG.md's release sections).
