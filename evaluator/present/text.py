@@ -13,6 +13,7 @@ from .._infra.safe_text import shown
 from ..engine.wording import VERDICT_TEXT, column, interval_text, num
 from ..rules import REGISTRY
 from ..rules.results import FileAssessment, Finding
+from .task_table import task_lines
 
 if TYPE_CHECKING:
     from ..buyer.results import Comparison
@@ -115,6 +116,8 @@ def file_report(r: FileAssessment) -> list[str]:
     out.append("")
     if accounting := _accounting(r):
         out += [*accounting, ""]
+    if per_task := task_lines(r):
+        out += [*per_task, ""]
     out += asks_block(r)
     return out
 

@@ -83,6 +83,10 @@ def _counter(path: Path, name: str) -> int:
 
 # docs/measure.md's command, but for the URLs and the output (the test checks the page still says so)
 DOCUMENTED = "--endpoint completions --concurrency 1,2 --repetitions 3 --warmup 0 --requests 2 --max-tokens 24"
+# docs/measure.md's per-task command: 8 requests a window, 3 windows a load, so each of the shipped
+# set's 4 tasks has 6 prompts per load in both arms, the fewest that give an interval on a median
+PER_TASK = "--endpoint completions --concurrency 1,2 --repetitions 3 --warmup 0 --requests 8 --max-tokens 24"
+TASKS = ["code", "list", "maths", "prose"]
 
 
 def _entries(record_path: Path) -> list[dict]:
@@ -90,13 +94,14 @@ def _entries(record_path: Path) -> list[dict]:
     return [json.loads(line) for line in (capture / "capture.jsonl").read_text().splitlines()]
 
 
-def _check_counts(record: dict, record_path: Path) -> None:
-    """Each run's counts are the server's counter deltas, and each response's own timings."""
+def _check_counts(record: dict, record_path: Path, per_window: int) -> None:
+    """Each run's counts are the server's counter deltas, and each response's own timings; the
+    per-request acceptance distribution adds up to the same P and A."""
     capture = record_path.with_name(record_path.name + ".capture")
     entries = _entries(record_path)
     windows = [e for e in entries if e["kind"] == "window"]
     requests = [e for e in entries if e["kind"] == "request" and not e["warmup"]]
-    assert len(windows) == 12 and len(requests) == 24
+    assert len(windows) == 12 and len(requests) == 12 * per_window
     for run in record["runs"]:
         arm, c = run["configuration"], run["load"]["concurrency"]
         mine = [w for w in windows if w["arm"] == arm and w["concurrency"] == c]
@@ -116,9 +121,32 @@ def _check_counts(record: dict, record_path: Path) -> None:
             assert counts["proposed_drafts"] == sum(r["server_timings"].get("draft_n", 0) for r in measured)
             assert counts["accepted_drafts"] == sum(r["server_timings"].get("draft_n_accepted", 0) for r in measured)
             assert counts["emitted_tokens"] == counts["accepted_drafts"] + counts["bonus_tokens"] + counts["outside_step_tokens"]
-            assert run["quality"][0]["equality_total"] == 6
+            assert run["quality"][0]["equality_total"] == 3 * per_window
+            acceptance = run["request_acceptance"]
+            assert (acceptance["proposed_drafts"], acceptance["accepted_drafts"]) == (counts["proposed_drafts"], counts["accepted_drafts"])
+            assert acceptance["requests"] == len(measured) == sum(acceptance["rate_histogram"]) + acceptance["requests_without_proposals"]
         else:
             assert server["verification_steps"] == 0 and "verification_steps" not in counts
+            assert "request_acceptance" not in run
+
+
+def _check_per_task(record: dict) -> None:
+    """Every run splits by the shipped set's tasks; each speculative run's task has its paired
+    speedup with an interval (6 pairs each) and its own acceptance, which add up to the run's."""
+    for run in record["runs"]:
+        tasks = {t["task"]: t for t in run["per_task"]["tasks"]}
+        assert sorted(tasks) == TASKS, run["id"]
+        assert all(t["requests"] == 6 for t in tasks.values())
+        assert sum(t["output_tokens"] for t in tasks.values()) == run["counts"]["emitted_tokens"]
+        if run["arrangement"] != "speculative":
+            continue
+        for t in tasks.values():
+            s = t["speedup"]
+            assert s["baseline_run"] == run["id"].replace("speculative", "target-only") and s["pairs"] == 6
+            assert 0 < s["low"] <= s["median"] <= s["high"], (run["id"], t)
+            assert t["decode_tokens_per_s"]["p50"] > 0 and t["ttft_ms"]["p50"] > 0
+        for field in ("proposed_drafts", "accepted_drafts"):
+            assert sum(t["request_acceptance"][field] for t in tasks.values()) == run["counts"][field]
 
 
 @pytest.fixture
@@ -151,12 +179,14 @@ def test_real_engine_five_calls_under_load_count_the_servers_tokens_and_establis
     assert DOCUMENTED in " ".join(docs.replace("\\\n", " ").split()), "docs/measure.md no longer shows the command this test runs"
     texts = {p.id: p.text for p in load_prompts(None, "completions")[0]}
     nonces = set()
+    assert PER_TASK in " ".join(docs.replace("\\\n", " ").split()), "docs/measure.md no longer shows the per-task command this test runs"
     for call in range(5):
         record_path = tmp_path / f"measured-{call}.json"
+        command = PER_TASK if call == 4 else DOCUMENTED  # the last call's record is claimed, assessed and rendered
         code = measure(
             [
                 *arms,
-                *DOCUMENTED.split(),
+                *command.split(),
                 "--quiet",
                 "--vendor",
                 "the buyer's own measurement",
@@ -166,7 +196,10 @@ def test_real_engine_five_calls_under_load_count_the_servers_tokens_and_establis
                 str(record_path),
             ]
         )
-        err = capsys.readouterr().err
+        out, err = capsys.readouterr()
+        if command == PER_TASK:
+            with capsys.disabled():  # the per-task table docs/measure.md shows
+                print(f"\n{out}")
         # exit 0: no failed request, no cache hit beyond the salt, counters that match (each a finding otherwise)
         assert code == 0, f"call {call + 1}: {err}"
         record = json.loads(record_path.read_text())
@@ -184,7 +217,8 @@ def test_real_engine_five_calls_under_load_count_the_servers_tokens_and_establis
         measured = [r for r in requests if not r["warmup"]]
         echoes = sum(texts[r["prompt"]].strip()[:40] in r["text"] for r in measured)
         assert echoes < len(measured) / 4, f"{echoes} of {len(measured)} outputs repeat their prompt"
-        _check_counts(record, record_path)
+        _check_counts(record, record_path, 8 if command == PER_TASK else 2)
+    _check_per_task(record)
     assert len(nonces) == 5
     claimed = tmp_path / "claimed.json"
     for c, target in ((1, ["-o", claimed]), (2, ["--in-place"])):

@@ -4,6 +4,7 @@ tools mishandle, each with the finding or error the harness must give (none sile
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -348,3 +349,13 @@ def test_two_tasks_of_different_acceptance_give_per_task_figures_and_the_spread_
     assessed = sdeval("assess", tmp_path / "rec.json")
     assert "task-speedup-spread" in assessed.stdout and "acceptance-bimodal" in assessed.stdout, assessed.stdout
     assert "slowest: hard" in assessed.stdout
+    # the per-task table and the per-request histogram, in the text and the JSON
+    hard = tasks["hard"]["speedup"]
+    row = re.search(r"^    speculative-c2 +hard +16 +[0-9,]+ +[0-9.]+ +[0-9.]+ +(\S+) \[(\S+), (\S+)\] +16 +[0-9.]+$", assessed.stdout, re.M)
+    assert row, assessed.stdout
+    assert [float(x.rstrip("x")) for x in row.groups()] == pytest.approx([hard["median"], hard["low"], hard["high"]], rel=0.01)
+    assert f"    speculative-c2: {' '.join(map(str, expected))}  (32 requests; llama.cpp" in assessed.stdout
+    document = sdeval("assess", tmp_path / "rec.json", "--format", "json").json()
+    runs = {r["run"]: r for r in document["files"][0]["runs"]}
+    assert runs["speculative-c2"]["per_task"] == run["per_task"] and runs["speculative-c2"]["request_acceptance"] == acceptance
+    assert "request_acceptance" not in runs["target-only-c2"]
