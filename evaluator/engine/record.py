@@ -891,7 +891,7 @@ class TaskFigures(_Model):
 
 class PerTask(_Model):
     method: LongText = Field(description="Record 1.3: how the per-task figures were computed, in words (pairing, the interval on the median).")
-    tasks: list[TaskFigures] = Field(min_length=1, max_length=200, description="Record 1.3: one entry per task label, in name order.")
+    tasks: list[TaskFigures] = Field(default_factory=list, max_length=200, description="Record 1.3: one entry per task label, in name order.")
 
 
 class Run(_Model):
