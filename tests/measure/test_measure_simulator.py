@@ -12,6 +12,7 @@ pytest.importorskip("httpx")
 pytest.importorskip("uvicorn")
 
 from support.measure_servers import serve  # noqa: E402
+from support.pdf_helpers import page_texts  # noqa: E402
 
 from evaluator.engine.metrics import exact  # noqa: E402
 from evaluator.measure.cli import main as measure  # noqa: E402
@@ -359,3 +360,11 @@ def test_two_tasks_of_different_acceptance_give_per_task_figures_and_the_spread_
     runs = {r["run"]: r for r in document["files"][0]["runs"]}
     assert runs["speculative-c2"]["per_task"] == run["per_task"] and runs["speculative-c2"]["request_acceptance"] == acceptance
     assert "request_acceptance" not in runs["target-only-c2"]
+    # the PDF: the per-task table, the speedup chart and the per-request histogram
+    assert sdeval("keygen", tmp_path / "id").exit_code == 0
+    pdf = tmp_path / "rec.pdf"
+    rendered = sdeval("render", tmp_path / "rec.json", "-o", pdf, "--key", tmp_path / "id" / "key.pem", "--cert", tmp_path / "id" / "cert.pem")
+    assert rendered.exit_code == 1, rendered.stderr  # the simulator's configurations are not pinned (identity-incomplete)
+    text = " ".join(" ".join(page_texts(pdf)).split())
+    assert "Per task" in text and "speculative-c2: paired per-prompt speedup by task" in text and "speculative-c2: requests by A / P" in text
+    assert re.search(r"hard 16 [0-9,]+ [0-9.]+ [0-9.]+ " + re.escape(f"{row.group(1)} [{row.group(2)}, {row.group(3)}] 16"), text), text
