@@ -23,6 +23,7 @@ from .loads import load_cell
 from .profile import RequirementsProfile
 from .quality import quality_cell
 from .results import Cell, Comparison, Requirement, Standing
+from .task_mix import mix_text, task_mix_cell
 
 
 def requirement_list(profile: RequirementsProfile) -> list[Requirement]:
@@ -56,6 +57,8 @@ def requirement_list(profile: RequirementsProfile) -> list[Requirement]:
         add(f"quality-{i + 1}", "quality", f'{q.metric} on "{q.task}" at least {bar}', ("quality", i), i)
     if profile.tasks:
         add("task", "task", "evidence measured on your task: " + ", ".join(f'"{x}"' for x in profile.tasks), ("tasks",))
+    if profile.task_mix:
+        add("task-mix", "task-mix", f"faster beyond the noise over your traffic mix ({mix_text(profile)})", ("task_mix",))
     if sampling_stated(profile):
         add("sampling", "sampling", "evidence sampled as you sample: " + sampling_text(profile), ("sampling",))
     if profile.scope is not None:
@@ -105,6 +108,8 @@ def _judge(profile: RequirementsProfile, req: Requirement, offer: OfferEvidence,
         return load_cell(profile, req, offer)
     if req.kind == "quality":
         return quality_cell(profile, req, offer, baseline if baseline is not offer else None)
+    if req.kind == "task-mix":
+        return task_mix_cell(profile, req, offer)
     return condition_cell(profile, req, offer)
 
 

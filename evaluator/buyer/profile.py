@@ -190,6 +190,11 @@ class RequirementsProfile(_Model):
     tasks: list[Text] = Field(
         default_factory=list, max_length=50, description="The tasks you will run. Evidence measured on another task does not count."
     )
+    task_mix: dict[Text, Positive] = Field(
+        default_factory=dict,
+        max_length=50,
+        description="Your traffic by task: each task label's share of the output tokens you will generate (any positive weights; they are normalised), as the offer's per-task figures (record 1.3 runs[].per_task) name the tasks. The fit weighs each task's paired speedup by it (weighted harmonic mean: the time your mix takes) rather than taking the mixed run's one figure.",
+    )
     sampling: SamplingPolicy | None = Field(
         default=None, description="The sampling policy you will use. Evidence sampled differently does not count."
     )
@@ -223,6 +228,7 @@ class RequirementsProfile(_Model):
             or t.aggregate_tokens_per_s is not None
             or self.quality
             or self.tasks
+            or self.task_mix
             or self.scope is not None
             or self.pinned_identity
             or (s is not None and any(v is not None for v in (s.temperature, s.top_p, s.top_k, s.n)))
@@ -230,7 +236,7 @@ class RequirementsProfile(_Model):
         if not asked:
             raise ValueError(
                 "the profile requires nothing to judge an offer by: state latency_limits or throughput "
-                "(with the loads you will run), quality, tasks, sampling, scope or pinned_identity"
+                "(with the loads you will run), quality, tasks, task_mix, sampling, scope or pinned_identity"
             )
         return self
 

@@ -876,6 +876,61 @@ class RequestAcceptance(_Model):
     )
 
 
+class DecodeSpeed(_Model):
+    mean: NonNegFloat = Field(description="Record 1.3: the mean of the requests' decode speeds, in tokens/s.")
+    p10: NonNegFloat = Field(description="Record 1.3: the 10th percentile (the slow requests), in tokens/s.")
+    p50: NonNegFloat = Field(description="Record 1.3: the median, in tokens/s.")
+    p90: NonNegFloat = Field(description="Record 1.3: the 90th percentile, in tokens/s.")
+
+
+class TaskSpeedup(_Model):
+    baseline_run: Ident = Field(
+        description="Record 1.3: the run whose requests the task's requests are paired with (the target-only arm at the same load)."
+    )
+    pairs: PositiveCount = Field(
+        description="Record 1.3: prompts of this task measured in both runs with the same salt (the same text sent to both arms), each a paired speedup."
+    )
+    median: NonNegFloat = Field(description="Record 1.3: the median of the paired per-prompt speedups.")
+    low: NonNegFloat | None = Field(
+        default=None,
+        description="Record 1.3: the 95 % interval's lower end: an order statistic of the speedups (distribution-free, see per_task.method).",
+    )
+    high: NonNegFloat | None = Field(default=None, description="Record 1.3: the 95 % interval's upper end.")
+    note: Text | None = Field(default=None, description="Record 1.3: why there is no interval (fewer than 6 pairs).")
+
+
+class TaskFigures(_Model):
+    task: Text = Field(
+        description="Record 1.3: the task label the prompts carry (as the prompt set writes it; 'unlabelled' for prompts without one)."
+    )
+    requests: Count = Field(description="Record 1.3: completed requests of this task in the run's windows.")
+    output_tokens: Count = Field(description="Record 1.3: their output tokens (usage.completion_tokens), summed.")
+    decode_tokens_per_s: DecodeSpeed | None = Field(
+        default=None,
+        description="Record 1.3: each request's decode speed, 1 / TPOT (tokens after the first over the time after the first token), over the task's requests with more than one token.",
+    )
+    ttft_ms: Percentiles | None = Field(default=None, description="Record 1.3: TTFT percentiles over the task's requests, in milliseconds.")
+    speedup: TaskSpeedup | None = Field(
+        default=None,
+        description="Record 1.3: for a speculative run, the paired per-prompt speedup: each prompt's output speed (tokens over its end-to-end time) here over the same salted prompt's in the baseline run; its median and 95 % interval.",
+    )
+    acceptance_rate: Fraction01 | None = Field(
+        default=None, description="Record 1.3: A / P over the task's requests' own counts (request_acceptance), where the server gives them."
+    )
+    acceptance_length: NonNegFloat | None = Field(
+        default=None, description="Record 1.3: 1 + A / S over the task's requests' own counts, where every request gives its steps."
+    )
+    request_acceptance: RequestAcceptance | None = Field(
+        default=None,
+        description="Record 1.3: the task's per-request acceptance distribution (as runs[].request_acceptance, over this task's requests).",
+    )
+
+
+class PerTask(_Model):
+    method: LongText = Field(description="Record 1.3: how the per-task figures were computed, in words (pairing, the interval on the median).")
+    tasks: list[TaskFigures] = Field(default_factory=list, max_length=200, description="Record 1.3: one entry per task label, in name order.")
+
+
 class Run(_Model):
     id: Ident = Field(description="Short name for this run, used by claims (for example 'spec-c64').")
     arrangement: Literal["speculative", "target-only"] = Field(
@@ -934,6 +989,10 @@ class Run(_Model):
     )
     validity: ToolVerdict | None = Field(
         default=None, description="Record 1.3: the benchmark tool's own verdict on the run (MLPerf 'Result is VALID')."
+    )
+    per_task: PerTask | None = Field(
+        default=None,
+        description="Record 1.3: the run's requests split by the task label of their prompts (one measurement, a block under the run rather than a run per task: the tasks shared the windows and the load, so a task has per-request figures but no E / T of its own). sdeval measure writes it.",
     )
     source: Source | None = Field(default=None, description="Where the run was imported from, when it was.")
     notes: LongText | None = Field(default=None, description="Anything else the evidence says about this run.")

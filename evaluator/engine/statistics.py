@@ -129,6 +129,41 @@ def mean_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> Me
     return MeanInterval(tuple(values), mean, mean - half, mean + half)
 
 
+MIN_MEDIAN_PAIRS = 6  # below 6 values, even the widest order-statistic interval covers less than 95 %
+TOO_FEW_PAIRS = "too few paired prompts for an interval on the median (6 are needed)"
+
+
+@dataclass(frozen=True)
+class MedianInterval:
+    """A median and its distribution-free interval (order statistics chosen from the binomial(n, 1/2));
+    low and high None below MIN_MEDIAN_PAIRS values (TOO_FEW_PAIRS)."""
+
+    values: tuple[float, ...]
+    median: float
+    low: float | None
+    high: float | None
+
+
+def median_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> MedianInterval:
+    """The median and the interval [x(j), x(n + 1 - j)] over the sorted values, j the largest rank
+    with P(Binomial(n, 1/2) < j) <= (1 - confidence) / 2: it covers the true median with at least
+    that confidence whatever the distribution (no resampling, no seed). None below MIN_MEDIAN_PAIRS."""
+    if not values:
+        raise ValueError("median_interval needs at least one value")
+    ordered = sorted(values)
+    n = len(ordered)
+    median = percentile(ordered, 0.5)
+    if n < MIN_MEDIAN_PAIRS:
+        return MedianInterval(tuple(values), median, None, None)
+    tail = (1 - confidence) / 2
+    below, j = 0.0, 0  # below = P(B <= j - 1), B ~ Binomial(n, 1/2)
+    while below + math.comb(n, j) / 2**n <= tail:
+        below += math.comb(n, j) / 2**n
+        j += 1
+    # j ranks lie below x(j) with probability P(B <= j - 1) <= tail; j >= 1 from n = 6 on
+    return MedianInterval(tuple(values), median, ordered[j - 1], ordered[n - j])
+
+
 # ------------------------------------------------------------------ bootstrap
 
 

@@ -16,6 +16,7 @@ from .configuration import configuration
 from .intervals import attach_uncertainty
 from .measurement import MIN_PER_SLOT, counted_in, counting_interval, measurement, server_drafts
 from .merge import split_note
+from .per_task import attach_per_task
 from .scrape import summed_deltas
 from .uncertainty import WindowFigures
 
@@ -105,8 +106,10 @@ def build(capture: Capture, session: dict, arms: list[dict]) -> tuple[dict[str, 
         raise MeasureProblem(f"{capture.log}: holds no finished measurement window")
     _equality(runs, arms, outputs, settings)
     attach_uncertainty(runs, arms, window_figures(windows, requests))
+    attach_per_task(runs, arms, sorted(windows), requests, settings.get("percentile_method", "linear"), request_times)
     for run, row in zip(runs, table):
         row["uncertainty"] = run.get("uncertainty")
+        row["per_task"] = run.get("per_task")
     return _record(configurations, runs, session), findings, table
 
 

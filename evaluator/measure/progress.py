@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .._infra import progress
+from .._infra.safe_text import shown
 
 
 class Progress:
@@ -42,6 +43,25 @@ def _speedup_line(r: dict) -> str | None:
     return f"{where}, 95 % interval {s['low']:.3f} to {s['high']:.3f}x"
 
 
+def _task_lines(r: dict) -> list[str]:
+    """One line per task label under the run's line: its requests, decode speed and TTFT medians, and
+    for a speculative run the paired per-prompt speedup (median and interval) and A / P."""
+    lines = []
+    for t in (r.get("per_task") or {}).get("tasks", []):
+        decode, ttft = t.get("decode_tokens_per_s"), t.get("ttft_ms")
+        line = (
+            f"  task {shown(t['task'])[:24]:<24} done {t['requests']:>4}  tokens {t['output_tokens']:>6}  "
+            f"decode p50 {'-' if decode is None else format(decode['p50'], '.1f'):>7} tok/s  TTFT p50 {_ms(ttft and ttft['p50']):>7}"
+        )
+        if (s := t.get("speedup")) is not None:
+            interval = s["note"] if s.get("low") is None else f"[{s['low']:.2f}, {s['high']:.2f}]"
+            line += f"  speedup {s['median']:.2f}x {interval} ({s['pairs']} pairs)"
+        if t.get("acceptance_rate") is not None:
+            line += f"  accept {t['acceptance_rate']:.3f}"
+        lines.append(line)
+    return lines
+
+
 def summary(rows: list[dict]) -> str:
     """The table per arm and load, then each load's speedup with its interval; plain text, every
     field a number or an id measure chose."""
@@ -57,9 +77,11 @@ def summary(rows: list[dict]) -> str:
             f"{r['arm'][:16]:<16} {r['concurrency']:>5} {r['completed']:>5} {r['failed']:>5} {r['tokens_per_s']:>10.1f} {ci:>15} "
             f"{_ms(r['ttft_p50']):>9} {_ms(r['ttft_p99']):>9} {_ms(r['tpot_p50']):>9} {accept:>7}  {r['population']}"
         )
+        lines += _task_lines(r)
     lines.append(
         "(latencies in ms; E/T = output tokens per second of the measured interval; E/T 95% CI = Student t over the "
-        "repetitions, n=N where fewer than 3; accept = A / P)"
+        "repetitions, n=N where fewer than 3; accept = A / P; under each load, per task: decode = 1 / TPOT per request, "
+        "speedup = median of the paired per-prompt speedups with its distribution-free 95 % interval)"
     )
     lines += [line for r in rows if (line := _speedup_line(r)) is not None]
     return "\n".join(lines) + "\n"

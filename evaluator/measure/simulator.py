@@ -101,6 +101,7 @@ class Simulator:
         speculative: bool = False,
         k: int = 4,
         accept_probability: float = 0.7,
+        accept_by_text: tuple[tuple[str, float], ...] = (),
         model: str = "sim-target",
         fault: str = "none",
         fault_every: int = 1,
@@ -114,6 +115,9 @@ class Simulator:
         if fault not in FAULTS:
             raise ValueError(f"unknown fault {fault!r}")
         self.speculative, self.k, self.p = speculative, k, accept_probability
+        # (text, probability): a prompt holding the text is drafted with that probability (the first
+        # that matches), so one prompt set can hold tasks a drafter predicts differently
+        self.accept_by_text = accept_by_text
         self.model, self.fault, self.fault_every = model, fault, fault_every
         self.step_delay_s, self.prefill_s, self.stall_s = step_delay_s, prefill_s, stall_s
         # a server whose counters will restart has served work before the measurement, so the
@@ -235,6 +239,7 @@ class Simulator:
     def _generate(self, prompt: str, max_tokens: int) -> tuple[list[list[str]], Counters]:
         """The words of each chunk, and what this request adds to the counters."""
         seed = hashlib.sha256(prompt.encode()).digest()
+        p = next((q for text, q in self.accept_by_text if text in prompt), self.p)
         c = Counters()
         steps = [[_word(seed, 0)]]  # the prompt pass emits the first token, outside any verification step
         n = 1
@@ -249,7 +254,7 @@ class Simulator:
                 n += 1
                 continue
             accepted = 0
-            while accepted < k and _draft_right(seed, n + accepted, self.p):
+            while accepted < k and _draft_right(seed, n + accepted, p):
                 accepted += 1
             c.drafts += 1
             c.draft_tokens += k
@@ -262,7 +267,16 @@ class Simulator:
         c.predicted = n
         return steps, c
 
-    def _chunk(self, delta: dict, finish: str | None = None, chat: bool = True) -> bytes:
+    @staticmethod
+    def _timings(c: Counters, prompt_tokens: int) -> dict[str, int]:
+        """The request's own counts as llama.cpp's final chunk carries them: draft_n and
+        draft_n_accepted only when the request drafted."""
+        timings = {"prompt_n": prompt_tokens, "predicted_n": c.predicted}
+        if c.draft_tokens:
+            timings.update(draft_n=c.draft_tokens, draft_n_accepted=c.accepted)
+        return timings
+
+    def _chunk(self, delta: dict, finish: str | None = None, chat: bool = True, timings: dict | None = None) -> bytes:
         if chat:
             obj = {"id": "chatcmpl-sim", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
         else:  # a completions chunk carries its text beside the choice, and no role
@@ -271,7 +285,8 @@ class Simulator:
                 "object": "text_completion",
                 "choices": [{"index": 0, "text": delta.get("content", ""), "finish_reason": finish}],
             }
-        return b"data: " + json.dumps({**obj, "model": self.model}).encode() + b"\n\n"
+        extra = {"timings": timings} if timings is not None else {}
+        return b"data: " + json.dumps({**obj, **extra, "model": self.model}).encode() + b"\n\n"
 
     async def _stream(self, steps, counts: Counters, prompt_usage: dict, usage_wanted: bool, fault: str, chat: bool = True):
         prompt_tokens = prompt_usage["prompt_tokens"]
@@ -299,7 +314,7 @@ class Simulator:
                     out.append(b"data: " + BROKEN_EVENTS[fault] + b"\n\n")
                 text = (" " if i else "") + " ".join(words) + ("\ud800" if fault == "surrogate-content" and i == len(steps) // 2 else "")
                 last = i == len(steps) - 1
-                out.append(self._chunk({"content": text}, "length" if last else None, chat))
+                out.append(self._chunk({"content": text}, "length" if last else None, chat, self._timings(counts, prompt_tokens) if last else None))
                 if fault != "buffered":
                     for piece in out:
                         yield piece

@@ -43,7 +43,13 @@ def render(results: list[FileAssessment], full: bool, comparison: Comparison | N
 def _run_entry(r: FileAssessment, run_id: str, m) -> dict[str, Any]:
     """A run's figures, with what the PDF shows beside them (K, the paired baseline and the speedup
     over it), so that verify's reproduction check covers every figure a signed report prints."""
-    return {**m.as_dict(), "k": r.k.get(run_id), "baseline_run": r.baseline.get(run_id), "speedup": r.speedup.get(run_id)}
+    entry = {**m.as_dict(), "k": r.k.get(run_id), "baseline_run": r.baseline.get(run_id), "speedup": r.speedup.get(run_id)}
+    # Only for a run whose record splits it by task or keeps per-request acceptance (record 1.3).
+    if run_id in r.per_task:
+        entry["per_task"] = r.per_task[run_id].model_dump(exclude_none=True)
+    if run_id in r.request_acceptance:
+        entry["request_acceptance"] = r.request_acceptance[run_id].model_dump(exclude_none=True)
+    return entry
 
 
 def document(results: list[FileAssessment], *, full: bool = True, comparison: Comparison | None = None) -> dict[str, Any]:

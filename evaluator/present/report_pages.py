@@ -23,6 +23,7 @@ from ..rules.addressee import to_whom
 from .buyer_pages import RuleOf, fit_context
 from .charts import Series, bar_chart, line_chart
 from .run_columns import run_columns
+from .task_pages import task_section
 
 if TYPE_CHECKING:
     from ..engine.metrics import RunMetrics
@@ -200,6 +201,7 @@ def _file(r: FileAssessment, name: str, rule_of: RuleOf, entry: dict[str, Any]) 
     runs = {run["run"]: run for run in entry.get("runs", [])}
     out["throughput"] = _throughput(rec, r, runs)
     out["histograms"] = _histograms(rec, runs)
+    out["tasks"] = task_section(r)
     out["configurations"] = [_configuration(cfg) for cfg in rec.configurations]
     out["intervals"] = _intervals(rec)
     out["quality"] = _quality(rec)

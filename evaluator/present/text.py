@@ -14,6 +14,7 @@ from ..engine.wording import VERDICT_TEXT, column, interval_text, num
 from ..rules import REGISTRY
 from ..rules.results import FileAssessment, Finding
 from .run_columns import FIELDS, run_columns
+from .task_table import task_lines
 
 if TYPE_CHECKING:
     from ..buyer.results import Comparison
@@ -116,6 +117,8 @@ def file_report(r: FileAssessment) -> list[str]:
     out.append("")
     if accounting := _accounting(r):
         out += [*accounting, ""]
+    if per_task := task_lines(r):
+        out += [*per_task, ""]
     out += asks_block(r)
     return out
 

@@ -4,7 +4,7 @@ Importing this package registers every rule, in the order the catalog lists them
 """
 
 # Registration order is the catalog's order, so these are not sorted.
-from . import structure, claims, load, baseline, interval, counts, identity, quality, conditions, spread, requirements, references  # noqa: F401  # isort: skip
+from . import structure, claims, load, baseline, interval, counts, identity, quality, conditions, spread, tasks, requirements, references  # noqa: F401  # isort: skip
 from .registry import REGISTRY, RULE_CATALOG_VERSION, Rule, Violation, lookup
 
 __all__ = ["RULE_CATALOG_VERSION", "REGISTRY", "Rule", "Violation", "catalog_document", "lookup"]

@@ -55,6 +55,8 @@ def assess(loaded: LoadedFile) -> FileAssessment:
     result.speedup = {
         run_id: speedup(m, ctx.metrics[base]) if (base := result.baseline.get(run_id)) in ctx.metrics else None for run_id, m in ctx.metrics.items()
     }
+    result.per_task = {run.id: run.per_task for run in record.runs if run.per_task is not None}
+    result.request_acceptance = {run.id: run.request_acceptance for run in record.runs if run.request_acceptance is not None}
     findings = []
     for rule in REGISTRY.values():
         if rule.check is None:

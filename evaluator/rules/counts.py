@@ -17,6 +17,8 @@ CODE = "counts-inconsistent"
 BIMODAL_MIN_SHARE = 0.05
 # ...and the dip between two such modes falls below this fraction of the smaller one.
 BIMODAL_DIP = 0.5
+# Over requests (record 1.3 request_acceptance): a fifth of them below A / P = 0.3 and a fifth at 0.6 or more.
+REQUEST_LOW, REQUEST_HIGH, REQUEST_MODE_SHARE = 3, 6, 0.2
 
 
 def _identity_violations(ctx: Context, i: int, run: Run) -> Iterator[Violation]:
@@ -309,8 +311,11 @@ def bimodal_modes(histogram: list[int]) -> tuple[int, int] | None:
     rationale="""A mean acceptance length summarises a histogram. vLLM's documentation example,
     [39, 1, 0, 3], is 39 steps that kept nothing and 3 that kept everything: a mean of 1.23 describes
     none of them. Such a workload has requests the drafter predicts well and requests it does not;
-    read the histogram, and expect the speedup to depend on the mix.""",
-    failing="Histogram [39, 1, 0, 3] (K = 3).",
+    read the histogram, and expect the speedup to depend on the mix. Where the record keeps each
+    request's own acceptance (record 1.3, runs[].request_acceptance), the requests are read the same
+    way: at least a fifth accepting under 0.3 of their drafts, at least a fifth accepting 0.6 or more,
+    and fewer between than in either group.""",
+    failing="Histogram [39, 1, 0, 3] (K = 3), or 12 requests accepting under 0.1 of their drafts and 10 accepting at least 0.9 (none between).",
     passing="Histogram [1, 1, 1, 1, 1] (SD-201).",
     reference="vLLM Per-Request Acceptance Metrics (its n-gram example: 39 of 43 steps keep nothing, 3 keep everything), https://docs.vllm.ai/en/stable/features/speculative_decoding/acceptance_metrics/",
 )
@@ -327,3 +332,26 @@ def acceptance_bimodal(ctx: Context) -> Iterator[Violation]:
                 ("runs", i, "counts", "accepted_length_histogram"),
                 run=run.id,
             )
+        # record 1.3: over requests, each request's own A / P in tenths (few requests spread thinly over
+        # ten entries, so the reading is coarser than over steps: two groups at the ends, few between)
+        r = run.request_acceptance
+        split = request_modes(r.rate_histogram) if r is not None else None
+        if r is not None and split is not None and r.proposed_drafts:
+            low, high = split
+            yield Violation(
+                f"run {run.id}: {low} of {sum(r.rate_histogram)} requests accepted under {num(REQUEST_LOW / 10)} of their drafts and "
+                f"{high} accepted {num(REQUEST_HIGH / 10)} or more; the run's acceptance rate {num(r.accepted_drafts / r.proposed_drafts)} "
+                "describes neither",
+                ("runs", i, "request_acceptance", "rate_histogram"),
+                run=run.id,
+            )
+
+
+def request_modes(rates: list[int]) -> tuple[int, int] | None:
+    """(requests below REQUEST_LOW tenths, requests at REQUEST_HIGH tenths or more) when each is at
+    least REQUEST_MODE_SHARE of the requests and more than lie between; None otherwise."""
+    total = sum(rates)
+    low, middle, high = sum(rates[:REQUEST_LOW]), sum(rates[REQUEST_LOW:REQUEST_HIGH]), sum(rates[REQUEST_HIGH:])
+    if total and min(low, high) >= REQUEST_MODE_SHARE * total and middle < min(low, high):
+        return low, high
+    return None

@@ -134,6 +134,34 @@ FIGURE_MISSING = _fit(
     "Please send the figure the requirement is judged on (the latency percentile, closed-loop concurrency or baseline score) for the run at that load.",
 )
 
+TASK_MIX_UNCOVERED = _fit(
+    "task-mix-uncovered",
+    "The offer's speculative runs do not give a speedup with an interval for every task of the buyer's traffic mix",
+    """A speedup depends on the text generated, so a buyer who states a traffic mix (task_mix) is judged
+    on the speedup of that mix: each task's paired per-prompt speedup (record 1.3, runs[].per_task)
+    weighted by the task's share. A run that does not split its requests by the buyer's tasks, or whose
+    task has too few paired prompts for an interval, cannot say what the mix gains; its one mixed figure
+    is for someone else's traffic.""",
+    "task_mix: {code: 0.8, prose: 0.2}; the offer's runs have no per-task figures, or none for code.",
+    "Every speculative run splits by task, with code and prose each holding an interval.",
+    "docs/measure.md, Per task; docs/claims.md, The checklist behind the rules, item 8 (task dependence and repeatability)",
+    "Please send runs split by task (per-task paired speedups with their intervals) covering the tasks of our traffic.",
+)
+
+TASK_MIX_NO_SPEEDUP = _fit(
+    "task-mix-no-speedup",
+    "Weighted by the buyer's traffic mix, speculation is not faster beyond the noise",
+    """Weighted by the buyer's task shares, the per-task speedups give the speedup of the buyer's own
+    traffic: 1 / sum(w / s), the time the mix takes with speculation against without (a weighted
+    harmonic mean; the shares are of output tokens). Its range runs from the same mean over each task's
+    interval ends (each task 95 %; together at least 1 - 0.05 x the number of tasks). Where that range
+    reaches 1.0, the offer may not speed the buyer's traffic up at all, however fast the mixed run was.""",
+    "task_mix: {code: 1}; code's paired speedup 0.8x [0.7, 0.9] on a run that gave 2.1x mixed.",
+    "task_mix: {maths: 1}; maths 2.9x [2.6, 3.1].",
+    "docs/measure.md, Per task",
+    "Please show a speedup for our traffic mix whose range lies above 1.0, or tell us which tasks speculation should be switched off for.",
+)
+
 IDENTITY_MISMATCH = _fit(
     "identity-mismatch",
     "The offered configuration differs from the identity the buyer pinned",

@@ -11,7 +11,7 @@ from typing import Any, Literal
 from .._infra.exit_codes import EXIT_FINDINGS, EXIT_OK
 from ..engine.loader import pointer
 from ..engine.metrics import RunMetrics
-from ..engine.record import EvidenceRecord
+from ..engine.record import EvidenceRecord, PerTask, RequestAcceptance
 from ..engine.wording import claimed
 from .registry import Path
 
@@ -122,6 +122,10 @@ class FileAssessment:
     refused: dict[str, str] = field(default_factory=dict)
     # Per run id: its output-throughput speedup over that baseline (metrics.speedup), or None.
     speedup: dict[str, float | None] = field(default_factory=dict)
+    # Per run id, record 1.3: the run's figures per task and its per-request acceptance distribution,
+    # where the record has them (the outputs show them beside the accounting).
+    per_task: dict[str, PerTask] = field(default_factory=dict)
+    request_acceptance: dict[str, RequestAcceptance] = field(default_factory=dict)
     # What to ask the vendor: every error finding's request, once per offer.
     asks: list[Ask] = field(default_factory=list)
     # "evidence-record", or "requirements-profile" when `sdeval validate` was given a buyer's profile,

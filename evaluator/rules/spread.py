@@ -102,6 +102,18 @@ def claimed_speedups(claim: Claim) -> tuple[Fraction | None, Fraction | None] | 
     return (None if open_low else low, None if open_high else high)
 
 
+def outside_interval(claimed: tuple[Fraction | None, Fraction | None], low: float, high: float, whose: str) -> list[str]:
+    """Why claimed speedups (lowest, highest) are not what a 95 % interval bears out: outside it, or
+    faster where the interval reaches 1.0; empty when they are. `whose` names the interval ("the")."""
+    lowest, highest = claimed
+    reasons = []
+    if (highest is not None and highest < Fraction(low)) or (lowest is not None and lowest > Fraction(high)):
+        reasons.append(f"lies outside {whose} 95 % interval")
+    if lowest is not None and lowest > 1 and Fraction(low) <= 1:
+        reasons.append(f"says faster, but {whose} interval reaches 1.0 (faster is inside the noise)")
+    return reasons
+
+
 @rule(
     "speedup-interval",
     "warning",
@@ -128,15 +140,8 @@ def speedup_interval(ctx: Context) -> Iterator[Violation]:
         claimed = claimed_speedups(as_comparison(claim))
         if m.low is None or m.high is None or claimed is None:
             continue
-        lowest, highest = claimed
-        low, high = Fraction(m.low), Fraction(m.high)
         interval = f"{num(m.low)} to {num(m.high, 'x')} over {m.n} paired repetitions"
-        reasons = []
-        if (highest is not None and highest < low) or (lowest is not None and lowest > high):
-            reasons.append("lies outside the 95 % interval")
-        if lowest is not None and lowest > 1 and low <= 1:
-            reasons.append("says faster, but the interval reaches 1.0 (faster is inside the noise)")
-        if reasons:
+        if reasons := outside_interval(claimed, m.low, m.high, "the"):
             yield Violation(
                 f"claim {claim.id}'s {claimed_text(claim)} {' and '.join(reasons)}: run {run.id}'s speedup over {claim.baseline} "
                 f"is {num(m.mean, 'x')} on average, 95 % interval {interval}",

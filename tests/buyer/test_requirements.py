@@ -40,6 +40,8 @@ NEW_CODES = (
     "scope-mismatch",
     "task-mismatch",
     "requirement-figure-missing",
+    "task-mix-uncovered",
+    "task-mix-no-speedup",
     "identity-mismatch",
     "relaxed-acceptance-refused",
     "cost-basis-missing",
@@ -143,7 +145,7 @@ def test_init_requirements_never_overwrites_without_force(sdeval, tmp_path):
         (
             "requirements_version: '1.0'\nbuyer: {name: x}\n",
             "1:1: the profile requires nothing to judge an offer by: state latency_limits or throughput (with the loads you "
-            "will run), quality, tasks, sampling, scope or pinned_identity",
+            "will run), quality, tasks, task_mix, sampling, scope or pinned_identity",
         ),
     ],
     ids=["misspelt", "duplicate", "backwards-band", "no-load", "bad-scope", "requires-nothing"],

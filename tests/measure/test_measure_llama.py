@@ -83,6 +83,10 @@ def _counter(path: Path, name: str) -> int:
 
 # docs/measure.md's command, but for the URLs and the output (the test checks the page still says so)
 DOCUMENTED = "--endpoint completions --concurrency 1,2 --repetitions 3 --warmup 0 --requests 2 --max-tokens 24"
+# docs/measure.md's per-task command: 8 requests a window, 3 windows a load, so each of the shipped
+# set's 4 tasks has 6 prompts per load in both arms, the fewest that give an interval on a median
+PER_TASK = "--endpoint completions --concurrency 1,2 --repetitions 3 --warmup 0 --requests 8 --max-tokens 24"
+TASKS = ["code", "list", "maths", "prose"]
 
 
 def _entries(record_path: Path) -> list[dict]:
@@ -90,10 +94,11 @@ def _entries(record_path: Path) -> list[dict]:
     return [json.loads(line) for line in (capture / "capture.jsonl").read_text().splitlines()]
 
 
-def _check_counts(record: dict, record_path: Path) -> None:
+def _check_counts(record: dict, record_path: Path, per_window: int) -> None:
     """Over each window's whole span (warm-up not drained, then the measured requests) the server's
     counter deltas equal the client's and the responses' own timings; over the steady intervals
-    the run's E, P and A are the counted requests' own."""
+    the run's E, P and A are the counted requests' own, and the per-request acceptance
+    distribution adds up to the same P and A."""
     from evaluator.measure.measurement import counted_in, counting_interval
 
     capture = record_path.with_name(record_path.name + ".capture")
@@ -101,7 +106,7 @@ def _check_counts(record: dict, record_path: Path) -> None:
     windows = [e for e in entries if e["kind"] == "window"]
     every = [e for e in entries if e["kind"] == "request"]
     requests = [e for e in every if not e["warmup"]]
-    assert len(windows) == 12 and len(requests) == 24
+    assert len(windows) == 12 and len(requests) == 12 * per_window
     for run in record["runs"]:
         arm, c = run["configuration"], run["load"]["concurrency"]
         mine = [w for w in windows if w["arm"] == arm and w["concurrency"] == c]
@@ -129,9 +134,35 @@ def _check_counts(record: dict, record_path: Path) -> None:
             assert span["emitted_tokens"] == span["accepted_drafts"] + span["bonus_tokens"] + span["outside_step_tokens"]
             assert counts["proposed_drafts"] == sum(r["server_timings"].get("draft_n", 0) for r in steady)
             assert counts["accepted_drafts"] == sum(r["server_timings"].get("draft_n_accepted", 0) for r in steady)
-            assert run["quality"][0]["equality_total"] == 6
+            assert run["quality"][0]["equality_total"] == 3 * per_window
+            acceptance = run["request_acceptance"]
+            assert (acceptance["proposed_drafts"], acceptance["accepted_drafts"]) == (counts["proposed_drafts"], counts["accepted_drafts"])
+            assert acceptance["requests"] == len(steady) == sum(acceptance["rate_histogram"]) + acceptance["requests_without_proposals"]
         else:
             assert server["verification_steps"] == 0 and "verification_steps" not in span
+            assert "request_acceptance" not in run
+
+
+def _check_per_task(record: dict, record_path: Path) -> None:
+    """Every run splits by the shipped set's tasks; each speculative run's task has its paired
+    speedup with an interval (6 pairs each) and its own acceptance; the tasks add up to the run's
+    completed measured requests (all of them, as the latencies: not only the steady intervals')."""
+    completed = [e for e in _entries(record_path) if e["kind"] == "request" and not e["warmup"] and e["outcome"] == "completed"]
+    for run in record["runs"]:
+        mine = [r for r in completed if r["arm"] == run["configuration"] and r["concurrency"] == run["load"]["concurrency"]]
+        tasks = {t["task"]: t for t in run["per_task"]["tasks"]}
+        assert sorted(tasks) == TASKS, run["id"]
+        assert all(t["requests"] == 6 for t in tasks.values())
+        assert sum(t["output_tokens"] for t in tasks.values()) == sum(r["completion_tokens"] for r in mine)
+        if run["arrangement"] != "speculative":
+            continue
+        for t in tasks.values():
+            s = t["speedup"]
+            assert s["baseline_run"] == run["id"].replace("speculative", "target-only") and s["pairs"] == 6
+            assert 0 < s["low"] <= s["median"] <= s["high"], (run["id"], t)
+            assert t["decode_tokens_per_s"]["p50"] > 0 and t["ttft_ms"]["p50"] > 0
+        for field, key in (("proposed_drafts", "draft_n"), ("accepted_drafts", "draft_n_accepted")):
+            assert sum(t["request_acceptance"][field] for t in tasks.values()) == sum(r["server_timings"].get(key, 0) for r in mine)
 
 
 @pytest.fixture
@@ -164,12 +195,14 @@ def test_real_engine_five_calls_under_load_count_the_servers_tokens_and_establis
     assert DOCUMENTED in " ".join(docs.replace("\\\n", " ").split()), "docs/measure.md no longer shows the command this test runs"
     texts = {p.id: p.text for p in load_prompts(None, "completions")[0]}
     nonces = set()
+    assert PER_TASK in " ".join(docs.replace("\\\n", " ").split()), "docs/measure.md no longer shows the per-task command this test runs"
     for call in range(5):
         record_path = tmp_path / f"measured-{call}.json"
+        command = PER_TASK if call == 4 else DOCUMENTED  # the last call's record is claimed, assessed and rendered
         code = measure(
             [
                 *arms,
-                *DOCUMENTED.split(),
+                *command.split(),
                 "--quiet",
                 "--vendor",
                 "the buyer's own measurement",
@@ -179,7 +212,10 @@ def test_real_engine_five_calls_under_load_count_the_servers_tokens_and_establis
                 str(record_path),
             ]
         )
-        err = capsys.readouterr().err
+        out, err = capsys.readouterr()
+        if command == PER_TASK:
+            with capsys.disabled():  # the per-task table docs/measure.md shows
+                print(f"\n{out}")
         # exit 0: no failed request, no cache hit beyond the salt, counters that match (each a finding otherwise)
         assert code == 0, f"call {call + 1}: {err}"
         record = json.loads(record_path.read_text())
@@ -197,7 +233,8 @@ def test_real_engine_five_calls_under_load_count_the_servers_tokens_and_establis
         measured = [r for r in requests if not r["warmup"]]
         echoes = sum(texts[r["prompt"]].strip()[:40] in r["text"] for r in measured)
         assert echoes < len(measured) / 4, f"{echoes} of {len(measured)} outputs repeat their prompt"
-        _check_counts(record, record_path)
+        _check_counts(record, record_path, 8 if command == PER_TASK else 2)
+    _check_per_task(record, record_path)
     assert len(nonces) == 5
     claimed = tmp_path / "claimed.json"
     for c, target in ((1, ["-o", claimed]), (2, ["--in-place"])):

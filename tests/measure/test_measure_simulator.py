@@ -4,6 +4,7 @@ tools mishandle, each with the finding or error the harness must give (none sile
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -11,6 +12,7 @@ pytest.importorskip("httpx")
 pytest.importorskip("uvicorn")
 
 from support.measure_servers import serve  # noqa: E402
+from support.pdf_helpers import page_texts  # noqa: E402
 
 from evaluator.engine.metrics import exact  # noqa: E402
 from evaluator.measure.cli import main as measure  # noqa: E402
@@ -286,3 +288,96 @@ def test_random_prompts_are_opt_in_said_so_and_named_in_the_record(tmp_path, cap
         name="both.json",
     )
     assert (code, err) == (2, "sdeval: give --prompts FILE or --random-prompts N, not both\n")
+
+
+def _two_task_prompts(tmp_path):
+    """Two tasks a drafter predicts very differently (the simulator reads the marker in the text),
+    8 prompts each; measured twice over, 16 pairs per task give an interval on its median speedup."""
+    path = tmp_path / "two-tasks.jsonl"
+    lines = [
+        json.dumps({"id": f"{task}-{n}", "task": task, "prompt": f"{marker} number {n}: go on"})
+        for task, marker in (("easy", "EASY"), ("hard", "HARD"))
+        for n in range(8)
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_two_tasks_of_different_acceptance_give_per_task_figures_and_the_spread_finding(tmp_path, capsys, sdeval):
+    spec = Simulator(speculative=True, k=4, step_delay_s=0.01, accept_by_text=(("EASY", 0.95), ("HARD", 0.05)))
+    base = Simulator(step_delay_s=0.01)
+    prompts = _two_task_prompts(tmp_path)
+    with serve(spec) as spec_url, serve(base) as base_url:
+        argv = [
+            a for arm, url in (("speculative", spec_url), ("target-only", base_url)) for a in ("--arm", f"{arm}={url}", "--metrics", f"{url}/metrics")
+        ]
+        code = measure(
+            [
+                *argv,
+                "--prompts",
+                str(prompts),
+                "--concurrency",
+                "2",
+                "--repetitions",
+                "4",
+                "--warmup",
+                "0",
+                "--requests",
+                "8",
+                "--max-tokens",
+                "24",
+                "-o",
+                str(tmp_path / "rec.json"),
+            ]
+        )
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    record = json.loads((tmp_path / "rec.json").read_text())
+    run = _run(record, "speculative-c2")
+    requests = [r for r in _requests(tmp_path) if r["arm"] == "speculative"]
+    # the per-request distribution sums to the run's A and P (the server's counter deltas)
+    acceptance = run["request_acceptance"]
+    assert (acceptance["proposed_drafts"], acceptance["accepted_drafts"]) == (run["counts"]["proposed_drafts"], run["counts"]["accepted_drafts"])
+    assert acceptance["requests"] == len(requests) == 32 and sum(acceptance["rate_histogram"]) == 32
+    tasks = {t["task"]: t for t in run["per_task"]["tasks"]}
+    assert sorted(tasks) == ["easy", "hard"]
+    for name, t in tasks.items():
+        mine = [r for r in requests if r["task"] == name]
+        assert t["requests"] == len(mine) == 16 and t["output_tokens"] == sum(r["completion_tokens"] for r in mine)
+        assert t["request_acceptance"]["proposed_drafts"] == sum(r["server_timings"].get("draft_n", 0) for r in mine)
+        assert t["speedup"]["pairs"] == 16 and t["speedup"]["baseline_run"] == "target-only-c2"
+        assert t["speedup"]["low"] <= t["speedup"]["median"] <= t["speedup"]["high"]
+    assert sum(t["request_acceptance"]["accepted_drafts"] for t in tasks.values()) == acceptance["accepted_drafts"]
+    assert tasks["easy"]["acceptance_rate"] > 0.8 > 0.2 > tasks["hard"]["acceptance_rate"]
+    assert tasks["hard"]["speedup"]["high"] < tasks["easy"]["speedup"]["low"]  # the drafter's hit rate is the speedup
+    # the run's requests split into two modes of A / P: acceptance-bimodal reads the per-request histogram
+    expected = [0] * 10
+    for r in requests:
+        expected[min(9, 10 * r["server_timings"]["draft_n_accepted"] // r["server_timings"]["draft_n"])] += 1
+    assert acceptance["rate_histogram"] == expected
+    assert expected[0] == 16 and sum(expected[5:]) == 16
+    base_run = _run(record, "target-only-c2")
+    assert "request_acceptance" not in base_run and "speedup" not in base_run["per_task"]["tasks"][0]
+    # the end-of-run table: one line per task under the load
+    assert "easy" in out.out and "hard" in out.out
+    assessed = sdeval("assess", tmp_path / "rec.json")
+    assert "task-speedup-spread" in assessed.stdout and "acceptance-bimodal" in assessed.stdout, assessed.stdout
+    assert "slowest: hard" in assessed.stdout
+    # the per-task table and the per-request histogram, in the text and the JSON
+    hard = tasks["hard"]["speedup"]
+    row = re.search(r"^    speculative-c2 +hard +16 +[0-9,]+ +[0-9.]+ +[0-9.]+ +(\S+) \[(\S+), (\S+)\] +16 +[0-9.]+$", assessed.stdout, re.M)
+    assert row, assessed.stdout
+    assert [float(x.rstrip("x")) for x in row.groups()] == pytest.approx([hard["median"], hard["low"], hard["high"]], rel=0.01)
+    assert f"    speculative-c2: {' '.join(map(str, expected))}  (32 requests; llama.cpp" in assessed.stdout
+    document = sdeval("assess", tmp_path / "rec.json", "--format", "json").json()
+    runs = {r["run"]: r for r in document["files"][0]["runs"]}
+    assert runs["speculative-c2"]["per_task"] == run["per_task"] and runs["speculative-c2"]["request_acceptance"] == acceptance
+    assert "request_acceptance" not in runs["target-only-c2"]
+    # the PDF: the per-task table, the speedup chart and the per-request histogram
+    assert sdeval("keygen", tmp_path / "id").exit_code == 0
+    pdf = tmp_path / "rec.pdf"
+    rendered = sdeval("render", tmp_path / "rec.json", "-o", pdf, "--key", tmp_path / "id" / "key.pem", "--cert", tmp_path / "id" / "cert.pem")
+    assert rendered.exit_code == 1, rendered.stderr  # the simulator's configurations are not pinned (identity-incomplete)
+    text = " ".join(" ".join(page_texts(pdf)).split())
+    assert "Per task" in text and "speculative-c2: paired per-prompt speedup by task" in text and "speculative-c2: requests by A / P" in text
+    assert re.search(r"hard 16 [0-9,]+ [0-9.]+ [0-9.]+ " + re.escape(f"{row.group(1)} [{row.group(2)}, {row.group(3)}] 16"), text), text

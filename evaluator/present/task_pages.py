@@ -1,0 +1,103 @@
+"""The PDF's per-task section (record 1.3): each run's per-task table, a chart of the speculative
+runs' per-task speedups with their intervals, and each run's histogram of per-request A / P; read
+from the assessed result (FileAssessment.per_task, .request_acceptance)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from markupsafe import Markup, escape
+
+from .._infra.safe_text import isolated
+from ..engine.wording import column, num
+from ..rules.results import FileAssessment
+from .charts import bar_chart, nice_ticks
+
+
+def _interval_chart(run_id: str, tasks: list) -> str:
+    """One row per task: its interval as a line, its median as a dot, 1.0 (no speedup) dashed."""
+    rows = [t for t in tasks if t.speedup is not None]
+    if not rows:
+        return ""
+    left, right, top, row_h = 90, 12, 26, 20
+    width, height = 330, top + row_h * len(rows) + 30
+    top_value = nice_ticks(max(max(t.speedup.high or t.speedup.median for t in rows), 1.0), 4)[-1]
+
+    def x(v: float) -> float:
+        return left + v / top_value * (width - left - right)
+
+    title = f"{run_id}: paired per-prompt speedup by task"
+    described = "; ".join(
+        f"{t.task} {num(t.speedup.median, 'x')}"
+        + (f" [{num(t.speedup.low)}, {num(t.speedup.high)}]" if t.speedup.low is not None else " (no interval)")
+        for t in rows
+    )
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img" aria-label="{escape(title)}">',
+        f"<title>{escape(title)}: {escape(described)}</title>",
+        f'<text x="{width / 2}" y="14" font-size="9.5" text-anchor="middle" font-weight="bold">{escape(title)}</text>',
+        f'<line x1="{x(1.0):.1f}" y1="{top - 4}" x2="{x(1.0):.1f}" y2="{top + row_h * len(rows)}" stroke="#000" stroke-dasharray="3 2" stroke-width="0.8"/>',
+    ]
+    for i, t in enumerate(rows):
+        y = top + row_h * i + row_h / 2
+        s = t.speedup
+        parts.append(f'<text x="{left - 6}" y="{y + 3:.1f}" font-size="8.5" text-anchor="end">{escape(isolated(t.task[:18]))}</text>')
+        if s.low is not None and s.high is not None:
+            parts.append(f'<line x1="{x(s.low):.1f}" y1="{y:.1f}" x2="{x(s.high):.1f}" y2="{y:.1f}" stroke="#000" stroke-width="2"/>')
+        parts.append(f'<circle cx="{x(s.median):.1f}" cy="{y:.1f}" r="3.2" fill="#fff" stroke="#000" stroke-width="1.2"/>')
+    axis_y = top + row_h * len(rows) + 4
+    parts.append(f'<line x1="{left}" y1="{axis_y}" x2="{width - right}" y2="{axis_y}" stroke="#000"/>')
+    for tick in nice_ticks(top_value, 4):
+        parts.append(f'<text x="{x(tick):.1f}" y="{axis_y + 11}" font-size="7.5" text-anchor="middle">{num(tick, "x")}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def task_section(r: FileAssessment) -> dict[str, Any] | None:
+    """The section's rows, charts and histograms; None when the record has neither block."""
+    if not r.per_task and not r.request_acceptance:
+        return None
+    tasks = [(run_id, t) for run_id, block in r.per_task.items() for t in block.tasks]
+    decode = column([t.decode_tokens_per_s.p50 if t.decode_tokens_per_s else None for _, t in tasks])
+    ttft = column([t.ttft_ms.p50 if t.ttft_ms else None for _, t in tasks])
+    rate = column([t.acceptance_rate for _, t in tasks])
+    rows = []
+    for k, (run_id, t) in enumerate(tasks):
+        s = t.speedup
+        speedup = (
+            "-"
+            if s is None
+            else num(s.median, "x") + (f" [{num(s.low)}, {num(s.high)}]" if s.low is not None and s.high is not None else " (no interval)")
+        )
+        rows.append(
+            {
+                "run": run_id,
+                "task": isolated(t.task),
+                "requests": num(t.requests),
+                "tokens": num(t.output_tokens),
+                "decode": decode[k],
+                "ttft": ttft[k],
+                "speedup": speedup,
+                "pairs": num(s.pairs) if s else "-",
+                "rate": rate[k],
+            }
+        )
+    charts = [Markup(svg) for run_id, block in r.per_task.items() if (svg := _interval_chart(run_id, block.tasks))]
+    histograms = [
+        {
+            "run": run_id,
+            "chart": Markup(
+                bar_chart(
+                    list(a.rate_histogram),
+                    title=f"{run_id}: requests by A / P",
+                    x_label="A / P in tenths (0: 0-0.1 ... 9: 0.9-1.0)",
+                    y_label="requests",
+                    width=250,
+                    height=170,
+                )
+            ),
+            "without": a.requests_without_proposals,
+        }
+        for run_id, a in r.request_acceptance.items()
+    ]
+    return {"rows": rows, "charts": charts, "histograms": histograms}
