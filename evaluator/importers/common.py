@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from ..engine.loader import UnreadableFile, read_bytes
-from ..engine.request_acceptance import RequestCounts, distribution
 
 # Whole-document formats (JSON files) are read in one piece, up to this size.
 MAX_DOCUMENT_BYTES = 512 * 1024 * 1024
@@ -369,6 +368,10 @@ def untested_note(tool: str, version: Any, tested: tuple[int, ...]) -> str | Non
 
 def request_acceptance(per_request: Counter, source: str) -> dict[str, Any] | None:
     """Record 1.3 runs[].request_acceptance from a tally of (P, A, S) -> requests, by the one builder."""
+    # Here, not at the top: the registry imports this module, and `sdeval --version` and help
+    # must not load the record models the builder makes.
+    from ..engine.request_acceptance import RequestCounts, distribution
+
     counts = [RequestCounts(p, a, s, requests=n) for (p, a, s), n in sorted(per_request.items(), key=repr) if n > 0]
     built = distribution(counts, source)
     return None if built is None else built.model_dump(exclude_none=True)
