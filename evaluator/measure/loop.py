@@ -129,6 +129,15 @@ def _until(duration_s: float, jobs):
         yield job
 
 
+def _until_deadline(deadline: float, jobs):
+    """The jobs, until the monotonic clock passes `deadline`: a slot then has nothing left to send.
+    Worker processes share a window's time by an instant the driver agreed, not by their first job."""
+    for job in jobs:
+        if time.monotonic() >= deadline:
+            return
+        yield job
+
+
 def window_order(arms: list[Arm], s: Settings, interleaved: bool) -> list[tuple[Arm, int, int]]:
     """(arm, concurrency, repetition) in the order measured. Interleaved: at each load, every arm's
     repetition r before any arm's r + 1, the arms' order reversed on every other repetition

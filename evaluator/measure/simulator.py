@@ -314,7 +314,11 @@ class Simulator:
                     out.append(b"data: " + BROKEN_EVENTS[fault] + b"\n\n")
                 text = (" " if i else "") + " ".join(words) + ("\ud800" if fault == "surrogate-content" and i == len(steps) // 2 else "")
                 last = i == len(steps) - 1
-                out.append(self._chunk({"content": text}, "length" if last else None, chat, self._timings(counts, prompt_tokens) if last else None))
+                out.append(
+                    self._chunk(
+                        {"content": text}, "length" if last else None, chat, self._timings(counts, prompt_tokens) if last and self.timings else None
+                    )
+                )
                 if fault != "buffered":
                     for piece in out:
                         yield piece
@@ -331,9 +335,8 @@ class Simulator:
                     "choices": [],
                     "usage": {**prompt_usage, "completion_tokens": reported, "total_tokens": prompt_tokens + reported},
                 }
-                if self.timings:  # as llama.cpp writes them: draft_n and draft_n_accepted only when the request drafted
-                    drafted = {"draft_n": counts.draft_tokens, "draft_n_accepted": counts.accepted} if counts.draft_tokens else {}
-                    usage["timings"] = {"predicted_n": counts.predicted, **drafted}
+                if self.timings:  # on the usage chunk too: a client may read either
+                    usage["timings"] = self._timings(counts, prompt_tokens)
                 if fault == "slow-usage":
                     for piece in out:
                         yield piece

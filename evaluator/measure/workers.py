@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .capture import Capture, MeasureProblem
-from .loop import Arm, Settings, _closed_loop, _first_prompt, _scrape, _until, measured_jobs
+from .loop import Arm, Settings, _closed_loop, _first_prompt, _scrape, _until_deadline, measured_jobs
 from .merge import PART, clock
 from .prompts import Prompt, salt_for
 from .scrape import check
@@ -294,7 +294,7 @@ def _jobs(message: dict, prompts: list[Prompt], indices):
     nonce, c, rep, attempt = message["salt"]
     salts = functools.partial(salt_for, nonce, c, rep, attempt=attempt)
     made = ((i, prompts[(first + i) % len(prompts)], salts(i)) for i in indices)
-    yield from _until(message["start_at"] + message["duration_s"], made)
+    yield from _until_deadline(message["start_at"] + message["duration_s"], made)
 
 
 async def measure_share(client, message: dict, arm: Arm, s: Settings, prompts: list[Prompt], write, indices) -> dict:

@@ -335,10 +335,12 @@ def test_two_tasks_of_different_acceptance_give_per_task_figures_and_the_spread_
     record = json.loads((tmp_path / "rec.json").read_text())
     run = _run(record, "speculative-c2")
     requests = [r for r in _requests(tmp_path) if r["arm"] == "speculative"]
-    # the per-request distribution sums to the run's A and P (the server's counter deltas)
+    # the run's per-request distribution sums to its A and P: the requests its steady intervals
+    # counted (record 1.3 steady_requests), as its counts do
     acceptance = run["request_acceptance"]
     assert (acceptance["proposed_drafts"], acceptance["accepted_drafts"]) == (run["counts"]["proposed_drafts"], run["counts"]["accepted_drafts"])
-    assert acceptance["requests"] == len(requests) == 32 and sum(acceptance["rate_histogram"]) == 32
+    counted = sum(w["steady_requests"] for w in run["measurement"]["windows"])
+    assert len(requests) == 32 and acceptance["requests"] == counted == sum(acceptance["rate_histogram"]) and 0 < counted <= 32
     tasks = {t["task"]: t for t in run["per_task"]["tasks"]}
     assert sorted(tasks) == ["easy", "hard"]
     for name, t in tasks.items():
@@ -347,14 +349,15 @@ def test_two_tasks_of_different_acceptance_give_per_task_figures_and_the_spread_
         assert t["request_acceptance"]["proposed_drafts"] == sum(r["server_timings"].get("draft_n", 0) for r in mine)
         assert t["speedup"]["pairs"] == 16 and t["speedup"]["baseline_run"] == "target-only-c2"
         assert t["speedup"]["low"] <= t["speedup"]["median"] <= t["speedup"]["high"]
-    assert sum(t["request_acceptance"]["accepted_drafts"] for t in tasks.values()) == acceptance["accepted_drafts"]
+    # the tasks cover every completed request, as their latencies do
+    assert sum(t["request_acceptance"]["accepted_drafts"] for t in tasks.values()) == sum(r["server_timings"]["draft_n_accepted"] for r in requests)
     assert tasks["easy"]["acceptance_rate"] > 0.8 > 0.2 > tasks["hard"]["acceptance_rate"]
     assert tasks["hard"]["speedup"]["high"] < tasks["easy"]["speedup"]["low"]  # the drafter's hit rate is the speedup
     # the run's requests split into two modes of A / P: acceptance-bimodal reads the per-request histogram
     expected = [0] * 10
     for r in requests:
         expected[min(9, 10 * r["server_timings"]["draft_n_accepted"] // r["server_timings"]["draft_n"])] += 1
-    assert acceptance["rate_histogram"] == expected
+    assert [sum(h) for h in zip(*(t["request_acceptance"]["rate_histogram"] for t in tasks.values()))] == expected
     assert expected[0] == 16 and sum(expected[5:]) == 16
     base_run = _run(record, "target-only-c2")
     assert "request_acceptance" not in base_run and "speedup" not in base_run["per_task"]["tasks"][0]
@@ -368,7 +371,7 @@ def test_two_tasks_of_different_acceptance_give_per_task_figures_and_the_spread_
     row = re.search(r"^    speculative-c2 +hard +16 +[0-9,]+ +[0-9.]+ +[0-9.]+ +(\S+) \[(\S+), (\S+)\] +16 +[0-9.]+$", assessed.stdout, re.M)
     assert row, assessed.stdout
     assert [float(x.rstrip("x")) for x in row.groups()] == pytest.approx([hard["median"], hard["low"], hard["high"]], rel=0.01)
-    assert f"    speculative-c2: {' '.join(map(str, expected))}  (32 requests; llama.cpp" in assessed.stdout
+    assert f"    speculative-c2: {' '.join(map(str, acceptance['rate_histogram']))}  ({counted} requests; llama.cpp" in assessed.stdout
     document = sdeval("assess", tmp_path / "rec.json", "--format", "json").json()
     runs = {r["run"]: r for r in document["files"][0]["runs"]}
     assert runs["speculative-c2"]["per_task"] == run["per_task"] and runs["speculative-c2"]["request_acceptance"] == acceptance
