@@ -222,12 +222,16 @@ def test_two_ray_nodes_on_loopback_count_what_the_servers_counted(tmp_path, clus
     # the counts are the servers' counters, the requests the sum over the workers, on two nodes
     record = json.loads(out.read_text())
     spec, base = _counters(ns, urls["speculative"]), _counters(ns, urls["target-only"])
-    speculative = [r for r in record["runs"] if r["arrangement"] == "speculative"]
-    assert sum(r["counts"]["verification_steps"] for r in speculative) == spec["llamacpp:spec_decode_num_drafts_total"]
-    assert sum(r["counts"]["proposed_drafts"] for r in speculative) == spec["llamacpp:spec_decode_num_draft_tokens_total"]
-    assert sum(r["counts"]["accepted_drafts"] for r in speculative) == spec["llamacpp:spec_decode_num_accepted_tokens_total"]
-    assert sum(r["counts"]["emitted_tokens"] for r in speculative) == spec["llamacpp:tokens_predicted_total"]
-    assert sum(r["counts"]["emitted_tokens"] for r in record["runs"] if r["arrangement"] == "target-only") == base["llamacpp:tokens_predicted_total"]
+    # the server's counters over each window's whole span (the run's own counts cover its steady intervals)
+    span = {r["id"]: r["measurement"].get("whole_span", r["counts"]) for r in record["runs"]}
+    speculative = [span[r["id"]] for r in record["runs"] if r["arrangement"] == "speculative"]
+    assert sum(r["verification_steps"] for r in speculative) == spec["llamacpp:spec_decode_num_drafts_total"]
+    assert sum(r["proposed_drafts"] for r in speculative) == spec["llamacpp:spec_decode_num_draft_tokens_total"]
+    assert sum(r["accepted_drafts"] for r in speculative) == spec["llamacpp:spec_decode_num_accepted_tokens_total"]
+    assert sum(r["emitted_tokens"] for r in speculative) == spec["llamacpp:tokens_predicted_total"]
+    assert (
+        sum(span[r["id"]]["emitted_tokens"] for r in record["runs"] if r["arrangement"] == "target-only") == base["llamacpp:tokens_predicted_total"]
+    )
     lines = _lines(tmp_path / "rec.json.capture" / "capture.jsonl")
     requests = [e for e in lines if e["kind"] == "request"]
     windows = [e for e in lines if e["kind"] == "window"]
