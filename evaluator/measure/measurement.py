@@ -92,6 +92,15 @@ def counted_in(request: dict, interval: tuple[float, float]) -> bool:
     return request["outcome"] == "completed" and interval[0] < request["finished"] <= interval[1]
 
 
+def counted_requests(measured: list[dict], c: int) -> list[dict]:
+    """The requests a window's E, P, A and N count: those the straddle rule places in its steady
+    interval, or every completed one where the window is counted whole."""
+    interval = counting_interval(measured, c)
+    if interval is None:
+        return [r for r in measured if r["outcome"] == "completed"]
+    return [r for r in measured if counted_in(r, interval)]
+
+
 def achieved_concurrency(measured: list[dict], c: int) -> tuple[float, float] | None:
     """(achieved concurrency, the steady interval's share of the window). Over the steady interval
     (steady_interval), the time-weighted mean of requests in flight: a request from its send (its
@@ -150,8 +159,7 @@ def measurement(
                 allowance += sum(cache_allowance(r["salt"], endpoint) for r, _ in hits if r.get("salt"))
         # The requests E and T count, so that N / T divides like by like: those inside the steady
         # interval, or every completed one where the window is counted whole.
-        interval = counting_interval(measured, c)
-        entry["steady_requests"] = sum(1 for r in measured if (counted_in(r, interval) if interval is not None else r["outcome"] == "completed"))
+        entry["steady_requests"] = len(counted_requests(measured, c))
         steady = achieved_concurrency(measured, c)
         if steady is not None:
             achieved, entry["steady_share"] = steady

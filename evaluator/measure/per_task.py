@@ -16,7 +16,7 @@ from typing import Any
 
 from ..engine.request_acceptance import RequestCounts, distribution
 from ..engine.statistics import CONFIDENCE, MIN_MEDIAN_PAIRS, TOO_FEW_PAIRS, median_interval, percentile
-from .measurement import counted_in, counting_interval
+from .measurement import counted_requests
 
 Times = Callable[[dict], tuple[float, float, float]]  # a request's (TTFT, TPOT, end-to-end) in ms
 UNLABELLED = "unlabelled"
@@ -131,8 +131,7 @@ def attach_per_task(
     for arm, c, rep in windows:
         measured = requests.get((arm, c, rep), [])
         completed[(arm, c)] += [r for r in measured if r["outcome"] == "completed"]
-        interval = counting_interval(measured, c)
-        counted[(arm, c)] += [r for r in measured if (counted_in(r, interval) if interval is not None else r["outcome"] == "completed")]
+        counted[(arm, c)] += counted_requests(measured, c)
     for run in runs:
         arm, c = run["configuration"], run["load"]["concurrency"]
         mine = completed.get((arm, c), [])
