@@ -4,7 +4,7 @@ or none.
 The key a claim is matched on: model (canonical id), accelerator SKU and count, precision,
 framework, speculative method, K, pinned or real acceptance, the workload (input/output lengths,
 else the dataset) and the load (concurrency or scenario; for a claim at matched interactivity, the
-per-user speed). A row matches on a field when both state it and the canonical values agree
+per-user speed; for a claim at matched throughput per accelerator, that throughput). A row matches on a field when both state it and the canonical values agree
 (lengths within LENGTH_TOLERANCE). A field the claim does not state is a difference: the claim's
 key is not known there. A field the source does not publish (InferenceX publishes no K and no
 acceptance) is listed as unpublished beside the match, never taken as agreement silently.
@@ -63,6 +63,7 @@ class ClaimKey:
     dataset: str | None
     concurrency: int | None
     per_user_speed: float | None  # a claim at matched interactivity: the load is this speed
+    accelerator_throughput: float | None = None  # record 1.3, a claim at matched throughput per accelerator
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -75,8 +76,13 @@ class ClaimKey:
             "k": self.k,
             "acceptance": self.acceptance,
             "workload": workload_words(self.isl, self.osl, self.dataset),
-            "load": load_words(self.concurrency, None, self.per_user_speed),
+            "load": load_words(self.concurrency, None, self.per_user_speed, self.accelerator_throughput),
         }
+
+    @property
+    def matched_load(self) -> bool:
+        """The load is a matched point (a per-user speed or a throughput per accelerator), not a concurrency."""
+        return self.per_user_speed is not None or self.accelerator_throughput is not None
 
 
 def workload_words(isl: int | None, osl: int | None, dataset: str | None) -> str | None:
@@ -85,9 +91,11 @@ def workload_words(isl: int | None, osl: int | None, dataset: str | None) -> str
     return None if dataset is None else f"dataset {dataset}"
 
 
-def load_words(concurrency: int | None, scenario: str | None, speed: float | None = None) -> str | None:
+def load_words(concurrency: int | None, scenario: str | None, speed: float | None = None, per_accelerator: float | None = None) -> str | None:
     if speed is not None:
         return f"at least {speed:g} tokens/s per user"
+    if per_accelerator is not None:
+        return f"at least {per_accelerator:g} output tokens/s per accelerator"
     if concurrency is not None:
         return f"concurrency {concurrency}"
     return None if scenario is None else f"MLPerf {scenario} scenario"
@@ -117,6 +125,7 @@ def claim_key(ctx: Context, claim: Claim) -> ClaimKey:
         dataset=workload.dataset if workload else None,
         concurrency=claim.concurrency or (run.load.concurrency if run else None),
         per_user_speed=claim.at_per_user_speed,
+        accelerator_throughput=claim.at_accelerator_throughput,
     )
 
 
@@ -146,7 +155,7 @@ def compare_key(key: ClaimKey, row: dict[str, Any]) -> tuple[list[str], list[str
     for name in ("model", "accelerator", "accelerators", "precision", "framework", "spec_method", "k", "acceptance"):
         field(name, getattr(key, name), rk.get(name))
     _workload(key, rk, differs, unpublished)
-    if key.per_user_speed is None:
+    if not key.matched_load:
         ours, theirs = load_words(key.concurrency, None), load_words(rk.get("concurrency"), rk.get("scenario"))
         field("load", ours, theirs)
     return differs, unpublished
@@ -294,6 +303,8 @@ def compare_claim(file: str, index: int, ctx: Context, claim: Claim, references:
                 same.append((given, row, unpublished))
     if key.per_user_speed is not None:
         same = _matched_interactivity(same, key.per_user_speed, name)
+    elif key.accelerator_throughput is not None:
+        same = _matched_throughput(same, key.accelerator_throughput, name)
     for given, row, unpublished in same:
         out.rows.append(_row(given, row, "same-key", [], unpublished, name, claim.value))
     for _, given, row, differs, unpublished in sorted(partial, key=lambda p: p[0])[:PARTIAL_SHOWN]:
@@ -304,6 +315,18 @@ def compare_claim(file: str, index: int, ctx: Context, claim: Claim, references:
 def _matched_interactivity(same: list, speed: float, name: str) -> list:
     """At matched interactivity, per source: the row with the highest figure among those at least
     `speed` fast per user (the step function claims use, never interpolated between rows)."""
+    return _matched(same, "tokens_per_s_per_user", speed, name)
+
+
+def _matched_throughput(same: list, throughput: float, name: str) -> list:
+    """At matched throughput per accelerator, per source: the row with the highest figure (tokens/s per
+    user) among those with at least `throughput` output tokens/s per accelerator (the step function
+    the claim's own runs are read with, engine/matched.matched_at_throughput)."""
+    return _matched(same, "output_tokens_per_s_per_accelerator", throughput, name)
+
+
+def _matched(same: list, axis: str, at: float, name: str) -> list:
+    """Per source, the row whose `name` figure is highest among those whose `axis` figure is at least `at`."""
     chosen = []
     by_source: dict[tuple[str, int], list] = {}
     for item in same:
@@ -311,9 +334,9 @@ def _matched_interactivity(same: list, speed: float, name: str) -> list:
     for items in by_source.values():
         points = []
         for item in items:
-            user, figure = _figure(item[1], "tokens_per_s_per_user"), _figure(item[1], name)
-            points.append((item, None if user is None else user["value"], None if figure is None else figure["value"]))
-        best = highest_at_least(points, speed)
+            where, figure = _figure(item[1], axis), _figure(item[1], name)
+            points.append((item, None if where is None else where["value"], None if figure is None else figure["value"]))
+        best = highest_at_least(points, at)
         if best is not None:
             chosen.append(best)
     return chosen

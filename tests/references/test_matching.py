@@ -135,6 +135,23 @@ def test_matched_interactivity_takes_the_best_row_at_least_that_fast_per_user():
     assert c["key"]["load"] == "at least 50 tokens/s per user" and c["outcome"] == "exceeds-every"
 
 
+def test_matched_throughput_per_accelerator_takes_the_fastest_row_per_user_at_least_that_busy():
+    # Record 1.3: "200 tokens/s per user at 50 output tokens/s per GPU or more" is read off the rows by
+    # the step function its own runs are read with; the concurrency is not the load of such a claim.
+    data = record(unit="tokens/s per user", counted="per-user-output", value=100, at_accelerator_throughput=50, concurrency=None)
+    data["record_version"] = "1.3"
+    rows = [
+        row(conc=4, metrics={"median_intvty": 120.0, "output_tput_per_gpu": 49.9}),  # not busy enough: never read off a line
+        row(conc=8, metrics={"median_intvty": 90.0, "output_tput_per_gpu": 60.0}),
+        row(conc=32, metrics={"median_intvty": 40.0, "output_tput_per_gpu": 150.0}),
+    ]
+    c = compared(data, *rows)
+    (r,) = c["rows"]
+    assert (r["key"]["concurrency"], r["figure"]["value"], r["match"]) == (8, 90.0, "same-key")
+    assert c["key"]["load"] == "at least 50 output tokens/s per accelerator"
+    assert c["outcome"] == "exceeds-every" and r["ratio"] == pytest.approx(100 / 90)
+
+
 def test_claims_that_are_not_output_throughput_are_not_compared():
     data = load_file(str(EXAMPLES / "public-claims" / "trt-deepseek-r1-mtp-2.16x.yaml")).data
     assessed = reassess([("offer.json", json.dumps(data).encode())], None, [("refs.json", references(row()))])
