@@ -41,7 +41,7 @@ from ..engine.context import Context
 from ..engine.metrics import exact
 from ..engine.record import Run
 from ..engine.unit_figures import accelerators, cost_per_million, hourly_price, per_user, servers, tokens_per_s
-from ..engine.wording import money, num
+from ..engine.wording import disputed, money, num
 from ..rules import requirements as fit_rules
 from .across_loads import offered_runs
 from .costs import (
@@ -92,14 +92,15 @@ class _Limit:
     figure: Figure
     passes: Callable[[float], bool]
     unit: str
+    limit: float
 
 
 def _limits(requirements: list[Requirement], profile: RequirementsProfile, ctx: Context) -> list[_Limit]:
     out = []
     for req in requirements:
         if req.kind in PER_USER_LIMITS:
-            figure, passes, unit = figure_for(req, profile, ctx)
-            out.append(_Limit(req.text.removesuffix(" at every required load"), figure, passes, unit))
+            figure, passes, unit, limit = figure_for(req, profile, ctx)
+            out.append(_Limit(req.text.removesuffix(" at every required load"), figure, passes, unit, limit))
     return out
 
 
@@ -119,9 +120,11 @@ def _judge_limits(limits: list[_Limit], runs: list[Run], axis: str | None = None
             continue
         ok = [lim.passes(v) for v, _ in values if v is not None]  # every one: none is missing
         if len(runs) == 1:
-            shown = num(values[0][0], lim.unit)
+            shown = disputed(lim.limit, values[0][0], lim.unit)[1]
         else:
-            shown = " and ".join(f"{num(v, lim.unit)} at measured {num(getattr(r.load, axis or 'concurrency'))}" for (v, _), r in zip(values, runs))
+            shown = " and ".join(
+                f"{disputed(lim.limit, v, lim.unit)[1]} at measured {num(getattr(r.load, axis or 'concurrency'))}" for (v, _), r in zip(values, runs)
+            )
         if all(ok):
             statuses.append("met")
         elif not any(ok):

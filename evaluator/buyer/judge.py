@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ..engine.metrics import RunMetrics
 from ..engine.record import Run
-from ..engine.wording import LATENCY_WORDS, names_of, num
+from ..engine.wording import LATENCY_WORDS, names_of, num, unrounded
 from ..rules.registry import Path
 from ..rules.results import FileAssessment
 from .across_loads import Series, offered_runs, series_for_offer
@@ -35,21 +35,21 @@ def requirement_list(profile: RequirementsProfile) -> list[Requirement]:
         out.append(Requirement(rid if seen[rid] == 1 else f"{rid}-{seen[rid]}", kind, text, path, index, source))
 
     for i, lim in enumerate(profile.latency_limits):
-        text = f"{lim.percentile} {LATENCY_WORDS[lim.metric]} below {num(lim.limit_ms, 'ms')} at every required load"
+        text = f"{lim.percentile} {LATENCY_WORDS[lim.metric]} below {unrounded(lim.limit_ms, 'ms')} at every required load"
         add(f"latency-{lim.metric}-{lim.percentile}", "latency", text, ("latency_limits", i), i, lim.source)
     t = profile.throughput
     if t.per_request_tokens_per_s is not None:
         add(
             "throughput-per-request",
             "throughput-per-request",
-            f"at least {num(t.per_request_tokens_per_s, 'output tokens/s')} per request at every required load",
+            f"at least {unrounded(t.per_request_tokens_per_s, 'output tokens/s')} per request at every required load",
             ("throughput", "per_request_tokens_per_s"),
         )
     if t.aggregate_tokens_per_s is not None:
         add(
             "throughput-aggregate",
             "throughput-aggregate",
-            f"at least {num(t.aggregate_tokens_per_s, 'output tokens/s')} in aggregate at every required load",
+            f"at least {unrounded(t.aggregate_tokens_per_s, 'output tokens/s')} in aggregate at every required load",
             ("throughput", "aggregate_tokens_per_s"),
         )
     for i, q in enumerate(profile.quality):

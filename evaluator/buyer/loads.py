@@ -20,7 +20,7 @@ from fractions import Fraction
 from ..engine.claim_figures import latency_value
 from ..engine.context import Context
 from ..engine.record import Run
-from ..engine.wording import LATENCY_WORDS, num
+from ..engine.wording import LATENCY_WORDS, disputed, num
 from ..rules import requirements as fit_rules
 from .across_loads import offered_runs
 from .evidence import CONDITIONS, OfferEvidence, fits, gated_cell, mismatches
@@ -30,8 +30,8 @@ from .results import Cell, PointResult, Requirement, Status
 Figure = Callable[[Run], tuple[float | None, str]]  # value, or None and what is missing
 
 
-def figure_for(req: Requirement, profile: RequirementsProfile, ctx: Context) -> tuple[Figure, Callable[[float], bool], str]:
-    """The figure a load requirement is judged on, the test it must pass, and its unit."""
+def figure_for(req: Requirement, profile: RequirementsProfile, ctx: Context) -> tuple[Figure, Callable[[float], bool], str, float]:
+    """The figure a load requirement is judged on, the test it must pass, its unit and its limit."""
     if req.kind == "latency":
         assert req.index is not None  # a latency requirement indexes profile.latency_limits
         lim = profile.latency_limits[req.index]
@@ -40,14 +40,14 @@ def figure_for(req: Requirement, profile: RequirementsProfile, ctx: Context) -> 
             value = latency_value(run, lim.metric, lim.percentile)
             return value, f"run {run.id} reports no {lim.percentile} {LATENCY_WORDS[lim.metric]}"
 
-        return latency, lambda v: v < lim.limit_ms, "ms"
+        return latency, lambda v: v < lim.limit_ms, "ms", lim.limit_ms
     if req.kind == "throughput-aggregate":
         least = profile.throughput.aggregate_tokens_per_s
 
         def aggregate(run: Run) -> tuple[float | None, str]:
             return ctx.metrics[run.id].emitted_tokens_per_s, f"run {run.id} gives no emitted tokens over a measured interval"
 
-        return aggregate, lambda v: v >= least, "tokens/s"
+        return aggregate, lambda v: v >= least, "tokens/s", least
     least = profile.throughput.per_request_tokens_per_s
 
     def per_request(run: Run) -> tuple[float | None, str]:
@@ -58,7 +58,7 @@ def figure_for(req: Requirement, profile: RequirementsProfile, ctx: Context) -> 
             return None, f"run {run.id} gives no emitted tokens over a measured interval"
         return float(Fraction(tps) / run.load.concurrency), ""
 
-    return per_request, lambda v: v >= least, "tokens/s per request"
+    return per_request, lambda v: v >= least, "tokens/s per request", least
 
 
 def required_points(profile: RequirementsProfile, ctx: Context, runs: list[Run]) -> list[tuple[str, float]]:
@@ -123,7 +123,7 @@ def _point(profile: RequirementsProfile, offer: OfferEvidence, req: Requirement,
     ctx = offer.context
     offered = offered_runs(ctx)
     fitting = [r for r in offered if fits(profile, ctx, r)]
-    figure, passes, unit = figure_for(req, profile, ctx)
+    figure, passes, unit, limit = figure_for(req, profile, ctx)
     where = _load_text(axis, load)
     basis, runs, reason = locate(ctx, fitting, axis, load)
     if basis == "none":
@@ -145,11 +145,11 @@ def _point(profile: RequirementsProfile, offer: OfferEvidence, req: Requirement,
         return PointResult(axis, load, basis, ids, (), "not-established", (fit_rules.FIGURE_MISSING.code,), f"at {where}: " + "; ".join(missing))
     figures = tuple(v for v, _ in values if v is not None)  # every one: none is missing
     if basis == "measured":
-        text = f"at {where}: {num(figures[0], unit)} (run {ids[0]})"
+        text = f"at {where}: {disputed(limit, figures[0], unit)[1]} (run {ids[0]})"
     else:
         text = (
-            f"at {where} (not measured), judged on the measured loads around it, {num(getattr(runs[0].load, axis))} ({num(figures[0], unit)}, run {ids[0]}) "
-            f"and {num(getattr(runs[1].load, axis))} ({num(figures[1], unit)}, run {ids[1]})"
+            f"at {where} (not measured), judged on the measured loads around it, {num(getattr(runs[0].load, axis))} ({disputed(limit, figures[0], unit)[1]}, run {ids[0]}) "
+            f"and {num(getattr(runs[1].load, axis))} ({disputed(limit, figures[1], unit)[1]}, run {ids[1]})"
         )
     problems = sorted(set().union(*(offer.problems.get(r.id, set()) for r in runs)))
     if problems:

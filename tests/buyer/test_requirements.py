@@ -540,3 +540,27 @@ def test_named_offer_baseline_for_speedups_and_quality(sdeval, tmp_path):
     assert [(p["concurrency"], p["baseline_run"]) for p in complete] == [(1, "eagle3-c1"), (8, "eagle3-c8"), (64, None), (256, None)]
     assert complete[0]["speedup"] == 1.0
     assert cell(doc, "quality-1", COMPLETE)["message"].endswith("0.858 against at least 0.841 = 0.98 x baseline 0.858")
+
+
+def test_a_limit_reads_as_stated_and_a_figure_beside_it_never_rounds_onto_it(sdeval, tmp_path):
+    # eagle3-c8's p99 TTFT is 171 ms. Against "below 170.96 ms" it fails; printed to three significant
+    # figures both would read "171 ms", a failure that looks like a pass. The limit keeps its digits;
+    # against "below 171.04 ms" the figure passes and reads as itself.
+    offer = str(EXAMPLES / "complete-offer.yaml")
+    for limit, verdict in ((170.96, "NOT MET"), (171.04, "met")):
+        limits = [{"metric": "ttft", "percentile": "p99", "limit_ms": limit}]
+        path = profile(tmp_path, loads={"concurrency": [8]}, latency_limits=limits)
+        text = " ".join(sdeval("assess", offer, "-r", path).stdout.split())
+        assert f"latency-ttft-p99 (p99 time to first token below {limit} ms at every required load): {verdict}" in text
+        assert "at concurrency 8: 171 ms (run eagle3-c8)" in text
+
+
+def test_a_figure_that_fails_its_limit_by_a_hair_is_printed_apart_from_it(sdeval, tmp_path):
+    data = yaml.safe_load((EXAMPLES / "complete-offer.yaml").read_text())
+    (run,) = [r for r in data["runs"] if r["id"] == "eagle3-c8"]
+    run["latency"]["ttft_ms"]["p99"] = 1000.4  # three significant figures would print 1,000: the limit itself
+    offer = tmp_path / "offer.json"
+    offer.write_text(json.dumps(data))
+    path = profile(tmp_path, loads={"concurrency": [8]}, latency_limits=[{"metric": "ttft", "percentile": "p99", "limit_ms": 1000}])
+    text = " ".join(sdeval("assess", str(offer), "-r", path).stdout.split())
+    assert "at concurrency 8: 1,000.4 ms (run eagle3-c8)" in text
