@@ -118,12 +118,13 @@ def _judge_limits(limits: list[_Limit], runs: list[Run], axis: str | None = None
             statuses.append("unknown")
             notes += missing
             continue
-        ok = [lim.passes(v) for v, _ in values if v is not None]  # every one: none is missing
+        figures = [v for v, _ in values if v is not None]  # every one: none is missing
+        ok = [lim.passes(v) for v in figures]
         if len(runs) == 1:
-            shown = disputed(lim.limit, values[0][0], lim.unit)[1]
+            shown = disputed(lim.limit, figures[0], lim.unit)[1]
         else:
             shown = " and ".join(
-                f"{disputed(lim.limit, v, lim.unit)[1]} at measured {num(getattr(r.load, axis or 'concurrency'))}" for (v, _), r in zip(values, runs)
+                f"{disputed(lim.limit, v, lim.unit)[1]} at measured {num(getattr(r.load, axis or 'concurrency'))}" for v, r in zip(figures, runs)
             )
         if all(ok):
             statuses.append("met")

@@ -43,12 +43,14 @@ def figure_for(req: Requirement, profile: RequirementsProfile, ctx: Context) -> 
         return latency, lambda v: v < lim.limit_ms, "ms", lim.limit_ms
     if req.kind == "throughput-aggregate":
         least = profile.throughput.aggregate_tokens_per_s
+        assert least is not None  # judge.py makes this requirement only from a stated aggregate throughput
 
         def aggregate(run: Run) -> tuple[float | None, str]:
             return ctx.metrics[run.id].emitted_tokens_per_s, f"run {run.id} gives no emitted tokens over a measured interval"
 
         return aggregate, lambda v: v >= least, "tokens/s", least
     least = profile.throughput.per_request_tokens_per_s
+    assert least is not None  # judge.py makes this requirement only from a stated per-request throughput
 
     def per_request(run: Run) -> tuple[float | None, str]:
         tps = ctx.metrics[run.id].emitted_tokens_per_s
