@@ -1,5 +1,6 @@
 """Rules about the conditions a result holds under (record 1.3): a claim's validity gates (latency
-limits, the benchmark tool's own verdict) and where a quality result's score was measured."""
+limits, the benchmark tool's own verdict), where a quality result's score was measured, and how far a
+drafter that learns from live traffic had adapted."""
 
 from __future__ import annotations
 
@@ -94,3 +95,46 @@ def same_configuration(ctx: Context, a: str, b: str) -> bool:
     if a not in found or b not in found:
         return False
     return found[a].model_dump(exclude={"id"}) == found[b].model_dump(exclude={"id"})
+
+
+@rule(
+    "drafter-adaptation",
+    "warning",
+    "A claim rests on a drafter that learns from live traffic, measured at an adaptation state not stated or still changing",
+    rationale="""Some drafters keep training on the traffic they serve (online adaptation: ATLAS-style
+    adaptive speculators, online-distilled EAGLE heads). Their acceptance, and every speedup built on
+    it, rises as they see requests like the measured ones and falls back when the traffic changes. A
+    figure from such a drafter says something only with how far it had adapted when it was measured:
+    fresh (as shipped: what a new deployment or a new kind of traffic gets), converged (what steady,
+    similar traffic gets after adaptation), or adapting (a point on a moving curve, which the next
+    hour's measurement will not repeat).""",
+    failing="A claim whose run's configuration states proposer.online_adapted: true and no proposer.adaptation; or adaptation.state: adapting.",
+    passing="The drafter is not adapted online; or its adaptation state is stated as fresh or converged.",
+    reference="docs/claims.md, The checklist behind the rules, item 5 (configuration identity); docs/record.md, Record 1.3 (proposer.adaptation)",
+    ask="Please state how far configuration {configuration}'s drafter had adapted when run {run} was measured (proposer.adaptation: fresh, adapting or converged, with the requests it had seen), {then}.",
+)
+def drafter_adaptation(ctx: Context) -> Iterator[Violation]:
+    for i, claim in ctx.claims():
+        for role, run in (("run", ctx.run(claim.run)), ("baseline", ctx.run(claim.baseline))):
+            cfg = ctx.configuration(run)
+            if run is None or cfg is None or not (cfg.proposer.online_adapted or cfg.proposer.adaptation is not None):
+                continue
+            state = cfg.proposer.adaptation
+            ask = {"configuration": cfg.id, "run": run.id}
+            if state is None:
+                yield Violation(
+                    f"the claimed {claimed_text(claim)} rests on run {run.id}, whose drafter (configuration {cfg.id}) learns from live "
+                    "traffic, but how far it had adapted when it was measured is not stated",
+                    ("claims", i, role),
+                    claim=claim.id,
+                    ask={**ask, "then": "so the figure can be read as a fresh or a converged drafter's"},
+                )
+            elif state.state == "adapting":
+                seen = f" after {state.requests_seen:,} requests" if state.requests_seen is not None else ""
+                yield Violation(
+                    f"the claimed {claimed_text(claim)} rests on run {run.id}, measured while its drafter (configuration {cfg.id}) was "
+                    f"still adapting{seen}: a point on a moving curve, which a later measurement will not repeat",
+                    ("claims", i, role),
+                    claim=claim.id,
+                    ask={**ask, "then": "and measure it again fresh or once its acceptance has stopped rising"},
+                )
