@@ -9,76 +9,13 @@ from __future__ import annotations
 
 import json
 
-GRID = ("99.9", "99.0", "97.0", "95.0", "90.0", "80.0", "75.0", "50.0", "25.0", "10.0", "5.0", "1.0")
-
-
-def _series(total, avg, p50, p90, p95, p99, early_stopping=False, keys=GRID):
-    values = {
-        "99.9": p99 * 1.05,
-        "99.0": p99,
-        "97.0": p95 * 1.01,
-        "95.0": p95,
-        "90.0": p90,
-        "80.0": p90 * 0.9,
-        "75.0": p90 * 0.85,
-        "50.0": p50,
-        "25.0": p50 * 0.8,
-        "10.0": p50 * 0.7,
-        "5.0": p50 * 0.6,
-        "1.0": p50 * 0.5,
-    }
-    percentiles = {k.removesuffix(".0") if keys is not GRID else k: values[k] for k in GRID}
-    out = {"total": total, "min": p50 * 0.5, "max": p99 * 1.1, "median": p50, "avg": avg, "std_dev": 3.25, "percentiles": percentiles}
-    if early_stopping:
-        out["early_stopping_percentiles"] = {k: v * 1.01 for k, v in values.items() if float(k) >= 50}
-    out["histogram"] = {"buckets": [[p50 * 0.5, p50], [p50, p99 * 1.1]], "counts": [100, 100]}
-    return out
-
-
-def _summary(**changes) -> dict:
-    """200 requests issued and completed in the performance phase, 2 of them failed, over 41.25 s;
-    198 x 200 = 39,600 output tokens, so tps = 39,600 / 41.25 = 960.0 and qps = 200 / 41.25."""
-    data = {
-        "version": "0.1.0",
-        "git_sha": "ea33275",
-        "test_started_at": 0,
-        "n_samples_issued": 200,
-        "n_samples_completed": 200,
-        "n_samples_failed": 2,
-        "duration_ns": 41_250_000_000,
-        "state": "complete",
-        "complete": True,
-        "ttft": _series(17_050_000_000, 85_250_000.0, 80_000_000.0, 120_500_000.0, 150_000_000.0, 210_250_000.0, early_stopping=True),
-        "tpot": _series(2_469_135_780.0, 12_345_678.9, 12_000_000.0, 14_500_000.0, 15_250_000.0, 18_000_000.0, early_stopping=True),
-        "latency": _series(520_000_000_000, 2_600_000_000.0, 2_550_000_000.0, 2_900_000_000.0, 3_000_000_000.0, 3_400_000_000.0, early_stopping=True),
-        "output_sequence_lengths": _series(39_600, 200.0, 200.0, 210.0, 215.0, 230.0),
-        "input_sequence_lengths": _series(204_800, 1024.0, 1024.0, 1024.0, 1024.0, 1024.0),
-        "legacy_loadgen_window_duration_ns": None,
-        "qps": 200 / 41.25,
-        "tps": 960.0,
-        "finish_reason_counts": {"stop": 150, "length": 48, "tool_calls": 0, "content_filter": 0, "function_call": 0, "other": 0},
-        "run_config": {
-            "load_pattern": {"type": "concurrency", "target_qps": None, "target_concurrency": 8},
-            "warmup": {"enabled": True, "n_requests": 32, "salt": True, "drain": True, "warmup_random_seed": 42},
-            "scheduler_random_seed": 42,
-            "dataloader_random_seed": 42,
-        },
-    }
-    data.update(changes)
-    return data
-
-
-def _import(sdeval, path):
-    out = sdeval("import", "mlperf-endpoints", path, "--arrangement", "target-only")
-    assert out.exit_code == 0, out.stderr
-    (run,) = out.json()["runs"]
-    return run
+from support.mlperf_endpoints import endpoints_summary, import_endpoints, series
 
 
 def test_endpoints_result_summary_to_the_exact_counts(sdeval, tmp_path):
     path = tmp_path / "result_summary.json"
-    path.write_text(json.dumps(_summary(), indent=2))
-    run = _import(sdeval, path)
+    path.write_text(json.dumps(endpoints_summary(), indent=2))
+    run = import_endpoints(sdeval, path)
     # 200 completed - 2 failed; of the 200 issued, the 2 failed are lost
     assert run["workload"] == {
         "num_requests": 198,
@@ -104,7 +41,7 @@ def test_endpoints_result_summary_to_the_exact_counts(sdeval, tmp_path):
 
 
 def test_endpoints_poisson_on_the_legacy_loadgen_window_keeps_tps_out_of_reported(sdeval, tmp_path):
-    data = _summary(
+    data = endpoints_summary(
         legacy_loadgen_window_duration_ns=40_000_000_000,
         tps=990.0,
         qps=199 / 40,
@@ -115,7 +52,7 @@ def test_endpoints_poisson_on_the_legacy_loadgen_window_keeps_tps_out_of_reporte
     )
     path = tmp_path / "result_summary.json"
     path.write_text(json.dumps(data))
-    run = _import(sdeval, path)
+    run = import_endpoints(sdeval, path)
     assert run["load"] == {"request_rate": 5.0, "loop": "open"}
     assert run["interval"]["duration_s"] == 41.25 and run["counts"]["emitted_tokens"] == 39_600
     assert "reported" not in run
@@ -124,8 +61,8 @@ def test_endpoints_poisson_on_the_legacy_loadgen_window_keeps_tps_out_of_reporte
 
 def test_endpoints_incomplete_report_leaves_e_unstated(sdeval, tmp_path):
     path = tmp_path / "result_summary.json"
-    path.write_text(json.dumps(_summary(state="interrupted", complete=False)))
-    run = _import(sdeval, path)
+    path.write_text(json.dumps(endpoints_summary(state="interrupted", complete=False)))
+    run = import_endpoints(sdeval, path)
     assert run["counts"] == {"population": "benchmark-requests"} and "reported" not in run
     assert run["workload"]["num_requests"] == 198
     assert "marked incomplete (state interrupted, complete false)" in run["notes"]
@@ -137,11 +74,11 @@ def test_endpoints_early_2026_shape_with_whole_number_percentile_keys(sdeval, tm
     data = {
         "duration_ns": 10_000_000_000,
         "git_sha": None,
-        "latency": _series(64_000_000_000, 1_000_000_000.0, 950_000_000.0, 1_200_000_000.0, 1_300_000_000.0, 1_500_000_000.0, keys="whole"),
+        "latency": series(64_000_000_000, 1_000_000_000.0, 950_000_000.0, 1_200_000_000.0, 1_300_000_000.0, 1_500_000_000.0, keys="whole"),
         "n_samples_completed": 64,
         "n_samples_failed": 0,
         "n_samples_issued": 64,
-        "output_sequence_lengths": _series(8_192, 128.0, 128.0, 128.0, 128.0, 128.0, keys="whole"),
+        "output_sequence_lengths": series(8_192, 128.0, 128.0, 128.0, 128.0, 128.0, keys="whole"),
         "qps": 6.4,
         "test_started_at": 12345,
         "tpot": {},
@@ -152,7 +89,7 @@ def test_endpoints_early_2026_shape_with_whole_number_percentile_keys(sdeval, tm
     }
     path = tmp_path / "result_summary.json"
     path.write_text(json.dumps(data, indent=2))
-    run = _import(sdeval, path)
+    run = import_endpoints(sdeval, path)
     assert run["counts"]["emitted_tokens"] == 8_192 and run["interval"]["duration_s"] == 10.0
     assert run["workload"] == {"num_requests": 64, "requests_sent": 64, "requests_failed": 0, "output_tokens_mean": 128.0}
     assert run["latency"] == {"e2e_ms": {"mean": 1000.0, "p50": 950.0, "p90": 1200.0, "p95": 1300.0, "p99": 1500.0}}
@@ -165,7 +102,7 @@ def test_endpoints_is_sniffed_and_bad_input_is_refused_in_one_line(sdeval, tmp_p
     from evaluator.importers import sniff
 
     path = tmp_path / "result_summary.json"
-    path.write_text(json.dumps(_summary(), indent=2))
+    path.write_text(json.dumps(endpoints_summary(), indent=2))
     assert sniff(path) == "mlperf-endpoints"
     out = sdeval("import", "aiperf", path, "--arrangement", "target-only")
     assert out.exit_code == 2 and "it looks like mlperf-endpoints output" in out.stderr
@@ -177,16 +114,16 @@ def test_endpoints_is_sniffed_and_bad_input_is_refused_in_one_line(sdeval, tmp_p
         f"sdeval: {other}: not an MLPerf Endpoints result summary (n_samples_issued, n_samples_completed), so it is not mlperf-endpoints output\n",
     )
     bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps(_summary(n_samples_completed=12.5)))
+    bad.write_text(json.dumps(endpoints_summary(n_samples_completed=12.5)))
     out = sdeval("import", "mlperf-endpoints", bad, "--arrangement", "target-only")
     assert (out.exit_code, out.stderr) == (2, f"sdeval: {bad}: n_samples_completed: not a whole number of samples\n")
-    bad.write_text(json.dumps(_summary(n_samples_failed=201)))
+    bad.write_text(json.dumps(endpoints_summary(n_samples_failed=201)))
     out = sdeval("import", "mlperf-endpoints", bad, "--arrangement", "target-only")
     assert (out.exit_code, out.stderr) == (
         2,
         f"sdeval: {bad}: n_samples_failed (201) is more than n_samples_completed (200), which counts the failed ones too\n",
     )
-    bad.write_text(json.dumps(_summary(output_sequence_lengths={"total": 1.5, "avg": 1.5})))
+    bad.write_text(json.dumps(endpoints_summary(output_sequence_lengths={"total": 1.5, "avg": 1.5})))
     out = sdeval("import", "mlperf-endpoints", bad, "--arrangement", "target-only")
     assert (out.exit_code, out.stderr) == (2, f"sdeval: {bad}: output_sequence_lengths.total: not a whole number of tokens\n")
 
@@ -265,7 +202,7 @@ def test_the_published_v61_shape_imports_with_its_percentile_method_and_early_st
     MLPerf's latency limits are checked against, were dropped without a word."""
     path = tmp_path / "result_summary.json"
     path.write_text(json.dumps(_v61_summary(), indent=2))
-    run = _import(sdeval, path)
+    run = import_endpoints(sdeval, path)
     assert run["workload"] == {"num_requests": V61_N, "requests_sent": V61_N, "requests_failed": 0, "output_tokens_mean": 400.0}
     assert run["load"] == {"request_rate": 170.0, "loop": "open"}
     assert run["interval"]["duration_s"] == 20.0 and run["counts"]["emitted_tokens"] == V61_N * 400
@@ -286,7 +223,7 @@ def test_a_v61_histogram_short_of_the_completed_requests_is_said_and_a_malformed
     data["latency"]["histogram"]["counts"][0] -= 1
     path = tmp_path / "result_summary.json"
     path.write_text(json.dumps(data))
-    assert "The latency histogram counts 3299 requests, not the 3300 completed" in _import(sdeval, path)["notes"]
+    assert "The latency histogram counts 3299 requests, not the 3300 completed" in import_endpoints(sdeval, path)["notes"]
     data["ttft"]["histogram"]["counts"].pop()
     path.write_text(json.dumps(data))
     result = sdeval("import", "mlperf-endpoints", path, "--arrangement", "target-only")

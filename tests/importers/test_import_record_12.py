@@ -7,23 +7,23 @@ import json
 
 import pytest
 from conftest import ROOT
-from test_import_mlperf_endpoints import _import, _summary
+from support.mlperf_endpoints import endpoints_summary, import_endpoints
 
 REAL = ROOT.parent / "shared" / "real-outputs"  # public tool outputs kept outside the repository
 
 
 def test_mlperf_endpoints_states_its_warm_up_kept_out_and_its_ttft_definition(sdeval, tmp_path):
     path = tmp_path / "result_summary.json"
-    path.write_text(json.dumps(_summary()))
-    run = _import(sdeval, path)
+    path.write_text(json.dumps(endpoints_summary()))
+    run = import_endpoints(sdeval, path)
     assert run["interval"]["warmup"] == {"requests": 32, "excluded": True}
     assert run["latency"]["ttft_definition"] == "first-fragment-any-kind"
     assert "salted" not in run["workload"]  # warmup.salt salts the warm-up prompts, not the measured ones
 
-    cold = dict(_summary())
+    cold = dict(endpoints_summary())
     cold["run_config"] = {**cold["run_config"], "warmup": {"enabled": False}}
     path.write_text(json.dumps(cold))
-    assert "warmup" not in _import(sdeval, path)["interval"]
+    assert "warmup" not in import_endpoints(sdeval, path)["interval"]
 
 
 @pytest.mark.skipif(not REAL.is_dir(), reason=f"{REAL} is absent")

@@ -8,29 +8,9 @@ from __future__ import annotations
 
 import json
 
+from support.aiperf_exports import DURATION_S, PROFILING, WINDOW_S, aiperf_013, block, export, sweep, write
 from support.peer_tools import findings, record_with
 from support.tool_outputs import runs_of
-from test_importers_aiperf import PROFILING, block, export, write
-
-WINDOW_START, WINDOW_END = "2026-12-04T12:36:39.402552", "2026-12-04T12:36:45.036315"
-WINDOW_S = 5.633763
-DURATION_S = 5.627889408000001
-
-
-def aiperf_013(**changes) -> dict:
-    """A 0.13.0 summary whose output_token_throughput is total_osl over its profiling window."""
-    data = export([PROFILING], requests=6, duration=DURATION_S, tokens=288)
-    data.update(
-        start_time=WINDOW_START,
-        end_time=WINDOW_END,
-        output_token_throughput=block("tokens/sec", 51.12036193740235),
-        inter_token_latency=block("ms", 30.56, p50=27.98, p90=41.50, p95=41.74, p99=41.93, count=6),
-        inter_chunk_latency=block("ms", 30.56, p50=0.088, p90=94.37, p95=114.33, p99=166.47, count=282),
-        total_usage_completion_tokens=block("tokens", 288.0),
-        usage_discrepancy_count=block("requests", 0.0),
-    )
-    data.update(changes)
-    return data
 
 
 def test_the_interval_is_the_profiling_window_aiperf_divided_by_and_validate_finds_nothing(sdeval, tmp_path):
@@ -130,8 +110,6 @@ def test_goodput_keeps_its_good_request_count_and_the_record_validates(sdeval, t
 def test_a_013_sweep_point_keeps_its_duration_and_its_window_figure_as_a_note(sdeval, tmp_path):
     """A sweep point keeps no start_time and end_time: its figure over the window is no reported figure
     (before, E / benchmark_duration disagreed with it and the point read as edited)."""
-    from test_importers_aiperf import sweep
-
     path = write(tmp_path, sweep([({"concurrency": 2}, aiperf_013())]), "profile_export_aiperf_sweep.json")
     [run] = runs_of(sdeval("import", "aiperf", path, "--arrangement", "target-only", "--configuration", "target-only"))
     assert run["interval"]["duration_s"] == DURATION_S

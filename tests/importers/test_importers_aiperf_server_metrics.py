@@ -10,9 +10,9 @@ import json
 from pathlib import Path
 
 import pytest
+from support.aiperf_exports import aiperf_013
 from support.peer_tools import findings, record_with
 from support.tool_outputs import runs_of
-from test_importers_aiperf_013 import aiperf_013
 
 URL = "http://127.0.0.1:44247/metrics"
 START_NS, END_NS = 1796387799402552425, 1796387805036315354

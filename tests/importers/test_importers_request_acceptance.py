@@ -13,8 +13,8 @@ import json
 from pathlib import Path
 
 import pytest
+from support.guidellm_benchmarks import benchmarks
 from support.tool_outputs import runs_of
-from test_importers_guidellm_08 import benchmarks
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "importers"
 VLLM_SOURCE = "vLLM's per-request metrics.speculative_decoding (num_draft_tokens, num_accepted_draft_tokens, num_spec_steps)"

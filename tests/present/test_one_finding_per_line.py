@@ -11,13 +11,13 @@ import sys
 from pathlib import Path
 
 import jsonpatch
-import yaml
 from conftest import EXAMPLES, ROOT
+from support.rule_cases import RULE_CASES
+from support.terminal import on_a_terminal
 
 from evaluator.engine.loader import load_file
 
 SDEVAL = str(Path(sys.executable).with_name("sdeval"))
-CASES = yaml.safe_load((ROOT / "evaluator" / "rules" / "cases.yaml").read_text())
 
 
 def _piped(*args: str) -> subprocess.CompletedProcess:
@@ -29,7 +29,7 @@ def _failing_case_files(folder: Path) -> list[str]:
     """Every failing rule case written out as the record a vendor would validate (one JSON line,
     so locations run to column 1,800 and more, as the issue's did)."""
     files = []
-    for case in CASES:
+    for case in RULE_CASES:
         if not case["expect"]:
             continue
         path = folder / f"{case['rule']}-{case['name']}.json"
@@ -57,9 +57,7 @@ def test_grep_finds_every_findings_whole_line_over_all_failing_rule_cases(tmp_pa
 
 
 def test_a_terminal_still_gets_the_text_folded_to_its_width():
-    from test_text_width import _on_a_terminal
-
-    out = _on_a_terminal(80, "validate", "examples/acceptance-only.json")
+    out = on_a_terminal(80, "validate", "examples/acceptance-only.json")
     assert max(len(line) for line in out.splitlines()) <= 80
 
 

@@ -3,21 +3,15 @@ groups that repeat the row label, JSON untouched (evaluator/present/width.py).""
 
 from __future__ import annotations
 
-import fcntl
 import os
-import pty
 import re
-import struct
 import subprocess
-import sys
-import termios
-from pathlib import Path
 
 from conftest import ROOT
+from support.terminal import SDEVAL, on_a_terminal
 
 from evaluator.present.width import fit
 
-SDEVAL = str(Path(sys.executable).with_name("sdeval"))
 TWO_OFFERS = ["examples/complete-offer.yaml", "examples/quiet-load-offer.yaml", "-r", "examples/requirements-cost.yaml"]
 
 
@@ -26,27 +20,6 @@ def _piped(*args: str, width: str | None = None) -> str:
     if width is not None:
         env["SDEVAL_TEXT_WIDTH"] = width
     return subprocess.run([SDEVAL, *args], capture_output=True, text=True, cwd=ROOT, env=env, timeout=120).stdout
-
-
-def _on_a_terminal(columns: int, *args: str) -> str:
-    """The command's standard output on a pseudo-terminal `columns` wide."""
-    leader, follower = pty.openpty()
-    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 50, columns, 0, 0))
-    env = {k: v for k, v in os.environ.items() if k not in ("SDEVAL_TEXT_WIDTH", "COLUMNS")}
-    proc = subprocess.Popen([SDEVAL, *args], stdout=follower, stderr=subprocess.DEVNULL, cwd=ROOT, env=env)
-    os.close(follower)
-    chunks = []
-    while True:
-        try:
-            chunk = os.read(leader, 65536)
-        except OSError:  # the follower closed
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    proc.wait(timeout=120)
-    os.close(leader)
-    return b"".join(chunks).decode().replace("\r\n", "\n")
 
 
 def test_requirements_output_through_a_pipe_keeps_lines_whole_unless_a_width_is_asked_for():
@@ -59,7 +32,7 @@ def test_requirements_output_through_a_pipe_keeps_lines_whole_unless_a_width_is_
 
 
 def test_on_a_terminal_it_fits_the_terminals_width():
-    out = _on_a_terminal(80, "assess", *TWO_OFFERS)
+    out = on_a_terminal(80, "assess", *TWO_OFFERS)
     assert max(len(line) for line in out.splitlines()) <= 80
     assert "What to ask the vendor" in out or "established" in out
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from conftest import EXAMPLES
-from importers.test_import_mlperf_endpoints import _summary
+from support.mlperf_endpoints import endpoints_summary
 from support.reference_rows import inferencex_row
 
 CLAIM = EXAMPLES / "public-claims" / "trt-deepseek-r1-250-tps-per-user.yaml"
@@ -71,7 +71,7 @@ def test_an_existing_output_is_kept_without_force(tmp_path, sdeval, refs):
 
 def test_mlperf_endpoints_point_at_its_stated_key(tmp_path, sdeval):
     summary = tmp_path / "result_summary.json"
-    summary.write_text(json.dumps(_summary()))
+    summary.write_text(json.dumps(endpoints_summary()))
     out = tmp_path / "refs.json"
     args = ["--model", "deepseek-ai/DeepSeek-R1-0528", "--accelerator", "NVIDIA H200", "--count", "8", "--precision", "fp8"]
     result = sdeval("reference", "import", "mlperf-endpoints", summary, "-o", out, *args, "--framework", "vLLM", "--spec-method", "none")

@@ -11,6 +11,7 @@ import jsonpatch
 import pytest
 import yaml
 from conftest import EXAMPLES
+from support.rule_cases import RULE_CASES
 
 from evaluator.engine.loader import load_bytes, load_file
 from evaluator.pipeline import ProfileInput, reassess
@@ -19,7 +20,7 @@ from evaluator.rules.assess import assess
 from evaluator.rules.references import REFERENCE_CODES
 from evaluator.rules.requirements import FIT_CODES
 
-CASES = yaml.safe_load((Path(__file__).parents[2] / "evaluator" / "rules" / "cases.yaml").read_text())
+CASES = RULE_CASES
 FIT_CASES = yaml.safe_load((Path(__file__).parents[1] / "fit_cases.yaml").read_text())
 REFERENCE_CASES = yaml.safe_load((Path(__file__).parents[1] / "reference_cases.yaml").read_text())
 

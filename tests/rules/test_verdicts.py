@@ -9,6 +9,7 @@ import json
 import jsonpatch
 import pytest
 from conftest import EXAMPLES, example
+from support.rule_cases import RULE_CASES
 
 from evaluator.engine.loader import load_bytes, load_file
 from evaluator.rules import REGISTRY
@@ -291,9 +292,7 @@ def test_one_ask_per_offer_lists_every_claim_it_concerns():
 
 
 def test_every_error_finding_of_every_rule_case_gets_a_filled_ask():
-    from test_rules import CASES
-
-    for case in CASES:
+    for case in RULE_CASES:
         if "raw" in case:
             result = assess(load_bytes("raw.json", case["raw"].encode()))
         else:
