@@ -205,3 +205,28 @@ def test_a_folded_runs_table_is_drawn_when_it_is_opened(browser, measured, tmp_p
     finally:
         server.stop()
     assert errors == []
+
+
+def test_a_run_with_per_request_counts_and_no_tasks_shows_its_histogram_alone(measured, tmp_path):
+    # As an importer writes it (vLLM's per-request speculative_decoding block): request_acceptance only.
+    path, record = measured
+    changed = json.loads(json.dumps(record))
+    run = changed["runs"][0]
+    del run["per_task"]
+    acceptance = run["request_acceptance"]
+    acceptance["requests_without_proposals"] = 2
+    acceptance["requests"] += 2
+    server = Server(cwd=tmp_path)
+    try:
+        tasks = server.assess(json.dumps(changed).encode()).json()["tasks"]
+    finally:
+        server.stop()
+    view = tasks[run["id"]]
+    assert view["method"] is None and view["rows"] == []
+    [histogram] = view["histograms"]
+    assert histogram["task"] is None and histogram["bins"] == acceptance["rate_histogram"]
+    assert histogram["caption"].startswith(f"{acceptance['requests']} requests; 2 proposed nothing; counts from llama.cpp")
+    # the bars' labels are the PDF's: each bin's share of the requests that proposed, and the axis from 0
+    total = sum(acceptance["rate_histogram"])
+    assert histogram["shares"] == [f"{100 * n / total:.0f} %" for n in acceptance["rate_histogram"]]
+    assert histogram["axis"][0] == [0.0, "0"] and histogram["axis"][-1][0] >= max(acceptance["rate_histogram"])
