@@ -342,14 +342,22 @@ def _point_labels(
     return parts
 
 
+def bar_labels(counts: list[int]) -> tuple[list[tuple[float, str]], list[str]]:
+    """A bar chart's value axis (each tick with its label, 0 up to the top) and each bar's label,
+    its share of the total: what bar_chart writes, for the served form to draw the same chart."""
+    total = sum(counts)
+    axis = [(t, num(t if t % 1 else int(t))) for t in nice_ticks(max(counts), 4)]
+    return axis, [f"{100 * c / total:.0f} %" if total else "-" for c in counts]
+
+
 def bar_chart(counts: list[int], *, title: str, x_label: str, y_label: str, width: int = 250, height: int = 190) -> str:
     """One bar per accepted length j = 0..K, labelled with its share of all steps."""
     if not counts:
         return ""
     left, right, top, bottom = 52, 8, 28, 40
     plot_w, plot_h = width - left - right, height - top - bottom
-    ticks = nice_ticks(max(counts), 4)
-    y_max = ticks[-1]
+    axis, shares = bar_labels(counts)
+    y_max = axis[-1][0]
     total = sum(counts)
     slot = plot_w / len(counts)
     parts = [
@@ -362,18 +370,17 @@ def bar_chart(counts: list[int], *, title: str, x_label: str, y_label: str, widt
         ),
         _text(width / 2, 14, title, size=9.5, extra=' font-weight="bold"'),
     ]
-    for t in ticks:
+    for t, label in axis:
         y = top + plot_h - t / y_max * plot_h
         parts.append(f'<line x1="{left}" y1="{y:.1f}" x2="{left + plot_w}" y2="{y:.1f}" stroke="#ccc" stroke-width="0.6"/>')
-        parts.append(_text(left - 4, y + 3, num(t if t % 1 else int(t)), size=7.5, anchor="end"))
+        parts.append(_text(left - 4, y + 3, label, size=7.5, anchor="end"))
     for j, c in enumerate(counts):
         h = c / y_max * plot_h
         x = left + j * slot + slot * 0.18
         parts.append(
             f'<rect x="{x:.1f}" y="{top + plot_h - h:.1f}" width="{slot * 0.64:.1f}" height="{h:.1f}" fill="#777" stroke="#000" stroke-width="0.8"/>'
         )
-        share = f"{100 * c / total:.0f} %" if total else "-"
-        parts.append(_text(left + (j + 0.5) * slot, top + plot_h - h - 3, share, size=7.5))
+        parts.append(_text(left + (j + 0.5) * slot, top + plot_h - h - 3, shares[j], size=7.5))
         parts.append(_text(left + (j + 0.5) * slot, top + plot_h + 12, str(j), size=8))
     parts.append(f'<line x1="{left}" y1="{top + plot_h}" x2="{left + plot_w}" y2="{top + plot_h}" stroke="#000"/>')
     parts.append(_text(left + plot_w / 2, height - 8, x_label, size=8.5))

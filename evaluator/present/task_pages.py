@@ -9,6 +9,7 @@ from typing import Any
 from markupsafe import Markup, escape
 
 from .._infra.safe_text import isolated
+from ..engine.record import RequestAcceptance
 from ..engine.wording import column, num
 from ..rules.results import FileAssessment
 from .charts import bar_chart, nice_ticks
@@ -53,10 +54,9 @@ def _interval_chart(run_id: str, tasks: list) -> str:
     return "".join(parts)
 
 
-def task_section(r: FileAssessment) -> dict[str, Any] | None:
-    """The section's rows, charts and histograms; None when the record has neither block."""
-    if not r.per_task and not r.request_acceptance:
-        return None
+def task_rows(r: FileAssessment) -> list[dict[str, str]]:
+    """The per-task table's rows, one per (run, task), figures as the PDF prints them (one precision
+    per column across the runs); the task label as the record has it, for each output to make safe."""
     tasks = [(run_id, t) for run_id, block in r.per_task.items() for t in block.tasks]
     decode = column([t.decode_tokens_per_s.p50 if t.decode_tokens_per_s else None for _, t in tasks])
     ttft = column([t.ttft_ms.p50 if t.ttft_ms else None for _, t in tasks])
@@ -72,7 +72,7 @@ def task_section(r: FileAssessment) -> dict[str, Any] | None:
         rows.append(
             {
                 "run": run_id,
-                "task": isolated(t.task),
+                "task": t.task,
                 "requests": num(t.requests),
                 "tokens": num(t.output_tokens),
                 "decode": decode[k],
@@ -82,22 +82,26 @@ def task_section(r: FileAssessment) -> dict[str, Any] | None:
                 "rate": rate[k],
             }
         )
+    return rows
+
+
+# The histogram of per-request A / P: its bins' axis, as the PDF and the served form label it.
+RATE_AXIS = "A / P in tenths (0: 0-0.1 ... 9: 0.9-1.0)"
+
+
+def acceptance_chart(title: str, a: RequestAcceptance) -> str:
+    """A histogram of per-request A / P (a run's, or one task's in it) as an SVG."""
+    return bar_chart(list(a.rate_histogram), title=title, x_label=RATE_AXIS, y_label="requests", width=250, height=170)
+
+
+def task_section(r: FileAssessment) -> dict[str, Any] | None:
+    """The section's rows, charts and histograms; None when the record has neither block."""
+    if not r.per_task and not r.request_acceptance:
+        return None
+    rows = [{**row, "task": isolated(row["task"])} for row in task_rows(r)]
     charts = [Markup(svg) for run_id, block in r.per_task.items() if (svg := _interval_chart(run_id, block.tasks))]
     histograms = [
-        {
-            "run": run_id,
-            "chart": Markup(
-                bar_chart(
-                    list(a.rate_histogram),
-                    title=f"{run_id}: requests by A / P",
-                    x_label="A / P in tenths (0: 0-0.1 ... 9: 0.9-1.0)",
-                    y_label="requests",
-                    width=250,
-                    height=170,
-                )
-            ),
-            "without": a.requests_without_proposals,
-        }
+        {"run": run_id, "chart": Markup(acceptance_chart(f"{run_id}: requests by A / P", a)), "without": a.requests_without_proposals}
         for run_id, a in r.request_acceptance.items()
     ]
     return {"rows": rows, "charts": charts, "histograms": histograms}

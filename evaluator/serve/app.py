@@ -4,7 +4,8 @@ GET  /?token=T      the form page, with the token and (optionally) a record to s
 POST /assess        the record the page holds, as JSON text, with header X-Sdeval-Token: T;
                     answers {"document": what `assess --format json` prints, "text": what
                     `assess` prints, "exit": its exit status, "reason": its exit line,
-                    "asks_heading": whom its requests address}
+                    "asks_heading": whom its requests address, "tasks": run id -> the per-task
+                    table and the per-request histograms as the PDF shows them (present/task_view)}
 """
 
 from __future__ import annotations
@@ -105,6 +106,7 @@ def make_app(served: Served) -> Starlette:
 def assess_record(served: Served, raw: bytes) -> dict:
     """The record assessed as `sdeval assess [--requirements PROFILE]` assesses a file."""
     from ..present import REPORTER_BY_NAME
+    from ..present.task_view import task_view
 
     assessed = reassess([(served.record_name, raw)], served.profile, list(served.references))
     text = REPORTER_BY_NAME["text"](assessed.results, True, assessed.comparison)
@@ -118,6 +120,7 @@ def assess_record(served: Served, raw: bytes) -> dict:
         "exit": assessed.exit_code,
         "reason": assessed.exit_reason(),
         "asks_heading": assessed.results[0].asks_heading,  # whom the asks address (offer.source), as the terminal says
+        "tasks": task_view(assessed.results[0]),  # record 1.3 per_task and request_acceptance, shown under each run
     }
 
 

@@ -790,6 +790,7 @@
     renumber();
     refreshRefs();
     openDetailsWithData(fresh);
+    if (SERVED) drawTaskView(fresh);
     show(findings);
     const first = fresh.querySelector("input:not([readonly]),select,textarea");
     if (first) first.focus();
@@ -913,6 +914,8 @@
       answered = seq;
       if (!reply.ok) { servedProblem(reply.body.error || "sdeval could not assess the record"); return; }
       answer = reply.body;
+      taskViews = answer.tasks || {};
+      showTasks();
       findings = answer.document.findings.map(function (f) {
         return { code: f.code, severity: f.severity, path: f.path, message: f.message };
       });
@@ -927,6 +930,8 @@
 
   function servedProblem(text) {
     answer = null;
+    taskViews = {};  // figures shown are always the record's now on the page, or none
+    showTasks();
     document.getElementById("verdict").hidden = true;
     document.getElementById("findings-summary").textContent = isolated(text);
   }
@@ -954,6 +959,125 @@
     fillList("verdict-asks", file.asks.map(function (a) { return a.text + " (" + a.code + ")"; }));
     document.getElementById("verdict-text").textContent = reply.text;
     document.getElementById("verdict").hidden = false;
+  }
+
+  // ------------------------------------------ served: per task and per request
+
+  // sdeval's answer per run (present/task_view): the per-task table with every cell as the PDF
+  // prints it, and the histograms of per-request A / P with the PDF's axis and bar labels; the page
+  // only places them, as text (a task label is never markup). Drawn into each open run; a folded
+  // run's when it is opened, so a record of thousands of runs costs nothing until then.
+  const SHOWN_AS_TABLE = ["per_task", "request_acceptance"];
+  const TASK_COLUMNS = [["task", "Task"], ["requests", "Requests"], ["tokens", "Output tokens"], ["decode", "Decode p50 (tok/s)"],
+    ["ttft", "TTFT p50 (ms)"], ["speedup", "Speedup [95 % interval]"], ["pairs", "Pairs"], ["rate", "A / P"]];
+  let taskViews = {};
+
+  function showTasks() {
+    const runs = form.querySelector('[data-node=list][data-pointer="/runs"]');
+    if (!runs) return;
+    listItems(runs).forEach(function (item) { if (!item.classList.contains("folded")) drawTaskView(item); });
+  }
+
+  function drawTaskView(item) {
+    const view = taskViews[idOf(item)];
+    const drawn = view ? JSON.stringify(view) : "";
+    let box = item.querySelector(":scope > .task-view");
+    if (box && box.dataset.drawn === drawn) return;
+    if (!view) { if (box) box.remove(); return; }
+    if (!box) {
+      box = document.createElement("section");
+      box.className = "task-view";
+      const block = item.querySelector(':scope > details > [data-key="request_acceptance"]');
+      item.insertBefore(box, block ? block.parentElement : null);
+    }
+    box.dataset.drawn = drawn;
+    box.textContent = "";
+    const title = document.createElement("h4");
+    title.textContent = "Per task and per request, as sdeval reads this run";
+    box.appendChild(title);
+    if (view.rows.length) {
+      if (view.method) {
+        const how = document.createElement("details");
+        appendText(how, "summary", "", "How these figures are computed (the record's words)");
+        appendText(how, "p", "help", isolated(view.method));
+        box.appendChild(how);
+      }
+      box.appendChild(taskTable(view.rows));
+    }
+    if (view.histograms.length) {
+      const charts = document.createElement("div");
+      charts.className = "task-charts";
+      view.histograms.forEach(function (h) {
+        const figure = document.createElement("figure");
+        figure.appendChild(histogram(h));
+        appendText(figure, "figcaption", "", isolated(h.caption));
+        charts.appendChild(figure);
+      });
+      box.appendChild(charts);
+    }
+  }
+
+  function appendText(parent, tag, className, text) {
+    const el = document.createElement(tag);
+    if (className) el.className = className;
+    el.textContent = text;
+    parent.appendChild(el);
+    return el;
+  }
+
+  function taskTable(rows) {
+    const table = document.createElement("table");
+    table.className = "task-table";
+    const head = table.createTHead().insertRow();
+    TASK_COLUMNS.forEach(function (c) { appendText(head, "th", c[0] === "task" ? "" : "num", c[1]).scope = "col"; });
+    const body = table.createTBody();
+    rows.forEach(function (row) {
+      const tr = body.insertRow();
+      TASK_COLUMNS.forEach(function (c) {
+        if (c[0] === "task") appendText(tr, "th", "", isolated(row.task)).scope = "row";
+        else appendText(tr, "td", "num", row[c[0]]).dataset.column = c[0];
+      });
+    });
+    return table;
+  }
+
+  // The PDF's bar chart (present/charts.bar_chart): the same size, margins, axis and labels.
+  const SVG_NS = "http://www.w3.org/2000/svg";
+  function svgElement(parent, name, attrs, text) {
+    const el = document.createElementNS(SVG_NS, name);
+    Object.keys(attrs).forEach(function (k) { el.setAttribute(k, attrs[k]); });
+    if (text !== undefined) el.textContent = text;
+    parent.appendChild(el);
+    return el;
+  }
+  function histogram(h) {
+    const width = 250, height = 170, left = 52, right = 8, top = 28, bottom = 40;
+    const plotW = width - left - right, plotH = height - top - bottom;
+    const yMax = h.axis[h.axis.length - 1][0], slot = plotW / h.bins.length;
+    const font = { "font-family": "DejaVu Sans, sans-serif", fill: "#000", "text-anchor": "middle" };
+    const label = function (x, y, size, text, extra) {
+      return svgElement(svg, "text", Object.assign({ x: x.toFixed(1), y: y.toFixed(1), "font-size": size }, font, extra || {}), text);
+    };
+    const svg = document.createElementNS(SVG_NS, "svg");
+    [["width", width], ["height", height], ["viewBox", "0 0 " + width + " " + height], ["role", "img"], ["aria-label", isolated(h.alt)]].forEach(function (a) { svg.setAttribute(a[0], a[1]); });
+    svgElement(svg, "title", {}, isolated(h.alt));
+    label(width / 2, 14, 9.5, isolated(h.title), { "font-weight": "bold" });
+    h.axis.forEach(function (tick) {
+      const y = top + plotH - tick[0] / yMax * plotH;
+      svgElement(svg, "line", { x1: left, y1: y.toFixed(1), x2: left + plotW, y2: y.toFixed(1), stroke: "#ccc", "stroke-width": 0.6 });
+      label(left - 4, y + 3, 7.5, tick[1], { "text-anchor": "end" });
+    });
+    h.bins.forEach(function (count, j) {
+      const barH = count / yMax * plotH;
+      svgElement(svg, "rect", { x: (left + j * slot + slot * 0.18).toFixed(1), y: (top + plotH - barH).toFixed(1), width: (slot * 0.64).toFixed(1),
+        height: barH.toFixed(1), fill: "#777", stroke: "#000", "stroke-width": 0.8, "data-count": count });
+      label(left + (j + 0.5) * slot, top + plotH - barH - 3, 7.5, h.shares[j]);
+      label(left + (j + 0.5) * slot, top + plotH + 12, 8, String(j));
+    });
+    svgElement(svg, "line", { x1: left, y1: top + plotH, x2: left + plotW, y2: top + plotH, stroke: "#000" });
+    label(left + plotW / 2, height - 8, 8.5, h.x_label);
+    label(12, top + plotH / 2, 8.5, h.y_label, { transform: "rotate(-90 12 " + (top + plotH / 2).toFixed(1) + ")" });
+    return svg;
   }
 
   let pending = null;
@@ -984,6 +1108,9 @@
   function openDetailsWithData(root) {
     (root || form).querySelectorAll("details.optional").forEach(function (d) {
       const obj = d.querySelector("[data-node]");
+      // Served, a run's per-task and per-request blocks are shown as sdeval's table and histograms
+      // (showTasks); their fields, thousands of pixels of measured figures, open on a click.
+      if (SERVED && SHOWN_AS_TABLE.indexOf(obj.dataset.key) >= 0) return;
       d.open = d.open || collect(obj) !== undefined;
     });
   }

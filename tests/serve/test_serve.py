@@ -12,42 +12,18 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 import yaml
 from conftest import EXAMPLES, example
+from support.served_form import SDEVAL, Server
+from support.served_form import open_page as _open
+from support.served_form import settled as _settled
+from support.served_form import until as _until
 
 httpx = pytest.importorskip("httpx")
-
-SDEVAL = str(Path(sys.executable).with_name("sdeval"))
-
-
-class Server:
-    def __init__(self, *args: str, cwd: Path):
-        self.proc = subprocess.Popen([SDEVAL, "serve", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd)
-        self.url = self.proc.stdout.readline().strip()
-        if not self.url:
-            self.stop()
-            raise AssertionError(f"sdeval serve printed no address: {self.proc.stderr.read()}")
-        self.base, _, self.token = self.url.partition("/?token=")
-        self.port = int(self.base.rsplit(":", 1)[1])
-
-    def assess(self, body: bytes, **headers) -> httpx.Response:
-        return httpx.post(f"{self.base}/assess", content=body, headers={"X-Sdeval-Token": self.token, **headers}, timeout=60)
-
-    def stop(self) -> str:
-        """Ctrl-C, as a user stops it; returns what it wrote on standard error."""
-        if self.proc.poll() is None:
-            self.proc.send_signal(2)
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        return self.proc.stderr.read()
 
 
 @pytest.fixture(scope="module")
@@ -177,37 +153,10 @@ RECORDS = sorted(
 )
 
 
-# The page's Content-Security-Policy forbids eval, which Playwright's wait_for_function uses
-# in the page; these poll from outside instead (page.evaluate is not subject to it), so the
-# page is tested under the policy a user's browser enforces.
-def _until(page, expression: str, seconds: float = 60) -> None:
-    deadline = time.monotonic() + seconds
-    while not page.evaluate(expression):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not true within {seconds:.0f} s: {expression}")
-        page.wait_for_timeout(50)
-
-
-def _open(browser, url: str):
-    context = browser.new_context(viewport={"width": 1366, "height": 900})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.goto(url)
-    _until(page, "window.sdevalForm !== undefined")
-    return context, page, errors
-
-
 def _load(page, path: Path) -> None:
     """As a person loads a file: through the page's file input."""
     page.set_input_files("#load-file", str(path))
     _until(page, "document.getElementById('status').textContent.startsWith('Loaded')")
-
-
-def _settled(page) -> dict:
-    _until(page, "window.sdevalForm.settled()")
-    return page.evaluate("window.sdevalForm.verdict()")
 
 
 def _as_json(name: str, tmp_path: Path) -> Path:
