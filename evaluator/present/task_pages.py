@@ -89,6 +89,17 @@ def task_rows(r: FileAssessment) -> list[dict[str, str]]:
 RATE_AXIS = "A / P in tenths (0: 0-0.1 ... 9: 0.9-1.0)"
 
 
+# A task label in a chart's title is cut (the interval chart cuts it too); the alternative text and
+# the table give it whole.
+_TITLE_TASK = 24
+
+
+def histogram_title(run_id: str, task: str | None) -> str:
+    """A histogram's title: the run's, or (cut to _TITLE_TASK characters) the task's in it."""
+    shown = run_id if task is None else (task if len(task) <= _TITLE_TASK else task[: _TITLE_TASK - 1] + "\u2026")
+    return f"{shown}: requests by A / P"
+
+
 def acceptance_chart(title: str, a: RequestAcceptance) -> str:
     """A histogram of per-request A / P (a run's, or one task's in it) as an SVG."""
     return bar_chart(list(a.rate_histogram), title=title, x_label=RATE_AXIS, y_label="requests", width=250, height=170)
@@ -100,8 +111,15 @@ def task_section(r: FileAssessment) -> dict[str, Any] | None:
         return None
     rows = [{**row, "task": isolated(row["task"])} for row in task_rows(r)]
     charts = [Markup(svg) for run_id, block in r.per_task.items() if (svg := _interval_chart(run_id, block.tasks))]
-    histograms = [
-        {"run": run_id, "chart": Markup(acceptance_chart(f"{run_id}: requests by A / P", a)), "without": a.requests_without_proposals}
-        for run_id, a in r.request_acceptance.items()
-    ]
+    histograms = []
+    # Each run's histogram, then each of its tasks' (issue 44: read the histogram per task, not the mean).
+    for run_id in dict.fromkeys([*r.request_acceptance, *r.per_task]):
+        shown: list[tuple[str | None, RequestAcceptance | None]] = [(None, r.request_acceptance.get(run_id))]
+        block = r.per_task.get(run_id)
+        shown += [(t.task, t.request_acceptance) for t in (block.tasks if block else [])]
+        for task, a in shown:
+            if a is None:
+                continue
+            chart = acceptance_chart(isolated(histogram_title(run_id, task)), a)
+            histograms.append({"run": run_id, "task": task, "chart": Markup(chart), "without": a.requests_without_proposals})
     return {"rows": rows, "charts": charts, "histograms": histograms}

@@ -15,14 +15,9 @@ from typing import Any
 from ..engine.record import RequestAcceptance
 from ..rules.results import FileAssessment
 from .charts import bar_labels
-from .task_pages import RATE_AXIS, task_rows
+from .task_pages import RATE_AXIS, histogram_title, task_rows
 
 _COLUMNS = ("task", "requests", "tokens", "decode", "ttft", "speedup", "pairs", "rate")
-
-
-# A task label in a chart's title is cut (the PDF's interval chart cuts it too); the alternative
-# text and the table give it whole.
-_TITLE_TASK = 24
 
 
 def _histogram(run_id: str, task: str | None, a: RequestAcceptance) -> dict[str, Any]:
@@ -30,10 +25,9 @@ def _histogram(run_id: str, task: str | None, a: RequestAcceptance) -> dict[str,
     axis, shares = bar_labels(bins)
     without = f"; {a.requests_without_proposals} proposed nothing" if a.requests_without_proposals else ""
     named = run_id if task is None else f"{run_id}, {task}"
-    shown = run_id if task is None else (task if len(task) <= _TITLE_TASK else task[: _TITLE_TASK - 1] + "\u2026")
     return {
         "task": task,
-        "title": f"{shown}: requests by A / P",
+        "title": histogram_title(run_id, task),
         "x_label": RATE_AXIS,
         "y_label": "requests",
         "bins": bins,

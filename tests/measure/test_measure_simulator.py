@@ -383,4 +383,6 @@ def test_two_tasks_of_different_acceptance_give_per_task_figures_and_the_spread_
     assert rendered.exit_code == 1, rendered.stderr  # the simulator's configurations are not pinned (identity-incomplete)
     text = " ".join(" ".join(page_texts(pdf)).split())
     assert "Per task" in text and "speculative-c2: paired per-prompt speedup by task" in text and "speculative-c2: requests by A / P" in text
+    # each task's own histogram beside the run's (the mean of the two modes hides them; each task shows one)
+    assert "easy: requests by A / P" in text and "hard: requests by A / P" in text
     assert re.search(r"hard 16 [0-9,]+ [0-9.]+ [0-9.]+ " + re.escape(f"{row.group(1)} [{row.group(2)}, {row.group(3)}] 16"), text), text
