@@ -1,6 +1,6 @@
 """DuckDB as the engine for the sums of a large vllm-responses file (`pip install 'sdeval[duckdb]'`).
 
-The default reader (vllm_responses.read) stays the reference: this engine gives its Totals only
+The default reader (responses_reader.read) stays the reference: this engine gives its Totals only
 for a file where it can be sure that both read every line alike, and otherwise returns None, so
 that the default reader reads the file and reports any bad line exactly as it always does.
 
@@ -211,7 +211,7 @@ class _Scan:
 
 
 def read(path: Path, first_line: Callable[[bytes], Any], advance: Callable[[int], None] | None = None) -> dict[str, Any] | None:
-    """The fields of the file's Totals (vllm_responses.Totals) summed by DuckDB, or None when the
+    """The fields of the file's Totals (responses_totals.Totals) summed by DuckDB, or None when the
     default reader must read it. `first_line` checks line 1 as the default reader does (giving its
     Totals, or raising ImportProblem or msgspec.DecodeError)."""
     try:

@@ -1,6 +1,6 @@
 """trtllm-responses: TensorRT-LLM's per-choice `speculative_decoding` block in OpenAI-compatible responses.
 
-Read by vllm_responses' line reader (the same JSONL-of-responses shape); this module holds what
+Read by vllm_responses' line reader, responses_sum (the same JSONL-of-responses shape); this module holds what
 differs. Field names from NVIDIA/TensorRT-LLM PR #19311 ("Report per-request speculative-decoding
 acceptance on the response", PyTorch backend, open when read in 2026-09) and the AIPerf adapter
 written for it (ai-dynamo/aiperf PR #1433): each choice of a /v1/chat/completions or /v1/completions

@@ -114,8 +114,8 @@ def test_archive_add_verify_and_rejudge_draw_bars_on_a_terminal_only(reports, wo
 # line with no wait, so that a small file shows it.
 IMPORT_WITHOUT_WAITING = """
 import sys
-from evaluator.importers import vllm_responses
-vllm_responses.PROGRESS_AFTER_S = 0
+from evaluator.importers import responses_reader
+responses_reader.PROGRESS_AFTER_S = 0
 sys.argv = ["sdeval", "import", "vllm-responses", sys.argv[1]]
 from evaluator.cli import main
 main()

@@ -566,7 +566,7 @@ def test_ranges_cover_the_file_and_cut_only_after_a_newline(tmp_path):
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from evaluator.importers.vllm_responses import _ranges
+    from evaluator.importers.responses_reader import _ranges
 
     path = tmp_path / "lines.jsonl"
 
@@ -589,7 +589,7 @@ def test_only_a_large_file_read_by_a_single_thread_is_split_across_cores():
     import sys
 
     code = (
-        "import os, threading; from evaluator.importers.vllm_responses import _processes_for, PARALLEL_MIN_BYTES as big;"
+        "import os, threading; from evaluator.importers.responses_reader import _processes_for, PARALLEL_MIN_BYTES as big;"
         "cores = min(len(os.sched_getaffinity(0)), 8);"
         "alone = (_processes_for(big - 1), _processes_for(big));"
         "threading.Thread(target=threading.Event().wait, args=(5,), daemon=True).start();"
@@ -966,13 +966,13 @@ def test_import_help_lists_every_format_with_the_versions_tested(sdeval):
 def test_the_source_hash_is_taken_over_the_bytes_the_import_read(fmt, name, monkeypatch):
     """The SHA-256 is of the bytes imported, taken as they are read: no second reading of the file
     (importers.common.sha256_of is what reading it again would call)."""
-    from evaluator.importers import common, import_runs, vllm_responses
+    from evaluator.importers import common, import_runs, responses_reader
 
     def read_again(path):
         raise AssertionError(f"{path} read a second time for its hash")
 
     monkeypatch.setattr(common, "sha256_of", read_again)
-    monkeypatch.setattr(vllm_responses, "sha256_of", read_again)
+    monkeypatch.setattr(responses_reader, "sha256_of", read_again)
     path = DATA / name
     result = import_runs(fmt, [str(path)], configuration="c", arrangement="speculative")
     assert {run["source"]["sha256"] for run in result.runs} == {hashlib.sha256(path.read_bytes()).hexdigest()}

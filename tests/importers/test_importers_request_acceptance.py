@@ -343,11 +343,11 @@ def test_a_bad_guidellm_block_names_its_request(sdeval, tmp_path, change, why):
 
 def test_the_duckdb_engine_tallies_the_same_requests_and_sends_back_what_it_cannot_check(tmp_path):
     pytest.importorskip("duckdb")
-    from evaluator.importers import responses_duckdb, vllm_responses
+    from evaluator.importers import responses_duckdb, responses_sum, vllm_responses
 
     def duckdb(items: list) -> dict | None:
         path = write_lines(tmp_path, items)
-        return responses_duckdb.read(path, lambda line: vllm_responses._first_totals(path, line, "vllm-responses"))
+        return responses_duckdb.read(path, lambda line: responses_sum.first_totals(path, line, "vllm-responses"))
 
     items = [vllm([1, 0, 0, 2]), vllm([4, 1, 0, 0]), vllm([1, 0, 0, 2]), openai(30)]
     summed = duckdb(items)
