@@ -125,7 +125,7 @@ def achieved_concurrency(measured: list[dict], c: int) -> tuple[float, float] | 
 def server_drafts(request: dict) -> tuple[int, int, int] | None:
     """(P, A, predicted tokens) of one request, from llama.cpp's per-response timings: `draft_n`
     and `draft_n_accepted` are written only when the request drafted, so with `predicted_n`
-    present their absence is 0 drafted (importers/vllm_responses.py reads them the same way).
+    present their absence is 0 drafted (importers/responses_llama.py reads them the same way).
     None where the server gave no per-request counts."""
     timings = request.get("server_timings") or {}
     values = (timings.get("draft_n", 0), timings.get("draft_n_accepted", 0), timings.get("predicted_n"))
