@@ -205,3 +205,21 @@ def test_the_record_block_states_the_method_and_names_each_failed_pairing():
     whole = run_uncertainty(spec[::2] + spec[3:], base, "b-c1")["speedup"]  # no failure: the interval, rounded as recorded
     mean, low, high = by_hand([2.0, 3.0, 1.5])
     assert (whole["mean"], whole["low"], whole["high"]) == (round(mean, 6), round(low, 6), round(high, 6)) and "note" not in whole
+
+
+def test_the_end_of_run_table_names_the_method_and_each_failed_pairing():
+    from evaluator.measure.intervals import run_uncertainty
+    from evaluator.measure.progress import summary
+
+    spec = [window("s", 0, 200, 1.0), window("s", 1, 0, 1.0), window("s", 2, 300, 1.0)]
+    base = [window("b", r, 100, 1.0) for r in range(3)]
+    row = {"arm": "s", "concurrency": 1, "completed": 3, "failed": 0, "tokens_per_s": 166.7, "ttft_p50": 10.0, "ttft_p99": 10.0}
+    row |= {"tpot_p50": 2.0, "acceptance": None, "population": "benchmark-requests", "uncertainty": run_uncertainty(spec, base, "b-c1")}
+    lines = summary([row]).splitlines()
+    assert "each load's speedup below: geometric mean; Student t over the logs of the paired ratios)" in lines[-2]
+    assert lines[-1] == (
+        f"speedup s over b-c1 at c=1: {by_hand([2.0, 3.0])[0]:.3f}x (geometric mean of 2 paired repetitions), no interval: 1 failed pairing "
+        "(a ratio of 0 or with no finite value has no log): repetition 1: the speculative window emitted no tokens"
+    )
+    row["uncertainty"] = run_uncertainty(spec[1:2], base[1:2], "b-c1")  # every pairing failed: no mean either
+    assert summary([row]).splitlines()[-1].startswith("speedup s over b-c1 at c=1: - (geometric mean of 0 paired repetitions), no interval: 1 failed")
