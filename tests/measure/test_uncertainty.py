@@ -96,6 +96,14 @@ def test_swapping_the_arms_inverts_the_interval(ratios):
     assert swapped.low == pytest.approx(1 / ours.high, rel=1e-12) and swapped.high == pytest.approx(1 / ours.low, rel=1e-12)
 
 
+def test_swapping_the_measured_arms_inverts_the_paired_interval():
+    spec = [window("s", 0, 210, 1.0), window("s", 1, 90, 1.5), window("s", 2, 350, 1.0)]
+    base = [window("b", 0, 100, 1.0), window("b", 1, 100, 1.0), window("b", 2, 100, 1.0)]
+    (_, ours), (_, swapped) = speedup_interval(spec, base), speedup_interval(base, spec)
+    assert swapped.low == pytest.approx(1 / ours.high, rel=1e-12) and swapped.high == pytest.approx(1 / ours.low, rel=1e-12)
+    assert swapped.mean == pytest.approx(1 / ours.mean, rel=1e-12)
+
+
 def test_below_three_ratios_there_is_no_interval_and_a_ratio_without_a_log_is_refused():
     m = ratio_interval([2.0, 0.5])
     assert m.mean == pytest.approx(1.0) and (m.low, m.high, m.note) == (None, None, TOO_FEW_REPETITIONS)
