@@ -1,8 +1,10 @@
 """`sdeval claim --conservative`: the claimed figure is the end of the run's measured 95 % interval that
 is worse for the vendor (record 1.3, runs[].uncertainty): "at least" the lower end for a speedup or an
-output throughput, "at most" the upper end for a TTFT or TPOT percentile. The mean and Student-t interval
-are computed again from the repetitions' values, as speedup-interval judges them; the figure is rounded
-towards the safe side, so it never claims more than the interval's end."""
+output throughput, "at most" the upper end for a TTFT or TPOT percentile. The interval is computed
+again from the repetitions' values, as speedup-interval judges them: a speedup's by the method its
+record states (the geometric mean and the Student-t interval of the logs, whose lower end is above 0),
+an output throughput's as the mean and its Student-t interval; the figure is rounded towards the safe
+side, so it never claims more than the interval's end."""
 
 from __future__ import annotations
 
@@ -11,9 +13,10 @@ from dataclasses import dataclass
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 
 from ..engine.record import Run
-from ..engine.statistics import mean_interval
+from ..engine.statistics import MeanInterval, mean_interval
 from ..engine.wording import num
 from ..importers.common import ImportProblem
+from ..rules.spread import measured_speedup
 
 MEASURE = "record 1.3 runs[].uncertainty, which sdeval measure writes"
 
@@ -46,19 +49,25 @@ def conservative(run: Run, kind: str, baseline_id: str | None, latency_metric: s
             raise ImportProblem(
                 f"run {run.id}'s speedup interval is over {paired.baseline_run}, not {baseline_id}; give --baseline {paired.baseline_run}"
             )
-        values, what, unit = paired.values, f"paired repetitions against {baseline_id}", "x"
+        measured = measured_speedup(paired)
+        if measured.interval is None:
+            raise ImportProblem(f"run {run.id}'s speedup over {baseline_id}: {measured.note}")
+        m, what, unit, average = measured.interval, f"paired repetitions against {baseline_id}", "x", measured.average
     elif kind == "output-throughput":
         if u.output_throughput is None:
             raise ImportProblem(f"run {run.id} has no output-throughput interval ({MEASURE}); --conservative needs one")
-        values, what, unit = u.output_throughput.values, "repetitions", " tokens/s"
+        m, what, unit, average = mean_interval(u.output_throughput.values), "repetitions", " tokens/s", "mean"
     else:
         raise ImportProblem("--conservative takes --kind speedup (of output throughput), output-throughput or latency (ttft or tpot)")
-    m = mean_interval(values)
+    return _lower_end(run, kind, m, what, unit, average)
+
+
+def _lower_end(run: Run, kind: str, m: MeanInterval, what: str, unit: str, average: str) -> Conservative:
     if m.low is None or m.high is None:
         raise ImportProblem(f"run {run.id}: {m.n} {what}, too few repetitions for an interval (measure 3 or more: --repetitions 3)")
-    if m.low <= 0:
+    if m.low <= 0:  # only an arithmetic interval, as a record written before the log scale states it
         raise ImportProblem(f"run {run.id}: the interval's lower end is {num(m.low)}{unit}, no figure to claim at least")
-    said = f"the lower end of the 95 % interval over {m.n} {what} (mean {num(m.mean)}{unit}, interval {num(m.low)} to {num(m.high)}{unit})"
+    said = f"the lower end of the 95 % interval over {m.n} {what} ({average} {num(m.mean)}{unit}, interval {num(m.low)} to {num(m.high)}{unit})"
     return Conservative(_rounded(m.low, kind, ROUND_FLOOR), "at-least", said)
 
 

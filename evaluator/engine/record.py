@@ -804,11 +804,45 @@ class MeanInterval(_Model):
     note: Text | None = Field(default=None, description="Record 1.3: why there is no interval (too few repetitions for an interval).")
 
 
-class SpeedupInterval(MeanInterval):
+class FailedPairing(_Model):
+    repetition: Count = Field(description="Record 1.3: the repetition (numbered from 0) both runs measured whose ratio has no log.")
+    reason: Text = Field(description="Record 1.3: why, in words (for example: the baseline's window emitted no tokens).")
+
+
+class SpeedupInterval(_Model):
+    values: list[Annotated[float, Field(ge=0, le=10**12)]] = Field(
+        max_length=1000,
+        description="Record 1.3: the paired ratio of each repetition in paired_repetitions, in that order, each above 0 (a ratio with no log is in failed_pairings instead); empty when every pairing failed.",
+    )
+    mean: NonNegFloat | None = Field(
+        default=None,
+        description="Record 1.3: the geometric mean of the values, exp(mean(log r)); absent when every pairing failed. A block without `method` (written before the log scale) holds their arithmetic mean.",
+    )
+    low: SignedFloat | None = Field(
+        default=None,
+        description="Record 1.3: the interval's lower end, exp(mean(log r) - t(0.975, n - 1) x s_log / sqrt(n)), s_log the sample standard deviation of the n logs: always above 0, and the upper end's inverse when the arms are swapped. Left out below 3 repetitions or with a failed pairing. A block without `method` holds mean - t(0.975, n - 1) x s / sqrt(n) over the ratios themselves, which can fall below 0.",
+    )
+    high: SignedFloat | None = Field(
+        default=None, description="Record 1.3: the interval's upper end, exp(mean(log r) + t(0.975, n - 1) x s_log / sqrt(n))."
+    )
+    note: Text | None = Field(
+        default=None, description="Record 1.3: why there is no interval (too few repetitions for an interval, or the failed pairings named)."
+    )
+    method: Literal["geometric mean; Student t over the logs of the paired ratios", "arithmetic mean; Student t over the paired ratios"] | None = (
+        Field(
+            default=None,
+            description="Record 1.3: how mean, low and high were computed; sdeval measure writes the geometric mean with the Student-t interval of the logs. A block without it was written by a build before the log scale and is read as the arithmetic mean with the Student-t interval of the ratios, as that build computed it.",
+        )
+    )
     baseline_run: Ident = Field(description="Record 1.3: the run the speedup is over (the target-only arm at the same load).")
     paired_repetitions: list[Count] = Field(
         max_length=1000,
-        description="Record 1.3: the repetitions (numbered from 0) both runs measured, each value being that repetition's (E / T) / (E_b / T_b).",
+        description="Record 1.3: the repetitions (numbered from 0) both runs measured with a ratio above 0, each value being that repetition's (E / T) / (E_b / T_b).",
+    )
+    failed_pairings: list[FailedPairing] | None = Field(
+        default=None,
+        max_length=1000,
+        description="Record 1.3: the repetitions both runs measured whose ratio is 0 or has no finite value (a window that emitted no tokens), which no log takes: each is named, and with any there is no interval.",
     )
 
 
@@ -834,7 +868,7 @@ class Uncertainty(_Model):
     )
     speedup: SpeedupInterval | None = Field(
         default=None,
-        description="Record 1.3: for a speculative run, its output-throughput speedup over the baseline run, paired repetition by repetition at the same load, the mean and its Student-t interval.",
+        description="Record 1.3: for a speculative run, its output-throughput speedup over the baseline run, paired repetition by repetition at the same load: the geometric mean of the paired ratios and the Student-t interval of their logs, taken back by exp (see its method).",
     )
     ttft_ms: PercentileIntervals | None = Field(default=None, description="Record 1.3: TTFT percentiles with bootstrap intervals over the requests.")
     tpot_ms: PercentileIntervals | None = Field(default=None, description="Record 1.3: TPOT percentiles with bootstrap intervals over the requests.")

@@ -1,11 +1,17 @@
 """Intervals for figures measured more than once: the mean of repeated figures with its Student-t
-interval, and percentiles with bootstrap intervals over requests. Pure arithmetic (no scipy), used where
-a measurement is made (evaluator/measure/uncertainty.py) and where a claim is judged against it.
+interval, the geometric mean of paired ratios with its interval on the log scale, and percentiles with
+bootstrap intervals over requests. Pure arithmetic (no scipy), used where a measurement is made
+(evaluator/measure/uncertainty.py) and where a claim is judged against it.
 
 - Student t: mean +- t(0.975, n - 1) x s / sqrt(n), s the sample standard deviation of the n values.
   The t quantile is computed here: the t distribution's CDF through the regularized incomplete beta
   function (Lentz's continued fraction), inverted by bisection to 1e-12. Below 3 values there is no
   interval ("too few repetitions for an interval"): with 2 it would be mean +- 12.7 standard errors.
+- Ratios (speedups): the same over their logs, taken back by exp: exp(mean(log r) +- t(0.975, n - 1) x
+  s_log / sqrt(n)) around the geometric mean exp(mean(log r)). A ratio is multiplicative: 2x and 0.5x
+  are equally far from 1x, and no end can fall below 0, where the arithmetic mean of 2x and 0.5x is
+  1.25x and its interval can reach below 0. Swapping the two arms inverts every ratio, so the interval
+  becomes (1 / high, 1 / low). A ratio <= 0 or not finite has no log: it is a failed pairing.
 - Bootstrap: percentile bootstrap, BOOTSTRAP_RESAMPLES resamples drawn with random.Random(seed); the
   interval is the 2.5th and 97.5th percentile of the resampled statistic. A percentile with fewer than
   MIN_BEYOND values beyond it (on its far side) gets none: resampling would only reshuffle its few
@@ -22,6 +28,11 @@ from dataclasses import dataclass
 CONFIDENCE = 0.95
 MIN_REPETITIONS = 3
 TOO_FEW_REPETITIONS = "too few repetitions for an interval"
+# How a paired speedup's interval is computed, as the record states it (runs[].uncertainty.speedup.method).
+GEOMETRIC = "geometric mean; Student t over the logs of the paired ratios"
+# What builds before the log scale computed; a speedup block stating no method was written by one.
+ARITHMETIC = "arithmetic mean; Student t over the paired ratios"
+SPEEDUP_METHODS = (GEOMETRIC, ARITHMETIC)
 TOO_FEW_REQUESTS = "too few requests beyond this percentile for an interval"
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 0
@@ -127,6 +138,43 @@ def mean_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> Me
     s = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1))
     half = t_quantile(0.5 + confidence / 2.0, n - 1) * s / math.sqrt(n)
     return MeanInterval(tuple(values), mean, mean - half, mean + half)
+
+
+def loggable(ratio: float) -> bool:
+    """Whether a ratio has a log: above 0 and finite (a window with no output or no time has none)."""
+    return math.isfinite(ratio) and ratio > 0
+
+
+def ratio_interval(ratios: Sequence[float], confidence: float = CONFIDENCE) -> MeanInterval:
+    """The geometric mean of the ratios and exp of the Student-t interval of their logs (None below
+    MIN_REPETITIONS). Every ratio must be loggable(): a caller names the ones that are not."""
+    if not ratios:
+        raise ValueError("ratio_interval needs at least one ratio")
+    if not all(loggable(r) for r in ratios):
+        raise ValueError(f"ratio_interval needs ratios above 0 and finite, not {[r for r in ratios if not loggable(r)]}")
+    logs = mean_interval([math.log(r) for r in ratios], confidence)
+    if logs.low is None or logs.high is None:
+        return MeanInterval(tuple(ratios), math.exp(logs.mean), None, None)
+    return MeanInterval(tuple(ratios), math.exp(logs.mean), math.exp(logs.low), math.exp(logs.high))
+
+
+def failed_pairing_note(failed: Sequence[str]) -> str:
+    """Why a paired speedup has no interval when pairings failed, naming each ("repetition 2: the
+    baseline's window emitted no tokens")."""
+    return (
+        f"no interval: {len(failed)} failed pairing{'s' * (len(failed) != 1)} (a ratio of 0 or with no finite value has no log): {'; '.join(failed)}"
+    )
+
+
+def speedup_interval_as_stated(ratios: Sequence[float], method: str | None, confidence: float = CONFIDENCE) -> MeanInterval:
+    """A paired speedup's interval computed again by the method its record states: GEOMETRIC, or
+    ARITHMETIC for a block that states that or no method (written by a build before the log scale),
+    read as given rather than recomputed another way."""
+    if method is None or method == ARITHMETIC:
+        return mean_interval(ratios, confidence)
+    if method == GEOMETRIC:
+        return ratio_interval(ratios, confidence)
+    raise ValueError(f"unknown speedup interval method {method!r}")
 
 
 MIN_MEDIAN_PAIRS = 6  # below 6 values, even the widest order-statistic interval covers less than 95 %

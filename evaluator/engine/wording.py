@@ -252,12 +252,12 @@ def names_of(results) -> list[str]:
 
 
 def interval_text(d: dict) -> str:
-    """A claim's measured interval in words: '1.42x on average over 3 repetitions, 95 % interval
-    1.30 to 1.55x (Student t over the repetitions)', or why there is none."""
+    """A claim's measured interval in words: '1.42x over 3 repetitions, 95 % interval 1.30 to 1.55x
+    (geometric mean; Student t over the logs of the paired ratios)', or why there is none."""
     unit = d["unit"]
     where = f"{d['figure']}: {num(d['value'], unit)}"
     if "repetitions" in d:
-        where += f" on average over {d['repetitions']} repetitions"
+        where += f" over {d['repetitions']} repetitions"
     if d["low"] is None or d["high"] is None:
         return f"{where}, {d['note']}"
     return f"{where}, {round(d['confidence'] * 100)} % interval {num(d['low'])} to {num(d['high'], unit)} ({d['method']})"

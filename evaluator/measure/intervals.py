@@ -6,7 +6,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..engine.statistics import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CONFIDENCE, MeanInterval, bootstrap_percentiles
+from ..engine.statistics import (
+    BOOTSTRAP_RESAMPLES,
+    BOOTSTRAP_SEED,
+    CONFIDENCE,
+    GEOMETRIC,
+    MeanInterval,
+    bootstrap_percentiles,
+    failed_pairing_note,
+)
 from .uncertainty import METHOD, WindowFigures, speedup_interval, throughput_interval
 
 
@@ -16,6 +24,22 @@ def _mean_block(m: MeanInterval, digits: int) -> dict[str, Any]:
         block.update(low=round(m.low, digits), high=round(m.high, digits))
     else:
         block["note"] = m.note
+    return block
+
+
+def _speedup_block(own: Sequence[WindowFigures], baseline: Sequence[WindowFigures], baseline_run: str) -> dict[str, Any] | None:
+    """The paired speedup as the record states it: its method, the pairings whose ratio has a log
+    with their geometric mean and interval, and every failed pairing named (then no interval)."""
+    if (paired := speedup_interval(own, baseline)) is None:
+        return None
+    pairs, ratios = paired
+    block: dict[str, Any] = {"baseline_run": baseline_run, "method": GEOMETRIC, "paired_repetitions": [r for r, _ in pairs.ratios]}
+    block.update(_mean_block(ratios, 6) if ratios is not None else {"values": []})
+    if pairs.failed:  # the values that have a log keep their mean, but there is no interval
+        for end in ("low", "high"):
+            block.pop(end, None)
+        block["note"] = failed_pairing_note([f"repetition {r}: {why}" for r, why in pairs.failed])
+        block["failed_pairings"] = [{"repetition": r, "reason": why} for r, why in pairs.failed]
     return block
 
 
@@ -40,9 +64,8 @@ def run_uncertainty(own: Sequence[WindowFigures], baseline: Sequence[WindowFigur
     if throughput is None:
         return None
     block: dict[str, Any] = {"confidence": CONFIDENCE, "method": METHOD, "output_throughput": _mean_block(throughput, 4)}
-    if baseline and baseline_run is not None and (paired := speedup_interval(own, baseline)) is not None:
-        repetitions, speedup = paired
-        block["speedup"] = {"baseline_run": baseline_run, "paired_repetitions": list(repetitions), **_mean_block(speedup, 6)}
+    if baseline and baseline_run is not None and (speedup := _speedup_block(own, baseline, baseline_run)) is not None:
+        block["speedup"] = speedup
     for key, values in (("ttft_ms", [t for w in own for t in w.ttft_ms]), ("tpot_ms", [t for w in own for t in w.tpot_ms])):
         if (percentiles := _percentile_block(values)) is not None:
             block[key] = percentiles

@@ -37,7 +37,8 @@ def _speedup_line(r: dict) -> str | None:
     if not s:
         return None
     n = len(s["values"])
-    where = f"speedup {r['arm']} over {s['baseline_run']} at c={r['concurrency']}: {s['mean']:.3f}x (mean of {n} paired repetitions)"
+    mean = "-" if s.get("mean") is None else f"{s['mean']:.3f}x"
+    where = f"speedup {r['arm']} over {s['baseline_run']} at c={r['concurrency']}: {mean} (geometric mean of {n} paired repetitions)"
     if s.get("low") is None:
         return f"{where}, {s['note']}"
     return f"{where}, 95 % interval {s['low']:.3f} to {s['high']:.3f}x"
@@ -81,7 +82,8 @@ def summary(rows: list[dict]) -> str:
     lines.append(
         "(latencies in ms; E/T = output tokens per second of the measured interval; E/T 95% CI = Student t over the "
         "repetitions, n=N where fewer than 3; accept = A / P; under each load, per task: decode = 1 / TPOT per request, "
-        "speedup = median of the paired per-prompt speedups with its distribution-free 95 % interval)"
+        "speedup = median of the paired per-prompt speedups with its distribution-free 95 % interval; each load's speedup "
+        "below: geometric mean; Student t over the logs of the paired ratios)"
     )
     lines += [line for r in rows if (line := _speedup_line(r)) is not None]
     return "\n".join(lines) + "\n"

@@ -10,7 +10,7 @@ from ..engine.context import Context
 from ..engine.record import Claim, Run, TaskFigures
 from ..engine.wording import num
 from .registry import Violation, rule
-from .spread import claimed_speedups, outside_interval
+from .spread import claimed_speedups, measured_speedup, outside_interval
 
 
 def task_speedups(run: Run) -> list[TaskFigures]:
@@ -69,8 +69,9 @@ def task_speedup_spread(ctx: Context) -> Iterator[Violation]:
         tasks = task_speedups(run)
         if len(tasks) < 2 or not separated(tasks):
             continue
-        overall = run.uncertainty.speedup if run.uncertainty is not None else None
-        head = f"{num(overall.mean, 'x')} overall; " if overall is not None else ""
+        block = run.uncertainty.speedup if run.uncertainty is not None else None
+        overall = measured_speedup(block) if block is not None else None
+        head = f"{num(overall.interval.mean, 'x')} overall ({overall.average}); " if overall is not None and overall.interval is not None else ""
         listed = ", ".join(task_text(t) for t in tasks)
         yield Violation(
             f"claim {claim.id} rests on run {run.id}, a mixed workload whose tasks speed up differently (paired per-prompt speedup, "

@@ -249,7 +249,8 @@ def test_real_engine_five_calls_under_load_count_the_servers_tokens_and_establis
         assert re.search(rf'claim speedup-c{c} \(speedup\): "[0-9.]+x output throughput against target-only-c{c} .*": established', assessed.stdout)
         # each with its interval over the paired repetitions (record 1.3's uncertainty)
         assert re.search(
-            rf"measured: paired per-repetition speedup over target-only-c{c}: [0-9.]+x on average over 3\s+repetitions, 95 % interval -?[0-9.]+ to [0-9.]+x",
+            rf"measured: paired per-repetition speedup over target-only-c{c}: [0-9.]+x over 3\s+repetitions, 95 % interval [0-9.]+ to [0-9.]+x\s+"
+            r"\(geometric\s+mean;\s+Student\s+t\s+over\s+the\s+logs\s+of\s+the\s+paired\s+ratios\)",
             assessed.stdout,
         ), assessed.stdout
     out = sdeval("keygen", tmp_path / "id")

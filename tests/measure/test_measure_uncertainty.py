@@ -1,11 +1,13 @@
-"""A measured record says how sure it is (issue 35, item 4): each run's E / T per repetition and the
-speculative run's speedup paired with the baseline's repetitions, each with a 95 % Student-t interval,
+"""A measured record says how sure it is (issue 35, item 4): each run's E / T per repetition with a 95 %
+Student-t interval and the speculative run's speedup paired with the baseline's repetitions, its
+geometric mean with the Student-t interval of the logs,
 TTFT and TPOT percentiles with bootstrap intervals; the end-of-run table shows them; `claim
 --conservative` claims the interval's lower end and `assess` shows the interval."""
 
 from __future__ import annotations
 
 import json
+import math
 
 import jsonschema
 import pytest
@@ -16,7 +18,7 @@ pytest.importorskip("uvicorn")
 
 from support.measure_servers import serve  # noqa: E402
 
-from evaluator.engine.statistics import mean_interval  # noqa: E402
+from evaluator.engine.statistics import GEOMETRIC, mean_interval, ratio_interval  # noqa: E402
 from evaluator.measure.cli import main as measure  # noqa: E402
 from evaluator.measure.simulator import Simulator  # noqa: E402
 
@@ -78,12 +80,15 @@ def test_a_measured_record_carries_each_runs_intervals(tmp_path, capsys):
     ours = [rep["emitted_tokens"] / rep["duration_s"] for rep in spec["repetitions"]]
     theirs = [rep["emitted_tokens"] / rep["duration_s"] for rep in base["repetitions"]]
     assert s["values"] == pytest.approx([a / b for a, b in zip(ours, theirs)], rel=1e-5)
-    assert s["low"] < s["mean"] < s["high"]
+    assert s["method"] == GEOMETRIC and GEOMETRIC in spec["uncertainty"]["method"]
+    m = ratio_interval(s["values"])
+    assert (s["mean"], s["low"], s["high"]) == pytest.approx((m.mean, m.low, m.high), rel=1e-5)
+    assert 0 < s["low"] < s["mean"] < s["high"]
     assert "speedup" not in base["uncertainty"]
     # The end-of-run table: E / T's interval per arm, and the speedup's.
     assert "E/T 95% CI" in out
     assert (
-        f"speedup speculative over target-only-c1 at c=1: {s['mean']:.3f}x (mean of 3 paired repetitions), 95 % interval {s['low']:.3f} to {s['high']:.3f}x"
+        f"speedup speculative over target-only-c1 at c=1: {s['mean']:.3f}x (geometric mean of 3 paired repetitions), 95 % interval {s['low']:.3f} to {s['high']:.3f}x"
         in out
     )
 
@@ -92,7 +97,7 @@ def test_below_three_repetitions_the_record_and_the_table_say_there_is_no_interv
     path, record, out = measured(tmp_path, capsys, 2)
     s = run(record, "speculative-c1")["uncertainty"]["speedup"]
     assert s["note"] == "too few repetitions for an interval" and "low" not in s and len(s["values"]) == 2
-    assert "(mean of 2 paired repetitions), too few repetitions for an interval" in out
+    assert "(geometric mean of 2 paired repetitions), too few repetitions for an interval" in out
     assert " n=2 " in out
 
 
@@ -101,16 +106,16 @@ def test_claim_conservative_claims_the_lower_end_and_assess_shows_the_interval(t
 
     path, record, _ = measured(tmp_path, capsys, 3, requests=12)
     s = run(record, "speculative-c1")["uncertainty"]["speedup"]
-    m = mean_interval(s["values"])
-    assert m.low > 0, f"the simulator's speedups scattered too widely for a test of the lower end: {s['values']}"
+    m = ratio_interval(s["values"])
     claimed = tmp_path / "claimed.json"
     added = sdeval("claim", path, "--run", "speculative-c1", "--baseline", "target-only-c1", "--kind", "speedup", "--conservative", "-o", claimed)
     assert added.exit_code == 0, added.stderr
     [claim] = [c for c in json.loads(claimed.read_text())["claims"] if c["kind"] == "speedup"]
-    floor = float(Decimal(repr(m.low)).quantize(Decimal("0.01") if m.low < 10 else Decimal("0.1"), rounding=ROUND_FLOOR))
+    places = 2 - math.floor(math.log10(m.low))  # 3 significant figures, rounded down
+    floor = float(Decimal(repr(m.low)).quantize(Decimal(1).scaleb(-places), rounding=ROUND_FLOOR))
     assert claim["value"] == floor <= m.low and claim["bound"] == "at-least"
-    assert claim["text"].startswith(f"at least {floor:.2f}x output throughput against target-only-c1 at 1 concurrent request")
-    assert ": the lower end of the 95 % interval over 3 paired repetitions against target-only-c1 (mean " in claim["text"]
+    assert claim["text"].startswith(f"at least {floor:.{places}f}x output throughput against target-only-c1 at 1 concurrent request")
+    assert ": the lower end of the 95 % interval over 3 paired repetitions against target-only-c1 (geometric mean " in claim["text"]
     assert f"claim {claim['id']}: established" in added.stderr
     doc = sdeval("assess", claimed, "--format", "json").json()
     judged = next(c for c in doc["files"][0]["claims"] if c["id"] == claim["id"])
@@ -125,7 +130,7 @@ def test_claim_conservative_claims_the_lower_end_and_assess_shows_the_interval(t
     assert "speedup-interval" not in {f["code"] for f in doc["findings"]}
     text = sdeval("assess", claimed).stdout
     assert "    measured: paired per-repetition speedup over target-only-c1: " in text
-    assert " on average over 3 repetitions, 95 % interval " in text and "(Student t over the repetitions)" in text
+    assert " over 3 repetitions, 95 % interval " in text and "(geometric mean; Student t over the logs of the paired ratios)" in text
 
 
 def test_claim_conservative_refuses_where_there_is_no_interval(tmp_path, capsys, sdeval):
