@@ -118,10 +118,19 @@ def brief(value: Any) -> str:
     return json.dumps(value)  # a number, true, false or null
 
 
+_DECODER = json.JSONDecoder()
+
+
 def parse(data: bytes) -> Any:
     """The event's JSON value; Malformed when it is not JSON or nests past the parser's limit."""
     text = data.decode("utf-8", "replace")
-    try:
+    try:  # a value filling the whole text, as every chunk is: json.loads's own reading, less its checks
+        value, end = _DECODER.raw_decode(text)
+        if end == len(text):
+            return value
+    except (ValueError, RecursionError):
+        pass
+    try:  # anything else (whitespace around the value, a BOM, not JSON) exactly as json.loads reads it
         return json.loads(text)
     except RecursionError:
         raise Malformed("a stream event nests its JSON deeper than measure reads") from None

@@ -212,3 +212,30 @@ def test_reasoning_alone_or_beside_content_is_text_of_the_chunk():
 def test_reasoning_that_is_not_text_is_a_malformed_chunk(key):
     result = _taken({"choices": [{"delta": {key: ["x"]}}]})
     assert (result.outcome, result.detail) == ("malformed-event", f"choices[0].delta.{key} is an array, not text")
+
+
+@pytest.mark.parametrize(
+    ("data", "value"),
+    [
+        (b' {"choices": []} ', {"choices": []}),  # whitespace around the value, as json.loads allows
+        (b'{"choices": []}\r\n\t', {"choices": []}),
+        (b'{"model": "a", "model": "b"}', {"model": "b"}),  # a repeated key: the last, as json.loads reads it
+        (b'{"timings": {"x": NaN}}', None),  # NaN is read (json.loads does); flat_scalars keeps numbers
+    ],
+)
+def test_an_event_is_read_as_json_loads_reads_it(data, value):
+    from evaluator.measure.sse import parse
+
+    got = parse(data)
+    if value is None:
+        assert got["timings"]["x"] != got["timings"]["x"]  # NaN
+    else:
+        assert got == value
+
+
+@pytest.mark.parametrize("data", [b'{"a": 1} x', b'{"a": 1}{"b": 2}', b"\xef\xbb\xbf{}", b"", b"{'a': 1}"])
+def test_what_json_loads_refuses_is_not_json(data):
+    from evaluator.measure.sse import Malformed, parse
+
+    with pytest.raises(Malformed, match="is not JSON"):
+        parse(data)
