@@ -40,60 +40,57 @@ class EventReader:
         self._after_cr = False  # the last piece ended in CR: an LF first in the next belongs to it
 
     def feed(self, chunk: bytes) -> list[bytes]:
+        events: list[bytes] = []
+        for line in self._lines(chunk):  # (one loop, no call per line: it runs for every chunk of every answer)
+            if not line:  # a blank line dispatches the event
+                if self._data:
+                    events.append(b"\n".join(self._data))
+                self._data, self._event_bytes = [], 0
+                continue
+            name, _, value = line.partition(b":")
+            if name == b"data":  # comments (":...") and the event, id and retry fields carry nothing here
+                value = value[1:] if value.startswith(b" ") else value
+                self._data.append(value)
+                self._event_bytes += len(value) + 1
+                if self._event_bytes > self.max_event_bytes:
+                    self._too_large()
+        if self._line_bytes + self._event_bytes > self.max_event_bytes:  # with the line not ended yet
+            self._too_large()
+        return events
+
+    def _lines(self, chunk: bytes) -> list[bytes]:
+        """The lines `chunk` ends, the first joined to what came before it; what it leaves
+        unfinished is kept for the next."""
         if self._after_cr or b"\r" in chunk:
-            return self._feed_any(chunk)
+            return self._lines_any(chunk)
         # Lines end at LF only (what servers send): one split in C, the same lines as below.
         lines = chunk.split(b"\n")
         tail = lines.pop()  # the unfinished line, empty when the chunk ends a line
-        events: list[bytes] = []
-        if lines:
-            if self._line:
-                lines[0] = b"".join((*self._line, lines[0]))
-                self._line, self._line_bytes = [], 0
-            for line in lines:
-                event = self._take_line(line)
-                if event is not None:
-                    events.append(event)
+        if lines and self._line:
+            lines[0] = b"".join((*self._line, lines[0]))
+            self._line, self._line_bytes = [], 0
         if tail:
             self._line.append(tail)
             self._line_bytes += len(tail)
-            self._check()
-        return events
+        return lines
 
-    def _feed_any(self, chunk: bytes) -> list[bytes]:
-        events: list[bytes] = []
+    def _lines_any(self, chunk: bytes) -> list[bytes]:
+        lines: list[bytes] = []
         start = 1 if self._after_cr and chunk[:1] == b"\n" else 0
         self._after_cr = False
         for end in _LINE_END.finditer(chunk, start):
             piece = chunk[start : end.start()]
-            line = b"".join((*self._line, piece)) if self._line else piece
+            lines.append(b"".join((*self._line, piece)) if self._line else piece)
             self._line, self._line_bytes = [], 0
-            event = self._take_line(line)
-            if event is not None:
-                events.append(event)
             start = end.end()
             self._after_cr = end.group() == b"\r" and start == len(chunk)
         if start < len(chunk):
             self._line.append(chunk[start:])
             self._line_bytes += len(chunk) - start
-            self._check()
-        return events
+        return lines
 
-    def _check(self) -> None:
-        if self._line_bytes + self._event_bytes > self.max_event_bytes:
-            raise BodyProblem(EVENT_TOO_LARGE, f"a stream event is over the limit of {self.max_event_bytes:,} bytes")
-
-    def _take_line(self, line: bytes) -> bytes | None:
-        if not line:  # a blank line dispatches the event
-            data, self._data, self._event_bytes = self._data, [], 0
-            return b"\n".join(data) if data else None
-        name, _, value = line.partition(b":")
-        if name == b"data":  # comments (":...") and the event, id and retry fields carry nothing here
-            value = value[1:] if value.startswith(b" ") else value
-            self._data.append(value)
-            self._event_bytes += len(value) + 1
-            self._check()
-        return None
+    def _too_large(self) -> None:
+        raise BodyProblem(EVENT_TOO_LARGE, f"a stream event is over the limit of {self.max_event_bytes:,} bytes")
 
 
 # ------------------------------------------------------------------ interpreting an event

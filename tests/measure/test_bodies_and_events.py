@@ -239,3 +239,9 @@ def test_what_json_loads_refuses_is_not_json(data):
 
     with pytest.raises(Malformed, match="is not JSON"):
         parse(data)
+
+
+def test_the_limit_counts_each_event_alone_when_one_read_ends_one_and_starts_the_next():
+    reader = EventReader(max_event_bytes=1000)
+    assert reader.feed(b"data: " + b"x" * 900 + b"\n\ndata: " + b"y" * 500) == [b"x" * 900]
+    assert reader.feed(b"y" * 400 + b"\n\n") == [b"y" * 900]
