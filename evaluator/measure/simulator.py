@@ -9,7 +9,9 @@ verification step, several tokens in it. As in llama.cpp, the first token comes 
 (outside any verification step), and counters (llama.cpp names) move when a request finishes.
 A prompt's tokens are its UTF-8 bytes (the finest tokenizer there is); a prefix cache over the last
 prompts reports the bytes a new prompt shares with one of them (usage.prompt_tokens_details).
-Both /v1/chat/completions and /v1/completions (text to continue) are served.
+Both /v1/chat/completions and /v1/completions (text to continue) are served. For client benches
+(bench/measure_overhead.py) it can cost its machine little per chunk: several chunks a write
+(chunks_per_write) and one answer for every prompt, encoded once (same_answer).
 
 Run it yourself: python -m evaluator.measure.simulator --port 8001 [--speculative]
 """
