@@ -105,9 +105,10 @@ async def pieces(response, kind: Kind, *, keep_going: bool = True) -> AsyncItera
     to nothing cannot run on."""
     inflater = Inflater(response.headers.get("content-encoding", ""))
     sent = kept = 0
+    as_sent = inflater.coding is None
     async for raw in response.aiter_raw():
         sent += len(raw)
-        for piece in inflater.feed(raw):
+        for piece in (raw,) if as_sent else inflater.feed(raw):  # (no inflating step per read of a plain stream)
             if kept + len(piece) > kind.max_bytes:
                 if not keep_going:
                     yield piece[: kind.max_bytes - kept]

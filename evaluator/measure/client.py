@@ -28,8 +28,8 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .bodies import ACCEPT_ENCODING, ERROR_BODY, BodyProblem, read_body
-from .sse import events, take_event
+from .bodies import ACCEPT_ENCODING, ERROR_BODY, EVENT, STREAM, BodyProblem, pieces, read_body
+from .sse import EventReader, take_event
 
 # Outcome of a request: "completed" or the failure it counts under.
 FAILURES = (
@@ -149,10 +149,14 @@ async def _attempt(client, url: str, body: dict, headers: dict[str, str], timeou
                     result.outcome, result.detail = "not-openai", f"answered {kind or 'no content type'}, not an event stream"
                     return result
                 done = False
-                async for arrived, data in events(response):  # arrived: when the bytes came, before any parsing
-                    result.last_byte = arrived
-                    if not done:
-                        done = take_event(result, data, arrived)
+                reader = EventReader(EVENT.max_bytes)
+                # read here, one async layer over httpx's (this loop runs for every chunk of every answer)
+                async for piece in pieces(response, STREAM):
+                    arrived = time.monotonic()  # when the bytes came, before any parsing
+                    for data in reader.feed(piece):
+                        result.last_byte = arrived
+                        if not done:
+                            done = take_event(result, data, arrived)
                     if result.outcome != "completed":
                         break  # a failure already: the rest of the stream (maybe endless) is not read
     except (TimeoutError, httpx.TimeoutException):

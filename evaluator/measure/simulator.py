@@ -9,7 +9,9 @@ verification step, several tokens in it. As in llama.cpp, the first token comes 
 (outside any verification step), and counters (llama.cpp names) move when a request finishes.
 A prompt's tokens are its UTF-8 bytes (the finest tokenizer there is); a prefix cache over the last
 prompts reports the bytes a new prompt shares with one of them (usage.prompt_tokens_details).
-Both /v1/chat/completions and /v1/completions (text to continue) are served.
+Both /v1/chat/completions and /v1/completions (text to continue) are served. For client benches
+(bench/measure_overhead.py) it can cost its machine little per chunk: several chunks a write
+(chunks_per_write) and one answer for every prompt, encoded once (same_answer).
 
 Run it yourself: python -m evaluator.measure.simulator --port 8001 [--speculative]
 """
@@ -111,6 +113,8 @@ class Simulator:
         api_key: str | None = None,
         counter_fault_from: int = 3,
         timings: bool = True,  # llama.cpp's per-request timings (predicted_n, draft_n, draft_n_accepted) on the usage chunk
+        chunks_per_write: int = 1,  # 1: each chunk its own write, as servers stream; K: K chunks a write (see _stream)
+        same_answer: bool = False,  # every prompt continued with the same words, made and encoded once (benches; see _answer)
     ) -> None:
         if fault not in FAULTS:
             raise ValueError(f"unknown fault {fault!r}")
@@ -129,6 +133,15 @@ class Simulator:
         # from the third on, a counter fault falls inside the first window.
         self.counter_fault_from = counter_fault_from
         self.timings = timings
+        if chunks_per_write < 1:
+            raise ValueError("chunks_per_write must be at least 1")
+        self.chunks_per_write = chunks_per_write
+        self.same_answer = same_answer
+        self._answers: dict[tuple[int, bool], tuple[list[list[str]], Counters, list[bytes]]] = {}
+        # A chat chunk of content alone, the most common one, pre-encoded around its text: the same
+        # bytes json.dumps makes of the whole object (checked by a test), at a fraction of the cost.
+        head, tail = json.dumps(self._chat_object({"content": "\0"}, None) | {"model": model}).encode().split(b'"\\u0000"', 1)
+        self._content_chunk = (b"data: " + head, tail + b"\n\n")
         self.api_key = api_key  # when set, /v1/ answers 401 without "Authorization: Bearer KEY"
         self.authorizations: list[str | None] = []  # what each /v1/ request presented
         self.recent: list[bytes] = []  # the prefix cache: recent prompts, newest last
@@ -215,11 +228,11 @@ class Simulator:
         prompt = " ".join(m.get("content", "") for m in body.get("messages", [])) if chat else str(body.get("prompt", ""))
         max_tokens = int(body.get("max_tokens") or 16)
         usage_wanted = bool((body.get("stream_options") or {}).get("include_usage"))
-        steps, counts = self._generate(prompt, max_tokens)
+        steps, counts, encoded = self._answer(max_tokens, chat) if self.same_answer else (*self._generate(prompt, max_tokens), None)
         tokens = prompt.encode()
         cached = len(tokens) if fault == "warm-cache" else self._cached(tokens)
         usage = {"prompt_tokens": len(tokens), "prompt_tokens_details": {"cached_tokens": cached}}
-        return StreamingResponse(self._stream(steps, counts, usage, usage_wanted, fault, chat), media_type="text/event-stream")
+        return StreamingResponse(self._stream(steps, counts, usage, usage_wanted, fault, chat, encoded), media_type="text/event-stream")
 
     def _cached(self, tokens: bytes) -> int:
         """The longest prefix `tokens` shares with a recent prompt; then it joins them."""
@@ -267,6 +280,17 @@ class Simulator:
         c.predicted = n
         return steps, c
 
+    def _answer(self, max_tokens: int, chat: bool) -> tuple[list[list[str]], Counters, list[bytes]]:
+        """same_answer: the words the empty prompt gets, and every chunk but the last (whose timings
+        count the request's own prompt) encoded, made once per max_tokens and endpoint. A server
+        answering from a cache: it costs the machine it shares with a client bench almost nothing
+        per chunk, while the client still reads and checks every chunk."""
+        if (max_tokens, chat) not in self._answers:
+            steps, counts = self._generate("", max_tokens)
+            encoded = [self._chunk({"content": (" " if i else "") + " ".join(words)}, None, chat) for i, words in enumerate(steps[:-1])]
+            self._answers[max_tokens, chat] = steps, counts, encoded
+        return self._answers[max_tokens, chat]
+
     @staticmethod
     def _timings(c: Counters, prompt_tokens: int) -> dict[str, int]:
         """The request's own counts as llama.cpp's final chunk carries them: draft_n and
@@ -276,9 +300,16 @@ class Simulator:
             timings.update(draft_n=c.draft_tokens, draft_n_accepted=c.accepted)
         return timings
 
+    @staticmethod
+    def _chat_object(delta: dict, finish: str | None) -> dict:
+        return {"id": "chatcmpl-sim", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
     def _chunk(self, delta: dict, finish: str | None = None, chat: bool = True, timings: dict | None = None) -> bytes:
+        if chat and finish is None and timings is None and delta.keys() == {"content"}:
+            head, tail = self._content_chunk
+            return head + json.dumps(delta["content"]).encode() + tail
         if chat:
-            obj = {"id": "chatcmpl-sim", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+            obj = self._chat_object(delta, finish)
         else:  # a completions chunk carries its text beside the choice, and no role
             obj = {
                 "id": "cmpl-sim",
@@ -288,7 +319,8 @@ class Simulator:
         extra = {"timings": timings} if timings is not None else {}
         return b"data: " + json.dumps({**obj, **extra, "model": self.model}).encode() + b"\n\n"
 
-    async def _stream(self, steps, counts: Counters, prompt_usage: dict, usage_wanted: bool, fault: str, chat: bool = True):
+    async def _stream(self, steps, counts: Counters, prompt_usage: dict, usage_wanted: bool, fault: str, chat: bool = True, encoded=None):
+        """The answer's events; `encoded`: its chunks but the last, already encoded (same_answer)."""
         prompt_tokens = prompt_usage["prompt_tokens"]
         self.counters.processing += 1
         finished = False
@@ -312,17 +344,27 @@ class Simulator:
                     break
                 if fault in BROKEN_EVENTS and i == len(steps) // 2:
                     out.append(b"data: " + BROKEN_EVENTS[fault] + b"\n\n")
-                text = (" " if i else "") + " ".join(words) + ("\ud800" if fault == "surrogate-content" and i == len(steps) // 2 else "")
                 last = i == len(steps) - 1
-                out.append(
-                    self._chunk(
-                        {"content": text}, "length" if last else None, chat, self._timings(counts, prompt_tokens) if last and self.timings else None
+                if encoded is not None and not last and fault == "none":
+                    out.append(encoded[i])
+                else:
+                    text = (" " if i else "") + " ".join(words) + ("\ud800" if fault == "surrogate-content" and i == len(steps) // 2 else "")
+                    out.append(
+                        self._chunk(
+                            {"content": text},
+                            "length" if last else None,
+                            chat,
+                            self._timings(counts, prompt_tokens) if last and self.timings else None,
+                        )
                     )
-                )
-                if fault != "buffered":
-                    for piece in out:
-                        yield piece
+                if fault != "buffered" and len(out) >= self.chunks_per_write:
+                    if self.chunks_per_write == 1:
+                        for piece in out:
+                            yield piece
+                    else:  # a server (or a proxy) writing several chunks at once: the client still reads each
+                        yield b"".join(out)
                     out = []
+                if fault != "buffered" and (not out or self.step_delay_s):
                     await asyncio.sleep(self.step_delay_s)
             else:
                 finished = True
@@ -375,8 +417,17 @@ def main() -> None:
     parser.add_argument("--k", type=int, default=4)
     parser.add_argument("--fault", choices=FAULTS, default="none")
     parser.add_argument("--step-delay", type=float, default=0.005, help="seconds per generation step")
+    parser.add_argument("--chunks-per-write", type=int, default=1, help="stream chunks sent in one write (default 1: each its own)")
+    parser.add_argument("--same-answer", action="store_true", help="every prompt gets the same words, encoded once (for client benches)")
     args = parser.parse_args()
-    sim = Simulator(speculative=args.speculative, k=args.k, fault=args.fault, step_delay_s=args.step_delay)
+    sim = Simulator(
+        speculative=args.speculative,
+        k=args.k,
+        fault=args.fault,
+        step_delay_s=args.step_delay,
+        chunks_per_write=args.chunks_per_write,
+        same_answer=args.same_answer,
+    )
     uvicorn.run(sim.app, host="127.0.0.1", port=args.port, log_level="warning")
 
 

@@ -2,8 +2,9 @@
 
 Splitting: each byte is looked at once (the unfinished line is kept as a list of pieces, joined
 once when its end arrives), so a 50 MB event costs what 50 MB costs, not a re-split of the whole
-buffer on every read; lines end at LF, CRLF or CR, as the SSE format says; an event is capped at
-bodies.EVENT and the stream at bodies.STREAM.
+buffer on every read; lines end at LF, CRLF or CR, as the SSE format says (a read holding no CR,
+what servers send, is split at its LFs by bytes.split, the same lines at a fraction of the cost); an
+event is capped at bodies.EVENT (the client reads the stream within bodies.STREAM).
 
 Interpreting: an event may hold any JSON value, nested to any depth, with any string in it. What is
 not an OpenAI chunk (a `choices` entry that is not an object, a string `delta`, a usage count that
@@ -16,11 +17,9 @@ from __future__ import annotations
 
 import json
 import re
-import time
-from collections.abc import AsyncIterator
 from typing import Any
 
-from .bodies import EVENT, STREAM, BodyProblem, Kind, pieces
+from .bodies import EVENT, BodyProblem
 
 _LINE_END = re.compile(rb"\r\n|\r|\n")
 # The failures an event can end a request with (beside the client's own).
@@ -42,48 +41,56 @@ class EventReader:
 
     def feed(self, chunk: bytes) -> list[bytes]:
         events: list[bytes] = []
+        for line in self._lines(chunk):  # (one loop, no call per line: it runs for every chunk of every answer)
+            if not line:  # a blank line dispatches the event
+                if self._data:
+                    events.append(b"\n".join(self._data))
+                self._data, self._event_bytes = [], 0
+                continue
+            name, _, value = line.partition(b":")
+            if name == b"data":  # comments (":...") and the event, id and retry fields carry nothing here
+                value = value[1:] if value.startswith(b" ") else value
+                self._data.append(value)
+                self._event_bytes += len(value) + 1
+                if self._event_bytes > self.max_event_bytes:
+                    self._too_large()
+        if self._line_bytes + self._event_bytes > self.max_event_bytes:  # with the line not ended yet
+            self._too_large()
+        return events
+
+    def _lines(self, chunk: bytes) -> list[bytes]:
+        """The lines `chunk` ends, the first joined to what came before it; what it leaves
+        unfinished is kept for the next."""
+        if self._after_cr or b"\r" in chunk:
+            return self._lines_any(chunk)
+        # Lines end at LF only (what servers send): one split in C, the same lines as below.
+        lines = chunk.split(b"\n")
+        tail = lines.pop()  # the unfinished line, empty when the chunk ends a line
+        if lines and self._line:
+            lines[0] = b"".join((*self._line, lines[0]))
+            self._line, self._line_bytes = [], 0
+        if tail:
+            self._line.append(tail)
+            self._line_bytes += len(tail)
+        return lines
+
+    def _lines_any(self, chunk: bytes) -> list[bytes]:
+        lines: list[bytes] = []
         start = 1 if self._after_cr and chunk[:1] == b"\n" else 0
         self._after_cr = False
         for end in _LINE_END.finditer(chunk, start):
             piece = chunk[start : end.start()]
-            line = b"".join((*self._line, piece)) if self._line else piece
+            lines.append(b"".join((*self._line, piece)) if self._line else piece)
             self._line, self._line_bytes = [], 0
-            event = self._take_line(line)
-            if event is not None:
-                events.append(event)
             start = end.end()
             self._after_cr = end.group() == b"\r" and start == len(chunk)
         if start < len(chunk):
             self._line.append(chunk[start:])
             self._line_bytes += len(chunk) - start
-            self._check()
-        return events
+        return lines
 
-    def _check(self) -> None:
-        if self._line_bytes + self._event_bytes > self.max_event_bytes:
-            raise BodyProblem(EVENT_TOO_LARGE, f"a stream event is over the limit of {self.max_event_bytes:,} bytes")
-
-    def _take_line(self, line: bytes) -> bytes | None:
-        if not line:  # a blank line dispatches the event
-            data, self._data, self._event_bytes = self._data, [], 0
-            return b"\n".join(data) if data else None
-        name, _, value = line.partition(b":")
-        if name == b"data":  # comments (":...") and the event, id and retry fields carry nothing here
-            value = value[1:] if value.startswith(b" ") else value
-            self._data.append(value)
-            self._event_bytes += len(value) + 1
-            self._check()
-        return None
-
-
-async def events(response, stream: Kind = STREAM, event: Kind = EVENT) -> AsyncIterator[tuple[float, bytes]]:
-    """(arrival time, data) of each event of `response`'s body, the time taken when its last bytes
-    arrived, before any parsing. Raises BodyProblem past a limit or on a broken encoding."""
-    reader = EventReader(event.max_bytes)
-    async for piece in pieces(response, stream):
-        arrived = time.monotonic()
-        for data in reader.feed(piece):
-            yield arrived, data
+    def _too_large(self) -> None:
+        raise BodyProblem(EVENT_TOO_LARGE, f"a stream event is over the limit of {self.max_event_bytes:,} bytes")
 
 
 # ------------------------------------------------------------------ interpreting an event
@@ -108,10 +115,19 @@ def brief(value: Any) -> str:
     return json.dumps(value)  # a number, true, false or null
 
 
+_DECODER = json.JSONDecoder()
+
+
 def parse(data: bytes) -> Any:
     """The event's JSON value; Malformed when it is not JSON or nests past the parser's limit."""
     text = data.decode("utf-8", "replace")
-    try:
+    try:  # a value filling the whole text, as every chunk is: json.loads's own reading, less its checks
+        value, end = _DECODER.raw_decode(text)
+        if end == len(text):
+            return value
+    except (ValueError, RecursionError):
+        pass
+    try:  # anything else (whitespace around the value, a BOM, not JSON) exactly as json.loads reads it
         return json.loads(text)
     except RecursionError:
         raise Malformed("a stream event nests its JSON deeper than measure reads") from None
@@ -162,49 +178,73 @@ def take_event(result: Any, data: bytes, arrived: float) -> bool:
 
 
 def _take(result: Any, obj: Any, arrived: float) -> bool:
+    # Run once per chunk: each field is looked up once and checked inline (the helpers above only
+    # word the failure), in the order the failures are reported.
     if not isinstance(obj, dict):
         raise Malformed(f"a stream event is {brief(obj)}, not a JSON object")
     result.chunks += 1
+    get = obj.get
     if "error" in obj:
         error = obj["error"]
         message = error.get("message") if isinstance(error, dict) else error
         result.outcome = "stream-error"
         result.detail = f"error event inside the 200 stream: {(message if isinstance(message, str) else brief(message))[:200]}"
         return True
-    model = text_or_none(obj.get("model"), "the chunk's model")
+    model = get("model")
+    if model is not None and not isinstance(model, str):
+        text_or_none(model, "the chunk's model")
     if model:  # (an empty model names none: Azure's first chunk, its content-filter results, has "")
         if result.model is None:
             result.model = model
         elif model != result.model:
             raise Malformed(f"chunk {result.chunks} names model {brief(model)}, the stream began as {brief(result.model)}", MODEL_CHANGED)
-    usage = object_or_none(obj.get("usage"), "usage")
+    usage = get("usage")
     if usage is not None:
+        object_or_none(usage, "usage")
         result.completion_tokens = whole_number(usage.get("completion_tokens"), "usage.completion_tokens")
         result.prompt_tokens = whole_number(usage.get("prompt_tokens"), "usage.prompt_tokens")
         details = object_or_none(usage.get("prompt_tokens_details"), "usage.prompt_tokens_details")
         if details is not None and details.get("cached_tokens") is not None:
             result.cached_tokens = whole_number(details["cached_tokens"], "usage.prompt_tokens_details.cached_tokens")
-    if isinstance(obj.get("timings"), dict):
-        result.server_timings = flat_scalars(obj["timings"])
-    choices = obj.get("choices")
-    if choices is not None and not isinstance(choices, list):
+    timings = get("timings")
+    if timings is not None and isinstance(timings, dict):
+        result.server_timings = flat_scalars(timings)
+    choices = get("choices")
+    if choices is None:
+        return False
+    if not isinstance(choices, list):
         raise Malformed(f"choices is {brief(choices)}, not an array")
-    for i, choice in enumerate(choices or []):
+    for i, choice in enumerate(choices):
         if not isinstance(choice, dict):
             raise Malformed(f"choices[{i}] is {brief(choice)}, not an object")
-        delta = object_or_none(choice.get("delta"), f"choices[{i}].delta")
+        delta = choice.get("delta")
         if delta is not None:  # a chat chunk: content or reasoning
-            parts = [text_or_none(delta.get(k), f"choices[{i}].delta.{k}") for k in ("content", "reasoning_content", "reasoning")]
+            if not isinstance(delta, dict):
+                object_or_none(delta, f"choices[{i}].delta")
+            text = _text(delta, "content", i, "delta.")
+            if len(delta) > 1 or "content" not in delta:  # (a delta holding content alone is the usual one)
+                text += _text(delta, "reasoning_content", i, "delta.") + _text(delta, "reasoning", i, "delta.")
         else:  # a completions chunk
-            parts = [text_or_none(choice.get("text"), f"choices[{i}].text")]
-        text = "".join(p for p in parts if p)
+            text = _text(choice, "text", i, "")
         if text:
             result.content_chunks += 1
             result.text += text
             if result.first_token is None:
                 result.first_token = arrived
-        finish = text_or_none(choice.get("finish_reason"), f"choices[{i}].finish_reason")
+        finish = choice.get("finish_reason")
+        if finish is not None and not isinstance(finish, str):
+            text_or_none(finish, f"choices[{i}].finish_reason")
         if finish:
             result.finish_reason = finish
             result.finished = arrived
     return False
+
+
+def _text(holder: dict, key: str, i: int, inside: str) -> str:
+    """holder[key]: absent or null gives "", text is taken as sent, anything else is Malformed."""
+    value = holder.get(key)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        text_or_none(value, f"choices[{i}].{inside}{key}")
+    return value

@@ -1,6 +1,6 @@
 """`sdeval measure --workers N`: the client in N processes on this machine.
 
-One streamed chunk costs the client about 25 µs of CPU, so one process tops out near one core; N
+One streamed chunk costs the client about 17 µs of CPU, so one process tops out near one core; N
 worker processes (multiprocessing, spawn: each its own interpreter, event loop and connection pool)
 each send their share of every window. The driver (the `measure` process) keeps the order of the
 windows (arms stay interleaved), scrapes the servers' counters once around each whole window, and

@@ -182,3 +182,66 @@ def test_any_string_and_any_depth_elsewhere_are_taken_as_sent():
     assert result.text == "a\ud800\x1b[2J" and result.model == "m\ud800"
     assert result.server_timings == {"n": 1}  # kept only as flat numbers and texts
     assert result.completion_tokens == 10**15  # a whole number; settle() compares it with max_tokens
+
+
+def test_events_of_lf_only_reads_are_those_the_sse_format_says_wherever_the_reads_split_them():
+    # Reads holding no CR take the reader's split-at-LF path: the same events as line by line.
+    text = b': keep-alive\ndata: {"a": 1}\n\nid: 7\nevent: x\ndata:two\ndata:  lines\n\ndata\n\nretry: 5\n\ndata: [DONE]\n\n'
+    for size in range(1, len(text) + 1):
+        assert _split(EventReader(), text, size) == [b'{"a": 1}', b"two\n lines", b"", b"[DONE]"], size
+
+
+def test_a_data_line_over_the_limit_in_one_read_is_a_named_failure():
+    with pytest.raises(BodyProblem) as caught:
+        EventReader(max_event_bytes=1000).feed(b"data: " + b"x" * 2000 + b"\n\n")
+    assert caught.value.kind == "event-too-large"
+
+
+def test_reasoning_alone_or_beside_content_is_text_of_the_chunk():
+    result = _taken(
+        {"choices": [{"delta": {"role": "assistant", "content": ""}}]},
+        {"choices": [{"delta": {"reasoning_content": "think"}}]},
+        {"choices": [{"delta": {"reasoning": " more"}}]},
+        {"choices": [{"delta": {"content": " a", "reasoning_content": "b", "reasoning": "c"}, "finish_reason": "stop"}]},
+    )
+    assert result.outcome == "completed"
+    assert (result.text, result.content_chunks, result.chunks) == ("think more abc", 3, 4)
+
+
+@pytest.mark.parametrize("key", ["reasoning_content", "reasoning"])
+def test_reasoning_that_is_not_text_is_a_malformed_chunk(key):
+    result = _taken({"choices": [{"delta": {key: ["x"]}}]})
+    assert (result.outcome, result.detail) == ("malformed-event", f"choices[0].delta.{key} is an array, not text")
+
+
+@pytest.mark.parametrize(
+    ("data", "value"),
+    [
+        (b' {"choices": []} ', {"choices": []}),  # whitespace around the value, as json.loads allows
+        (b'{"choices": []}\r\n\t', {"choices": []}),
+        (b'{"model": "a", "model": "b"}', {"model": "b"}),  # a repeated key: the last, as json.loads reads it
+        (b'{"timings": {"x": NaN}}', None),  # NaN is read (json.loads does); flat_scalars keeps numbers
+    ],
+)
+def test_an_event_is_read_as_json_loads_reads_it(data, value):
+    from evaluator.measure.sse import parse
+
+    got = parse(data)
+    if value is None:
+        assert got["timings"]["x"] != got["timings"]["x"]  # NaN
+    else:
+        assert got == value
+
+
+@pytest.mark.parametrize("data", [b'{"a": 1} x', b'{"a": 1}{"b": 2}', b"\xef\xbb\xbf{}", b"", b"{'a': 1}"])
+def test_what_json_loads_refuses_is_not_json(data):
+    from evaluator.measure.sse import Malformed, parse
+
+    with pytest.raises(Malformed, match="is not JSON"):
+        parse(data)
+
+
+def test_the_limit_counts_each_event_alone_when_one_read_ends_one_and_starts_the_next():
+    reader = EventReader(max_event_bytes=1000)
+    assert reader.feed(b"data: " + b"x" * 900 + b"\n\ndata: " + b"y" * 500) == [b"x" * 900]
+    assert reader.feed(b"y" * 400 + b"\n\n") == [b"y" * 900]
