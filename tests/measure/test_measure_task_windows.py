@@ -5,6 +5,7 @@ one task judged on that task's figures."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -22,6 +23,20 @@ TASKS = ("easy", "hard")
 
 def _entries(record_path) -> list[dict]:
     return [json.loads(line) for line in (record_path.parent / f"{record_path.name}.capture" / "capture.jsonl").read_text().splitlines()]
+
+
+COUNTERS = {
+    "emitted_tokens": "llamacpp:tokens_predicted_total",
+    "verification_steps": "llamacpp:spec_decode_num_drafts_total",
+    "proposed_drafts": "llamacpp:spec_decode_num_draft_tokens_total",
+    "accepted_drafts": "llamacpp:spec_decode_num_accepted_tokens_total",
+}
+
+
+def _counter(record_path, name: str, counter: str) -> int:
+    """A counter's value in one of the capture's scrapes, read with a plain pattern (not the parser it checks)."""
+    text = (record_path.parent / f"{record_path.name}.capture" / name).read_text()
+    return int(float(re.search(rf"^{re.escape(counter)} (\S+)$", text, re.M).group(1)))
 
 
 def _arms(*arms: tuple[str, str]) -> list[str]:
@@ -116,6 +131,16 @@ def test_each_runs_counts_are_the_servers_counter_deltas_over_its_tasks_windows(
             assert span["requests"] == len(sent) == 30 and span["emitted_tokens"] == sum(e["completion_tokens"] for e in sent)
             checks = {p["count"]: (p["benchmark"], p["server"]) for p in run["counts"]["population_check"]}
             assert all(ours == theirs for ours, theirs in checks.values()) and run["counts"]["population"] == "benchmark-requests"
+            # the simulator's own counters, read from the scrapes around this task's windows only
+            scrapes = {
+                (e["repetition"], e["when"]): e["file"] for e in entries if e["kind"] == "scrape" and e["arm"] == arm and e["window_task"] == task
+            }
+            for field, counter in COUNTERS.items():
+                if field in span:
+                    deltas = [
+                        _counter(path, scrapes[(rep, "after")], counter) - _counter(path, scrapes[(rep, "before")], counter) for rep in range(3)
+                    ]
+                    assert span[field] == sum(deltas) > 0, field
             if arm == "speculative":  # the server's drafts over this task's windows are this task's requests' own
                 drafted = sum(e["server_timings"].get("draft_n", 0) for e in sent)
                 assert span["proposed_drafts"] == checks["proposed-drafts"][1] == drafted
