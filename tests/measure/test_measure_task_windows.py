@@ -90,7 +90,7 @@ def test_each_task_is_its_own_run_with_its_own_figures(measured):
     )
 
 
-def test_windows_hold_one_task_each_arms_interleaved_salts_never_shared(measured):
+def test_windows_hold_one_task_each_arms_interleaved_salts_never_shared(measured, tmp_path):
     path, _, _ = measured
     entries = _entries(path)
     session = entries[0]
@@ -113,6 +113,10 @@ def test_windows_hold_one_task_each_arms_interleaved_salts_never_shared(measured
     assert sorted((e["prompt"], e["salt"]) for e in requests if e["arm"] == s) == sorted((e["prompt"], e["salt"]) for e in requests if e["arm"] == t)
     scrapes = [e["file"] for e in entries if e["kind"] == "scrape"]
     assert len(scrapes) == len(set(scrapes)) == 24
+    # `measure workload` writes every measured request once: each task window's salts are its own
+    out = tmp_path / "workload.jsonl"
+    assert measure(["workload", str(path), "--prompts", str(path.parent / "two-tasks.jsonl"), "-o", str(out)]) == 0
+    assert len(out.read_text().splitlines()) == 6 * 8
 
 
 def test_each_runs_counts_are_the_servers_counter_deltas_over_its_tasks_windows(measured):
