@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from .capture import MeasureProblem
 from .prompts import Prompt
 
-UNLABELLED = "unlabelled"  # a prompt without "task" (per_task.UNLABELLED says the same)
+UNLABELLED = "unlabelled"  # the label of a prompt without "task", here and in the per-task figures (per_task.py)
 WindowKey = tuple[str, int, int, str | None]  # (arm, concurrency, repetition, task or None)
 
 SALT_NOTE = "; with --per-task-windows, ' task K' before the closing bracket, K the 0-based place of the window's task in the sorted task labels"
