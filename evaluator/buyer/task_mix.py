@@ -5,10 +5,15 @@ The shares are of output tokens, so the time the mix takes with speculation agai
 sum(w) / sum(w / s): a weighted harmonic mean of the task speedups. Its range is the same mean over
 each task's interval ends; each task's interval is 95 %, so the range holds the mix's speedup with at
 least 1 - 0.05 x tasks (Bonferroni), which the message states.
+
+A run measured on one task alone (sdeval measure --per-task-windows: its workload names the one task
+of its per_task block) is judged together with the other such runs of its configuration at its load,
+one per task; any other run is judged on its own per_task block.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..engine.record import Run
@@ -33,19 +38,35 @@ def weighted(shares: dict[str, float], speedups: dict[str, float]) -> float:
     return round(sum(shares.values()) / sum(w / speedups[t] for t, w in shares.items()), 9)  # no float noise in a one-task mix
 
 
-def mix_speedup(run: Run, mix: dict[str, float]) -> MixSpeedup | None:
-    """The run's speedup over the mix, or None when a task of the mix has no speedup interval."""
-    if run.per_task is None:
+def _one_task(run: Run) -> bool:
+    """Whether the run was measured on one task alone: its per_task block holds the task its workload names."""
+    tasks = run.per_task.tasks if run.per_task is not None else []
+    return len(tasks) == 1 and (run.workload.task or "").strip().lower() == tasks[0].task.strip().lower()
+
+
+def judged_together(runs: Sequence[Run]) -> list[list[Run]]:
+    """The runs a mix is weighted over: each run alone, but the one-task runs of one configuration at
+    one load together (one run per task, each measured in its own windows)."""
+    sets: dict[object, list[Run]] = {}
+    for r in runs:
+        sets.setdefault((r.configuration, r.load.concurrency, r.load.request_rate) if _one_task(r) else r.id, []).append(r)
+    return list(sets.values())
+
+
+def mix_speedup(runs: Sequence[Run], mix: dict[str, float]) -> MixSpeedup | None:
+    """The speedup over the mix of a run (or of one-task runs judged together), or None when a task
+    of the mix has no speedup interval."""
+    if all(run.per_task is None for run in runs):
         return None
     wanted = {t.strip().lower(): w for t, w in mix.items()}
-    found = {t.task.strip().lower(): t.speedup for t in run.per_task.tasks if t.speedup is not None}
+    found = {t.task.strip().lower(): t.speedup for run in runs if run.per_task is not None for t in run.per_task.tasks if t.speedup is not None}
     figures = {t: found.get(t) for t in wanted}
     if any(s is None or s.low is None or s.high is None or min(s.median, s.low) <= 0 for s in figures.values()):
         return None
     medians = {t: s.median for t, s in figures.items() if s is not None}
     lows = {t: s.low for t, s in figures.items() if s is not None and s.low is not None}
     highs = {t: s.high for t, s in figures.items() if s is not None and s.high is not None}
-    return MixSpeedup(run.id, weighted(wanted, medians), weighted(wanted, lows), weighted(wanted, highs))
+    return MixSpeedup(" + ".join(run.id for run in runs), weighted(wanted, medians), weighted(wanted, lows), weighted(wanted, highs))
 
 
 def mix_text(profile: RequirementsProfile) -> str:
@@ -65,8 +86,8 @@ def _required(profile: RequirementsProfile, concurrency: int | None) -> bool:
 
 def task_mix_cell(profile: RequirementsProfile, req: Requirement, offer: OfferEvidence) -> Cell:
     runs = [r for r in offered_runs(offer.context) if r.arrangement == "speculative" and _required(profile, r.load.concurrency)]
-    found = [(r, mix_speedup(r, profile.task_mix)) for r in runs]
-    missing = [r.id for r, m in found if m is None]
+    found = [(group, mix_speedup(group, profile.task_mix)) for group in judged_together(runs)]
+    missing = [r.id for group, m in found if m is None for r in group]
     if not runs or missing:
         which = f"run{'s' * (len(missing) > 1)} {', '.join(missing)} give" if missing else "no speculative run at your loads gives"
         return gated_cell(

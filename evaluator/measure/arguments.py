@@ -194,6 +194,14 @@ def parser() -> argparse.ArgumentParser:
         metavar="ADDRESS|auto",
         help="Place the workers as actors on this Ray cluster (needs sdeval[distributed]); --workers N of them (auto: the cluster's CPUs).",
     )
+    p.add_argument(
+        "--per-task-windows",
+        action="store_true",
+        help="Measure each task label of the prompts in its own windows (only its prompts; arms still interleaved): one run per arm, "
+        "load and task, each with its own E/T, counts and paired speedup. It takes tasks x as long (every window keeps its "
+        "--requests or --duration); a task window too short for a steady interval is counted whole, as any window is. "
+        "A set of one task is refused; not with --workers or --ray yet.",
+    )
     p.add_argument("--quiet", action="store_true", help="No progress bars.")
     return p
 

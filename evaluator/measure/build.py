@@ -18,6 +18,7 @@ from .measurement import MIN_PER_SLOT, counted_in, counting_interval, measuremen
 from .merge import split_note
 from .per_task import attach_per_task
 from .scrape import summed_deltas
+from .task_windows import run_ids, window_key
 from .uncertainty import WindowFigures
 
 # The steady interval of each window (measurement.steady_interval), as the record states it.
@@ -66,8 +67,8 @@ def build(capture: Capture, session: dict, arms: list[dict]) -> tuple[dict[str, 
     windows, position = {}, {}
     for n, e in enumerate(entries):
         if e["kind"] == "window":
-            windows[(e["arm"], e["concurrency"], e["repetition"])] = e
-            position[(e["arm"], e["concurrency"], e["repetition"])] = n
+            windows[window_key(e)] = e
+            position[window_key(e)] = n
     # each window's place in the order measured, every arm and load (shows whether arms were interleaved)
     sequence = {key: n for n, key in enumerate(sorted(windows, key=position.__getitem__))}
     # interleaved only where one call measured every arm of the record so; an arm added by --append is arm by arm
@@ -77,21 +78,49 @@ def build(capture: Capture, session: dict, arms: list[dict]) -> tuple[dict[str, 
     requests: dict[tuple, list[dict]] = defaultdict(list)
     warmups: dict[tuple, list[dict]] = defaultdict(list)  # inside the scrapes' span where the window did not drain
     for e in entries:
-        key = (e.get("arm"), e.get("concurrency"), e.get("repetition"))
+        key = window_key(e)
         if e["kind"] == "window-start":
             requests[key], warmups[key] = [], []  # an earlier, unfinished attempt at this window is left out
         elif e["kind"] == "request" and key in windows:
             (warmups if e["warmup"] else requests)[key].append(e)
+    configurations = [_configuration(arm, session["settings"]) for arm in arms]
+    runs, table = [], []
+    # One group of windows per task measured in its own windows (--per-task-windows), or the one
+    # group of a mixed capture (task None): each group's runs are paired, checked and given their
+    # intervals among themselves only, so no pair crosses tasks.
+    suffixes = run_ids(key[3] for key in windows)
+    for task in sorted({key[3] for key in windows}, key=lambda t: t or ""):
+        group, said = _group(
+            capture, session, arms, task, ({k[:3]: v for k, v in d.items() if k[3] == task} for d in (windows, requests, warmups, sequence)), orders
+        )
+        for run in group[0]:
+            _name_task_run(run, suffixes[task])
+        runs += group[0]
+        table += group[1]
+        findings += [f"task {shown(task)}: {finding}" if task is not None else finding for finding in said]
+    if not runs:
+        raise MeasureProblem(f"{capture.log}: holds no finished measurement window")
+    placed = sorted(range(len(runs)), key=lambda i: ([a["name"] for a in arms].index(runs[i]["configuration"]), runs[i]["load"]["concurrency"]))
+    return _record(configurations, [runs[i] for i in placed], session), findings, [table[i] for i in placed]
+
+
+def _group(capture: Capture, session: dict, arms: list[dict], task: str | None, views, orders: dict) -> tuple[tuple[list, list], Findings]:
+    """The runs (and their rows of the end-of-run table) of one group of windows, each window keyed
+    by (arm, concurrency, repetition): a task's own windows, or every window of a mixed capture."""
+    windows, requests, warmups, sequence = views
     settings = session["settings"]
-    configurations, runs, table = [], [], []
+    findings = Findings()
+    runs, table = [], []
     outputs: dict[tuple, tuple] = {}  # (arm, concurrency, repetition, index) -> (salt, text), for the equality check
     for arm in arms:
-        configurations.append(_configuration(arm, settings))
         for c in settings["concurrencies"]:
             reps = [(rep, windows[(arm["name"], c, rep)]) for rep in range(settings["repetitions"]) if (arm["name"], c, rep) in windows]
             if not reps:
                 continue
             run, row, whole_span = _run(capture, arm, c, reps, requests, settings, session, findings, outputs, warmups)
+            if task is not None:  # every window of the run sent only this task's prompts
+                run["workload"]["task"] = task
+                run["notes"] += f" Per-task windows (--per-task-windows): every window of this run sent only {task}'s prompts."
             run["measurement"] = measurement(arm["name"], c, reps, requests, session, sequence, orders.get(arm["name"], "arm-by-arm"), findings)
             run["measurement"].update(whole_span)
             if row["preempted"] is not None:
@@ -102,15 +131,25 @@ def build(capture: Capture, session: dict, arms: list[dict]) -> tuple[dict[str, 
                     )
             runs.append(run)
             table.append(row)
-    if not runs:
-        raise MeasureProblem(f"{capture.log}: holds no finished measurement window")
     _equality(runs, arms, outputs, settings)
     attach_uncertainty(runs, arms, window_figures(windows, requests))
     attach_per_task(runs, arms, sorted(windows), requests, settings.get("percentile_method", "linear"), request_times)
     for run, row in zip(runs, table):
         row["uncertainty"] = run.get("uncertainty")
         row["per_task"] = run.get("per_task")
-    return _record(configurations, runs, session), findings, table
+    return (runs, table), findings
+
+
+def _name_task_run(run: dict, suffix: str) -> None:
+    """A task's run (--per-task-windows) takes the task in its id, and so does the baseline run its
+    speedups name (intervals.py and per_task.py name it by arm and load: the same task's run)."""
+    if not suffix:
+        return
+    run["id"] += suffix
+    blocks = [(run.get("uncertainty") or {}).get("speedup"), *(t.get("speedup") for t in (run.get("per_task") or {}).get("tasks", []))]
+    for block in blocks:
+        if block is not None:
+            block["baseline_run"] += suffix
 
 
 def steady_part(measured: list[dict], c: int, window: dict) -> tuple[list[dict], int, bool]:

@@ -25,6 +25,7 @@ from .loop import Arm, Settings
 from .merge import PART, clock, merge
 from .placement import Placement, merge_parts, workers_of
 from .ray_workers import WorkerLost
+from .task_windows import SALT_NOTE, task_prompts, window_key
 from .workers import measure_windows_in_workers
 
 ARM_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -56,6 +57,7 @@ def _settings_of(args) -> Settings:
         args.percentile_method,
         args.duration,
         args.info_timeout,
+        args.per_task_windows,
     )
 
 
@@ -189,7 +191,13 @@ def _measure(args, argv: list[str]) -> int:
         prompts, dataset, sha = load_prompts(args.prompts, args.endpoint)
     if args.endpoint == "completions":
         require_text(prompts, str(args.prompts or dataset))
-    measured = {k: v for k, v in settings.__dict__.items() if k != "info_timeout_s"}  # (not a setting of the measurement)
+    # info_timeout_s is not a setting of the measurement; per_task_windows is said only when on, so
+    # that a capture measured before the option existed resumes with the same settings
+    measured = {k: v for k, v in settings.__dict__.items() if k != "info_timeout_s" and (k != "per_task_windows" or v)}
+    if settings.per_task_windows:
+        if args.workers not in (None, "1") or args.ray is not None:
+            raise MeasureProblem("--per-task-windows does not work with --workers or --ray yet")
+        task_prompts(prompts, str(args.prompts or dataset))  # a set of one task is refused here, before anything is sent
     session_settings = {**measured, "dataset": dataset, "dataset_sha256": sha}
     # every --configuration checked against the record's schema before anything is sent or written
     configs = {arm.name: configuration.load(arm.configuration, arm.name, arm.arrangement, session_settings) for arm in arms if arm.configuration}
@@ -200,7 +208,7 @@ def _measure(args, argv: list[str]) -> int:
         "vendor": args.vendor,
         "offer_id": args.offer_id,
         "settings": session_settings,
-        "salt": {"scheme": SALT_SCHEME, "nonce": new_nonce()},
+        "salt": {"scheme": SALT_SCHEME + (SALT_NOTE if settings.per_task_windows else ""), "nonce": new_nonce()},
     }
     parts = record_path.with_name(record_path.name + ".parts")  # each process's own capture, with --workers or --ray
     workers = workers_of(args.workers, args.ray, parts, continuing)
@@ -220,11 +228,12 @@ def _measure(args, argv: list[str]) -> int:
             if "salt" in previous:  # the measurement's salts, so that every arm's prompts stay equal
                 session["salt"] = previous["salt"]
             if previous["settings"] != session["settings"]:
-                differing = [k for k in session["settings"] if previous["settings"].get(k) != session["settings"][k]]
+                keys = [*session["settings"], *(k for k in previous["settings"] if k not in session["settings"])]
+                differing = [k for k in keys if previous["settings"].get(k) != session["settings"].get(k)]
                 raise MeasureProblem(f"{capture.log}: was measured with other settings ({', '.join(differing)}); give the same ones")
             known_arms = [e for e in entries if e["kind"] == "arm"]
             for e in entries:  # per window: how often it was started; None once one attempt finished
-                key = (e.get("arm"), e.get("concurrency"), e.get("repetition"))
+                key = window_key(e)
                 if e["kind"] == "window-start" and (attempts := started.get(key, 0)) is not None:
                     started[key] = attempts + 1
                 elif e["kind"] == "window":
@@ -355,7 +364,8 @@ async def _run(
             call = {"kind": "call", "order": order, "arms": [arm.name for arm in arms]}
             capture.write(call)
             models = {arm.name: identities[arm.name]["models"][0] for arm in arms}
-            sequence = window_order(arms, settings, interleaved=order == "interleaved")
+            tasks = list(task_prompts(prompts, "the prompts")) if settings.per_task_windows else None
+            sequence = window_order(arms, settings, interleaved=order == "interleaved", tasks=tasks)
             if not placement.in_parts:
                 await measure_windows(client, sequence, models, prompts, settings, session["salt"]["nonce"], capture, started, progress)
             else:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._infra.safe_text import shown
 from . import bodies
 from .answers import model_ids, server_states
 from .bodies import INFO_DEADLINE_S
@@ -21,6 +22,8 @@ from .credentials import Keys
 from .prompts import Prompt, salt_for, salted, salted_text
 from .scrape import check, fetch
 from .selfcheck import ClientCheck
+from .task_windows import file_tag, task_prompts
+from .task_windows import where as window_where
 
 
 @dataclass
@@ -56,6 +59,7 @@ class Settings:
     # Each /v1/models, /props and /metrics request, body included. Not a setting of the measurement
     # (cli leaves it out of the session's settings): --resume may give a longer one.
     info_timeout_s: float = INFO_DEADLINE_S
+    per_task_windows: bool = False  # each task label in its own windows (task_windows.py)
 
     def per_window(self, concurrency: int) -> int:
         return self.requests or max(8, 4 * concurrency)
@@ -138,28 +142,42 @@ def _until_deadline(deadline: float, jobs):
         yield job
 
 
-def window_order(arms: list[Arm], s: Settings, interleaved: bool) -> list[tuple[Arm, int, int]]:
-    """(arm, concurrency, repetition) in the order measured. Interleaved: at each load, every arm's
-    repetition r before any arm's r + 1, the arms' order reversed on every other repetition
-    (A1 B1 B2 A2 A3 B3 ...), so drift of the machine lands on both arms. Arm by arm (--append,
-    one server restarted between arms): every load and repetition of one arm, then the next."""
+def window_order(arms: list[Arm], s: Settings, interleaved: bool, tasks: list[str] | None = None) -> list[tuple[Arm, int, int, str | None]]:
+    """(arm, concurrency, repetition, task) in the order measured; the task is None unless each is
+    measured in its own windows (--per-task-windows: every task's turn at each repetition).
+    Interleaved: at each load, every arm's repetition r before any arm's r + 1, the arms' order
+    reversed on every other turn (A1 B1 B2 A2 A3 B3 ...), so drift of the machine lands on both
+    arms. Arm by arm (--append, one server restarted between arms): every load and repetition of
+    one arm, then the next."""
+    turns: list[str | None] = list(tasks) if tasks else [None]
     if not interleaved:
-        return [(arm, c, rep) for arm in arms for c in s.concurrencies for rep in range(s.repetitions)]
-    return [(arm, c, rep) for c in s.concurrencies for rep in range(s.repetitions) for arm in (arms if rep % 2 == 0 else arms[::-1])]
+        return [(arm, c, rep, t) for arm in arms for c in s.concurrencies for rep in range(s.repetitions) for t in turns]
+    return [
+        (arm, c, rep, t)
+        for c in s.concurrencies
+        for rep in range(s.repetitions)
+        for k, t in enumerate(turns)
+        for arm in (arms if (rep * len(turns) + k) % 2 == 0 else arms[::-1])
+    ]
 
 
 async def measure_windows(
     client, order, models: dict[str, str], prompts: list[Prompt], s: Settings, nonce: str, capture: Capture, started: dict, progress
 ) -> None:
     """Measures every window of `order` the capture has not finished; `started` counts the windows'
-    earlier attempts (cut by a crash), which changes their salts."""
+    earlier attempts (cut by a crash), which changes their salts. A task's window (--per-task-windows)
+    sends only that task's prompts, its salts marked with the task's place among the labels."""
     metrics_servers: dict[str, Any] = {}
     done = {key for key, attempts in started.items() if attempts is None}
-    for arm, c, rep in order:
-        if (arm.name, c, rep) in done:
+    by_task = task_prompts(prompts, "the prompts") if s.per_task_windows else {}
+    numbers = {task: n for n, task in enumerate(by_task)}
+    for arm, c, rep, task in order:
+        key = (arm.name, c, rep, task)
+        if key in done:
             continue
-        salts = functools.partial(salt_for, nonce, c, rep, attempt=started.get((arm.name, c, rep), 0))
-        await _window(client, arm, models[arm.name], c, rep, prompts, s, salts, capture, progress, metrics_servers)
+        salts = functools.partial(salt_for, nonce, c, rep, attempt=started.get(key, 0), task=numbers.get(task))
+        mine = by_task[task] if task is not None else prompts
+        await _window(client, arm, models[arm.name], c, rep, task, mine, s, salts, capture, progress, metrics_servers)
 
 
 def _first_prompt(s: Settings, c: int, rep: int) -> int:
@@ -174,8 +192,10 @@ def measured_jobs(prompts: list[Prompt], s: Settings, c: int, rep: int, salts) -
     return [(i, prompts[(first + i) % len(prompts)], salts(i)) for i in range(s.per_window(c))]
 
 
-async def _window(client, arm: Arm, model: str, c: int, rep: int, prompts, s: Settings, salts, capture: Capture, progress, metrics_servers) -> None:
-    where = {"arm": arm.name, "concurrency": c, "repetition": rep}
+async def _window(
+    client, arm: Arm, model: str, c: int, rep: int, task: str | None, prompts, s: Settings, salts, capture: Capture, progress, metrics_servers
+) -> None:
+    where = window_where(arm.name, c, rep, task)
     # a window cut short by a crash is measured again from here; build.py keeps only this attempt
     capture.write({"kind": "window-start", **where})
     warm = [(i, prompts[i % len(prompts)], salts(i, warmup=True)) for i in range(s.warmup)]
@@ -194,7 +214,7 @@ async def _window(client, arm: Arm, model: str, c: int, rep: int, prompts, s: Se
     if s.duration_s is not None:  # a window by time: new requests until the duration has passed since the first
         first = _first_prompt(s, c, rep)
         jobs = _until(s.duration_s, ((i, prompts[(first + i) % len(prompts)], salts(i)) for i in itertools.count()))
-    bar = progress.start(f"{arm.name} c={c} repetition {rep + 1} of {s.repetitions}", n)
+    bar = progress.start(f"{arm.name} c={c}{f' task {shown(task)[:24]}' if task is not None else ''} repetition {rep + 1} of {s.repetitions}", n)
     window: list = []
 
     def keep(i, p, salt, r):
@@ -239,7 +259,8 @@ async def _scrape(client, arm: Arm, engine: int, capture: Capture, where: dict, 
     """The arm's `engine`-th /metrics, kept in its own file."""
     url = arm.metrics[engine]
     text = await fetch(client, url, arm.keys.for_metrics(url), deadline_s)
-    name = f"scrape-{arm.name}-c{where['concurrency']}-r{where['repetition']}-{when}{f'-{engine + 1}' if engine else ''}.prom"
+    task = f"-t{file_tag(where['window_task'])}" if "window_task" in where else ""  # a task's window (--per-task-windows)
+    name = f"scrape-{arm.name}-c{where['concurrency']}-r{where['repetition']}{task}-{when}{f'-{engine + 1}' if engine else ''}.prom"
     sha = capture.save_scrape(name, text)
     capture.write({"kind": "scrape", **where, "when": when, "url": url, "file": name, "sha256": sha})
     return name

@@ -17,9 +17,9 @@ from typing import Any
 from ..engine.request_acceptance import RequestCounts, distribution
 from ..engine.statistics import CONFIDENCE, MIN_MEDIAN_PAIRS, TOO_FEW_PAIRS, median_interval, percentile
 from .measurement import counted_requests
+from .task_windows import UNLABELLED
 
 Times = Callable[[dict], tuple[float, float, float]]  # a request's (TTFT, TPOT, end-to-end) in ms
-UNLABELLED = "unlabelled"
 LLAMA_SOURCE = "llama.cpp per-response timings (draft_n, draft_n_accepted; a response without draft_n proposed nothing)"
 METHOD = (
     "Per task label, over the run's completed requests: decode speed per request = 1 / TPOT (tokens after the first over the time "

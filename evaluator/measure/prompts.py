@@ -161,5 +161,8 @@ def new_nonce() -> str:
     return secrets.token_hex(4)
 
 
-def salt_for(nonce: str, concurrency: int, repetition: int, index: int, warmup: bool = False, attempt: int = 0) -> str:
-    return f"[{nonce} {'warm-up' if warmup else 'request'} {concurrency:04d}-{repetition:02d}-{index:05d}-{attempt % 10}]"
+def salt_for(nonce: str, concurrency: int, repetition: int, index: int, warmup: bool = False, attempt: int = 0, task: int | None = None) -> str:
+    """`task`: the window's task's place among the labels (--per-task-windows), so that two tasks'
+    windows at one load and repetition never send one salt."""
+    where = f" task {task}" if task is not None else ""
+    return f"[{nonce} {'warm-up' if warmup else 'request'} {concurrency:04d}-{repetition:02d}-{index:05d}-{attempt % 10}{where}]"

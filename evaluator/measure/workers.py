@@ -147,11 +147,11 @@ async def measure_windows_in_workers(
     workers = pool.size
     metrics_servers: dict[str, Any] = {}
     done = {key for key, attempts in started.items() if attempts is None}
-    for arm, c, rep in order:
-        if (arm.name, c, rep) in done:
+    for arm, c, rep, _ in order:  # (the task is None: --per-task-windows is refused with workers)
+        if (arm.name, c, rep, None) in done:
             continue
         where = {"arm": arm.name, "concurrency": c, "repetition": rep}
-        attempt = started.get((arm.name, c, rep), 0)
+        attempt = started.get((arm.name, c, rep, None), 0)
         salts = functools.partial(salt_for, nonce, c, rep, attempt=attempt)
         slots = split(c, workers)
         busy = [k for k, r in enumerate(slots) if len(r)]

@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("httpx")
 pytest.importorskip("uvicorn")
 
-from support.measure_servers import serve  # noqa: E402
+from support.measure_servers import serve, two_task_prompts  # noqa: E402
 from support.pdf_helpers import page_texts  # noqa: E402
 
 from evaluator.engine.metrics import exact  # noqa: E402
@@ -290,23 +290,10 @@ def test_random_prompts_are_opt_in_said_so_and_named_in_the_record(tmp_path, cap
     assert (code, err) == (2, "sdeval: give --prompts FILE or --random-prompts N, not both\n")
 
 
-def _two_task_prompts(tmp_path):
-    """Two tasks a drafter predicts very differently (the simulator reads the marker in the text),
-    8 prompts each; measured twice over, 16 pairs per task give an interval on its median speedup."""
-    path = tmp_path / "two-tasks.jsonl"
-    lines = [
-        json.dumps({"id": f"{task}-{n}", "task": task, "prompt": f"{marker} number {n}: go on"})
-        for task, marker in (("easy", "EASY"), ("hard", "HARD"))
-        for n in range(8)
-    ]
-    path.write_text("\n".join(lines) + "\n")
-    return path
-
-
 def test_two_tasks_of_different_acceptance_give_per_task_figures_and_the_spread_finding(tmp_path, capsys, sdeval):
     spec = Simulator(speculative=True, k=4, step_delay_s=0.01, accept_by_text=(("EASY", 0.95), ("HARD", 0.05)))
     base = Simulator(step_delay_s=0.01)
-    prompts = _two_task_prompts(tmp_path)
+    prompts = two_task_prompts(tmp_path)  # measured twice over, 16 pairs per task give an interval on its median speedup
     with serve(spec) as spec_url, serve(base) as base_url:
         argv = [
             a for arm, url in (("speculative", spec_url), ("target-only", base_url)) for a in ("--arm", f"{arm}={url}", "--metrics", f"{url}/metrics")

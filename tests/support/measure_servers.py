@@ -4,6 +4,7 @@ stopped when the block ends (also on failure)."""
 from __future__ import annotations
 
 import contextlib
+import json
 import socket
 import threading
 import time
@@ -110,3 +111,16 @@ class KeepAliveDropper:
         finally:
             holder["loop"].call_soon_threadsafe(holder["stop"].set)
             thread.join(timeout=10)
+
+
+def two_task_prompts(tmp_path, per_task: int = 8):
+    """Two tasks a drafter predicts very differently (the simulator's accept_by_text reads the
+    marker in the text: EASY, HARD), `per_task` prompts each, as a prompts file in tmp_path."""
+    path = tmp_path / "two-tasks.jsonl"
+    lines = [
+        json.dumps({"id": f"{task}-{n}", "task": task, "prompt": f"{marker} number {n}: go on"})
+        for task, marker in (("easy", "EASY"), ("hard", "HARD"))
+        for n in range(per_task)
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    return path
