@@ -186,9 +186,13 @@ def test_assess_reads_it_and_a_one_task_claim_is_judged_on_its_task(measured, sd
     for claim in claims.values():
         claim["value"] = easy["median"]
     claimed.write_text(json.dumps(record))
-    findings = [f for f in sdeval("assess", claimed, "--format", "json").json()["findings"] if f["code"] == "task-speedup-interval"]
-    assert [f["message"].split("'s")[0] for f in findings] == ["claim speedup-speculative-c2-hard"], findings
-    assert "for hard" in findings[0]["message"] and "run speculative-c2-hard's hard prompts give" in findings[0]["message"]
+    assessed = sdeval("assess", claimed, "--format", "json").json()["findings"]
+    # Each run measured its task alone: a claim on it is judged on the run's own E / T ratio and its
+    # interval over repetitions (speedup-interval), the estimator the claim states, never on the
+    # per-prompt median (another estimator, which a run's own claim can fall just outside of).
+    assert [f for f in assessed if f["code"] == "task-speedup-interval"] == []
+    outside = [f for f in assessed if f["code"] == "speedup-interval" and f.get("claim") == "speedup-speculative-c2-hard"]
+    assert outside and "outside" in outside[0]["message"], assessed
 
 
 def test_one_task_prompts_workers_and_ray_are_refused_in_one_line(tmp_path, capsys):
