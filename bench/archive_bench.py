@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
 import statistics
 import subprocess
@@ -122,9 +123,9 @@ def main() -> None:
         expected = f"verified {len(paths)} reports: {len(paths)} passed, 0 failed"
         verify_rate = verify_runs(where, len(paths), args.runs, "", 0, expected)
         if args.tampered:
-            tamper(archive, args.db, args.tampered)
+            tampered = tamper(archive, args.db, args.tampered)
             expected = f"verified {len(paths)} reports: {len(paths) - args.tampered} passed, {args.tampered} failed"
-            verify_runs(where, len(paths), args.runs, f", {args.tampered} tampered", 1, expected)
+            verify_runs(where, len(paths), args.runs, f", {args.tampered} tampered", 1, expected, tampered)
 
         loop = 'for f in "$@"; do "$SDEVAL_PY" -m evaluator verify "$f" --trust "$CERT" >/dev/null || exit 1; done'
         looped = paths[: args.loop] if args.loop else paths
@@ -136,15 +137,18 @@ def main() -> None:
     print(f"load average after: {os.getloadavg()[0]:.2f}")
 
 
-def verify_runs(where: list[str], reports: int, runs: int, what: str, exit_code: int, expected: str) -> float:
+def verify_runs(where: list[str], reports: int, runs: int, what: str, exit_code: int, expected: str, tampered: dict[int, str] | None = None) -> float:
     """`archive verify` run `runs` times: the median rate with its range, the load average before
-    and after each run, and the median CPU per report (the rate two idle cores would give)."""
+    and after each run, and the median CPU per report (the rate two idle cores would give).
+    `tampered` (report id -> how): each of them, and no other, must fail naming why."""
     rates, cpus, loads = [], [], []
-    for _ in range(runs):
+    for n in range(runs):
         before = os.getloadavg()[0]
         seconds, done = run([*SDEVAL, "archive", "verify", *where])
         last = done.stdout.splitlines()[-1] if done.stdout else ""
         assert done.returncode == exit_code and last == expected, done.stdout[-2000:] + done.stderr[-2000:]
+        if tampered:
+            check_failures(done.stdout, tampered, show=n == 0)
         rates.append(reports / seconds)
         cpus.append(LAST_CPU / reports)
         loads.append(f"{before:.1f}->{os.getloadavg()[0]:.1f}")
@@ -158,9 +162,33 @@ def verify_runs(where: list[str], reports: int, runs: int, what: str, exit_code:
     return statistics.median(rates)
 
 
-def tamper(archive: Path, db: str | None, count: int) -> None:
+# What `archive verify` must say of each kind of tampering (the start of its reason).
+WHY = {"file": "changed (SHA-256 ", "index": "the index differs from the report: outcome"}
+
+
+def check_failures(stdout: str, tampered: dict[int, str], *, show: bool) -> None:
+    """Each tampered report, and only those, on a FAIL line whose reason names what was changed."""
+    failed = {}
+    for line in stdout.splitlines():
+        match = re.match(r"FAIL report (\d+) \([^)]*\): (.*)", line)
+        if match:
+            failed[int(match.group(1))] = match.group(2)
+    assert set(failed) == set(tampered), f"failed {sorted(failed)}, tampered {sorted(tampered)}"
+    for report_id, how in tampered.items():
+        assert failed[report_id].startswith(WHY[how]), f"report {report_id} ({how}): {failed[report_id]}"
+    if show:
+        for how in sorted(set(tampered.values())):
+            first = next(r for r, h in sorted(tampered.items()) if h == how)
+            count = sum(h == how for h in tampered.values())
+            print(
+                f"  {count} with the {'stored file' if how == 'file' else 'index row'} changed fail as, e.g.: FAIL report {first}: {failed[first][:110]}"
+            )
+
+
+def tamper(archive: Path, db: str | None, count: int) -> dict[int, str]:
     """`count` reports tampered with, half each way: a byte of the stored file changed (found by
-    its SHA-256), or the index's outcome edited (found only after the full verification)."""
+    its SHA-256), or the index's outcome edited (found only after the full verification).
+    Returns how each was tampered with ("file" or "index"), by report id."""
     import sqlalchemy as sa
 
     url = db.replace("postgresql://", "postgresql+psycopg://") if db else f"sqlite:///{archive / 'index.sqlite'}"
@@ -169,7 +197,9 @@ def tamper(archive: Path, db: str | None, count: int) -> None:
         rows = conn.execute(sa.text("SELECT id, stored_as FROM reports ORDER BY id")).all()
         step = max(1, len(rows) // count)
         chosen = rows[::step][:count]
+        tampered = {}
         for n, (report_id, stored) in enumerate(chosen):
+            tampered[report_id] = "file" if n % 2 == 0 else "index"
             if n % 2 == 0:
                 path = archive / stored
                 path.chmod(0o644)
@@ -179,6 +209,7 @@ def tamper(archive: Path, db: str | None, count: int) -> None:
             else:
                 conn.execute(sa.text("UPDATE reports SET outcome = 'tampered' WHERE id = :i"), {"i": report_id})
     engine.dispose()
+    return tampered
 
 
 def _query_alone(archive: Path, db: str | None, vendor: str) -> float:
