@@ -24,7 +24,7 @@ import pytest
 pytest.importorskip("ray", reason="ray is not installed (sdeval[distributed]; scripts/setup test installs it)")
 
 from support.measure_servers import free_port  # noqa: E402
-from test_measure_workers import _verdicts, _without_order  # noqa: E402
+from support.merged_records import claim_verdicts, without_order  # noqa: E402
 
 from evaluator.measure.capture import Capture  # noqa: E402
 from evaluator.measure.cli import _write_record  # noqa: E402
@@ -251,14 +251,14 @@ def test_two_ray_nodes_on_loopback_count_what_the_servers_counted(tmp_path, clus
     capture = Capture(_as_one_process(tmp_path / "rec.json.capture", tmp_path / "one.json.capture"))
     _write_record(capture, next(e for e in _lines(capture.log) if e["kind"] == "session"), [], one, force=False)
     a = json.loads(one.read_text())
-    merged = [_without_order(r) for r in record["runs"]]
+    merged = [without_order(r) for r in record["runs"]]
     # the record keeps each window's clock bound (0: one machine, one clock); one process has none
     for run in merged:
         run["measurement"] = {**run["measurement"], "windows": [dict(w) for w in run["measurement"]["windows"]]}
         assert [w.pop("clock_uncertainty_us") for w in run["measurement"]["windows"]] == [0] * len(run["measurement"]["windows"])
-    assert [_without_order(r) for r in a["runs"]] == merged
+    assert [without_order(r) for r in a["runs"]] == merged
     assert a["claims"] == record["claims"]
-    assert _verdicts(sdeval, one, tmp_path, "one") == _verdicts(sdeval, out, tmp_path, "ray")
+    assert claim_verdicts(sdeval, one, tmp_path, "one") == claim_verdicts(sdeval, out, tmp_path, "ray")
 
 
 @pytest.mark.slow  # a Ray cluster of two nodes: tens of seconds to start

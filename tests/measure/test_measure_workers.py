@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import re
 import shutil
 
 import pytest
@@ -13,6 +12,7 @@ pytest.importorskip("httpx")
 pytest.importorskip("uvicorn")
 
 from support.measure_servers import serve  # noqa: E402
+from support.merged_records import claim_verdicts, without_order
 
 from evaluator.measure.cli import main as measure  # noqa: E402
 from evaluator.measure.merge import clock  # noqa: E402
@@ -82,28 +82,11 @@ def _split_capture(capture, parts, workers: int = 2) -> list:
     return dirs
 
 
-def _without_order(run: dict) -> dict:
-    """A run with what only the capture's line order or bytes change set aside: the capture's hash,
-    the per-request latency lists (kept in capture order; their percentiles are compared) and the
-    notes' sentence on the workers (checked on its own)."""
-    notes = re.sub(r" Sent by \d+ (?:worker processes|Ray workers) .*?the counters scraped once around it\.", "", run["notes"])
-    return {**{k: v for k, v in run.items() if k not in ("source", "request_latencies")}, "notes": notes}
-
-
 def _without_clock(run: dict) -> dict:
     """A run without its windows' clock bounds (only a merge of workers on other clocks has them)."""
     m = run.get("measurement") or {}
     windows = [{k: v for k, v in w.items() if k != "clock_uncertainty_us"} for w in m.get("windows", [])]
     return {**run, "measurement": {**m, "windows": windows}} if m else run
-
-
-def _verdicts(sdeval, record, tmp_path, name: str):
-    claimed = tmp_path / f"{name}-claimed.json"
-    added = sdeval("claim", record, "--run", "speculative-c3", "--baseline", "target-only-c3", "--kind", "speedup", "-o", claimed)
-    assert added.exit_code == 0, added.stderr
-    assessed = sdeval("assess", claimed, "--format", "json")
-    report = assessed.json()
-    return sorted((f["code"], f.get("severity"), f.get("message")) for f in report["findings"]), assessed.exit_code
 
 
 def test_a_record_merged_from_two_workers_captures_is_the_one_process_record(tmp_path, capsys, two_arms, sdeval):
@@ -120,12 +103,12 @@ def test_a_record_merged_from_two_workers_captures_is_the_one_process_record(tmp
     assert [r["id"] for r in a["runs"]] == [r["id"] for r in b["runs"]]
     for x, y in zip(a["runs"], b["runs"]):
         # the same counts, interval (the union of the workers' windows is the one window), latencies and uncertainty
-        assert _without_order(x) == _without_order(y)
+        assert without_order(x) == without_order(y)
         assert sorted(x["request_latencies"]["ttft_ms"]) == sorted(y["request_latencies"]["ttft_ms"])
     assert a["claims"] == b["claims"]
     three_notes = next(r["notes"] for r in b["runs"] if r["id"] == "speculative-c3")
     assert "Sent by 2 worker processes started on one instant of this machine's monotonic clock, the concurrency split 2 + 1 slots" in three_notes
-    assert _verdicts(sdeval, one, tmp_path, "one") == _verdicts(sdeval, merged, tmp_path, "merged")
+    assert claim_verdicts(sdeval, one, tmp_path, "one") == claim_verdicts(sdeval, merged, tmp_path, "merged")
     # every request kept with the worker that sent it, and each window says how its load was split
     lines = _lines(tmp_path / "merged.json.capture" / "capture.jsonl")
     for r in (e for e in lines if e["kind"] == "request"):
@@ -350,7 +333,7 @@ def test_a_worker_on_another_clock_is_merged_on_the_drivers_by_its_measured_offs
     # the offset undone: the same windows, counts and latencies as the one process measured
     # the record keeps each merged window's clock bound, which one process has none of
     assert {w["clock_uncertainty_us"] for r in b["runs"] for w in r["measurement"]["windows"]} == {20.0}
-    assert [_without_order(r) for r in a["runs"]] == [_without_order(_without_clock(r)) for r in b["runs"]]
+    assert [without_order(r) for r in a["runs"]] == [without_order(_without_clock(r)) for r in b["runs"]]
     windows = [e for e in _lines(tmp_path / "merged.json.capture" / "capture.jsonl") if e["kind"] == "window"]
     assert {w["clock_uncertainty_us"] for w in windows} == {20.0}
     # a clock known only to 5 ms: each window's edges are a finding
