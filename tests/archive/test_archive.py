@@ -15,16 +15,13 @@ import pytest
 import sqlalchemy as sa
 from conftest import ROOT
 from support.archive_fixtures import archive_args
+from support.archive_state import sha256
 from support.pdf_helpers import flip
 
 from evaluator import __version__
 from evaluator.rules import RULE_CATALOG_VERSION
 
 pytestmark = pytest.mark.archive
-
-
-def sha256(path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 # ---------------------------------------------------------------------------- init

@@ -13,6 +13,7 @@ import subprocess
 import pytest
 import sqlalchemy as sa
 from support.archive_fixtures import archive_args
+from support.archive_state import snapshot_index
 from support.local_pki import TsaServer
 
 from evaluator.archive import log as action_log
@@ -174,9 +175,7 @@ def test_a_rewritten_entry_fails_naming_every_anchor_that_witnessed_it(anchored)
 
 
 def test_an_index_restored_from_before_an_anchor_fails(anchored, reports, request):
-    from test_archive_integrity import _snapshot
-
-    restore = _snapshot(anchored, request.getfixturevalue("pg_server") if anchored.db else None)
+    restore = snapshot_index(anchored, request.getfixturevalue("pg_server") if anchored.db else None)
     before = (anchored.root / "log.jsonl").read_bytes()
     later = reports.signed()
     assert anchored.run("add", later).exit_code == 0

@@ -6,7 +6,6 @@ The kill tests run `sdeval archive add` as its own process with SDEVAL_ARCHIVE_T
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import select
@@ -18,17 +17,13 @@ import time
 from pathlib import Path
 
 import pytest
-import sqlalchemy as sa
 from conftest import ROOT
 from support.archive_fixtures import archive_args, sdeval_process
+from support.archive_state import assert_consistent, rows, sha256
 
 from evaluator.archive.faults import PAUSE_ENV
 
 pytestmark = pytest.mark.archive
-
-
-def sha256(path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def wait_for_line(proc: subprocess.Popen, wanted: str, timeout: float = 120) -> None:
@@ -44,28 +39,6 @@ def wait_for_line(proc: subprocess.Popen, wanted: str, timeout: float = 120) -> 
                 return
     proc.kill()
     raise AssertionError(f"never printed {wanted!r}; stderr: {''.join(seen)}{proc.stderr.read()}")
-
-
-def rows(archive) -> dict[str, str]:
-    """sha256 -> stored_as, straight from the index."""
-    engine = archive.engine()
-    try:
-        with engine.connect() as conn:
-            return dict(conn.execute(sa.text("SELECT sha256, stored_as FROM reports")).all())
-    finally:
-        engine.dispose()  # no session left open: a test may drop the database
-
-
-def assert_consistent(archive) -> None:
-    """Every index row has its file, with its hash, read-only; every stored file has its row."""
-    log = archive.run("log", "--check")  # first: opening the archive clears what a killed command left
-    assert log.exit_code == 0, log.stdout
-    indexed = rows(archive)
-    stored = {p.stem: p for p in (archive.root / "objects").rglob("*.pdf")}
-    assert set(stored) == set(indexed)
-    for sha, relative in indexed.items():
-        assert sha256(archive.root / relative) == sha
-        assert (archive.root / relative).stat().st_mode & 0o777 == 0o444
 
 
 @pytest.mark.parametrize("step", ["staged", "verified", "stored", "indexed"])

@@ -4,21 +4,16 @@ a report can be withdrawn, and `list` shows each report's last verification."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import shutil
 
 import pytest
 import sqlalchemy as sa
+from support.archive_state import lose_index, sha256, snapshot_index
 
 from evaluator import RULE_CATALOG_VERSION
 
 pytestmark = pytest.mark.archive
-
-
-def sha256(path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def stored(path) -> str:
@@ -113,34 +108,11 @@ def test_a_removed_last_report_and_its_log_entry_are_found_and_the_orphan_named(
     )
 
 
-def _snapshot(archive, pg_server):
-    """A copy of the index as it is now; returns a function that puts it back in place."""
-    if archive.db is None:
-        index = archive.root / "index.sqlite"
-        assert not (archive.root / "index.sqlite-wal").exists() or (archive.root / "index.sqlite-wal").stat().st_size == 0
-        saved = archive.root.parent / "index-copy.sqlite"
-        shutil.copy2(index, saved)
-        return lambda: shutil.copy2(saved, index)
-    import psycopg
-
-    name = sa.make_url(archive.db).database
-    admin = dict(host=pg_server.folder, user="postgres", dbname="postgres", autocommit=True)
-    with psycopg.connect(**admin) as conn:
-        conn.execute(f'CREATE DATABASE "{name}_copy" TEMPLATE "{name}"')
-
-    def restore():
-        with psycopg.connect(**admin) as conn:
-            conn.execute(f'DROP DATABASE "{name}"')
-            conn.execute(f'CREATE DATABASE "{name}" TEMPLATE "{name}_copy"')
-
-    return restore
-
-
 def test_an_older_copy_of_the_index_restored_is_detected(archive, reports, request):
     pg = request.getfixturevalue("pg_server") if archive.db else None
     first, later = reports.signed(), reports.signed("offer-a")
     assert archive.run("add", first).exit_code == 0
-    restore = _snapshot(archive, pg)
+    restore = snapshot_index(archive, pg)
     assert archive.run("add", later).exit_code == 0
     assert archive.run("verify").exit_code == 0
     restore()
@@ -189,19 +161,6 @@ def test_a_swapped_trust_anchor_stops_every_command(archive, reports, tmp_path):
     assert not (tmp_path / "out").exists()
 
 
-def _lose_index(archive, pg_server) -> None:
-    if archive.db is None:
-        for name in ("index.sqlite", "index.sqlite-wal", "index.sqlite-shm"):
-            (archive.root / name).unlink(missing_ok=True)
-        return
-    import psycopg
-
-    name = sa.make_url(archive.db).database
-    with psycopg.connect(host=pg_server.folder, user="postgres", dbname="postgres", autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE "{name}"')
-        conn.execute(f'CREATE DATABASE "{name}"')
-
-
 def test_rebuild_restores_a_lost_index_with_the_same_reports(archive, reports, request):
     pg = request.getfixturevalue("pg_server") if archive.db else None
     b, a, r = reports.signed(), reports.signed("offer-a"), reports.signed("requirements")
@@ -210,7 +169,7 @@ def test_rebuild_restores_a_lost_index_with_the_same_reports(archive, reports, r
     assert archive.run("verify").exit_code == 0
     listed = archive.run("list", "-f", "json").json()["reports"]
 
-    _lose_index(archive, pg)
+    lose_index(archive, pg)
     where = "index.sqlite: missing" if archive.db is None else "holds no sdeval archive index"
     gone = archive.run("list")
     assert gone.exit_code == 2
@@ -378,7 +337,7 @@ def test_rebuild_names_a_lost_report_and_recovers_one_the_log_does_not_name(arch
     # The third admission's entry is cut from log.jsonl (as if the log copy were older than the objects).
     lines = (archive.root / "log.jsonl").read_text().splitlines(keepends=True)
     (archive.root / "log.jsonl").write_text("".join(lines[:3]))
-    _lose_index(archive, pg)
+    lose_index(archive, pg)
     out = archive.run("rebuild")
     assert out.exit_code == 1
     assert out.stdout.splitlines() == [
@@ -399,7 +358,7 @@ def test_rebuild_leaves_out_a_stored_file_that_is_not_what_its_name_says(archive
     impostor = archive.root / "objects" / "00" / ("0" * 64 + ".pdf")
     impostor.parent.mkdir()
     impostor.write_bytes(other.read_bytes())  # a genuine report, under a name that is not its hash
-    _lose_index(archive, pg)
+    lose_index(archive, pg)
     out = archive.run("rebuild")
     assert out.exit_code == 1
     assert out.stdout.splitlines()[0] == "rebuilt the index from log.jsonl (2 entries) and objects/: 1 report recovered, 1 problem"
@@ -412,7 +371,7 @@ def test_rebuild_refuses_a_swapped_anchor_and_can_run_again_once_it_is_put_back(
 
     pg = request.getfixturevalue("pg_server") if archive.db else None
     assert archive.run("add", reports.signed()).exit_code == 0
-    _lose_index(archive, pg)
+    lose_index(archive, pg)
     real = fingerprint(load_certificates(reports.cert)[0])
     anchor = archive.root / "anchors" / f"{real}.pem"
     genuine = anchor.read_bytes()

@@ -10,8 +10,7 @@ import time
 
 import pytest
 from support.archive_fixtures import archive_args, sdeval_process
-from test_archive_crash import assert_consistent, rows, sha256
-from test_archive_integrity import _lose_index
+from support.archive_state import assert_consistent, lose_index, rows, sha256
 
 from evaluator.archive.faults import KILL_ENV, STEPS
 
@@ -64,7 +63,7 @@ def test_a_rebuild_killed_at_each_step_boundary_can_be_run_again(step, archive, 
     for kind in ("offer-b", "offer-a"):
         assert archive.run("add", reports.signed(kind)).exit_code == 0
     before = rows(archive)
-    _lose_index(archive, request.getfixturevalue("pg_server") if archive.db else None)
+    lose_index(archive, request.getfixturevalue("pg_server") if archive.db else None)
     killed_at(archive, step, "rebuild")
     # Atomic: before its commit a killed rebuild leaves no table at all; after it, the whole index.
     assert tables(archive) == (set() if step != "committed" else INDEX_TABLES)

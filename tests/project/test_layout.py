@@ -279,3 +279,14 @@ def test_tests_run_the_command_line_one_way():
         if any(isinstance(n, ast.Call) and "CliRunner" in ast.unparse(n.func) for n in ast.walk(ast.parse(path.read_text())))
     )
     assert constructing == ["tests/conftest.py"]
+
+
+def test_no_test_module_imports_another():
+    """Helpers two test modules share live in tests/support: a test module imported by another runs
+    its module-level setup twice and ties the two files' fates together."""
+    offenders = []
+    for path in sorted((ROOT / "tests").rglob("test_*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            offenders += [f"{path.relative_to(ROOT)}: {n}" for n in names if n.split(".")[-1].startswith("test_")]
+    assert offenders == []
