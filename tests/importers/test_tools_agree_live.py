@@ -148,10 +148,6 @@ def test_aiperf_on_measures_workload_agrees_within_the_measured_spread_or_the_se
         "--input-file", str(tmp_path / "prompts.jsonl"), "--custom-dataset-type", "single_turn", "--dataset-sampling-strategy", "sequential",
         "--concurrency", str(CONCURRENCY), "--request-count", str(len(sent)),
         "--ui", "none", "--artifact-dir", str(out), "--workers-max", "2", "--record-processors", "1",
-        # A fresh connection per request: on a pooled one, AIPerf's aiohttp client lost 1 to 4 of 12
-        # requests to "ServerDisconnectedError" about 1 ms after sending on a kept-alive connection
-        # llama-server had closed (2 runs in 6), the race sdeval measure resends on a fresh connection.
-        "--connection-reuse-strategy", "never",
     ]  # fmt: skip
     before = httpx.get(f"{server}/metrics").text
     code, log = _run_group(command, {**env, "HF_HUB_CACHE": str(hub)}, tmp_path)
@@ -178,7 +174,17 @@ def test_aiperf_on_measures_workload_agrees_within_the_measured_spread_or_the_se
             "speculative",
         )
     )
-    assert imported["load"] == {"concurrency": CONCURRENCY, "loop": "closed"} and imported["workload"]["num_requests"] == len(sent)
+    # AIPerf's aiohttp client loses a request now and then (1 to 4 of 12 in 2 runs of 6) to
+    # "ServerDisconnectedError" about 1 ms after sending on a pooled kept-alive connection llama-server
+    # had closed: the race sdeval measure resends on a fresh connection. Such a request never reached
+    # the server (the counters below agree); AIPerf counts it as an error, and the import leaves it out.
+    # (A fresh connection per request, --connection-reuse-strategy never, avoids it but put AIPerf's
+    # connection set-up into its TTFT: 385 ms against the measured 206 to 316 under load.)
+    summary = json.loads((out / "profile_export_aiperf.json").read_text())
+    lost = [e for e in summary.get("error_summary") or [] if e["error_details"]["type"] == "ServerDisconnectedError"]
+    assert len(lost) == len(summary.get("error_summary") or []), summary.get("error_summary")
+    assert imported["load"] == {"concurrency": CONCURRENCY, "loop": "closed"}
+    assert imported["workload"]["num_requests"] == len(sent) - sum(e["count"] for e in lost)
     assert imported["counts"]["emitted_tokens"] == counter(after, PREDICTED) - counter(before, PREDICTED)
 
     # 3. Each figure within the measured interval, or the server ran at another speed through AIPerf's run.

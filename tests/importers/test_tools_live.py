@@ -181,10 +181,6 @@ def test_aiperf_013_files_import_to_the_servers_counters(servers, tmp_path, sdev
             "2",
             "--record-processors",
             "1",
-            # a fresh connection per request: pooled ones lose requests to llama-server's closed
-            # kept-alive connections (see test_tools_agree_live.py)
-            "--connection-reuse-strategy",
-            "never",
         ]  # fmt: skip
         for arm in ARMS
     }
