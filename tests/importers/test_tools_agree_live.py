@@ -178,8 +178,8 @@ def test_aiperf_on_measures_workload_agrees_within_the_measured_spread_or_the_se
     # "ServerDisconnectedError" about 1 ms after sending on a pooled kept-alive connection llama-server
     # had closed: the race sdeval measure resends on a fresh connection. Such a request never reached
     # the server (the counters below agree); AIPerf counts it as an error, and the import leaves it out.
-    # (A fresh connection per request, --connection-reuse-strategy never, avoids it but put AIPerf's
-    # connection set-up into its TTFT: 385 ms against the measured 206 to 316 under load.)
+    # (A fresh connection per request, --connection-reuse-strategy never, avoids it but puts AIPerf's
+    # connection set-up into its TTFT; with it, one run under load gave 385 ms against the measured 206-316.)
     summary = json.loads((out / "profile_export_aiperf.json").read_text())
     lost = [e for e in summary.get("error_summary") or [] if e["error_details"]["type"] == "ServerDisconnectedError"]
     assert len(lost) == len(summary.get("error_summary") or []), summary.get("error_summary")
