@@ -18,7 +18,7 @@ from .measurement import MIN_PER_SLOT, counted_in, counting_interval, measuremen
 from .merge import split_note
 from .per_task import attach_per_task
 from .scrape import summed_deltas
-from .task_windows import run_ids, window_key
+from .task_windows import run_id, run_ids, window_key
 from .uncertainty import WindowFigures
 
 # The steady interval of each window (measurement.steady_interval), as the record states it.
@@ -374,7 +374,7 @@ def _run(capture, arm, c, reps, requests, settings, session, findings: Findings,
     prompt_tokens = [r["prompt_tokens"] for r in completed if isinstance(r.get("prompt_tokens"), int)]
     tasks = sorted({r.get("task") or "unlabelled" for r in completed})
     run: dict[str, Any] = {
-        "id": f"{name}-c{c}",
+        "id": run_id(name, c),
         "arrangement": arm["arrangement"],
         "configuration": name,
         "workload": {

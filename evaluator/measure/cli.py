@@ -25,7 +25,7 @@ from .loop import Arm, Settings
 from .merge import PART, clock, merge
 from .placement import Placement, merge_parts, workers_of
 from .ray_workers import WorkerLost
-from .task_windows import SALT_NOTE, task_prompts, window_key
+from .task_windows import SALT_NOTE, check_run_ids, task_prompts, window_key
 from .workers import measure_windows_in_workers
 
 ARM_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -194,10 +194,12 @@ def _measure(args, argv: list[str]) -> int:
     # info_timeout_s is not a setting of the measurement; per_task_windows is said only when on, so
     # that a capture measured before the option existed resumes with the same settings
     measured = {k: v for k, v in settings.__dict__.items() if k != "info_timeout_s" and (k != "per_task_windows" or v)}
+    labels = None
     if settings.per_task_windows:
         if args.workers not in (None, "1") or args.ray is not None:
             raise MeasureProblem("--per-task-windows does not work with --workers or --ray yet")
-        task_prompts(prompts, str(args.prompts or dataset))  # a set of one task is refused here, before anything is sent
+        labels = list(task_prompts(prompts, str(args.prompts or dataset)))  # a set of one task is refused here, before anything is sent
+    check_run_ids((arm.name for arm in arms), settings.concurrencies, labels)
     session_settings = {**measured, "dataset": dataset, "dataset_sha256": sha}
     # every --configuration checked against the record's schema before anything is sent or written
     configs = {arm.name: configuration.load(arm.configuration, arm.name, arm.arrangement, session_settings) for arm in arms if arm.configuration}

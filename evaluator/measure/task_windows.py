@@ -66,6 +66,28 @@ def file_tag(task: str) -> str:
     return f"{slug(task)}-{hashlib.blake2b(task.encode(), digest_size=4).hexdigest()}"
 
 
+RUN_ID_LIMIT = 64  # the record's run id, at most (engine/record.py)
+
+
+def run_id(arm: str, concurrency: int, task_suffix: str = "") -> str:
+    """The id of an arm's run at one load: the arm, the load and, with --per-task-windows, the task."""
+    return f"{arm}-c{concurrency}{task_suffix}"
+
+
+def check_run_ids(arms: Iterable[str], concurrencies: Iterable[int], tasks: Iterable[str] | None) -> None:
+    """Refuse, before anything is sent, names whose runs' ids the record could not hold: found only
+    when the record is written, they would cost the whole measurement."""
+    suffixes = run_ids(tasks or ()).values()
+    loads = list(concurrencies)
+    for arm in arms:
+        longest = max((run_id(arm, c, s) for c in loads for s in suffixes), key=len)
+        if len(longest) > RUN_ID_LIMIT:
+            raise MeasureProblem(
+                f"--arm {arm}: its runs' ids would be up to {len(longest)} characters ({longest}), past the record's "
+                f"{RUN_ID_LIMIT}; give the arm a name of at most {len(arm) - (len(longest) - RUN_ID_LIMIT)} characters"
+            )
+
+
 def run_ids(tasks: Iterable[str | None]) -> dict[str | None, str]:
     """The suffix each task gives its runs' ids ('' in a mixed capture), distinct for distinct labels."""
     suffixes: dict[str | None, str] = {}

@@ -293,6 +293,31 @@ def test_an_arm_name_that_would_reach_a_file_path_is_refused_before_anything_is_
     assert server.requests == [] and list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize(
+    ("arm_name", "extra", "longest"),
+    [
+        ("a" * 62, [], "a" * 62 + "-c1"),  # a legal name, but its run at c=1 would be 65 characters
+        ("b" * 50, ["--per-task-windows"], "b" * 50 + "-c1-summarisation"),  # the shipped set's longest task label
+    ],
+)
+def test_an_arm_name_whose_run_ids_the_record_cannot_hold_is_refused_before_anything_is_sent(tmp_path, arm_name, extra, longest):
+    with hostile(arm(stream(answer(3)))) as server:
+        result, record, requests = run(tmp_path, server.url, "--arrangement", "target-only", *extra, arm_name=arm_name)
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"sdeval: --arm {arm_name}: its runs' ids would be up to {len(longest)} characters ({longest}), past the record's 64; "
+        f"give the arm a name of at most {len(arm_name) - (len(longest) - 64)} characters\n"
+    )
+    assert server.requests == [] and list(tmp_path.iterdir()) == []
+
+
+def test_an_arm_name_whose_run_ids_just_fit_is_measured(tmp_path):
+    with hostile(arm(stream(answer(3)))) as server:
+        result, record, requests = run(tmp_path, server.url, "--arrangement", "target-only", arm_name="a" * 61)
+    assert result.exit_code == 0, result.stderr
+    assert [r["id"] for r in record["runs"]] == ["a" * 61 + "-c1"]
+
+
 def test_a_prompts_file_measure_cannot_use_is_refused_before_anything_is_sent(tmp_path):
     prompts = tmp_path / "p.jsonl"
     prompts.write_text('{"prompt": "a\\ud800"}\n')
