@@ -5,7 +5,8 @@ POST /assess        the record the page holds, as JSON text, with header X-Sdeva
                     answers {"document": what `assess --format json` prints, "text": what
                     `assess` prints, "exit": its exit status, "reason": its exit line,
                     "asks_heading": whom its requests address, "tasks": run id -> the per-task
-                    table and the per-request histograms as the PDF shows them (present/task_view)}
+                    table and the per-request histograms as the PDF shows them (present/task_view),
+                    "measured": each claim's measured interval as `assess` words it, or null}
 """
 
 from __future__ import annotations
@@ -105,6 +106,7 @@ def make_app(served: Served) -> Starlette:
 
 def assess_record(served: Served, raw: bytes) -> dict:
     """The record assessed as `sdeval assess [--requirements PROFILE]` assesses a file."""
+    from ..engine.wording import interval_text
     from ..present import REPORTER_BY_NAME
     from ..present.task_view import task_view
 
@@ -121,6 +123,8 @@ def assess_record(served: Served, raw: bytes) -> dict:
         "reason": assessed.exit_reason(),
         "asks_heading": assessed.results[0].asks_heading,  # whom the asks address (offer.source), as the terminal says
         "tasks": task_view(assessed.results[0]),  # record 1.3 per_task and request_acceptance, shown under each run
+        # each claim's measured 95 % interval in the text report's words, in the document's claim order (None: no interval)
+        "measured": [interval_text(c.interval) if c.interval is not None else None for c in assessed.results[0].claims],
     }
 
 

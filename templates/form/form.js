@@ -950,10 +950,12 @@
     const file = reply.document.files[0];
     const firstLine = reply.text.split("\n")[0];
     document.getElementById("verdict-outcome").textContent = isolated(firstLine + (reply.reason ? " \u2014 sdeval: " + reply.reason : ""));
-    fillList("verdict-claims", file.claims.map(function (c) {
+    fillList("verdict-claims", file.claims.map(function (c, i) {
       const out = c.output && c.output.value !== null && c.output.value !== undefined
         ? "; users receive " + num(c.output.value, c.output.unit) + " (" + c.output.figure + ")" : "";
-      return c.id + ": " + c.verdict.replace(/-/g, " ") + (c.unfavourable ? " (" + c.unfavourable + ")" : "") + out;
+      // how sure the measured figure is, in sdeval's words (record 1.3 runs[].uncertainty)
+      const sure = reply.measured && reply.measured[i] ? "; measured " + reply.measured[i] : "";
+      return c.id + ": " + c.verdict.replace(/-/g, " ") + (c.unfavourable ? " (" + c.unfavourable + ")" : "") + out + sure;
     }));
     document.getElementById("verdict-asks-title").textContent = reply.asks_heading || "What to ask the vendor";
     fillList("verdict-asks", file.asks.map(function (a) { return a.text + " (" + a.code + ")"; }));
@@ -967,7 +969,7 @@
   // prints it, and the histograms of per-request A / P with the PDF's axis and bar labels; the page
   // only places them, as text (a task label is never markup). Drawn into each open run; a folded
   // run's when it is opened, so a record of thousands of runs costs nothing until then.
-  const SHOWN_AS_TABLE = ["per_task", "request_acceptance"];
+  const CLOSED_WHEN_SERVED = ["per_task", "request_acceptance", "measurement"];
   const TASK_COLUMNS = [["task", "Task"], ["requests", "Requests"], ["tokens", "Output tokens"], ["decode", "Decode p50 (tok/s)"],
     ["ttft", "TTFT p50 (ms)"], ["speedup", "Speedup [95 % interval]"], ["pairs", "Pairs"], ["rate", "A / P"]];
   let taskViews = {};
@@ -1109,8 +1111,9 @@
     (root || form).querySelectorAll("details.optional").forEach(function (d) {
       const obj = d.querySelector("[data-node]");
       // Served, a run's per-task and per-request blocks are shown as sdeval's table and histograms
-      // (showTasks); their fields, thousands of pixels of measured figures, open on a click.
-      if (SERVED && SHOWN_AS_TABLE.indexOf(obj.dataset.key) >= 0) return;
+      // (showTasks), and its measurement block (the instrument's log of each window) as the findings
+      // drawn from it: their fields, thousands of pixels of measured figures, open on a click.
+      if (SERVED && CLOSED_WHEN_SERVED.indexOf(obj.dataset.key) >= 0) return;
       d.open = d.open || collect(obj) !== undefined;
     });
   }

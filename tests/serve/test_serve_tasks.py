@@ -134,6 +134,13 @@ def test_each_run_shows_its_per_task_table_and_histograms_and_saves_them_unchang
         page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
         try:
             settled(page)
+            # Each claim's verdict line ends with how sure its measured figure is, as `assess` words it.
+            measured = [
+                ln.strip().removeprefix("measured: ") for ln in sdeval("assess", path).stdout.splitlines() if ln.strip().startswith("measured: ")
+            ]
+            lines = page.locator("#verdict-claims li").all_inner_texts()
+            assert len(lines) == len(document["files"][0]["claims"]) == len(measured) > 0
+            assert all(line.endswith("; measured " + m) for line, m in zip(lines, measured)), (lines, measured)
             for i, run in enumerate(record["runs"]):
                 shown = page.evaluate(READ_RUN, i)
                 expected = assessed[run["id"]]
@@ -155,6 +162,14 @@ def test_each_run_shows_its_per_task_table_and_histograms_and_saves_them_unchang
                     assert bins == []  # no drafts, no per-request acceptance
                 else:
                     assert shown["charts"][0]["caption"].startswith(f"{expected['request_acceptance']['requests']} requests; counts from llama.cpp")
+
+            # The instrument's log of each window (record 1.3 `measurement`), some 7,000 px of fields a run,
+            # stays closed under the findings drawn from it, and opens on a click.
+            for i in range(len(record["runs"])):
+                block = page.locator(f'#o-runs-{i} > details:has(> [data-key="measurement"])')
+                assert block.count() == 1 and not block.evaluate("d => d.open")
+            block.locator(":scope > summary").click()
+            assert page.locator(f'[data-pointer="/runs/{i}/measurement/windows/0/requests"]').is_visible()
 
             # The markup in a task label is text: in the table, no element made of it, nothing run.
             assert page.locator(".task-view tbody th", has_text=HOSTILE).count() == 4
