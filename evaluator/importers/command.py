@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from .._infra.atomic import OutputRefused, write_atomic
+from .._infra.safe_text import json_shown
 from . import ImportProblem, import_runs
 
 # Without --into a run still needs a configuration id; this one says where it came from.
@@ -76,7 +77,9 @@ def execute(
 
         target, warnings = write_merged(record, result.runs, output, in_place=in_place, force=force)
         return "", [*messages, *warnings, f"added run(s) {ids} to {target}"]
-    text = json.dumps({"runs": result.runs}, indent=2, ensure_ascii=False) + "\n"
+    # A string from the file (a dataset path, a note) may hold a bidi override or a C1 control: written
+    # as JSON escapes, so printing the runs never hands the terminal a raw one.
+    text = json_shown(json.dumps({"runs": result.runs}, indent=2, ensure_ascii=False)) + "\n"
     if output is None:
         return text, messages
     try:
