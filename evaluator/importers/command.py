@@ -32,6 +32,20 @@ def _model_check(record, configuration: str | None, runs: list[dict], allowed: b
     return out
 
 
+def _refuse_overwriting_an_input(output: Path, inputs: list[str]) -> None:
+    """-o naming a file being imported would replace the tool's output (the evidence the runs'
+    sha256 names) with the runs read from it: refused, --force or not."""
+    if not output.exists():
+        return
+    for given in inputs:
+        try:
+            same = output.samefile(given)
+        except OSError:
+            continue
+        if same:
+            raise ImportProblem(f"{output}: is the file being imported ({given}); write the runs to another file")
+
+
 def execute(
     fmt: str,
     files: list[str],
@@ -82,6 +96,7 @@ def execute(
     text = json_shown(json.dumps({"runs": result.runs}, indent=2, ensure_ascii=False)) + "\n"
     if output is None:
         return text, messages
+    _refuse_overwriting_an_input(output, [*files, *(metrics or []), *([server_metrics] if server_metrics else [])])
     try:
         write_atomic(output, text.encode("utf-8"), force=force)
     except (OutputRefused, OSError) as exc:

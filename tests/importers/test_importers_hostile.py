@@ -164,3 +164,12 @@ def test_the_output_file_is_not_overwritten_without_force(sdeval, tmp_path):
     assert out.read_text() == "mine\n"
     assert sdeval("import", "vllm-bench", DATA / "vllm-bench-result.json", "-o", out, "--force").exit_code == 0
     assert json.loads(out.read_text())["runs"]
+
+
+def test_the_output_file_is_never_the_file_being_imported(sdeval, tmp_path):
+    # With --force the runs replaced the tool's own output, the file their sha256 names.
+    path = tmp_path / "result.json"
+    path.write_bytes((DATA / "vllm-bench-result.json").read_bytes())
+    said = refusal(sdeval("import", "vllm-bench", path, "-o", path, "--force"), path)
+    assert said == f"is the file being imported ({path}); write the runs to another file"
+    assert path.read_bytes() == (DATA / "vllm-bench-result.json").read_bytes()
