@@ -307,6 +307,27 @@ def number(value: Any) -> float | None:
     return float(value) if math.isfinite(value) and value >= 0 else None
 
 
+def core(d: dict, key: str, where: str, convert=count) -> Any:
+    """d[key] by `convert` (count or number), for a figure a run rests on (its E, S, P, A, requests,
+    duration): missing or null stays missing, but a value that is there and is no such figure (true,
+    "12", -5, NaN, Infinity, 12.5 for a count, a list) is refused at its key rather than dropped in
+    silence, since the record would then lack a figure the file seemed to give."""
+    value = d.get(key)
+    if value is None:
+        return None
+    out = convert(value)
+    if out is None:
+        what = "a count (a whole number, 0 or more)" if convert is count else "a finite number, 0 or more"
+        raise ImportProblem(f"{where}: {key}: {_written(value)} is not {what}")
+    return out
+
+
+def _written(value: Any) -> str:
+    """A value as the file wrote it, cut short (NaN and Infinity as Python's json writes them)."""
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def percent_to_fraction(value: Any) -> float | None:
     """Tools that report 61.2 (%) mean 0.612; computed on the decimal as written, not the binary float."""
     from fractions import Fraction

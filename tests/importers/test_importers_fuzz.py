@@ -69,13 +69,31 @@ SAMPLES = [pytest.param(s, id=f"{s.fmt}:{s.name}") for s in _samples(DATA)]
 REAL_SAMPLES = [pytest.param(s, id=f"real:{s.fmt}:{s.name}") for s in _samples(REAL)] if REAL.is_dir() else []
 
 
+# Formats whose figures a run rests on are refused when present but no figure (common.core),
+# never dropped: a mutant that sets a value and imports keeps every one the sample gave.
+CORE_KEPT = {"vllm-bench", "sglang-bench"}
+CORE = ("emitted_tokens", "verification_steps", "proposed_drafts", "accepted_drafts")
+
+
+def _core_figures(result) -> list[set[str]] | None:
+    if result.exit_code != 0:
+        return None
+    runs = result.json()["runs"]
+    return [{k for k in CORE if k in r.get("counts", {})} | ({"duration_s"} if "duration_s" in r.get("interval", {}) else set()) for r in runs]
+
+
 def _fuzz(sdeval, seed: Seed, folder: Path) -> list[str]:
     failures = []
+    before = _core_figures(sdeval("import", seed.fmt, *seed.files, "--arrangement", "speculative")) if seed.fmt in CORE_KEPT else None
     for mutant in mutants(seed, MUTANTS_PER_SAMPLE, RNG_SEED):
         files = list(seed.files)
         files[seed.mutated] = folder / seed.name  # the same name: messages and run ids read alike
         files[seed.mutated].write_bytes(mutant.data)
-        wrong = problem(sdeval("import", seed.fmt, *files, "--arrangement", "speculative"), files)
+        result = sdeval("import", seed.fmt, *files, "--arrangement", "speculative")
+        wrong = problem(result, files)
+        after = _core_figures(result) if before is not None and " set to " in mutant.what and not mutant.what.endswith(" null") else None
+        if not wrong and after is not None and len(after) == len(before) and any(b - a for b, a in zip(before, after)):
+            wrong = f"a figure the sample gave was dropped in silence: {[sorted(b - a) for b, a in zip(before, after)]}"
         if wrong:
             failures.append(f"{seed.name}: {mutant.what}: {wrong}")
     return failures

@@ -173,3 +173,23 @@ def test_the_output_file_is_never_the_file_being_imported(sdeval, tmp_path):
     said = refusal(sdeval("import", "vllm-bench", path, "-o", path, "--force"), path)
     assert said == f"is the file being imported ({path}); write the runs to another file"
     assert path.read_bytes() == (DATA / "vllm-bench-result.json").read_bytes()
+
+
+@pytest.mark.parametrize("value", [True, "12", -5, 12.5, float("nan"), [12]])
+def test_a_core_count_that_is_no_count_is_refused_at_its_key(sdeval, tmp_path, value):
+    # It was dropped in silence: the run imported without E, as if the file had not given it.
+    path = edited_json(tmp_path, "vllm-bench-result.json", lambda d: d.update(total_output_tokens=value))
+    said = refusal(sdeval("import", "vllm-bench", path), path)
+    # NaN is no JSON: the document reader refuses it, and the file, one line, is read as a JSON line.
+    at = "line 1: " if value != value else ""
+    assert said == f"{at}total_output_tokens: {json.dumps(value)} is not a count (a whole number, 0 or more)"
+
+
+def test_an_infinite_duration_is_refused_at_its_line_and_key(sdeval, tmp_path):
+    lines = (DATA / "sglang-bench.jsonl").read_text().splitlines()
+    first = json.loads(lines[0])
+    first["duration"] = float("inf")
+    path = tmp_path / "bench.jsonl"
+    path.write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
+    said = refusal(sdeval("import", "sglang-bench", path, "--arrangement", "speculative"), path)
+    assert said == "line 1: duration: Infinity is not a finite number, 0 or more"
