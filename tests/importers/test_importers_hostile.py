@@ -193,3 +193,22 @@ def test_an_infinite_duration_is_refused_at_its_line_and_key(sdeval, tmp_path):
     path.write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
     said = refusal(sdeval("import", "sglang-bench", path, "--arrangement", "speculative"), path)
     assert said == "line 1: duration: Infinity is not a finite number, 0 or more"
+
+
+@pytest.mark.parametrize("where", ["request_totals", "args"])
+def test_a_guidellm_object_written_as_a_list_is_no_internal_error(sdeval, tmp_path, where):
+    # `metrics.request_totals or {}` (and v0.3's `args`, read where `config` is none) kept the list,
+    # and `.get` on it was an AttributeError.
+    def change(d):
+        bench = d["benchmarks"][0]
+        if where == "args":
+            del bench["config"]
+        (bench["metrics"] if where == "request_totals" else bench)[where] = [1, 2]
+
+    path = edited_json(tmp_path, "guidellm-benchmarks.json", change)
+    [first, _] = runs_of(sdeval("import", "guidellm", path, "--arrangement", "speculative"))
+    # What the list stood for stays unstated: the requests counted, or the strategy's load.
+    if where == "request_totals":
+        assert "num_requests" not in first["workload"]
+    else:
+        assert first["load"] == {"measured_peak_concurrency": 1}
