@@ -212,3 +212,15 @@ def test_a_guidellm_object_written_as_a_list_is_no_internal_error(sdeval, tmp_pa
         assert "num_requests" not in first["workload"]
     else:
         assert first["load"] == {"measured_peak_concurrency": 1}
+
+
+@pytest.mark.parametrize("value", [-1, True, "48"])
+def test_an_sglang_responses_completion_count_that_is_no_count_is_refused(sdeval, tmp_path, value):
+    # Dropped in silence: the requests' E went missing as if SGLang had not reported it.
+    lines = (DATA / "sglang-responses-native.jsonl").read_text().splitlines()
+    first = json.loads(lines[0])
+    first["meta_info"]["completion_tokens"] = value
+    path = tmp_path / "responses.jsonl"
+    path.write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
+    said = refusal(sdeval("import", "sglang-responses", path), path)
+    assert said == f"line 1: meta_info: completion_tokens: {json.dumps(value)} is not a count (a whole number, 0 or more)"
