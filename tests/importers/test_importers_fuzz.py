@@ -71,7 +71,7 @@ REAL_SAMPLES = [pytest.param(s, id=f"real:{s.fmt}:{s.name}") for s in _samples(R
 
 # Formats whose figures a run rests on are refused when present but no figure (common.core),
 # never dropped: a mutant that sets a value and imports keeps every one the sample gave.
-CORE_KEPT = {"vllm-bench", "sglang-bench", "sglang-responses"}
+CORE_KEPT = {"vllm-bench", "sglang-bench", "sglang-responses", "llmperf"}
 CORE = ("emitted_tokens", "verification_steps", "proposed_drafts", "accepted_drafts")
 
 

@@ -224,3 +224,13 @@ def test_an_sglang_responses_completion_count_that_is_no_count_is_refused(sdeval
     path.write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
     said = refusal(sdeval("import", "sglang-responses", path), path)
     assert said == f"line 1: meta_info: completion_tokens: {json.dumps(value)} is not a count (a whole number, 0 or more)"
+
+
+@pytest.mark.parametrize(("key", "value"), [("results_num_completed_requests_per_min", -60.0), ("results_number_output_tokens_mean", "100")])
+def test_an_llmperf_figure_that_is_no_figure_is_refused_at_its_key(sdeval, tmp_path, key, value):
+    # Dropped in silence: the run lost its interval (from the rate per minute) or its E (from the mean).
+    path = tmp_path / "summary.json"
+    summary = {"results_num_completed_requests": 10, "results_num_completed_requests_per_min": 60.0, "results_number_output_tokens_mean": 100.0}
+    path.write_text(json.dumps({**summary, key: value}))
+    said = refusal(sdeval("import", "llmperf", path, "--arrangement", "target-only"), path)
+    assert said == f"{key}: {json.dumps(value)} is not a finite number, 0 or more"
