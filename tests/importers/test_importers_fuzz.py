@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 
 import pytest
-from support.import_mutations import Seed, mutants, problem
+from support.import_mutations import NOT_A_FIGURE, Seed, mutants, problem
 
 from evaluator.importers import sniff
 
@@ -70,7 +70,8 @@ REAL_SAMPLES = [pytest.param(s, id=f"real:{s.fmt}:{s.name}") for s in _samples(R
 
 
 # Formats whose figures a run rests on are refused when present but no figure (common.core),
-# never dropped: a mutant that sets a value and imports keeps every one the sample gave.
+# never dropped: a mutant that sets a number to no figure (NOT_A_FIGURE) and imports keeps every
+# one the sample gave.
 CORE_KEPT = {"vllm-bench", "sglang-bench", "sglang-responses", "llmperf"}
 CORE = ("emitted_tokens", "verification_steps", "proposed_drafts", "accepted_drafts")
 
@@ -91,7 +92,7 @@ def _fuzz(sdeval, seed: Seed, folder: Path) -> list[str]:
         files[seed.mutated].write_bytes(mutant.data)
         result = sdeval("import", seed.fmt, *files, "--arrangement", "speculative")
         wrong = problem(result, files)
-        after = _core_figures(result) if before is not None and " set to " in mutant.what and not mutant.what.endswith(" null") else None
+        after = _core_figures(result) if before is not None and mutant.what.endswith(tuple(f" set to {n}" for n in NOT_A_FIGURE)) else None
         if not wrong and after is not None and len(after) == len(before) and any(b - a for b, a in zip(before, after)):
             wrong = f"a figure the sample gave was dropped in silence: {[sorted(b - a) for b, a in zip(before, after)]}"
         if wrong:

@@ -145,6 +145,11 @@ def _deep(levels: int) -> Any:
     return value
 
 
+# What a number is set to that is no count or duration (the string of it, a negative, NaN...):
+# a mutant of one of these is `... set to NAME`.
+NOT_A_FIGURE = ("the string of it", "its negative", "NaN", "Infinity", "-Infinity", "1e308", "10**30", "it plus a half", "false")
+
+
 def _replacements(value: Any, rng: random.Random) -> list[tuple[str, Any]]:
     out: list[tuple[str, Any]] = [("null", None), ("true", True), ("a list", [value]), ("an object", {"value": value}), ("a deep object", _deep(300))]
     if isinstance(value, (int, float)) and not isinstance(value, bool):
