@@ -93,6 +93,21 @@ def shown(text: object, *, lines: bool = False) -> str:
     )
 
 
+def json_shown(text: str) -> str:
+    """JSON text (json.dumps with ensure_ascii=False) with every character `shown` would escape
+    written as a JSON escape instead (\\u202e, \\u0085): the same data for any JSON reader, and
+    nothing a terminal acts on when it is printed. Such characters can only stand inside strings."""
+    import json
+
+    if text.isascii():  # json.dumps already escaped C0; DEL is the one ASCII character left
+        return text.replace("\x7f", "\\u007f")
+    return re.sub(
+        "[\x7f-\x9f\ud800-\udfff" + _class(INVISIBLE_RANGES) + "]",
+        lambda m: json.dumps(m.group(0))[1:-1],
+        text,
+    )
+
+
 # Bidi classes that can reorder text around them: right-to-left letters and the explicit controls.
 _REORDERING = {"R", "AL", "RLE", "RLO", "LRE", "LRO", "RLI", "LRI", "FSI", "PDF", "PDI"}
 

@@ -27,7 +27,7 @@ from ..engine.loader import DEFAULT_MAX_BYTES
 from ..importers.registry import formats_help
 from ..present import FORMATS as REPORT_FORMATS
 from .choices import Format
-from .exits import EXIT_CANNOT_RUN, EXIT_INTERRUPTED, EXIT_OK, fail_each, typer_app
+from .exits import EXIT_CANNOT_RUN, EXIT_INTERRUPTED, EXIT_OK, fail, fail_each, typer_app
 from .lazy import lazy_typer
 
 
@@ -547,7 +547,7 @@ def import_(
                 allow_model_mismatch=allow_model_mismatch,
             )
     except ImportProblem as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None  # one line, whatever a parser's message held (a newline, say)
     for message in messages:
         typer.echo(f"sdeval: {shown(message)}", err=True)
     sys.stdout.write(text)

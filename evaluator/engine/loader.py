@@ -100,17 +100,26 @@ def load_file(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> LoadedFile:
     return load_bytes(path, raw)
 
 
+def utf8_text(raw: bytes) -> str:
+    """A file's (or a line's) text, or a ParseProblem at the first byte that is not UTF-8; a file
+    that starts with a byte-order mark is said as what to do about it: a UTF-16 one (Windows
+    editors, PowerShell's `>`) is not UTF-8 at all; a UTF-8 one is not JSON."""
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raise ParseProblem("starts with a UTF-8 byte-order mark; save the file as UTF-8 without BOM", 1, 1)
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise ParseProblem("is UTF-16 (it starts with a UTF-16 byte-order mark); save the file as UTF-8", 1, 1)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise ParseProblem(f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})", line, col) from None
+
+
 def load_bytes(path: str, raw: bytes) -> LoadedFile:
     loaded = LoadedFile(path=path, raw=raw, sha256=hashlib.sha256(raw).hexdigest())
     try:
-        if raw.startswith(b"\xef\xbb\xbf"):
-            raise ParseProblem("starts with a UTF-8 byte-order mark; save the file as UTF-8 without BOM", 1, 1)
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            line = raw[: exc.start].count(b"\n") + 1
-            col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
-            raise ParseProblem(f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})", line, col) from None
+        text = utf8_text(raw)
         if _is_yaml(path, text):
             loaded.data, loaded._positions, loaded._written = _parse_yaml(text)
         else:
@@ -236,12 +245,20 @@ def _finite_float(text: str) -> float:
 
 
 def _parse_json(text: str) -> Any:
+    return parse_json_value(text)
+
+
+def parse_json_value(text: str, *, nonfinite: bool = False) -> Any:
+    """One JSON value as records are read (no duplicate key, no NaN or Infinity, no number that
+    overflows, nesting within the interpreter's limit), or a ParseProblem with its line and column.
+    With `nonfinite`, NaN and Infinity as Python's json module writes them are read (SGLang's
+    bench_serving writes its infinite request_rate so); a figure read from them must be checked."""
     try:
         return json.loads(
             text,
             object_pairs_hook=_pairs_without_duplicates,
-            parse_constant=_refuse_constant,
-            parse_float=_finite_float,
+            parse_constant=None if nonfinite else _refuse_constant,
+            parse_float=None if nonfinite else _finite_float,
         )
     except json.JSONDecodeError as exc:
         raise ParseProblem(f"not valid JSON: {exc.msg}", exc.lineno, exc.colno) from None

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .common import ImportProblem
+from .common import ImportProblem, figures_of
 from .registry import FORMATS
 from .sniff import describe_guess, sniff
 
@@ -91,26 +91,30 @@ def import_runs(
         if metrics is not None and len(paths) != 1:
             raise ImportProblem(f"--metrics BEFORE AFTER bracket one benchmark run; got {len(paths)} result files")
         pair = (scrapes[0], scrapes[1]) if metrics is not None else None
-        imported = [item for p in paths for item in vllm_bench.import_file(p, metrics=pair, goodput=goodput)]
+        with figures_of(paths[0]):
+            imported = [item for p in paths for item in vllm_bench.import_file(p, metrics=pair, goodput=goodput)]
     elif server_metrics is not None:
         from . import aiperf
 
         if len(paths) != 1:
             raise ImportProblem(f"--server-metrics FILE goes with one AIPerf run's summary; got {len(paths)} files")
-        imported = aiperf.import_with_server_metrics(paths[0], Path(server_metrics))
+        with figures_of(paths[0]):
+            imported = aiperf.import_with_server_metrics(paths[0], Path(server_metrics))
     else:
         imported = FORMATS[fmt].read(paths, skip_bad_lines)
     if run_id is not None and _ident(run_id) != run_id:
         raise ImportProblem(f"--run-id {run_id!r}: an id starts with a letter or digit and holds only letters, digits, '.', '_' and '-' (at most 64)")
     base = run_id
     runs, warnings = [], []
+    given = {p.name: p for p in reversed(paths)}  # a run's file as the user gave it, for messages
     for n, item in enumerate(imported, 1):
+        shown_as = given.get(item.source["file"], item.source["file"])
         name = base or _ident(Path(item.source["file"]).stem)  # a file name may hold anything
         if len(imported) > 1:
             name = f"{name[:60]}-{n}"
         if arrangement is None and not item.speculative:
             raise ImportProblem(
-                f"{item.source['file']}: carries no speculative-decoding counts, so it does not say whether the run "
+                f"{shown_as}: carries no speculative-decoding counts, so it does not say whether the run "
                 "speculated; pass --arrangement speculative or --arrangement target-only"
             )
         run = {"id": name, "arrangement": arrangement or "speculative", "configuration": configuration, **item.fields, "source": item.source}
@@ -119,7 +123,7 @@ def import_runs(
         except ValidationError as exc:
             first = exc.errors()[0]
             where = "/".join(str(x) for x in first["loc"])
-            raise ImportProblem(f"{item.source['file']}: the imported run does not fit the record at {where}: {first['msg']}") from None
+            raise ImportProblem(f"{shown_as}: the imported run does not fit the record at {where}: {first['msg']}") from None
         data = model.model_dump(mode="json", exclude_defaults=True)
         runs.append({k: data[k] for k in RUN_KEY_ORDER if k in data} | data)
         warnings.extend(item.warnings)

@@ -60,7 +60,10 @@ def _total(path: Path, where: str, family: Any) -> tuple[int, dict[int, int]]:
         if value is None:
             raise ImportProblem(f"{path}: {where}.series[{i}].stats.total is not a whole count")
         total += value
-        position = (series.get("labels") or {}).get("position")
+        labels = series.get("labels") or {}
+        if not isinstance(labels, dict):  # a position it holds would be lost, the per-position counts wrong
+            raise ImportProblem(f"{path}: {where}.series[{i}].labels is not an object")
+        position = labels.get("position")
         if position is not None:
             if not str(position).isdigit():
                 raise ImportProblem(f"{path}: {where}.series[{i}] has position {position!r}")

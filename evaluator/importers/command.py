@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from .._infra.atomic import OutputRefused, write_atomic
+from .._infra.safe_text import json_shown
 from . import ImportProblem, import_runs
 
 # Without --into a run still needs a configuration id; this one says where it came from.
@@ -29,6 +30,20 @@ def _model_check(record, configuration: str | None, runs: list[dict], allowed: b
             raise ImportProblem(f"{problem} (give --allow-model-mismatch to import it anyway; assess then reports model-mismatch)")
         out.append(f"warning: {problem}; imported with --allow-model-mismatch, and assess will report model-mismatch")
     return out
+
+
+def _refuse_overwriting_an_input(output: Path, inputs: list[str]) -> None:
+    """-o naming a file being imported would replace the tool's output (the evidence the runs'
+    sha256 names) with the runs read from it: refused, --force or not."""
+    if not output.exists():
+        return
+    for given in inputs:
+        try:
+            same = output.samefile(given)
+        except OSError:
+            continue
+        if same:
+            raise ImportProblem(f"{output}: is the file being imported ({given}); write the runs to another file")
 
 
 def execute(
@@ -76,9 +91,12 @@ def execute(
 
         target, warnings = write_merged(record, result.runs, output, in_place=in_place, force=force)
         return "", [*messages, *warnings, f"added run(s) {ids} to {target}"]
-    text = json.dumps({"runs": result.runs}, indent=2, ensure_ascii=False) + "\n"
+    # A string from the file (a dataset path, a note) may hold a bidi override or a C1 control: written
+    # as JSON escapes, so printing the runs never hands the terminal a raw one.
+    text = json_shown(json.dumps({"runs": result.runs}, indent=2, ensure_ascii=False)) + "\n"
     if output is None:
         return text, messages
+    _refuse_overwriting_an_input(output, [*files, *(metrics or []), *([server_metrics] if server_metrics else [])])
     try:
         write_atomic(output, text.encode("utf-8"), force=force)
     except (OutputRefused, OSError) as exc:

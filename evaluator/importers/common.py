@@ -13,7 +13,7 @@ import json
 import math
 from collections import Counter
 from collections.abc import Iterator
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,10 +22,45 @@ from ..engine.loader import UnreadableFile, read_bytes
 
 # Whole-document formats (JSON files) are read in one piece, up to this size.
 MAX_DOCUMENT_BYTES = 512 * 1024 * 1024
+# A line of a JSON Lines file is at most this long: read whole, a file of one endless line (a
+# gigabyte without a newline) would otherwise take its size in memory, and more to parse.
+MAX_LINE_BYTES = 64 * 1024 * 1024
 
 
 class ImportProblem(Exception):
     """The input cannot be imported; the message names the file and the place (exit 2)."""
+
+
+@contextmanager
+def figures_of(path: Path) -> Iterator[None]:
+    """Reading `path` and its figures: a read the system fails part way (EIO from /proc/self/mem, a
+    file made unreadable) is said naming the file; a figure too large for a float (10**400, or a
+    product of two huge ones) or for the record's limits, met while an importer computes with it, is
+    refused naming the file and the field, as a figure the record's own check refuses is. Never an
+    internal error."""
+    try:
+        yield
+    except OSError as exc:
+        raise ImportProblem(f"{getattr(exc, 'filename', None) or path}: cannot read ({exc.strerror or exc})") from None
+    except OverflowError:
+        raise ImportProblem(
+            f"{path}: holds a figure too large to compute with (beyond 1.8e308, or an infinite one where a finite one is needed)"
+        ) from None
+    except ValueError as exc:
+        from pydantic import ValidationError
+
+        if not isinstance(exc, ValidationError):
+            raise
+        first = exc.errors()[0]
+        where = "/".join(str(x) for x in (_snake(exc.title), *first["loc"]))
+        raise ImportProblem(f"{path}: the imported figures do not fit the record at {where}: {first['msg']}") from None
+
+
+def _snake(name: str) -> str:
+    """RequestAcceptance -> request_acceptance: the record field a model is the value of."""
+    import re
+
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
 @dataclass
@@ -69,9 +104,12 @@ class HashedLines:
         self._fh.close()
 
     def __iter__(self) -> Iterator[bytes]:
-        update = self._hash.update
-        for line in self._fh:
+        update, readline, at = self._hash.update, self._fh.readline, 0
+        while line := readline(MAX_LINE_BYTES + 1):
+            if len(line) > MAX_LINE_BYTES:
+                raise ImportProblem(f"{self.path}: byte {at + 1}: a line runs on for over {MAX_LINE_BYTES} bytes, the limit for one line")
             update(line)
+            at += len(line)
             yield line
 
     def sha256(self) -> str:
@@ -235,10 +273,18 @@ def import_entries(path: Path, fmt: str, run_fields, arrays: str | None = None) 
 
 
 def parse_json_line(path: Path, number: int, line: bytes) -> Any:
+    """One line of a JSON Lines file, read as strictly as a record (UTF-8, no duplicate key, nesting
+    within bounds), except that NaN and Infinity are read (Python's json writes them; the
+    conversions below never take one as a figure)."""
+    from ..engine.loader import ParseProblem, parse_json_value, utf8_text
+
     try:
-        return json.loads(line)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ImportProblem(f"{path}: line {number}: not valid JSON ({getattr(exc, 'msg', exc)})") from None
+        return parse_json_value(utf8_text(line), nonfinite=True)
+    except ParseProblem as problem:
+        column = f", column {problem.column}" if problem.line == 1 and problem.column is not None else ""
+        message = problem.message.removeprefix("not valid JSON: ")
+        what = f"not valid JSON ({message})" if message != problem.message else message
+        raise ImportProblem(f"{path}: line {number}{column}: {what}") from None
 
 
 # ------------------------------------------------------------------ exact conversions
@@ -259,6 +305,27 @@ def number(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     return float(value) if math.isfinite(value) and value >= 0 else None
+
+
+def core(d: dict, key: str, where: str, convert=count) -> Any:
+    """d[key] by `convert` (count or number), for a figure a run rests on (its E, S, P, A, requests,
+    duration): missing or null stays missing, but a value that is there and is no such figure (true,
+    "12", -5, NaN, Infinity, 12.5 for a count, a list) is refused at its key rather than dropped in
+    silence, since the record would then lack a figure the file seemed to give."""
+    value = d.get(key)
+    if value is None:
+        return None
+    out = convert(value)
+    if out is None:
+        what = "a count (a whole number, 0 or more)" if convert is count else "a finite number, 0 or more"
+        raise ImportProblem(f"{where}: {key}: {_written(value)} is not {what}")
+    return out
+
+
+def _written(value: Any) -> str:
+    """A value as the file wrote it, cut short (NaN and Infinity as Python's json writes them)."""
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def percent_to_fraction(value: Any) -> float | None:

@@ -233,9 +233,9 @@ def run_fields(bench: dict, where: str, version: str | None = None) -> dict[str,
     if not isinstance(bench, dict) or not isinstance(bench.get("metrics"), dict):
         raise ImportProblem(f"{where}: has no metrics object")
     metrics = bench["metrics"]
-    config = got if isinstance(got := bench.get("config"), dict) else bench.get("args") or {}
+    config = got if isinstance(got := bench.get("config"), dict) else got if isinstance(got := bench.get("args"), dict) else {}
     strategy = got if isinstance(got := config.get("strategy"), dict) else {}
-    totals = metrics.get("request_totals") or bench.get("request_totals") or {}
+    totals = got if isinstance(got := metrics.get("request_totals") or bench.get("request_totals"), dict) else {}
     peak = count(_summary(metrics, "request_concurrency").get("max"))
     successful = count(totals.get("successful"))
     emitted = count(_summary(metrics, "output_token_count").get("total_sum"))

@@ -34,7 +34,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from .common import CLIENT_WALL_CLOCK, Imported, ImportProblem, count, drop_none, number, read_json_document, source
+from .common import CLIENT_WALL_CLOCK, Imported, ImportProblem, core, count, drop_none, number, read_json_document, source
 
 FORMAT = "llmperf"
 RETOKENISED = (
@@ -70,11 +70,11 @@ def _summary(path: Path, d: dict, sha: str) -> Imported:
     started, errors, completed = (
         count(d.get("results_num_requests_started")),
         count(d.get("results_number_errors")),
-        count(d.get("results_num_completed_requests")),
+        core(d, "results_num_completed_requests", str(path)),
     )
     if completed is None:
         raise ImportProblem(f"{path}: an LLMPerf summary without results_num_completed_requests")
-    per_min = number(d.get("results_num_completed_requests_per_min"))
+    per_min = core(d, "results_num_completed_requests_per_min", str(path), number)
     notes = [RETOKENISED]
     duration = None
     if per_min:
@@ -83,7 +83,7 @@ def _summary(path: Path, d: dict, sha: str) -> Imported:
             f"LLMPerf writes no duration: the interval is results_num_completed_requests x 60 / "
             f"results_num_completed_requests_per_min = {completed} x 60 / {per_min!r} s."
         )
-    mean_out = number(d.get("results_number_output_tokens_mean"))
+    mean_out = core(d, "results_number_output_tokens_mean", str(path), number)
     emitted = None
     if mean_out is not None:
         product = mean_out * completed

@@ -4,12 +4,14 @@ summed (llama.cpp's second look at its lines is in responses_llama)."""
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable, Iterator
 from typing import Annotated
 
 import msgspec
 
 from . import responses_openai
+from .common import MAX_LINE_BYTES, ImportProblem
 
 FORMAT = "vllm-responses"
 BLOCK = 1 << 20
@@ -82,16 +84,28 @@ decode_line = msgspec.json.Decoder(Line).decode
 
 def blocks(fh, start: int, end: int, advance: Callable[[int], None] | None, hasher=None) -> Iterator[list[bytes]]:
     """The lines of bytes start..end (`end` is a line boundary), about 1 MiB of them at a time,
-    each block added to `hasher` (a hashlib object) when one is given. readlines() splits in C and
-    is three times cheaper here than splitting read() blocks."""
+    each block added to `hasher` (a hashlib object) when one is given. Read in blocks of BLOCK
+    bytes, a line carried over to the next block, so no line longer than MAX_LINE_BYTES is ever
+    held (an ImportProblem at its first byte); each block is split by BytesIO.readlines, in C."""
     fh.seek(start)
-    at = start
-    while at < end and (lines := fh.readlines(BLOCK)):
-        was, at = at, fh.tell()
-        while at > end:  # the last block ran into the next range
-            at -= len(lines.pop())
+    at = start  # the end of the last whole line given
+    carried: list[bytes] = []  # the start of a line that runs on past the blocks read so far
+    carried_bytes = 0
+    read_to = start
+    while read_to < end and (block := fh.read(min(BLOCK, end - read_to))):
+        read_to += len(block)
+        cut = block.rfind(b"\n") + 1 if read_to < end else len(block)  # `end` closes the range's last line
+        if cut == 0:
+            carried.append(block)
+            carried_bytes += len(block)
+            if carried_bytes > MAX_LINE_BYTES:
+                raise ImportProblem(f"{fh.name}: byte {at + 1}: a line runs on for over {MAX_LINE_BYTES} bytes, the limit for one line")
+            continue
+        whole = b"".join([*carried, block[:cut]]) if carried else block[:cut]
+        carried, carried_bytes = ([block[cut:]], len(block) - cut) if cut < len(block) else ([], 0)
         if hasher is not None:
-            hasher.update(b"".join(lines))
-        yield lines
+            hasher.update(whole)
+        yield io.BytesIO(whole).readlines()
+        was, at = at, at + len(whole)
         if advance is not None:
             advance(at - was)

@@ -22,7 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .common import CLIENT_WALL_CLOCK, Imported, ImportProblem, count, drop_none, import_entries, number, serving_latency, serving_load
+from .common import CLIENT_WALL_CLOCK, Imported, ImportProblem, core, drop_none, import_entries, number, serving_latency, serving_load
 
 FORMAT = "sglang-bench"
 CORE_KEYS = ("duration", "completed", "total_output_tokens")
@@ -61,7 +61,7 @@ def run_fields(d: dict, path: Path, entry: str | None) -> tuple[dict[str, Any], 
 
         lacks = ", ".join(missing) if missing else "every key only SGLang's bench_serving writes (" + ", ".join(SGLANG_KEYS) + ")"
         raise ImportProblem(f"{where}: lacks {lacks}, so it is not {FORMAT} output{describe_guess(path, FORMAT)}")
-    completed = count(d.get("completed"))
+    completed = core(d, "completed", where)
     # bench_serving records completed requests only, not how many it sent.
     load, load_note = serving_load(d, completed, sent_is=" (the completed ones; the file does not record failures)")
     version, version_note = _server_versions(d.get("server_info"))
@@ -81,8 +81,8 @@ def run_fields(d: dict, path: Path, entry: str | None) -> tuple[dict[str, Any], 
             "output_tokens_mean": _mean(d.get("total_output_tokens"), completed),
         },
         "load": load,
-        "interval": {**CLIENT_WALL_CLOCK, "duration_s": number(d.get("duration")) or None},
-        "counts": {"emitted_tokens": count(d.get("total_output_tokens")), "population": "benchmark-requests"},
+        "interval": {**CLIENT_WALL_CLOCK, "duration_s": core(d, "duration", where, number) or None},
+        "counts": {"emitted_tokens": core(d, "total_output_tokens", where), "population": "benchmark-requests"},
         "latency": {m: serving_latency(d, k) for m, k in (("ttft_ms", "ttft"), ("tpot_ms", "tpot"), ("itl_ms", "itl"), ("e2e_ms", "e2e_latency"))},
         "reported": {"output_tokens_per_s": number(d.get("output_throughput"))},
         "notes": " ".join(n for n in notes if n) or None,

@@ -41,7 +41,7 @@ from typing import Any
 
 from ..engine.request_acceptance import RequestCounts, distribution
 from . import provenance
-from .common import HashedLines, Imported, ImportProblem, count, histogram, parse_json_line, source
+from .common import HashedLines, Imported, ImportProblem, core, count, histogram, parse_json_line, source
 
 FORMAT = "sglang-responses"
 SOURCE = "SGLang's per-request meta_info / sglext.spec_tokens_details (spec_num_proposed_drafts, spec_num_correct_drafts, spec_verify_ct)"
@@ -115,9 +115,9 @@ def _figures(d: Any, where: str, defaults_stand_for_none: bool) -> Figures | Non
     return Figures(steps, accepted, proposed, hist)
 
 
-def _usage_tokens(obj: dict) -> int | None:
+def _usage_tokens(obj: dict, where: str) -> int | None:
     usage = obj.get("usage")
-    return count(usage.get("completion_tokens")) if isinstance(usage, dict) else None
+    return core(usage, "completion_tokens", f"{where}: usage") if isinstance(usage, dict) else None
 
 
 def _native(obj: dict, where: str) -> Request:
@@ -125,7 +125,7 @@ def _native(obj: dict, where: str) -> Request:
     if not isinstance(meta, dict):
         raise ImportProblem(f"{where}: meta_info is not an object")
     fig = _figures(meta, f"{where}: meta_info", defaults_stand_for_none=False)
-    return Request([fig] if fig else None, 1, count(meta.get("completion_tokens")))
+    return Request([fig] if fig else None, 1, core(meta, "completion_tokens", f"{where}: meta_info"))
 
 
 def _sglext_figures(obj: dict, where: str) -> tuple[list[Figures] | None, bool]:
@@ -182,7 +182,7 @@ def read(path: Path) -> tuple[list[Request], int, str | None, str]:
                 if "sglext" in obj:
                     req.figures, req.listed = figs, listed
                 if "usage" in obj:
-                    req.completion_tokens = _usage_tokens(obj)
+                    req.completion_tokens = _usage_tokens(obj, where)
         return requests, content_chunks, model, fh.sha256()
 
 

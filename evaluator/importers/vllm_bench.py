@@ -42,6 +42,7 @@ from .common import (
     CLIENT_WALL_CLOCK,
     Imported,
     ImportProblem,
+    core,
     count,
     drop_none,
     import_entries,
@@ -91,17 +92,17 @@ def run_fields(d: dict, path: Path, entry: str | None) -> tuple[dict[str, Any], 
     missing = [k for k in CORE_KEYS if k not in d]
     if missing:
         raise ImportProblem(f"{where}: lacks {', '.join(missing)}, so it is not {FORMAT} output{_guess(path)}")
-    completed = count(d.get("completed"))
+    completed = core(d, "completed", where)
     multi_turn = d.get("mode") == "multi_turn"
     # Multi-turn mode states its load as conversations in flight (multi_turn_concurrency).
     load, load_note = serving_load(d, _sent(d), "multi_turn_concurrency" if multi_turn else "max_concurrency")
     speculative = "spec_decode_num_drafts" in d or "spec_decode_draft_tokens" in d
     simulated = simulated_acceptance(d)
     counts: dict[str, Any] = {
-        "emitted_tokens": count(d.get("total_output_tokens")),
-        "verification_steps": count(d.get("spec_decode_num_drafts")),
-        "proposed_drafts": count(d.get("spec_decode_draft_tokens")),
-        "accepted_drafts": count(d.get("spec_decode_accepted_tokens")),
+        "emitted_tokens": core(d, "total_output_tokens", where),
+        "verification_steps": core(d, "spec_decode_num_drafts", where),
+        "proposed_drafts": core(d, "spec_decode_draft_tokens", where),
+        "accepted_drafts": core(d, "spec_decode_accepted_tokens", where),
         "population": "mixed" if speculative else "benchmark-requests",
     }
     steps = counts["verification_steps"]
@@ -118,7 +119,7 @@ def run_fields(d: dict, path: Path, entry: str | None) -> tuple[dict[str, Any], 
             "output_tokens_mean": _mean(d.get("total_output_tokens"), completed),
         },
         "load": {**load, "measured_peak_concurrency": count(d.get("max_concurrent_requests"))},
-        "interval": {**CLIENT_WALL_CLOCK, "duration_s": number(d.get("duration")) or None},
+        "interval": {**CLIENT_WALL_CLOCK, "duration_s": core(d, "duration", where, number) or None},
         "counts": counts,
         "latency": {m: serving_latency(d, k) for m, k in (("ttft_ms", "ttft"), ("tpot_ms", "tpot"), ("itl_ms", "itl"), ("e2e_ms", "e2el"))},
         "reported": {

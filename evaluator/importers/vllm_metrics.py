@@ -25,6 +25,7 @@ server handled, so the population is server-wide.
 from __future__ import annotations
 
 import hashlib
+import math
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -116,6 +117,12 @@ class Scrape:
                         )
                     self.series[key] = sample.value
                     if sample.name in wanted:  # *_created and every other family are passed over
+                        if not (math.isfinite(sample.value) and sample.value >= 0):
+                            line = _lines_of(text, key)[0]
+                            raise ImportProblem(
+                                f"{path}: {'line ' + str(line) + ': ' if line else ''}{series_name(key)} is {sample.value:g}, "
+                                "where a server's counter or gauge is a finite number, never negative"
+                            )
                         self._take(sample.name, sample.labels, sample.value)
         except ValueError as exc:
             line = _bad_line(text)

@@ -674,7 +674,7 @@ def test_trtllm_bench_report_without_decoding_stats_needs_the_arrangement(sdeval
     refused = sdeval("import", "trtllm-bench", path)
     assert (refused.exit_code, refused.stderr) == (
         2,
-        f"sdeval: {path.name}: carries no speculative-decoding counts, so it does not say whether the run "
+        f"sdeval: {path}: carries no speculative-decoding counts, so it does not say whether the run "
         "speculated; pass --arrangement speculative or --arrangement target-only\n",
     )
     [run] = runs_of(sdeval("import", "trtllm-bench", path, "--arrangement", "target-only"))

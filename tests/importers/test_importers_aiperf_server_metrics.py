@@ -181,3 +181,16 @@ def test_one_phases_server_metrics_are_refused_by_name(sdeval, tmp_path):
         "AIPerf's server metrics of one phase (phases/NAME/server_metrics.json, phase 'profiling'); import the run's server_metrics_export.json"
         in (result.stderr)
     )
+
+
+def test_labels_written_as_a_list_are_refused_in_one_line(sdeval, tmp_path):
+    # `(series.get("labels") or {}).get(...)` on a list was an AttributeError: an internal error
+    # (and, read as no labels, position 0's 24 accepted drafts would have been lost from the per-position counts).
+    data = server_metrics()
+    data["metrics"]["llamacpp:spec_decode_num_accepted_tokens_per_pos"]["series"][0]["labels"] = ["position", "0"]
+    path = write(tmp_path, data, "server_metrics_export.json")
+    result = sdeval("import", "aiperf-server-metrics", path)
+    assert (result.exit_code, result.stderr) == (
+        2,
+        f"sdeval: {path}: metrics.llamacpp:spec_decode_num_accepted_tokens_per_pos.series[0].labels is not an object\n",
+    )
