@@ -91,7 +91,8 @@ def test_a_measurement_through_a_server_that_drops_kept_alive_connections_counts
 async def _stream_twice(behaviour: str):
     """Two streamed requests on one kept-alive connection; the server misbehaves on the second:
     `headers-then-close` answers its status line and headers and closes (after a response byte);
-    `close-fresh` closes the first connection's first request at once (a fresh connection)."""
+    `close-fresh` closes the first connection's first request at once (a fresh connection);
+    `garbage` answers a status line httpx cannot parse and closes (a byte came: it had the request)."""
     from evaluator.measure.client import stream_chat
 
     seen = {"requests": 0}
@@ -112,6 +113,11 @@ async def _stream_twice(behaviour: str):
             await reader.readexactly(length)
             seen["requests"] += 1
             if behaviour == "close-fresh" and seen["requests"] == 1:
+                writer.close()
+                return
+            if behaviour == "garbage" and seen["requests"] == 2:
+                writer.write(b"HTTP/1.1 2OO not a status\r\n\r\n")
+                await writer.drain()
                 writer.close()
                 return
             if behaviour == "headers-then-close" and seen["requests"] == 2:
@@ -144,3 +150,11 @@ def test_a_connection_lost_on_a_fresh_connection_is_a_failure_not_resent():
     (first, second), requests = asyncio.run(_stream_twice("close-fresh"))
     assert first.outcome == "connection-error" and first.reused_connection is False and first.earlier_attempts == []
     assert second.outcome == "completed" and requests == 2
+
+
+def test_an_answer_httpx_cannot_parse_on_a_reused_connection_is_a_failure_never_resent():
+    (first, second), requests = asyncio.run(_stream_twice("garbage"))
+    assert first.outcome == "completed"
+    assert (second.outcome, second.status, second.reused_connection) == ("connection-error", None, True)
+    assert second.detail.startswith("RemoteProtocolError: illegal status line")
+    assert second.earlier_attempts == [] and requests == 2  # resent, the server would have had it twice
