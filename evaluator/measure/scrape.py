@@ -10,7 +10,7 @@ from typing import Any
 
 from .._infra.safe_text import shown
 from ..importers.common import ImportProblem
-from ..importers.vllm_metrics import SERVERS, Deltas, Scrape, Server, deltas
+from ..importers.vllm_metrics import PREEMPTIONS, SERVERS, Deltas, Scrape, Server, deltas
 from .capture import MeasureProblem
 
 
@@ -90,9 +90,6 @@ def window_deltas(before: Path, after: Path, server: Server) -> Deltas:
         return deltas(before, after, server)
     except ImportProblem as exc:
         raise MeasureProblem(str(exc)) from None
-
-
-PREEMPTIONS = "vllm:num_preemptions_total"  # requests the scheduler evicted and recomputed: a run slowed for another reason
 
 
 @dataclass

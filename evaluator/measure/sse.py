@@ -269,7 +269,7 @@ def _take(result: Any, obj: Any, arrived: float) -> bool:
         if not isinstance(choice, dict):
             raise Malformed(f"choices[{i}] is {brief(choice)}, not an object")
         index = choice.get("index")
-        if index is not None and (index != 0 or type(index) is not int):
+        if index != 0 and index is not None:  # (0 first: the one compare an honest chunk costs)
             raise Malformed(f"choices[{i}] has index {brief(index)}; measure asked for one choice (n=1), index 0")
         delta = choice.get("delta")
         if delta is not None:  # a chat chunk: content or reasoning
