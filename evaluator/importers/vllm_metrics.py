@@ -25,6 +25,7 @@ server handled, so the population is server-wide.
 from __future__ import annotations
 
 import hashlib
+import math
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -84,6 +85,8 @@ SERVERS = {s.format: s for s in (VLLM, LLAMACPP)}
 PREEMPTIONS = "vllm:num_preemptions_total"
 FORMAT = VLLM.format
 
+
+EXACT = 2.0**53  # the first count a float cannot hold to the token: a step of 1 past it is lost
 
 # Lines parsed at a time: the parser holds a family's samples until the family ends, so one family
 # of 700,000 series (50 MB) took 850 MB at once; a batch's samples are the same as the whole text's
@@ -171,6 +174,11 @@ class Scrape:
 
     def _take(self, name: str, labels: dict[str, str], value: float) -> None:
         self.seen.add(name)
+        if EXACT <= abs(value) < math.inf:  # (NaN and infinities are refused where a window is differenced)
+            raise ImportProblem(
+                f"{self.path}: {series_name((name, frozenset(labels.items())))} is {value:g}, past 2^53: "
+                "a count that large is not held to the token, so no window can be differenced from it"
+            )
         if name == self.server.per_position:
             position = labels.get("position", "")
             if not position.isdigit():

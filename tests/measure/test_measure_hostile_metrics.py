@@ -125,3 +125,33 @@ def test_a_scrape_of_json_or_html_is_one_line_at_the_start(tmp_path):
         result, record, requests = run(tmp_path, server.url, "--metrics", f"{server.url}/metrics")
     assert result.exit_code == 2 and result.stderr.count("\n") == 1
     assert "has no spec-decode or generated-token counters of vLLM (vllm:) or llama.cpp (llamacpp:)" in result.stderr
+
+
+def test_a_scrape_refused_at_the_start_names_the_url_not_a_probe_file(tmp_path):
+    routes = {
+        "/v1/models": models("m"),
+        "/v1/chat/completions": stream(answer(3)),
+        "/metrics": whole(b"llamacpp:tokens_predicted_total 1\nllamacpp:tokens_predicted_total 1\n", content_type="text/plain"),
+    }
+    with hostile(routes) as server:
+        result, record, requests = run(tmp_path, server.url, "--metrics", f"{server.url}/metrics")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"sdeval: --metrics {server.url}/metrics: lines 1 and 2: the series llamacpp:tokens_predicted_total appears twice in one scrape; "
+        "summing both would count it twice\n"
+    )
+
+
+def test_a_counter_past_2_to_the_53_is_refused_at_the_start_and_a_finding_mid_run(tmp_path):
+    with hostile(_counting(lambda n: f"llamacpp:tokens_predicted_total {2**60 + n}\n")) as server:
+        result, record, requests = run(tmp_path, server.url, "--metrics", f"{server.url}/metrics")
+    assert result.exit_code == 2
+    assert result.stderr.endswith(
+        "/metrics: llamacpp:tokens_predicted_total is 1.15292e+18, past 2^53: a count that large is not held to the token, "
+        "so no window can be differenced from it\n"
+    )
+    with hostile(_counting(lambda n: f"llamacpp:tokens_predicted_total {2**60 + n if n else 0}\n")) as server:
+        result, record, requests = run(tmp_path, server.url, "--metrics", f"{server.url}/metrics", name="mid.json")
+    assert result.exit_code == 1
+    assert "the server's counters cannot be differenced over repetition 1" in result.stderr and "past 2^53" in result.stderr
+    assert "population_check" not in record["runs"][0]["counts"]

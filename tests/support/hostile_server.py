@@ -63,7 +63,6 @@ class HostileServer:
     url: str = ""
 
     def _serve(self, listener: socket.socket, stop: threading.Event) -> None:
-        listener.settimeout(0.05)  # to see the stop flag: closing a socket does not wake accept()
         while not stop.is_set():
             try:
                 sock, _ = listener.accept()
@@ -114,6 +113,7 @@ def hostile(routes: dict[str, Script]) -> Iterator[HostileServer]:
     server = HostileServer(routes)
     port = free_port()
     listener = socket.create_server(("127.0.0.1", port))
+    listener.settimeout(0.05)  # to see the stop flag: closing a socket does not wake accept() (set before the thread: a block may end at once)
     stop = threading.Event()
     thread = threading.Thread(target=server._serve, args=(listener, stop), daemon=True)
     thread.start()
