@@ -146,6 +146,16 @@ def _late(result: Result, done: bool, timeout_s: float) -> str:
     return f"no complete answer within {timeout_s:g} s"
 
 
+def _reason(exc: BaseException) -> str:
+    """An httpx error in words: a reset connection's is empty ("ReadError: "), its cause is not."""
+    said = exc
+    for _ in range(4):  # httpx's error, httpcore's, the OSError under them
+        if str(said) or (said.__cause__ or said.__context__) is None:
+            break
+        said = said.__cause__ or said.__context__  # type: ignore[assignment]
+    return f"{type(exc).__name__}: {said}" if str(said) else f"{type(exc).__name__} (no reason given)"
+
+
 def _lost_to_stale_connection(result: Result) -> bool:
     return result.outcome == "connection-error" and result.status is None and result.reused_connection is True and result.detail.startswith(_STALE)
 
@@ -206,6 +216,6 @@ async def _attempt(client, url: str, body: dict, headers: dict[str, str], timeou
     except httpx.HTTPError as exc:
         result.last_byte = time.monotonic()
         result.reused_connection = not connected
-        result.outcome, result.detail = "connection-error", f"{type(exc).__name__}: {exc}"[:200]
+        result.outcome, result.detail = "connection-error", _reason(exc)[:200]
         return result
     return settle(result, body.get("max_tokens"))
