@@ -17,8 +17,8 @@ import pytest
 pytest.importorskip("httpx")
 pytest.importorskip("prometheus_client")
 
+from support.hostile_measure import run  # noqa: E402
 from support.hostile_server import Conn, Request, answer, hostile, models, stream, whole  # noqa: E402
-from test_measure_hostile import run  # noqa: E402
 
 from evaluator.importers.common import ImportProblem  # noqa: E402
 from evaluator.importers.vllm_metrics import LLAMACPP, Scrape  # noqa: E402

@@ -13,8 +13,8 @@ import pytest
 
 pytest.importorskip("httpx")
 
+from support.hostile_measure import KEY, alternate, arm, run  # noqa: E402
 from support.hostile_server import Conn, Request, answer, chunk, event, head, hostile, stream, usage  # noqa: E402
-from test_measure_hostile import KEY, alternate, arm, run  # noqa: E402
 
 ANSWER = b"".join(event(e) for e in answer(3))
 SSE_HEAD = head(200, "text/event-stream")
