@@ -229,3 +229,20 @@ def test_when_no_request_completes_the_one_line_says_why(tmp_path):
         f"every attempt is in {capture}\n"
     )
     assert len(requests) == 4 and json.loads((capture / "capture.jsonl").read_text().splitlines()[0])["kind"] == "session"
+
+
+@pytest.mark.parametrize("path", ["/v1/models", "/metrics"])
+def test_a_redirect_of_the_model_list_or_the_scrape_is_one_line_naming_where_it_points(tmp_path, path):
+    def redirect(request: Request, conn: Conn) -> None:
+        conn.send(
+            b"HTTP/1.1 301 Moved\r\nLocation: https://elsewhere.example" + path.encode() + b"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        )
+
+    with hostile({**arm(stream(answer(3))), path: redirect}) as server:
+        result, record, requests = run(tmp_path, server.url, "--metrics", f"{server.url}/metrics")
+    where = f"{server.url}/v1/models" if path == "/v1/models" else f"--metrics {server.url}/metrics"
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f'sdeval: {where}: HTTP 301: redirects to "https://elsewhere.example{path}", which measure does not follow '
+        "(give that URL, if it is the server's)\n"
+    )
