@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import math
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -79,7 +80,37 @@ LLAMACPP = Server(
     counts_at_finish=True,
 )
 SERVERS = {s.format: s for s in (VLLM, LLAMACPP)}
+# Requests the scheduler evicted and recomputed (vLLM): kept by series beside the counters read, in
+# any engine's scrape, for measure's preemption count.
+PREEMPTIONS = "vllm:num_preemptions_total"
 FORMAT = VLLM.format
+
+
+EXACT = 2.0**53  # the first count a float cannot hold to the token: a step of 1 past it is lost
+
+# Lines parsed at a time: the parser holds a family's samples until the family ends, so one family
+# of 700,000 series (50 MB) took 850 MB at once; a batch's samples are the same as the whole text's
+# (a sample is one line; a TYPE line changes no sample's name, labels or value).
+_BATCH_LINES = 20_000
+
+
+def _batches(text: str) -> Iterator[str]:
+    start = 0
+    while start < len(text):
+        end = start
+        for _ in range(_BATCH_LINES):
+            end = text.find("\n", end) + 1
+            if end == 0:
+                end = len(text)
+                break
+        yield text[start:end]
+        start = end
+
+
+def _digest(name: str, labels: dict[str, str]) -> bytes:
+    """A series other than the counters read, in 16 bytes: enough to find one given twice."""
+    parts = [name, *(f"{k}\0{v}" for k, v in sorted(labels.items()))]
+    return hashlib.blake2b("\0\0".join(parts).encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 class Scrape:
@@ -99,31 +130,37 @@ class Scrape:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise ImportProblem(f"{path}: not valid UTF-8 at byte {exc.start}") from None
+        del raw  # (the text is what is read from here on: a 64 MB scrape is not held twice)
         self.totals: dict[str, float] = defaultdict(float)
         self.per_position: dict[int, float] = defaultdict(float)
         self.seen: set[str] = set()
-        # Each series (name and label set) once: the value a counter had, to compare per series.
+        # Each series (name and label set) of the counters read once: the value it had, to compare
+        # per series. Every other series only by its digest, to refuse one given twice all the same.
         self.series: dict[tuple[str, frozenset], float] = {}
         wanted = set(server.wanted())
+        kept = wanted | {PREEMPTIONS}
+        others: set[bytes] = set()
         try:
-            for family in text_string_to_metric_families(text):
-                for sample in family.samples:
-                    key = (sample.name, frozenset(sample.labels.items()))
-                    if key in self.series:
-                        first, second = _lines_of(text, key)
-                        raise ImportProblem(
-                            f"{path}: lines {first} and {second}: the series {series_name(key)} appears twice in one scrape; "
-                            "summing both would count it twice"
-                        )
-                    self.series[key] = sample.value
-                    if sample.name in wanted:  # *_created and every other family are passed over
-                        if not (math.isfinite(sample.value) and sample.value >= 0):
-                            line = _lines_of(text, key)[0]
-                            raise ImportProblem(
-                                f"{path}: {'line ' + str(line) + ': ' if line else ''}{series_name(key)} is {sample.value:g}, "
-                                "where a server's counter or gauge is a finite number, never negative"
-                            )
-                        self._take(sample.name, sample.labels, sample.value)
+            for batch in _batches(text):
+                for family in text_string_to_metric_families(batch):
+                    for sample in family.samples:
+                        if sample.name in kept:
+                            key = (sample.name, frozenset(sample.labels.items()))
+                            if key in self.series:
+                                self._twice(text, key)
+                            self.series[key] = sample.value
+                            if sample.name in wanted:
+                                if not (math.isfinite(sample.value) and sample.value >= 0):
+                                    line = _lines_of(text, key)[0]
+                                    raise ImportProblem(
+                                        f"{path}: {'line ' + str(line) + ': ' if line else ''}{series_name(key)} is {sample.value:g}, "
+                                        "where a server's counter or gauge is a finite number, never negative"
+                                    )
+                                self._take(sample.name, sample.labels, sample.value)
+                        elif (digest := _digest(sample.name, sample.labels)) in others:  # *_created and every other family
+                            self._twice(text, (sample.name, frozenset(sample.labels.items())))
+                        else:
+                            others.add(digest)
         except ValueError as exc:
             line = _bad_line(text)
             raise ImportProblem(
@@ -135,8 +172,19 @@ class Scrape:
                 f"so it is not a {server.format} scrape{_guess(path, server)}"
             )
 
+    def _twice(self, text: str, key: tuple[str, frozenset]) -> None:
+        first, second = _lines_of(text, key)
+        raise ImportProblem(
+            f"{self.path}: lines {first} and {second}: the series {series_name(key)} appears twice in one scrape; summing both would count it twice"
+        )
+
     def _take(self, name: str, labels: dict[str, str], value: float) -> None:
         self.seen.add(name)
+        if EXACT <= abs(value) < math.inf:  # (NaN and infinities are refused where a window is differenced)
+            raise ImportProblem(
+                f"{self.path}: {series_name((name, frozenset(labels.items())))} is {value:g}, past 2^53: "
+                "a count that large is not held to the token, so no window can be differenced from it"
+            )
         if name == self.server.per_position:
             position = labels.get("position", "")
             if not position.isdigit():

@@ -15,6 +15,7 @@ import zlib
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 
+from .._infra.safe_text import shown
 from ..importers.vllm_metrics import MAX_SCRAPE_BYTES
 
 ACCEPT_ENCODING = "gzip, deflate"
@@ -45,7 +46,7 @@ class BodyProblem(Exception):
 
     def __init__(self, kind: str, detail: str) -> None:
         super().__init__(detail)
-        self.kind = kind  # "too-large", "bad-encoding" or "timeout"
+        self.kind = kind  # "too-large", "bad-encoding", "timeout" or "redirect"
         self.detail = detail
 
 
@@ -135,11 +136,18 @@ async def get(client, url: str, headers: dict[str, str], kind: Kind, deadline_s:
     its start), all within `deadline_s`. Raises BodyProblem, or httpx.HTTPError when the server
     cannot be reached. Sent once more on a fresh connection when the server closed a kept-alive one
     as the request went out (llama.cpp drops idle connections after 5 s); a GET changes nothing on
-    the server, so sending it again is safe. A second failure is the server's."""
+    the server, so sending it again is safe. A second failure is the server's. A redirect is never
+    followed (the key would go where the server says): BodyProblem naming where it points."""
     import httpx
 
     async def once() -> tuple[int, bytes]:
         async with client.stream("GET", url, headers={**headers, "Accept-Encoding": ACCEPT_ENCODING}, timeout=deadline_s) as response:
+            location = response.headers.get("location")
+            if 300 <= response.status_code < 400 and location is not None:
+                raise BodyProblem(
+                    "redirect",
+                    f'HTTP {response.status_code}: redirects to "{shown(location[:200])}", which measure does not follow (give that URL, if it is the server\'s)',
+                )
             if response.status_code != 200:
                 return response.status_code, await read_body(response, ERROR_BODY, keep_going=False)
             return response.status_code, await read_body(response, kind)

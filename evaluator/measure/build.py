@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from typing import Any
 
 from .._infra.safe_text import shown
@@ -100,8 +100,22 @@ def build(capture: Capture, session: dict, arms: list[dict]) -> tuple[dict[str, 
         findings += [f"task {shown(task)}: {finding}" if task is not None else finding for finding in said]
     if not runs:
         raise MeasureProblem(f"{capture.log}: holds no finished measurement window")
+    measured = [r for key in windows for r in requests[key]]
+    if measured and all(r["outcome"] != "completed" for r in measured):
+        raise MeasureProblem(_none_completed(measured, capture))
     placed = sorted(range(len(runs)), key=lambda i: ([a["name"] for a in arms].index(runs[i]["configuration"]), runs[i]["load"]["concurrency"]))
     return _record(configurations, [runs[i] for i in placed], session), findings, [table[i] for i in placed]
+
+
+def _none_completed(measured: list[dict], capture: Capture) -> str:
+    """Why there is no record, in one line: the failures by kind and the first one's reason."""
+    kinds = Counter(r["outcome"] for r in measured)
+    first = measured[0]
+    return (
+        f"no request completed ({len(measured)} of {len(measured)} failed: {', '.join(f'{n} {k}' for k, n in sorted(kinds.items()))}; "
+        f"the first: {first['outcome']}: {shown(first['detail'][:300])}), so there is nothing to write a record about; "
+        f"every attempt is in {capture.dir}"
+    )
 
 
 def _group(capture: Capture, session: dict, arms: list[dict], task: str | None, views, orders: dict) -> tuple[tuple[list, list], Findings]:

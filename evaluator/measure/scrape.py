@@ -10,7 +10,7 @@ from typing import Any
 
 from .._infra.safe_text import shown
 from ..importers.common import ImportProblem
-from ..importers.vllm_metrics import SERVERS, Deltas, Scrape, Server, deltas
+from ..importers.vllm_metrics import PREEMPTIONS, SERVERS, Deltas, Scrape, Server, deltas
 from .capture import MeasureProblem
 
 
@@ -39,6 +39,12 @@ async def fetch(client, url: str, headers: dict[str, str], deadline_s: float) ->
     return body
 
 
+def _unfiled(exc: ImportProblem, path: Path) -> str:
+    """The importer's message without the file it names: the URL says where the scrape came from,
+    and at the start the file is a probe already gone."""
+    return str(exc).removeprefix(f"{path}: ")
+
+
 def check(path: Path, url: str, speculative: bool) -> Server:
     """The scrape is an engine's, and carries the counters this arm's counts come from."""
     text = path.read_bytes().decode("utf-8", "replace")
@@ -58,7 +64,7 @@ def check(path: Path, url: str, speculative: bool) -> Server:
     try:
         scrape = Scrape(path, server)
     except ImportProblem as exc:
-        raise MeasureProblem(f"--metrics {url}: {exc}") from None
+        raise MeasureProblem(f"--metrics {url}: {_unfiled(exc, path)}") from None
     if speculative and server.drafts not in scrape.seen:
         raise MeasureProblem(f"--metrics {url}: has no {server.drafts} counter, so the speculative arm's steps cannot be counted")
     if server.generated not in scrape.seen:
@@ -75,7 +81,7 @@ def refuse_non_finite(path: Path, url: str, server: Server) -> None:
     try:
         scrape = Scrape(path, server)
     except ImportProblem as exc:
-        raise MeasureProblem(f"--metrics {url}: {exc}") from None
+        raise MeasureProblem(f"--metrics {url}: {_unfiled(exc, path)}") from None
     wanted = set(server.wanted())
     for key, value in scrape.series.items():
         if key[0] in wanted and not math.isfinite(value):
@@ -90,9 +96,6 @@ def window_deltas(before: Path, after: Path, server: Server) -> Deltas:
         return deltas(before, after, server)
     except ImportProblem as exc:
         raise MeasureProblem(str(exc)) from None
-
-
-PREEMPTIONS = "vllm:num_preemptions_total"  # requests the scheduler evicted and recomputed: a run slowed for another reason
 
 
 @dataclass

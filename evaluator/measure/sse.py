@@ -3,14 +3,20 @@
 Splitting: each byte is looked at once (the unfinished line is kept as a list of pieces, joined
 once when its end arrives), so a 50 MB event costs what 50 MB costs, not a re-split of the whole
 buffer on every read; lines end at LF, CRLF or CR, as the SSE format says (a read holding no CR,
-what servers send, is split at its LFs by bytes.split, the same lines at a fraction of the cost); an
-event is capped at bodies.EVENT (the client reads the stream within bodies.STREAM).
+what servers send, is split at its LFs by bytes.split, the same lines at a fraction of the cost); a
+byte order mark at the stream's start is dropped, as the format says; an event is capped at
+bodies.EVENT (the client reads the stream within bodies.STREAM).
+
+Errors: an event typed `event: error`, and llama.cpp's own `error: {...}` line (its server writes
+a failure mid-stream so, where OpenAI's would be `data: {"error": ...}`), end the request as the
+failure "stream-error" with the server's message, never as a stream that merely stopped.
 
 Interpreting: an event may hold any JSON value, nested to any depth, with any string in it. What is
 not an OpenAI chunk (a `choices` entry that is not an object, a string `delta`, a usage count that
-is not a whole number, JSON nested past the parser's limit) ends the request as a failure of a
-named kind (Malformed), never as an exception; a chunk naming another model than the stream's
-first is the failure "model-changed". Nothing read is ever walked recursively.
+is not a whole number, JSON nested past the parser's limit, a second choice or an index other than
+0 where measure asked for one) ends the request as a failure of a named kind (Malformed), never as
+an exception; a chunk naming another model than the stream's first is the failure "model-changed".
+Nothing read is ever walked recursively.
 """
 
 from __future__ import annotations
@@ -22,6 +28,8 @@ from typing import Any
 from .bodies import EVENT, BodyProblem
 
 _LINE_END = re.compile(rb"\r\n|\r|\n")
+_BOM = b"\xef\xbb\xbf"
+_ERROR_FIELDS = (b"event", b"error")
 # The failures an event can end a request with (beside the client's own).
 MALFORMED = "malformed-event"
 MODEL_CHANGED = "model-changed"
@@ -38,25 +46,66 @@ class EventReader:
         self._data: list[bytes] = []  # the data lines of the event not dispatched yet
         self._event_bytes = 0
         self._after_cr = False  # the last piece ended in CR: an LF first in the next belongs to it
+        self._start: bytes | None = b""  # the stream's first bytes while they may still be a BOM; None after
+        self._error = False  # the event being read is an error (`event: error`, or llama.cpp's `error:` line)
 
     def feed(self, chunk: bytes) -> list[bytes]:
+        if self._start is not None:
+            chunk = self._past_bom(chunk)
         events: list[bytes] = []
         for line in self._lines(chunk):  # (one loop, no call per line: it runs for every chunk of every answer)
             if not line:  # a blank line dispatches the event
-                if self._data:
+                if self._error:
+                    events.append(self._error_event())
+                elif self._data:
                     events.append(b"\n".join(self._data))
                 self._data, self._event_bytes = [], 0
                 continue
             name, _, value = line.partition(b":")
-            if name == b"data":  # comments (":...") and the event, id and retry fields carry nothing here
-                value = value[1:] if value.startswith(b" ") else value
+            value = value[1:] if value.startswith(b" ") else value
+            if name == b"data":  # comments (":...") and the id and retry fields carry nothing here
                 self._data.append(value)
                 self._event_bytes += len(value) + 1
                 if self._event_bytes > self.max_event_bytes:
                     self._too_large()
+            elif name in _ERROR_FIELDS:
+                self._field(name, value)
         if self._line_bytes + self._event_bytes > self.max_event_bytes:  # with the line not ended yet
             self._too_large()
         return events
+
+    def _past_bom(self, chunk: bytes) -> bytes:
+        """`chunk` without the stream's BOM, held back while the bytes so far could still be one."""
+        start = self._start + chunk if self._start else chunk
+        if len(start) < len(_BOM) and _BOM.startswith(start):
+            self._start = start
+            return b""
+        self._start = None
+        return start[len(_BOM) :] if start.startswith(_BOM) else start
+
+    def _field(self, name: bytes, value: bytes) -> None:
+        if name == b"error":  # llama.cpp: the line's value is the error
+            self._error = True
+            self._data.append(value)
+            self._event_bytes += len(value) + 1
+            if self._event_bytes > self.max_event_bytes:
+                self._too_large()
+        elif value.strip() == b"error":
+            self._error = True
+
+    def _error_event(self) -> bytes:
+        """An error event as the data take_event reads as one: {"error": {"message": ...}}."""
+        self._error = False
+        text = b"\n".join(self._data).decode("utf-8", "replace")
+        try:
+            value = json.loads(text)
+        except (ValueError, RecursionError):
+            value = text
+        if isinstance(value, dict):
+            value = value.get("error", value)
+        message = value.get("message") if isinstance(value, dict) else value
+        shown = message if isinstance(message, str) and message else text or "(no message)"
+        return json.dumps({"error": {"message": f"{shown[:200]}"}}).encode()
 
     def _lines(self, chunk: bytes) -> list[bytes]:
         """The lines `chunk` ends, the first joined to what came before it; what it leaves
@@ -214,9 +263,14 @@ def _take(result: Any, obj: Any, arrived: float) -> bool:
         return False
     if not isinstance(choices, list):
         raise Malformed(f"choices is {brief(choices)}, not an array")
+    if len(choices) > 1:  # measure sends n=1: a second choice's text is not this answer's
+        raise Malformed(f"chunk {result.chunks} carries {len(choices)} choices; measure asked for one (n=1)")
     for i, choice in enumerate(choices):
         if not isinstance(choice, dict):
             raise Malformed(f"choices[{i}] is {brief(choice)}, not an object")
+        index = choice.get("index")
+        if index != 0 and index is not None:  # (0 first: the one compare an honest chunk costs)
+            raise Malformed(f"choices[{i}] has index {brief(index)}; measure asked for one choice (n=1), index 0")
         delta = choice.get("delta")
         if delta is not None:  # a chat chunk: content or reasoning
             if not isinstance(delta, dict):
@@ -228,7 +282,7 @@ def _take(result: Any, obj: Any, arrived: float) -> bool:
             text = _text(choice, "text", i, "")
         if text:
             result.content_chunks += 1
-            result.text += text
+            result.pieces.append(text)
             if result.first_token is None:
                 result.first_token = arrived
         finish = choice.get("finish_reason")

@@ -32,9 +32,10 @@ def _get(url: str, kind: Kind = MODELS, deadline_s: float = 5.0) -> tuple[int, b
     return asyncio.run(go())
 
 
-def test_a_gzip_bomb_is_stopped_at_the_limit_with_memory_to_match():
-    bomb = gzip_bomb(1024)  # 1 GiB inflated, about 1 MB sent
-    with hostile({"/v1/models": whole(bomb, Content_Encoding="gzip")}) as server:
+@pytest.mark.parametrize("coding", ["gzip", "deflate"])
+def test_a_compression_bomb_is_stopped_at_the_limit_with_memory_to_match(coding):
+    bomb = gzip_bomb(1024, coding)  # 1 GiB inflated, about 1 MB sent
+    with hostile({"/v1/models": whole(bomb, Content_Encoding=coding)}) as server:
         tracemalloc.start()
         try:
             with pytest.raises(BodyProblem) as caught:
@@ -245,3 +246,45 @@ def test_the_limit_counts_each_event_alone_when_one_read_ends_one_and_starts_the
     reader = EventReader(max_event_bytes=1000)
     assert reader.feed(b"data: " + b"x" * 900 + b"\n\ndata: " + b"y" * 500) == [b"x" * 900]
     assert reader.feed(b"y" * 400 + b"\n\n") == [b"y" * 900]
+
+
+@pytest.mark.parametrize("start", [b"", b"\xef\xbb\xbf"])
+def test_a_bom_at_the_start_of_the_stream_is_dropped_wherever_the_reads_split_it(start):
+    text = start + b'data: {"a": 1}\n\ndata: \xef\xbb\xbf2\n\n'  # (a BOM later is data)
+    for size in range(1, len(text) + 1):
+        assert _split(EventReader(), text, size) == [b'{"a": 1}', b"\xef\xbb\xbf2"], size
+
+
+def test_error_events_in_the_sse_and_llama_cpp_forms_become_error_data_other_types_stay_data():
+    text = (
+        b'event: error\ndata: {"message": "overloaded"}\n\n'
+        b'error: {"code": 400, "message": "too long"}\n\n'
+        b"event:error\ndata: plain words\n\n"
+        b'event: error\ndata: {"error": {"message": "inner"}}\n\n'
+        b'event: ping\ndata: {"a": 1}\n\n'
+        b'data: {"b": 2}\n\n'
+    )
+    for size in (1, 7, len(text)):
+        got = [json.loads(e) for e in _split(EventReader(), text, size)]
+        assert got == [
+            {"error": {"message": "overloaded"}},
+            {"error": {"message": "too long"}},
+            {"error": {"message": "plain words"}},
+            {"error": {"message": "inner"}},
+            {"a": 1},
+            {"b": 2},
+        ], size
+    result = _taken(*_split(EventReader(), b"error: not json \x1b[2J\n\n", 4))
+    assert (result.outcome, result.detail) == ("stream-error", "error event inside the 200 stream: not json \x1b[2J")
+
+
+def test_an_answer_of_many_large_chunks_costs_its_size_not_its_size_times_its_chunks():
+    piece = json.dumps({"choices": [{"delta": {"content": "x" * 16384}}]}).encode()
+    result = Result()
+    before = time.process_time()
+    for _ in range(2048):  # 32 MB of text in 16 kB chunks
+        take_event(result, piece, 1.0)
+    text = result.to_json()["text"]
+    took = time.process_time() - before
+    assert len(text) == 2048 * 16384 and result.content_chunks == 2048
+    assert took < 5, took  # adding each chunk to one string copied it all every time: 18 s here

@@ -3,6 +3,7 @@ server closes idle connections after 5 s) must not end a measurement: the GET is
 fresh connection, once. CI lost a real-engine run to this race."""
 
 import asyncio
+import re
 
 import httpx
 import pytest
@@ -94,7 +95,8 @@ def test_a_measurement_through_a_server_that_drops_kept_alive_connections_counts
 async def _stream_twice(behaviour: str):
     """Two streamed requests on one kept-alive connection; the server misbehaves on the second:
     `headers-then-close` answers its status line and headers and closes (after a response byte);
-    `close-fresh` closes the first connection's first request at once (a fresh connection)."""
+    `close-fresh` closes the first connection's first request at once (a fresh connection);
+    `garbage` answers a status line httpx cannot parse and closes (a byte came: it had the request)."""
     from evaluator.measure.client import stream_chat
 
     seen = {"requests": 0}
@@ -115,6 +117,11 @@ async def _stream_twice(behaviour: str):
             await reader.readexactly(length)
             seen["requests"] += 1
             if behaviour == "close-fresh" and seen["requests"] == 1:
+                writer.close()
+                return
+            if behaviour == "garbage" and seen["requests"] == 2:
+                writer.write(b"HTTP/1.1 2OO not a status\r\n\r\n")
+                await writer.drain()
                 writer.close()
                 return
             if behaviour == "headers-then-close" and seen["requests"] == 2:
@@ -147,3 +154,37 @@ def test_a_connection_lost_on_a_fresh_connection_is_a_failure_not_resent():
     (first, second), requests = asyncio.run(_stream_twice("close-fresh"))
     assert first.outcome == "connection-error" and first.reused_connection is False and first.earlier_attempts == []
     assert second.outcome == "completed" and requests == 2
+
+
+def test_an_answer_httpx_cannot_parse_on_a_reused_connection_is_a_failure_never_resent():
+    (first, second), requests = asyncio.run(_stream_twice("garbage"))
+    assert first.outcome == "completed"
+    assert (second.outcome, second.status, second.reused_connection) == ("connection-error", None, True)
+    assert second.detail.startswith("RemoteProtocolError: illegal status line")
+    assert second.earlier_attempts == [] and requests == 2  # resent, the server would have had it twice
+
+
+def test_a_server_that_answers_and_resets_before_reading_the_request_is_a_failure_that_says_so():
+    """It answered at once and closed with the request's body unread (the kernel resets such a
+    connection): a failure on a fresh connection, never resent, its reason the reset, not "ReadError: "."""
+    from evaluator.measure.client import stream_chat
+
+    async def go():
+        async def handle(reader, writer):
+            await reader.readuntil(b"\r\n\r\n")
+            writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\ndata: [DONE]\n\n")
+            await writer.drain()
+            writer.close()
+
+        server = await asyncio.start_server(handle, "127.0.0.1", 0)
+        url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/v1/chat/completions"
+        try:
+            async with httpx.AsyncClient(trust_env=False) as client:
+                return await stream_chat(client, url, {"stream": True, "pad": "x" * 10_000_000}, {}, 10)
+        finally:
+            server.close()
+            await server.wait_closed()
+
+    result = asyncio.run(go())
+    assert result.outcome == "connection-error" and result.earlier_attempts == []
+    assert re.match(r"(ReadError|WriteError|RemoteProtocolError): \S", result.detail), result.detail

@@ -63,7 +63,6 @@ class HostileServer:
     url: str = ""
 
     def _serve(self, listener: socket.socket, stop: threading.Event) -> None:
-        listener.settimeout(0.05)  # to see the stop flag: closing a socket does not wake accept()
         while not stop.is_set():
             try:
                 sock, _ = listener.accept()
@@ -114,6 +113,7 @@ def hostile(routes: dict[str, Script]) -> Iterator[HostileServer]:
     server = HostileServer(routes)
     port = free_port()
     listener = socket.create_server(("127.0.0.1", port))
+    listener.settimeout(0.05)  # to see the stop flag: closing a socket does not wake accept() (set before the thread: a block may end at once)
     stop = threading.Event()
     thread = threading.Thread(target=server._serve, args=(listener, stop), daemon=True)
     thread.start()
@@ -184,11 +184,12 @@ def stream(events: Iterable[object], gap_s: float = 0.003, **headers: str) -> Sc
     return script
 
 
-def gzip_bomb(inflated_mib: int) -> bytes:
-    """The start of a gzip member inflating to `inflated_mib` MiB of zeros, about 1,000:1, built at
-    once: each MiB is compressed after a full flush, so its deflate bytes are the same every time
-    and are repeated. It has no trailer: a reader that keeps its limit stops long before the end."""
-    z = zlib.compressobj(9, zlib.DEFLATED, zlib.MAX_WBITS | 16)
+def gzip_bomb(inflated_mib: int, coding: str = "gzip") -> bytes:
+    """The start of a gzip member (or a zlib-wrapped deflate stream, coding="deflate") inflating to
+    `inflated_mib` MiB of zeros, about 1,000:1, built at once: each MiB is compressed after a full
+    flush, so its deflate bytes are the same every time and are repeated. It has no trailer: a
+    reader that keeps its limit stops long before the end."""
+    z = zlib.compressobj(9, zlib.DEFLATED, zlib.MAX_WBITS | 16 if coding == "gzip" else zlib.MAX_WBITS)
     block = bytes(1024 * 1024)
     first = z.compress(block) + z.flush(zlib.Z_FULL_FLUSH)
     again = z.compress(block) + z.flush(zlib.Z_FULL_FLUSH)
