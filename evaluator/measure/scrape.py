@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._infra.safe_text import shown
 from ..importers.common import ImportProblem
 from ..importers.vllm_metrics import PREEMPTIONS, SERVERS, Deltas, Scrape, Server, deltas
 from .capture import MeasureProblem
@@ -73,22 +72,12 @@ def check(path: Path, url: str, speculative: bool) -> Server:
 
 
 def refuse_non_finite(path: Path, url: str, server: Server) -> None:
-    """At the start: a counter that is NaN or infinite cannot be differenced over any window."""
-    import math
-
-    from ..importers.vllm_metrics import series_name
-
+    """At the start: a counter that is NaN, infinite or negative cannot be differenced over any
+    window; the parse (importers/vllm_metrics.Scrape) refuses it, naming its line."""
     try:
-        scrape = Scrape(path, server)
+        Scrape(path, server)
     except ImportProblem as exc:
         raise MeasureProblem(f"--metrics {url}: {_unfiled(exc, path)}") from None
-    wanted = set(server.wanted())
-    for key, value in scrape.series.items():
-        if key[0] in wanted and not math.isfinite(value):
-            raise MeasureProblem(
-                f"--metrics {url}: the counter {shown(series_name(key))} is {value}; a counter that is not a finite number "
-                "cannot be differenced over a window (is the engine healthy?)"
-            )
 
 
 def window_deltas(before: Path, after: Path, server: Server) -> Deltas:

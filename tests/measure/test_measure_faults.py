@@ -59,8 +59,7 @@ def test_a_counter_that_is_not_finite_at_the_start_is_refused_before_anything_is
     code, record, err = _run_measure(tmp_path, capsys, sim, "speculative", True)
     assert code == 2
     assert err.endswith(
-        f"/metrics: the counter llamacpp:tokens_predicted_total is {value}; a counter that is not a finite number "
-        "cannot be differenced over a window (is the engine healthy?)\n"
+        f"/metrics: line 4: llamacpp:tokens_predicted_total is {value}, where a server's counter or gauge is a finite number, never negative\n"
     )
     assert err.count("\n") == 1
     assert not (tmp_path / "rec.json").exists() and not (tmp_path / "rec.json.capture").exists()
