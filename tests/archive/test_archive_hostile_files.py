@@ -1,0 +1,159 @@
+"""What someone with write access may put where the archive keeps a report: a symbolic link (to an
+identical copy outside, or as the object's folder), a FIFO, a hard link, an index row naming a path
+outside objects/, a report to add that is a FIFO or named with control characters. Each is named,
+never followed, never waited on; no report passes that is not the file `add` stored."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import sqlite3
+from contextlib import contextmanager
+
+import pytest
+from support.archive_state import sha256
+
+from evaluator import RULE_CATALOG_VERSION
+
+# The stored files are the same on either index: SQLite only (the row edits are SQL on its file).
+pytestmark = [pytest.mark.archive, pytest.mark.parametrize("db", ["sqlite"], indirect=True)]
+
+
+def stored(path) -> str:
+    return f"objects/{sha256(path)[:2]}/{sha256(path)}.pdf"
+
+
+@contextmanager
+def within(seconds: int):
+    """A command that would wait on a FIFO fails the test instead of hanging it."""
+
+    def expired(signum, frame):
+        raise AssertionError(f"still running after {seconds} s: it waits on something")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.fixture
+def admitted(archive, reports):
+    """An archive holding one report; (archive, the report, its stored file, its path relative to the archive)."""
+    report = reports.signed()
+    assert archive.run("add", report).exit_code == 0
+    relative = stored(report)
+    path = archive.root / relative
+    os.chmod(path.parent, 0o755)
+    return archive, report, path, relative
+
+
+def _fails_everywhere(archive, relative: str, reason: str, tmp_path) -> None:
+    """verify, extract and rejudge each name the stored file and why, and use none of it."""
+    with within(60):
+        out = archive.run("verify")
+        extracted = archive.run("extract", "1", "-o", tmp_path / "out")
+        rejudged = archive.run("rejudge")
+    assert out.exit_code == 1
+    assert out.stdout.splitlines()[0] == f"FAIL report 1 ({relative}): {reason}"
+    assert out.stdout.splitlines()[-1].startswith("verified 1 report: 0 passed, 1 failed")
+    assert (extracted.exit_code, extracted.stderr) == (2, f"sdeval: report 1: {relative}: {reason}\n")
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+    assert rejudged.exit_code == 1
+    assert rejudged.stdout.splitlines()[0].endswith(f"catalog {RULE_CATALOG_VERSION} -> {RULE_CATALOG_VERSION}): {relative}: {reason}")
+
+
+def test_a_stored_file_replaced_by_a_link_to_an_identical_copy_fails(admitted, tmp_path):
+    archive, report, path, relative = admitted
+    outside = tmp_path / "elsewhere.pdf"
+    shutil.copyfile(report, outside)  # the same bytes: only where they are kept differs
+    path.unlink()
+    path.symlink_to(outside)
+    _fails_everywhere(archive, relative, f"unreadable (a symbolic link to {str(outside)!r}, not a file the archive stored)", tmp_path)
+
+
+def test_a_stored_files_folder_replaced_by_a_link_fails(admitted, tmp_path):
+    archive, report, path, relative = admitted
+    elsewhere = tmp_path / "folder"
+    shutil.copytree(path.parent, elsewhere)
+    shutil.rmtree(path.parent)
+    path.parent.symlink_to(elsewhere)
+    folder = relative.rsplit("/", 1)[0]
+    reason = f"unreadable (its folder {folder} is a symbolic link to {str(elsewhere)!r}, not a file the archive stored)"
+    _fails_everywhere(archive, relative, reason, tmp_path)
+
+
+def test_a_stored_file_replaced_by_a_fifo_is_named_not_waited_on(admitted, tmp_path):
+    archive, _, path, relative = admitted
+    path.unlink()
+    os.mkfifo(path)
+    _fails_everywhere(archive, relative, "unreadable (a FIFO, not a file the archive stored)", tmp_path)
+
+
+def test_a_hard_link_elsewhere_changes_nothing_until_the_bytes_change(admitted, tmp_path):
+    """A backup made with hard links (rsnapshot, `cp -al`) shares the stored file's inode: the
+    report still verifies; a change made through the other name is the stored file changed."""
+    archive, report, path, relative = admitted
+    other = tmp_path / "backup.pdf"
+    os.link(path, other)
+    assert archive.run("verify").stdout.splitlines() == ["verified 1 report: 1 passed, 0 failed"]
+    os.chmod(other, 0o644)
+    data = bytearray(other.read_bytes())
+    data[2000] ^= 1
+    other.write_bytes(bytes(data))
+    out = archive.run("verify")
+    assert out.exit_code == 1
+    assert out.stdout.splitlines()[0] == f"FAIL report 1 ({relative}): changed (SHA-256 {sha256(other)}, the index says {sha256(report)})"
+
+
+@pytest.mark.parametrize("elsewhere", ["../outside.pdf", "/outside.pdf", "objects/00/../../outside.pdf"])
+def test_an_index_row_naming_a_file_outside_objects_is_not_read(admitted, tmp_path, elsewhere):
+    """An edited row that points at an identical copy outside the archive (the stored file then
+    removed) must not pass: a report is read only from its content address."""
+    archive, report, path, relative = admitted
+    target = os.path.normpath(archive.root / elsewhere) if not elsewhere.startswith("/") else str(tmp_path / "outside.pdf")
+    named = elsewhere if not elsewhere.startswith("/") else target
+    shutil.copyfile(report, target)
+    path.unlink()
+    with sqlite3.connect(archive.root / "index.sqlite") as conn:
+        conn.execute("UPDATE reports SET stored_as = ?", (named,))
+    conn.close()
+    reason = f"the index names it at {named!r}, not at its content address {relative}"
+    with within(60):
+        out = archive.run("verify")
+        extracted = archive.run("extract", "1", "-o", tmp_path / "out")
+        rejudged = archive.run("rejudge")
+    assert out.exit_code == 1
+    assert out.stdout.splitlines() == [f"FAIL report 1 ({named}): {reason}", "verified 1 report: 0 passed, 1 failed"]
+    assert (extracted.exit_code, extracted.stderr) == (2, f"sdeval: report 1: {named}: {reason}\n")
+    assert rejudged.exit_code == 1 and rejudged.stdout.splitlines()[0].endswith(f"): {named}: {reason}")
+
+
+def test_adding_a_fifo_refuses_it_without_waiting(archive, tmp_path):
+    fifo = tmp_path / "report.pdf"
+    os.mkfifo(fifo)
+    with within(60):
+        out = archive.run("add", fifo)
+    assert out.exit_code == 1
+    assert out.stdout.splitlines() == [f"refused {fifo}: {fifo}: not a regular file", "0 admitted, 0 already archived, 1 refused"]
+
+
+def test_a_report_named_with_control_characters_is_shown_escaped_everywhere(archive, reports, tmp_path):
+    odd = tmp_path / "a\nb\x1b[2J\u202ec.pdf"
+    shutil.copyfile(reports.signed(), odd)
+    escaped = str(tmp_path) + "/a\\x0ab\\x1b[2J\\u202ec.pdf"
+    out = archive.run("add", odd)
+    assert out.exit_code == 0
+    assert out.stdout.splitlines()[0].startswith(f"admitted {escaped} as report 1 (")
+    for command in (["log"], ["show", "1"], ["list", "--format", "csv"], ["list"]):
+        text = archive.run(*command).stdout
+        assert "\x1b" not in text and "\u202e" not in text, command
+    assert "a\\x0ab\\x1b[2J\\u202ec.pdf" in archive.run("show", "1").stdout
+    # extract writes the report under its base name, and says so escaped.
+    written = archive.run("extract", "1", "-o", tmp_path / "out")
+    assert written.exit_code == 0
+    assert written.stdout.splitlines()[0] == f"wrote {tmp_path}/out/a\\x0ab\\x1b[2J\\u202ec.pdf"
+    assert (tmp_path / "out" / odd.name).read_bytes() == odd.read_bytes()
