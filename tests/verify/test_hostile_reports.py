@@ -263,3 +263,24 @@ def test_a_compression_bomb_attachment_is_refused_within_bounded_memory(signed, 
     assert line(out, "signature").startswith(AN_UPDATE)
     assert line(out, "attachments").startswith("  attachments   FAIL: cannot be read (LimitReachedError: ")
     assert grown_mb < 400, f"verify grew by {grown_mb:.0f} MB"
+
+
+def test_a_folder_names_a_fifo_and_a_link_to_nothing_among_its_reports(signed, work, cli):
+    """Before: both were passed over in silence, and the folder "verified" with one report fewer."""
+    import os
+
+    data, cert = signed
+    folder = work / "folder"
+    folder.mkdir()
+    (folder / "b-report.pdf").write_bytes(data)
+    os.mkfifo(folder / "c-waiting.pdf")
+    (folder / "a-gone.pdf").symlink_to(work / "nowhere.pdf")
+    out = cli("verify", folder, "--trust", cert)
+    assert out.exit_code == 2
+    rows = [row.split("\t") for row in out.stdout.splitlines()[1:-1]]
+    assert [(row[0], row[-1]) for row in rows] == [
+        (f"{folder}/a-gone.pdf", f"NOT A REPORT: {folder}/a-gone.pdf: no such file"),
+        (f"{folder}/b-report.pdf", "verified"),
+        (f"{folder}/c-waiting.pdf", f"NOT A REPORT: {folder}/c-waiting.pdf: is not a regular file"),
+    ]
+    assert out.stdout.splitlines()[-1] == "3 reports: 1 verified, 0 not verified, 2 not a report"
