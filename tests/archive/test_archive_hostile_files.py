@@ -12,7 +12,7 @@ import sqlite3
 from contextlib import contextmanager
 
 import pytest
-from support.archive_state import sha256
+from support.archive_state import lose_index, sha256
 
 from evaluator import RULE_CATALOG_VERSION
 
@@ -91,6 +91,41 @@ def test_a_stored_file_replaced_by_a_fifo_is_named_not_waited_on(admitted, tmp_p
     path.unlink()
     os.mkfifo(path)
     _fails_everywhere(archive, relative, "unreadable (a FIFO, not a file the archive stored)", tmp_path)
+
+
+def test_rebuild_names_a_stored_file_replaced_by_a_fifo_or_a_link_and_recovers_neither(archive, reports, tmp_path):
+    fifo_report, linked_report = reports.signed(), reports.signed()
+    assert archive.run("add", fifo_report, linked_report).exit_code == 0
+    for path in (archive.root / stored(fifo_report), archive.root / stored(linked_report)):
+        os.chmod(path.parent, 0o755)
+        path.unlink()
+    os.mkfifo(archive.root / stored(fifo_report))
+    shutil.copyfile(linked_report, tmp_path / "copy.pdf")
+    (archive.root / stored(linked_report)).symlink_to(tmp_path / "copy.pdf")
+    lose_index(archive, None)
+    with within(60):
+        out = archive.run("rebuild")
+    assert out.exit_code == 1
+    assert out.stdout.splitlines()[0] == "rebuilt the index from log.jsonl (3 entries) and objects/: 0 reports recovered, 2 problems"
+    assert out.stderr.splitlines()[:2] == [
+        f"sdeval: report 1 (log entry 2, {fifo_report}): its stored file {stored(fifo_report)} is unreadable (a FIFO, not a file the archive stored)",
+        f"sdeval: report 2 (log entry 3, {linked_report}): its stored file {stored(linked_report)} is unreadable"
+        f" (a symbolic link to {str(tmp_path / 'copy.pdf')!r}, not a file the archive stored)",
+    ]
+
+
+def test_a_report_added_through_a_link_is_stored_as_a_file_of_its_own(archive, reports, tmp_path):
+    """The report to add may be reached through a symbolic link (to anywhere): the archive keeps a
+    copy, never the link, so the file outside can change or go without touching it."""
+    report = reports.signed()
+    link = tmp_path / "via-link.pdf"
+    link.symlink_to(report)
+    out = archive.run("add", link)
+    assert out.exit_code == 0 and out.stdout.startswith(f"admitted {link} as report 1 (")
+    kept = archive.root / stored(report)
+    assert not kept.is_symlink() and kept.stat().st_ino != report.stat().st_ino
+    report.unlink()
+    assert archive.run("verify").stdout.splitlines() == ["verified 1 report: 1 passed, 0 failed"]
 
 
 def test_a_hard_link_elsewhere_changes_nothing_until_the_bytes_change(admitted, tmp_path):
