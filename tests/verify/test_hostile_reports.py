@@ -17,7 +17,7 @@ import zlib
 
 import pytest
 from conftest import example
-from support.pdf_helpers import render_signed, swap_attachment
+from support.pdf_helpers import render_signed, signed_ranges, swap_attachment
 
 pytestmark = pytest.mark.pdf
 
@@ -284,3 +284,34 @@ def test_a_folder_names_a_fifo_and_a_link_to_nothing_among_its_reports(signed, w
         (f"{folder}/c-waiting.pdf", f"NOT A REPORT: {folder}/c-waiting.pdf: is not a regular file"),
     ]
     assert out.stdout.splitlines()[-1] == "3 reports: 1 verified, 0 not verified, 2 not a report"
+
+
+def _with_timestamp_of(report: bytes, other: bytes) -> bytes:
+    """`report` with its signature's unsigned attributes (where the RFC 3161 token lives, outside
+    what the signature covers) replaced by `other`'s: a genuine token, over another signature."""
+    from asn1crypto import cms
+
+    def signed_data(data: bytes):
+        first, _ = signed_ranges(data)
+        start = first.stop + 1  # after "<"
+        end = data.index(b">", start)
+        return start, end, cms.ContentInfo.load(bytes.fromhex(data[start:end].decode()))
+
+    start, end, mine = signed_data(report)
+    theirs = signed_data(other)[2]
+    mine["content"]["signer_infos"][0]["unsigned_attrs"] = theirs["content"]["signer_infos"][0]["unsigned_attrs"].copy()
+    encoded = mine.dump(force=True).hex().encode()
+    assert len(encoded) <= end - start
+    return report[:start] + encoded.ljust(end - start, b"0") + report[end:]
+
+
+def test_a_timestamp_token_over_another_signature_fails_whichever_authority_is_trusted(reports, work, cli):
+    """A real token from a real authority, lifted from another report: it dates other bytes."""
+    (donor, _, donor_authority), (report, _, own_authority) = reports.timestamped(), reports.timestamped()
+    forged = _with_timestamp_of(report.read_bytes(), donor.read_bytes())
+    for authorities in ([donor_authority], [own_authority], [donor_authority, own_authority]):
+        out = verify(cli, work, forged, reports.cert, *authorities)
+        assert_fails_cleanly(out)
+        assert line(out, "signature").startswith("  signature     PASS: intact and valid, covers the entire file; the signer claims ")
+        assert line(out, "timestamp") == "  timestamp     FAIL: the signature timestamp is not intact: the bytes it covers were changed"
+        assert out.stdout.splitlines()[-1] == "NOT VERIFIED: timestamp failed"
