@@ -192,3 +192,22 @@ def test_a_report_named_with_control_characters_is_shown_escaped_everywhere(arch
     assert written.exit_code == 0
     assert written.stdout.splitlines()[0] == f"wrote {tmp_path}/out/a\\x0ab\\x1b[2J\\u202ec.pdf"
     assert (tmp_path / "out" / odd.name).read_bytes() == odd.read_bytes()
+
+
+@pytest.mark.parametrize(("source_name", "written"), [("../../escape.pdf", "escape.pdf"), ("..", "report-1.pdf"), (".profile", "report-1.pdf")])
+def test_extract_writes_only_into_the_folder_given_whatever_name_the_index_holds(admitted, tmp_path, source_name, written):
+    """The name extract writes the report under comes from the index (the name it was added by):
+    an edited one never leads outside the folder, nor to a hidden file."""
+    archive, report, _, _ = admitted
+    with sqlite3.connect(archive.root / "index.sqlite") as conn:
+        conn.execute("UPDATE reports SET source_name = ?", (source_name,))
+    conn.close()
+    out_dir = tmp_path / "deep" / "out"
+    result = archive.run("extract", "1", "-o", out_dir)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.splitlines()[0] == f"wrote {out_dir / written}"
+    outside_archive = [p for p in tmp_path.rglob("*") if p.is_file() and archive.root not in p.parents]
+    assert sorted(str(p.relative_to(out_dir)) for p in outside_archive) == sorted(
+        [written, "sd201-offer-b.json", "assessment.json", "sdeval-report.json"]
+    )
+    assert (out_dir / written).read_bytes() == report.read_bytes()
