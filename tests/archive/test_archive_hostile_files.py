@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import sqlite3
-from contextlib import contextmanager
 
 import pytest
 from support.archive_state import lose_index, sha256
+from support.waiting import within
 
 from evaluator import RULE_CATALOG_VERSION
 
@@ -22,22 +21,6 @@ pytestmark = [pytest.mark.archive, pytest.mark.parametrize("db", ["sqlite"], ind
 
 def stored(path) -> str:
     return f"objects/{sha256(path)[:2]}/{sha256(path)}.pdf"
-
-
-@contextmanager
-def within(seconds: int):
-    """A command that would wait on a FIFO fails the test instead of hanging it."""
-
-    def expired(signum, frame):
-        raise AssertionError(f"still running after {seconds} s: it waits on something")
-
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 @pytest.fixture
@@ -211,3 +194,18 @@ def test_extract_writes_only_into_the_folder_given_whatever_name_the_index_holds
         [written, "sd201-offer-b.json", "assessment.json", "sdeval-report.json"]
     )
     assert (out_dir / written).read_bytes() == report.read_bytes()
+
+
+def test_a_trust_anchor_replaced_by_a_fifo_stops_every_command_without_waiting(archive, reports):
+    anchor = next((archive.root / "anchors").glob("*.pem"))
+    os.chmod(anchor.parent, 0o755)
+    anchor.unlink()
+    os.mkfifo(anchor)
+    for command in ("list", "verify"):
+        with within(60):
+            out = archive.run(command)
+        assert (out.exit_code, out.stdout) == (2, "")
+        assert out.stderr == (
+            f"sdeval: {anchor}: holds SHA-256 no certificate, but its name and the index record {anchor.stem}: "
+            "the trust anchor was replaced; nothing was done\n"
+        )
