@@ -345,6 +345,20 @@ def _unlink_quietly(path: Path) -> None:
         pass
 
 
+def read_kept(path: Path) -> bytes:
+    """A file the archive keeps beside its objects (archive.json, log.jsonl, an anchor's statement),
+    read whole without waiting: someone may have put a FIFO in its place, where a plain read would
+    block until something wrote to it. OSError as a read's (FileNotFoundError, IsADirectoryError,
+    or "not a regular file")."""
+    with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as fh:
+        kind = stat.S_IFMT(os.fstat(fh.fileno()).st_mode)
+        if kind == stat.S_IFDIR:
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+        if kind != stat.S_IFREG:
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        return fh.read()
+
+
 def write_read_only(path: Path, data: bytes) -> None:
     """A new file (never an existing one), fsynced, mode 0444."""
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")

@@ -209,3 +209,23 @@ def test_a_trust_anchor_replaced_by_a_fifo_stops_every_command_without_waiting(a
             f"sdeval: {anchor}: holds SHA-256 no certificate, but its name and the index record {anchor.stem}: "
             "the trust anchor was replaced; nothing was done\n"
         )
+
+
+@pytest.mark.parametrize("kept", ["log.jsonl", "archive.json"])
+def test_the_archives_own_files_replaced_by_a_fifo_are_named_not_waited_on(archive, reports, kept):
+    """Before: every command hung on archive.json, and `log --check`, `verify` and `add` on log.jsonl."""
+    path = archive.root / kept
+    path.unlink()
+    os.mkfifo(path)
+    with within(60):
+        check, verified, added = archive.run("log", "--check"), archive.run("verify"), archive.run("add", reports.signed())
+    if kept == "archive.json":
+        for out in (check, verified, added):
+            assert (out.exit_code, out.stdout, out.stderr) == (2, "", f"sdeval: {path}: cannot be read (not a regular file)\n")
+        return
+    assert (check.exit_code, check.stdout) == (1, f"BROKEN: {path}: cannot read (not a regular file)\n")
+    assert verified.exit_code == 1 and verified.stdout.splitlines() == [
+        f"FAIL log: {path}: cannot read (not a regular file)",
+        "verified 0 reports: 0 passed, 0 failed; 1 archive problem",
+    ]
+    assert (added.exit_code, added.stderr) == (2, f"sdeval: {path}: cannot read (not a regular file); nothing was written\n")
