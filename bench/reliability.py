@@ -27,7 +27,8 @@ KINDS = {
     "hostile strings (control, bidi and invisible characters, XMP, scrapes, deep nesting, corrupted index)": ["test_hostile_strings.py"],
     "hostile rendering (markup, url(), file://, long words, RTL, many runs)": ["test_render_hostility.py", "test_pdf_security.py"],
     "generated and mutated records (Hypothesis)": ["test_properties.py"],
-    "tampered signed reports": ["test_pdf_tamper.py", "test_pdf_report.py"],
+    "tampered signed reports": ["test_pdf_tamper.py", "test_hostile_reports.py", "test_pdf_report.py"],
+    "hostile archive folders (links, FIFOs, index rows naming other paths)": ["test_archive_hostile_files.py"],
     "secrets (key, password, file modes)": ["test_secrets.py"],
 }
 REPORT_TAMPER = re.compile(r"fail|truncat|swap|flip|junk")
@@ -36,6 +37,7 @@ STATS = re.compile(r"^(tests/\S+)::(\S+):\n(?:.*\n)*?\s+- (\d+) passing, (\d+) f
 
 def main() -> int:
     modules = sorted({m for ms in KINDS.values() for m in ms})
+    paths = {m: str(next(ROOT.glob(f"tests/**/{m}")).relative_to(ROOT)) for m in modules}  # each in its stage's folder
     with tempfile.TemporaryDirectory() as tmp:
         junit = Path(tmp) / "junit.xml"
         run = subprocess.run(
@@ -49,7 +51,7 @@ def main() -> int:
                 "--hypothesis-show-statistics",
                 "--hypothesis-seed=0",
                 f"--junitxml={junit}",
-                *[f"tests/{m}" for m in modules],
+                *paths.values(),
             ],
             cwd=ROOT,
             capture_output=True,
@@ -76,7 +78,7 @@ def main() -> int:
         passed = failed = skipped = 0
         for m in ms:
             for name, state in outcome[m]:
-                generated = examples.get((f"tests/{m}", name.split("[")[0]))
+                generated = examples.get((paths[m], name.split("[")[0]))
                 if generated is not None:  # a Hypothesis test: each example is one case
                     passed, failed = passed + generated[0], failed + generated[1]
                 else:

@@ -35,7 +35,7 @@ from typing import Any
 from . import log as action_log
 from .location import ANCHORS_FOLDER as FOLDER
 from .location import ARCHIVE_FILE, NotAnArchive, anchor_problem, open_archive, read_description
-from .store import write_read_only, write_replacing
+from .store import read_kept, write_read_only, write_replacing
 
 FORMAT = "sdeval-archive-anchor"
 FORMAT_VERSION = 1
@@ -173,10 +173,13 @@ def stored(root: Path) -> list[tuple[str, bytes, bytes | None]]:
         return []
     out = []
     for name in names:
-        data = (folder / f"{name}.json").read_bytes()
         try:
-            token: bytes | None = (folder / f"{name}.tst").read_bytes()
-        except FileNotFoundError:
+            data = read_kept(folder / f"{name}.json")
+        except OSError:  # a folder or a FIFO named *.json: no statement, so its check fails
+            data = b""
+        try:
+            token: bytes | None = read_kept(folder / f"{name}.tst")
+        except OSError:  # missing (or a FIFO, a folder): checked as an anchor without its token
             token = None
         out.append((name, data, token))
     return out
@@ -294,7 +297,7 @@ def configure(archive, url: str) -> str | None:
             f"({checked.problem}); give the authority's root with --trust"
         )
     with _folder_lock(archive.root):
-        doc = json.loads((archive.root / ARCHIVE_FILE).read_bytes())
+        doc = json.loads(read_kept(archive.root / ARCHIVE_FILE))
         doc["anchoring"] = {"tsa": url, "root": checked.root}
         write_replacing(archive.root / ARCHIVE_FILE, (json.dumps(doc, indent=2) + "\n").encode(), mode=0o444)
     archive.description = doc
@@ -333,7 +336,7 @@ def anchor_head(archive) -> Made:
             raise IndexProblem(
                 f"{archive.log_file} and the index's log end at different entries; nothing was anchored (see `sdeval archive log --check`)"
             )
-        description = (archive.root / ARCHIVE_FILE).read_bytes()
+        description = read_kept(archive.root / ARCHIVE_FILE)
     data = statement_bytes(archive.archive_id, head, description)
     token = request_token(setting["tsa"], data)
     checked = check_token(token, data, [root])

@@ -26,7 +26,7 @@ from typing import Any
 from . import log as action_log
 from .faults import step
 from .index import Index, IndexProblem, printable_url, sqlite_url
-from .store import Store, _unlink_quietly
+from .store import Store, _unlink_quietly, read_kept
 
 ARCHIVE_FILE = "archive.json"
 SQLITE_FILE = "index.sqlite"
@@ -149,7 +149,7 @@ class Archive:
         for stale in self.store.tmp.glob(f".{PENDING_FILE}.*.tmp"):  # its writer was killed mid-write
             _unlink_quietly(stale)
         try:
-            doc = json.loads(self.pending_file.read_bytes())
+            doc = json.loads(read_kept(self.pending_file))
             size, pending = int(doc["size"]), [(int(s), str(h)) for s, h in doc["entries"]]
         except FileNotFoundError:
             return None
@@ -160,9 +160,11 @@ class Archive:
             _unlink_quietly(self.pending_file)  # the index committed: the file was right
             return None
         try:
-            data = self.log_file.read_bytes()
+            data = read_kept(self.log_file)
         except FileNotFoundError:
             data = b""
+        except OSError as exc:
+            raise IndexProblem(f"{self.log_file}: cannot read ({exc.strerror or exc}); nothing was written") from None
         before = action_log.parse(data[:size], self.log_file)
         after = [(e.seq, e.hash) for e in action_log.parse(data[size:], self.log_file)]
         ends = (before[-1].seq, before[-1].hash) if before else None
@@ -182,13 +184,15 @@ class Archive:
         """log.jsonl's size up to its last whole line, once it is known to end where the index's log does."""
         last = self.index.last_entry(conn)
         try:
-            data = self.log_file.read_bytes()
+            data = read_kept(self.log_file)
         except FileNotFoundError:
             if last is None or "log" not in self.description:
                 # A new archive, or one made before log.jsonl existed: the file starts as the index's log.
                 self._export(conn)
                 return self.log_file.stat().st_size
             raise IndexProblem(f"{self.log_file}: missing (the archive's copy of its log); nothing was written") from None
+        except OSError as exc:  # a folder or a FIFO put in its place
+            raise IndexProblem(f"{self.log_file}: cannot read ({exc.strerror or exc}); nothing was written") from None
         kept = data.rfind(b"\n") + 1
         tail = action_log.read_file(self.log_file)
         mine = (tail[-1].seq, tail[-1].hash) if tail else None
@@ -238,12 +242,12 @@ def settle_for_rebuild(root: Path) -> None:
         for stale in pending.parent.glob(f".{PENDING_FILE}.*.tmp"):  # its writer was killed mid-write
             _unlink_quietly(stale)
         try:
-            doc = json.loads(pending.read_bytes())
+            doc = json.loads(read_kept(pending))
         except FileNotFoundError:
             return
         except ValueError:
             raise IndexProblem(f"{pending}: not a record of an unfinished write; nothing was rebuilt") from None
-        data = (root / LOG_FILE).read_bytes()
+        data = read_kept(root / LOG_FILE)
         after = [[e.seq, e.hash] for e in action_log.parse(data[doc["size"] :], root / LOG_FILE)]
         if after != doc["entries"][: len(after)]:
             raise IndexProblem(f"{pending}: an unfinished write, but {LOG_FILE} does not end with its entries; nothing was rebuilt")
@@ -258,7 +262,7 @@ def _witnessed_entries(root: Path) -> int:
     best = 0
     for path in (root / ANCHORS_FOLDER).glob("*.json"):
         try:
-            best = max(best, int(json.loads(path.read_bytes()).get("entries", 0)))
+            best = max(best, int(json.loads(read_kept(path)).get("entries", 0)))
         except (OSError, ValueError, TypeError, AttributeError):
             continue
     return best
@@ -284,11 +288,11 @@ def read_description(root: Path) -> dict:
     if not root.is_dir():
         raise NotAnArchive(f"{root}: no such folder; create the archive with `sdeval archive init`")
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        doc = json.loads(read_kept(path).decode("utf-8"))
     except FileNotFoundError:
         raise NotAnArchive(f"{root}: not an sdeval archive (no {ARCHIVE_FILE}); create one with `sdeval archive init`") from None
     except (OSError, ValueError) as exc:
-        raise NotAnArchive(f"{path}: cannot be read ({exc})") from None
+        raise NotAnArchive(f"{path}: cannot be read ({getattr(exc, 'strerror', None) or exc})") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("archive_id"), str):
         raise NotAnArchive(f"{path}: not an sdeval archive description")
     if doc.get("format_version") != FORMAT_VERSION:

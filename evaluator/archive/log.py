@@ -21,6 +21,8 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from .store import read_kept
+
 GENESIS = "0" * 64
 
 
@@ -91,7 +93,7 @@ def read_file(path) -> list[Entry]:
     """Every entry of log.jsonl. A last line without its newline is a write a killed command never
     finished (its transaction did not commit either): it is left out."""
     try:
-        data = path.read_bytes()
+        data = read_kept(path)
     except FileNotFoundError:
         raise LogFileProblem(f"{path}: missing (the archive's copy of its log)") from None
     except OSError as exc:

@@ -13,6 +13,7 @@ from .common import ArchiveProblem, log_quietly, now_text, resolve, selected
 from .finding import report_summary
 from .location import Archive
 from .log import current_user
+from .store import Store, StoreProblem
 
 # ---------------------------------------------------------------------------- rejudge
 
@@ -73,7 +74,7 @@ def rejudge(archive: Archive, idents: list[str], *, workers: int | None = None) 
         (
             r.id,
             r.sha256,
-            str(archive.store.path_of(r.stored_as)),
+            str(archive.root),
             r.stored_as,
             r.catalog,
             report_summary(r, details[r.id])["vendor"],
@@ -105,21 +106,16 @@ def rejudge(archive: Archive, idents: list[str], *, workers: int | None = None) 
 
 
 def _rejudge_one(job: tuple, catalog: str) -> Rejudged:
-    import hashlib
-
     from ..report.container import MANIFEST_NAME
     from .reassess import CannotReassess, assess_again, claim_changes, requirements_outcome
     from .verification import read_attachments
 
-    report_id, sha256, path, stored_as, catalog_before, vendor, offer_id = job
+    report_id, sha256, root, stored_as, catalog_before, vendor, offer_id = job
     result = Rejudged(report_id, sha256, vendor, offer_id, catalog_before, catalog)
     try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        result.problem = f"{stored_as}: {'missing' if isinstance(exc, FileNotFoundError) else f'unreadable ({exc.strerror})'}"
-        return result
-    if (actual := hashlib.sha256(data).hexdigest()) != sha256:
-        result.problem = f"{stored_as}: changed (SHA-256 {actual}, the index says {sha256})"
+        data = Store(Path(root)).read_admitted(stored_as, sha256)
+    except StoreProblem as exc:
+        result.problem = f"{stored_as}: {exc}"
         return result
     attached = read_attachments(data)
     try:

@@ -31,6 +31,7 @@ import errno
 import fcntl
 import hashlib
 import os
+import re
 import secrets
 import stat
 from collections.abc import Callable, Iterator
@@ -39,6 +40,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 READ_ONLY = 0o444
+_CONTENT_ADDRESS = re.compile(r"objects/([0-9a-f]{2})/(\1[0-9a-f]{62}\.pdf)")
+_KINDS = {stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket", stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device"}
 
 
 class StoreProblem(Exception):
@@ -89,7 +92,10 @@ class Store:
     def stage(self, source: Path, max_bytes: int) -> Staged:
         """Copy `source` into tmp/ (hashing it on the way) and fsync it."""
         try:
-            with open(source, "rb") as fh:
+            # Without waiting: a plain open of a FIFO blocks until something writes to it.
+            with open(os.open(source, os.O_RDONLY | os.O_NONBLOCK), "rb") as fh:
+                if stat.S_ISDIR(os.fstat(fh.fileno()).st_mode):
+                    raise IsADirectoryError
                 if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
                     raise StoreProblem(f"{source}: not a regular file")
                 data = fh.read(max_bytes + 1)
@@ -176,26 +182,69 @@ class Store:
 
     def sha256_of(self, relative: str) -> str:
         """The stored file's SHA-256; StoreProblem says "missing" or "unreadable (why)" (the caller names the file)."""
-        path = self.root / relative
         digest = hashlib.sha256()
+        fd = self._open_stored(relative)
         try:
-            with open(path, "rb") as fh:
+            with open(fd, "rb") as fh:
                 for block in iter(lambda: fh.read(1 << 20), b""):
                     digest.update(block)
-        except FileNotFoundError:
-            raise StoreProblem("missing") from None
         except OSError as exc:
             raise StoreProblem(f"unreadable ({exc.strerror or exc})") from None
         return digest.hexdigest()
 
     def read(self, relative: str) -> bytes:
         """The stored file; StoreProblem as for sha256_of."""
+        from ..verify.one import MAX_REPORT_BYTES
+
+        fd = self._open_stored(relative)
         try:
-            return (self.root / relative).read_bytes()
+            with open(fd, "rb") as fh:
+                data = fh.read(MAX_REPORT_BYTES + 1)
+        except OSError as exc:
+            raise StoreProblem(f"unreadable ({exc.strerror or exc})") from None
+        if len(data) > MAX_REPORT_BYTES:
+            raise StoreProblem(f"unreadable (larger than {MAX_REPORT_BYTES:,} bytes, which verify reads of a report)")
+        return data
+
+    def read_admitted(self, stored_as: str, sha256: str) -> bytes:
+        """The stored file an index row names, only if it is where the archive put it (its content
+        address: an edited row cannot send a reader outside objects/) and still the one admitted;
+        StoreProblem otherwise ("missing", "unreadable (why)", "changed (...)", "not ...")."""
+        if stored_as != self.relative(sha256):
+            raise StoreProblem(f"the index names it at {stored_as!r}, not at its content address {self.relative(sha256)}")
+        data = self.read(stored_as)
+        actual = hashlib.sha256(data).hexdigest()
+        if actual != sha256:
+            raise StoreProblem(f"changed (SHA-256 {actual}, the index says {sha256})")
+        return data
+
+    def _open_stored(self, relative: str) -> int:
+        """A descriptor on objects/ab/SHA.pdf, opened without following a symbolic link (in its
+        folder or as the file) and without waiting (a FIFO put in its place would block a plain
+        open forever); StoreProblem for anything but the regular file add stored there."""
+        match = _CONTENT_ADDRESS.fullmatch(relative)
+        if match is None:
+            raise StoreProblem(f"not a place the archive stores reports (objects/ab/SHA-256.pdf): {relative!r}")
+        folder_fd = fd = -1
+        try:
+            folder_fd = os.open(self.objects / match.group(1), os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+            fd = os.open(match.group(2), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder_fd)
+            kind = stat.S_IFMT(os.fstat(fd).st_mode)
         except FileNotFoundError:
             raise StoreProblem("missing") from None
         except OSError as exc:
+            if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                raise StoreProblem(f"unreadable ({_what_is_there(self.objects, match)}, not a file the archive stored)") from None
             raise StoreProblem(f"unreadable ({exc.strerror or exc})") from None
+        finally:
+            if folder_fd >= 0:
+                os.close(folder_fd)
+        if kind == stat.S_IFREG:
+            return fd
+        os.close(fd)
+        if kind == stat.S_IFDIR:
+            raise StoreProblem(f"unreadable ({os.strerror(errno.EISDIR)})")
+        raise StoreProblem(f"unreadable ({_KINDS.get(kind, 'a special file')}, not a file the archive stored)")
 
     # -- recovery
 
@@ -261,6 +310,16 @@ def _maker_gone(part: Path) -> bool:
     return False
 
 
+def _what_is_there(objects: Path, match: re.Match[str]) -> str:
+    """What stands where a stored file or its folder should be, in words (a symbolic link, and to where)."""
+    folder = objects / match.group(1)
+    if folder.is_symlink():
+        return f"its folder {folder.relative_to(objects.parent)} is a symbolic link to {os.readlink(folder)!r}"
+    if (folder / match.group(2)).is_symlink():
+        return f"a symbolic link to {os.readlink(folder / match.group(2))!r}"
+    return "not a regular file"
+
+
 def _same_file(fd: int, path: Path) -> bool:
     try:
         st = os.stat(path)
@@ -284,6 +343,20 @@ def _unlink_quietly(path: Path) -> None:
         os.unlink(path)
     except FileNotFoundError:
         pass
+
+
+def read_kept(path: Path) -> bytes:
+    """A file the archive keeps beside its objects (archive.json, log.jsonl, an anchor's statement),
+    read whole without waiting: someone may have put a FIFO in its place, where a plain read would
+    block until something wrote to it. OSError as a read's (FileNotFoundError, IsADirectoryError,
+    or "not a regular file")."""
+    with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as fh:
+        kind = stat.S_IFMT(os.fstat(fh.fileno()).st_mode)
+        if kind == stat.S_IFDIR:
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+        if kind != stat.S_IFREG:
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        return fh.read()
 
 
 def write_read_only(path: Path, data: bytes) -> None:

@@ -19,7 +19,7 @@ from .index import Index
 from .location import Archive
 from .log import check_chain, current_user
 from .reverify import Checked, check_all, in_shard, unverified_since
-from .store import Store, StoreProblem
+from .store import Store, StoreProblem, read_kept
 
 # ---------------------------------------------------------------------------- verify
 
@@ -111,7 +111,7 @@ def anchor_problems(archive: Archive, entries: list[Any], kept: list[Any]) -> li
     if not found:
         return []
     try:
-        description = (archive.root / location.ARCHIVE_FILE).read_bytes()
+        description = read_kept(archive.root / location.ARCHIVE_FILE)
     except OSError as exc:
         return [f"{archive.root / location.ARCHIVE_FILE}: cannot read ({exc.strerror or exc})"]
     return anchor.problems(found, archive.archive_id, entries, kept, description, location.LOG_FILE)

@@ -239,15 +239,17 @@ LIST_COLUMNS = [
 
 
 def _flat(row: dict) -> dict:
-    """A list row with its withdrawal and last verification as plain columns (CSV)."""
+    """A list row with its withdrawal and last verification as plain columns (CSV), each text
+    escaped as on the terminal: CSV has no escape of its own for a control character."""
     w, v = row.get("withdrawn") or {}, row.get("last_verification") or {}
-    return {
+    flat = {
         **row,
         "withdrawn_at": w.get("time"),
         "withdrawn_reason": w.get("reason"),
         "last_verified_at": v.get("time"),
         "last_verification": v.get("result"),
     }
+    return {key: shown(value) if isinstance(value, str) else value for key, value in flat.items()}
 
 
 @app.command("list")
@@ -403,7 +405,7 @@ def extract(
         except _problems() as exc:
             raise _fail(str(exc)) from None
     for path in written:
-        typer.echo(f"wrote {path}")
+        typer.echo(shown(f"wrote {path}"))  # attachment names come from the report
 
 
 @app.command()

@@ -102,12 +102,12 @@ def load_file(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> LoadedFile:
 
 def utf8_text(raw: bytes) -> str:
     """A file's (or a line's) text, or a ParseProblem at the first byte that is not UTF-8; a file
-    that starts with a byte-order mark is said as what to do about it: a UTF-16 one (Windows
-    editors, PowerShell's `>`) is not UTF-8 at all; a UTF-8 one is not JSON."""
+    that starts with a byte-order mark is said as what to do about it: a UTF-16 or UTF-32 one
+    (Windows editors, PowerShell's `>`) is not UTF-8 at all (_other_encoding); a UTF-8 one is not JSON."""
     if raw.startswith(b"\xef\xbb\xbf"):
         raise ParseProblem("starts with a UTF-8 byte-order mark; save the file as UTF-8 without BOM", 1, 1)
-    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise ParseProblem("is UTF-16 (it starts with a UTF-16 byte-order mark); save the file as UTF-8", 1, 1)
+    if (encoding := _other_encoding(raw)) is not None:
+        raise ParseProblem(f"{encoding}; save the file as UTF-8", 1, 1)
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -165,6 +165,27 @@ def _refuse_surrogates(loaded: LoadedFile, text: str) -> None:
                 "which is no character (UTF-8 cannot write it); write the character itself",
                 *_position_in(positions, at),
             )
+
+
+_BYTE_ORDER_MARKS = (  # UTF-32 first: its little-endian mark starts with UTF-16's
+    (b"\xff\xfe\x00\x00", "UTF-32 (little-endian)"),
+    (b"\x00\x00\xfe\xff", "UTF-32 (big-endian)"),
+    (b"\xff\xfe", "UTF-16 (little-endian)"),
+    (b"\xfe\xff", "UTF-16 (big-endian)"),
+)
+
+
+def _other_encoding(raw: bytes) -> str | None:
+    """How a file saved as UTF-16 or UTF-32 (Windows editors and PowerShell's default) gives itself
+    away, in words, or None: its byte-order mark, or, without one, a NUL in every other byte of
+    ASCII text, which UTF-8 text never holds."""
+    for mark, encoding in _BYTE_ORDER_MARKS:
+        if raw.startswith(mark):
+            return f"is {encoding} text (it starts with that byte-order mark), not UTF-8"
+    head = raw[:256]
+    if len(head) >= 4 and any(head) and head.count(0) * 2 >= len(head) - 1 and (not any(head[1::2]) or not any(head[0::2])):
+        return "looks like UTF-16 text without a byte-order mark (a NUL in every other byte), not UTF-8"
+    return None
 
 
 def _is_yaml(path: str, text: str) -> bool:
@@ -233,14 +254,22 @@ def _pairs_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+class _RefusedNumber(ValueError):
+    """A number JSON's decoder reads but a record cannot hold; `token` as the file writes it."""
+
+    def __init__(self, token: str, message: str):
+        super().__init__(message)
+        self.token = token
+
+
 def _refuse_constant(name: str) -> float:
-    raise ValueError(f"{name} is not a number in JSON")
+    raise _RefusedNumber(name, f"{name} is not a number in JSON")
 
 
 def _finite_float(text: str) -> float:
     value = float(text)
     if math.isinf(value):
-        raise ValueError(f"{text} is too large for a number")
+        raise _RefusedNumber(text, f"{text} is too large for a number")
     return value
 
 
@@ -261,7 +290,13 @@ def parse_json_value(text: str, *, nonfinite: bool = False) -> Any:
             parse_float=None if nonfinite else _finite_float,
         )
     except json.JSONDecodeError as exc:
+        if exc.msg == "Invalid control character at":  # the decoder's words end where the position was
+            raise ParseProblem(
+                f"not valid JSON: the control character {_char_name(text[exc.pos])} stands unescaped in a string", exc.lineno, exc.colno
+            ) from None
         raise ParseProblem(f"not valid JSON: {exc.msg}", exc.lineno, exc.colno) from None
+    except _RefusedNumber as exc:
+        raise ParseProblem(str(exc), *_locate_token(text, exc.token)) from None
     except _DuplicateKey as exc:
         key = exc.args[0]
         line, col = _locate_key(text, key)
@@ -282,6 +317,22 @@ def _locate_key(text: str, key: str) -> tuple[int | None, int | None]:
         return None, None
     line = text.count("\n", 0, at) + 1
     return line, at - (text.rfind("\n", 0, at) + 1) + 1
+
+
+def _locate_token(text: str, token: str) -> tuple[int | None, int | None]:
+    """Line and column of the first `token` outside a string (a number or a constant the decoder refused)."""
+    for match in re.finditer(r'"(?:[^"\\]|\\.)*"|' + re.escape(token), text):
+        if not match.group(0).startswith('"'):
+            at = match.start()
+            return text.count("\n", 0, at) + 1, at - (text.rfind("\n", 0, at) + 1) + 1
+    return None, None
+
+
+def _char_name(ch: str) -> str:
+    import unicodedata
+
+    name = unicodedata.name(ch, "") or {"\x00": "NUL", "\x1b": "ESCAPE", "\t": "TAB", "\n": "LINE FEED", "\r": "CARRIAGE RETURN"}.get(ch, "")
+    return f"U+{ord(ch):04X}" + (f" ({name})" if name else "")
 
 
 # The text of a JSON document that json.loads accepted, as tokens: whitespace is all that lies between.

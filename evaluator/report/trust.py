@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import os
+import stat
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -199,7 +200,10 @@ def _read_file(path: Path, origin: str) -> list[Anchor]:
     from asn1crypto import x509 as asn1_x509
 
     try:
-        if path.stat().st_size > MAX_ANCHOR_FILE_BYTES:
+        st = path.stat()
+        if not stat.S_ISREG(st.st_mode):  # a FIFO would block the read below until something writes to it
+            raise TrustProblem(f"{path}: not a regular file; not a certificate file ({origin})")
+        if st.st_size > MAX_ANCHOR_FILE_BYTES:
             raise TrustProblem(f"{path}: larger than {MAX_ANCHOR_FILE_BYTES // (1024 * 1024)} MB; not a certificate file ({origin})")
         data = path.read_bytes()
     except FileNotFoundError:

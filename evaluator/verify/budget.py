@@ -2,7 +2,7 @@
 
 A report whose signature covers the entire file costs no analysis. Updates after the signature
 that are not of the kinds sdeval adds (validation data, a document timestamp) fail at once,
-before any analysis (signature.py: _later_change). Updates of those kinds get pyHanko's full
+before any analysis (updates.py: later_change). Updates of those kinds get pyHanko's full
 difference analysis, which reads every object of the signed revision (seconds on a tagged
 report; pyHanko 0.38 reads an object stream's header again for each object it takes from it).
 A file made to make that analysis slow fails when the budget is spent, and never passes.

@@ -26,12 +26,14 @@ class NoReports(Exception):
 
 
 def report_paths(arguments: Iterable[str | os.PathLike]) -> list[Path]:
-    """Files as given; folders searched (recursively) for *.pdf, in name order."""
+    """Files as given; folders searched (recursively) for *.pdf, in name order: every entry so
+    named but a folder, so a FIFO, a socket or a link to nothing is named as no report rather
+    than passed over (an auditor counting verified reports must not miss one)."""
     out: list[Path] = []
     for raw in arguments:
         path = Path(raw)
         if path.is_dir():
-            found = sorted(p for p in path.rglob("*") if p.suffix.lower() == ".pdf" and p.is_file())
+            found = sorted(p for p in path.rglob("*") if p.suffix.lower() == ".pdf" and not p.is_dir())
             if not found:
                 raise NoReports(f"{path}: no *.pdf file in the folder")
             out += found

@@ -28,6 +28,7 @@ from ..report.trust import CertificateInfo, TrustAnchors, describe, iso_time, un
 from . import budget
 from .budget import AnalysisOverBudget, treated_as_modified
 from .checks import NONE, NOT_ESTABLISHED, Check, not_evaluated
+from .updates import later_change, updated_after
 
 NO_ANCHOR = "no trust anchor given (--trust CERT or SDEVAL_TRUST)"
 # Sub-indications pyHanko gives when a certificate is used outside its validity period.
@@ -221,8 +222,8 @@ class _Validation:
     # -------------------------------------------------------------------- the checks
 
     def run(self) -> SignatureResult:
-        changed = _later_change(self.reader, self.sig)
-        if changed is None and _updated_after(self.reader, self.sig):
+        changed = later_change(self.reader, self.sig)
+        if changed is None and updated_after(self.reader, self.sig):
             # Updates of the kinds sdeval adds: pyHanko's full change analysis judges them, within the budget.
             with budget.cpu_budget(budget.ANALYSIS_BUDGET_S):
                 return self.judged()
@@ -592,100 +593,6 @@ def _look_alike(cert, trust: TrustAnchors | None) -> str:
             f"but is another certificate (SHA-256 {info.fingerprint_sha256}) that the anchor's key did not sign"
         )
     return ""
-
-
-def _later_change(reader, sig) -> str | None:
-    """The first object a revision after the signed one adds or changes that belongs to neither
-    validation data (the DSS and what it holds) nor a document timestamp (its signature, field,
-    widget, the form and page that list it, the catalog and metadata they update), in words; None
-    when every later object is of those kinds (pyHanko's change analysis then judges them in full)
-    or when the revisions cannot be read (the analysis reports that)."""
-    from pyhanko.pdf_utils import generic
-
-    try:
-        signed, total = sig.signed_revision, reader.xrefs.total_revisions
-        for revision in range(signed + 1, total):
-            resolver = reader.get_historical_resolver(revision)
-            root = resolver.root_ref
-            dss = _reachable(resolver, resolver.root.get_value_as_reference("/DSS", optional=True))
-            form = resolver.root.get_value_as_reference("/AcroForm", optional=True)
-            info = resolver.trailer_view.get_value_as_reference("/Info", optional=True)
-            before = reader.get_historical_resolver(revision - 1)
-            for ref in sorted(reader.xrefs.explicit_refs_in_revision(revision), key=lambda r: r.idnum):
-                if ref in (form, info) or ref in dss:
-                    continue
-                obj = resolver(ref)
-                # The catalog may gain the DSS and the form; a page, the timestamp's widget. Nothing else.
-                allowed = _CATALOG_UPDATES if ref == root else _PAGE_UPDATES if getattr(obj, "get", None) and obj.get("/Type") == "/Page" else None
-                if allowed is not None:
-                    changed = _changed_keys(before, ref, obj) - allowed
-                    if changed:
-                        what = "the catalog" if ref == root else f"page object {ref.idnum}"
-                        return f"it changes {', '.join(sorted(changed))} of {what}"
-                    continue
-                if isinstance(obj, generic.ArrayObject) or not isinstance(obj, generic.DictionaryObject):
-                    continue  # lists of fields and annotations, numbers (a /Length)
-                kind = obj.get("/Type")
-                if kind in ("/XRef", "/ObjStm", "/Sig", "/DocTimeStamp", "/Metadata") or obj.get("/FT") == "/Sig" or obj.get("/Subtype") == "/Widget":
-                    continue
-                what = f"{'a stream' if isinstance(obj, generic.StreamObject) else 'a dictionary'}" + (f" of type {kind}" if kind else "")
-                return f"object {ref.idnum} is {what}, neither validation data nor a document timestamp"
-    except Exception:  # unreadable revisions: leave the verdict to the full analysis
-        return None
-    return None
-
-
-def _updated_after(reader, sig) -> bool:
-    """Whether any revision follows the signed one."""
-    try:
-        return bool(sig.signed_revision + 1 < reader.xrefs.total_revisions)
-    except Exception:  # unreadable revisions: the analysis judges them, so within the budget
-        return True
-
-
-_CATALOG_UPDATES = {"/DSS", "/AcroForm", "/Extensions", "/Metadata", "/Version"}
-_PAGE_UPDATES = {"/Annots"}
-
-
-def _changed_keys(before, ref, obj) -> set[str]:
-    """The keys of a dictionary whose values differ from the previous revision's (all, if it is new)."""
-    from pyhanko.pdf_utils import generic
-
-    try:
-        old = before(ref)
-    except Exception:
-        old = None
-    if not isinstance(old, generic.DictionaryObject) or not isinstance(obj, generic.DictionaryObject):
-        return set(getattr(obj, "keys", lambda: [])())
-
-    # raw_get: an indirect value compares by its reference, so a key pointing elsewhere counts as changed.
-    def raw(d, k):
-        return d.raw_get(k) if k in d else None
-
-    return {k for k in set(old) | set(obj) if raw(old, k) != raw(obj, k)}
-
-
-def _reachable(resolver, start) -> set:
-    """Every indirect object reachable from `start` (the DSS: certificates, OCSP responses, CRLs, VRI)."""
-    from pyhanko.pdf_utils import generic
-
-    seen: set = set()
-    todo = [start] if start is not None else []
-    while todo and len(seen) < 100_000:
-        ref = todo.pop()
-        if ref in seen:
-            continue
-        seen.add(ref)
-        stack = [resolver(ref)]
-        while stack:
-            obj = stack.pop()
-            if isinstance(obj, generic.IndirectObject):
-                todo.append(obj.reference)
-            elif isinstance(obj, generic.DictionaryObject):
-                stack.extend(obj.raw_get(k) for k in obj)
-            elif isinstance(obj, generic.ArrayObject):
-                stack.extend(obj)
-    return seen
 
 
 def _ends_cleanly(data: bytes) -> bool:

@@ -81,3 +81,26 @@ def test_standard_input_obeys_the_size_cap(sdeval):
     result = sdeval("validate", "--max-size", "100", "-", input="{" + " " * 200 + "}")
     assert result.exit_code == 2
     assert result.stderr == "sdeval: <stdin>: more than the 100-byte limit\n"
+
+
+@pytest.mark.parametrize("command", ["validate", "assess"])
+def test_a_gigabyte_on_one_line_is_refused_before_a_byte_is_read(sdeval, tmp_path, command):
+    """A sparse file: 1 GiB by its size, nothing on the disk; refused on its size alone."""
+    path = tmp_path / "one-line.json"
+    with open(path, "wb") as fh:
+        fh.truncate(1 << 30)
+    result = sdeval(command, path)
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == f"sdeval: {path}: 1073741824 bytes is over the 20971520-byte limit\n"
+
+
+@pytest.mark.parametrize("command", ["validate", "assess"])
+def test_a_record_saved_as_utf16_is_named_so_by_both_commands(sdeval, tmp_path, command):
+    path = tmp_path / "offer.json"
+    path.write_bytes(example("sd201-offer-b.json").read_text().encode("utf-16"))
+    result = sdeval(command, path)
+    assert result.exit_code == 1
+    assert (
+        f"{path}:1:1: /: error parse: is UTF-16 (little-endian) text (it starts with that byte-order mark), not UTF-8; save the file as UTF-8"
+        in result.stdout
+    )

@@ -20,9 +20,20 @@ PARSE_CASES = [
     ("broken.json", b'{"a": 1,\n  "b": }', "not valid JSON", 2, 8),
     ("dup.json", b'{"offer": 1,\n "offer": 2}', 'duplicate key "offer"', 2, 2),
     ("nested-dup.json", b'{"a": {"x": 1, "x": 2}}', 'duplicate key "x"', 1, 16),
-    ("nan.json", b'{"a": NaN}', "NaN is not a number", None, None),
-    ("inf.json", b'{"a": -Infinity}', "Infinity is not a number", None, None),
-    ("huge.json", b'{"a": 1e999}', "1e999 is too large", None, None),
+    ("nan.json", b'{"a": NaN}', "NaN is not a number", 1, 7),
+    ("inf.json", b'{"a": -Infinity}', "Infinity is not a number", 1, 7),
+    ("huge.json", b'{"a": 1e999}', "1e999 is too large", 1, 7),
+    ("huge-after-a-string.json", b'{"n": "1e400",\n "a": -1e400}', "-1e400 is too large", 2, 7),
+    # Saved as UTF-16 or UTF-32 (Windows editors, PowerShell's `>`): said so, not "byte 0xff".
+    ("utf16.json", '{"a": 1}'.encode("utf-16"), "is UTF-16 (little-endian) text (it starts with that byte-order mark), not UTF-8", 1, 1),
+    ("utf16be.yaml", b"\xfe\xff" + "a: 1\n".encode("utf-16-be"), "is UTF-16 (big-endian) text", 1, 1),
+    ("utf32.json", '{"a": 1}'.encode("utf-32"), "is UTF-32 (little-endian) text", 1, 1),
+    ("utf16-no-mark.json", '{"a": 1}'.encode("utf-16-le"), "looks like UTF-16 text without a byte-order mark", 1, 1),
+    ("utf16be-no-mark.yaml", "a: 1\n".encode("utf-16-be"), "looks like UTF-16 text without a byte-order mark", 1, 1),
+    # A raw control character in a JSON string: named, where the decoder's words stopped short ("at").
+    ("nul-in-string.json", b'{"a": "x\x00y"}', "not valid JSON: the control character U+0000 (NUL) stands unescaped in a string", 1, 9),
+    ("escape-in-key.json", b'{"a\x1b[31m": 1}', "the control character U+001B (ESCAPE) stands unescaped in a string", 1, 4),
+    ("zeros.json", b"\x00" * 64, "not valid JSON: Expecting value", 1, 1),
     ("bom.json", b'\xef\xbb\xbf{"a": 1}', "byte-order mark", 1, 1),
     ("latin1.json", b'{"vendor": "Caf\xe9"}', "not valid UTF-8", 1, 16),
     ("array.json", b"[1, 2]", "top level is an array", None, None),
@@ -64,6 +75,9 @@ def test_yaml_alias_bomb_is_refused_not_expanded():
     "text,expected",
     [
         ("answer: no\n", {"answer": "no"}),  # YAML 1.1 would read false
+        ("flags: [yes, on, off, y, N]\n", {"flags": ["yes", "on", "off", "y", "N"]}),  # YAML 1.1 booleans, all of them strings
+        ("zero: -0\n", {"zero": 0}),
+        ("when: 2026-11-04T10:00:00Z\n", {"when": "2026-11-04T10:00:00Z"}),  # not a timestamp object
         ("time: 1:30\n", {"time": "1:30"}),  # YAML 1.1 would read 90
         ("date: 2026-11-04\n", {"date": "2026-11-04"}),  # not a date object
         ("octal: 0o17\n", {"octal": "0o17"}),

@@ -118,7 +118,7 @@ def test_a_utf16_file_is_named_as_utf16(sdeval, tmp_path):
         path = tmp_path / name
         path.write_bytes((DATA / name).read_text().encode("utf-16"))
         said = refusal(sdeval("import", fmt, path, "--arrangement", "speculative"), path)
-        assert said == "line 1, column 1: is UTF-16 (it starts with a UTF-16 byte-order mark); save the file as UTF-8"
+        assert said == "line 1, column 1: is UTF-16 (little-endian) text (it starts with that byte-order mark), not UTF-8; save the file as UTF-8"
 
 
 def test_crlf_line_endings_import_as_the_same_runs(sdeval, tmp_path):

@@ -159,3 +159,12 @@ def last_span(data: bytes, pattern: bytes) -> range:
     """The bytes of the last match of `pattern`'s first group (the newest revision's copy)."""
     match = list(re.finditer(pattern, data, re.S))[-1]
     return range(match.start(1), match.end(1))
+
+
+def render_signed(cli, work, identity, record) -> tuple[bytes, object]:
+    """`record` rendered and signed by `identity` (key, cert) into work/signed.pdf, as the verify
+    modules' fixtures make their report once: (the report's bytes, the certificate that verifies it)."""
+    key, cert = identity
+    out = cli("render", record, "-o", work / "signed.pdf", "--key", key, "--cert", cert)
+    assert out.exit_code == 0, out.stderr
+    return (work / "signed.pdf").read_bytes(), cert

@@ -11,7 +11,7 @@ import io
 
 import pytest
 from conftest import example
-from support.pdf_helpers import cert_fingerprint, flip, last_span, signed_ranges, stream_span, swap_attachment
+from support.pdf_helpers import cert_fingerprint, flip, last_span, render_signed, signed_ranges, stream_span, swap_attachment
 
 pytestmark = pytest.mark.pdf
 
@@ -24,10 +24,8 @@ NOT_ENTIRE = "  signature     FAIL: does not cover the entire file: an increment
 
 @pytest.fixture(scope="module")
 def signed(work, cli, identity):
-    key, cert = identity
-    out = cli("render", OFFER, "-o", work / "signed.pdf", "--key", key, "--cert", cert)
-    assert out.exit_code == 0, out.stderr
-    return (work / "signed.pdf").read_bytes(), cert
+    """(the signed report's bytes, the certificate that verifies it)"""
+    return render_signed(cli, work, identity, OFFER)
 
 
 CHECKS = ["signer", "signature", "timestamp", "trust", "attachments", "reproduction"]
