@@ -200,6 +200,8 @@ def first_totals(path: Path, line: bytes, fmt: str) -> Totals:
 
 def _why_not(line: bytes) -> str:
     """msgspec's reason, for the line as the user sees it (without the newline readlines keeps)."""
+    if line.startswith(b"\xef\xbb\xbf"):  # msgspec's words would be "invalid character (byte 0)"
+        return "it starts with a UTF-8 byte-order mark; save the file as UTF-8 without BOM"
     try:
         decode_line(line.rstrip(b"\r\n"))
     except UNREADABLE as exc:

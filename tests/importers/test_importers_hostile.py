@@ -121,6 +121,25 @@ def test_a_utf16_file_is_named_as_utf16(sdeval, tmp_path):
         assert said == "line 1, column 1: is UTF-16 (little-endian) text (it starts with that byte-order mark), not UTF-8; save the file as UTF-8"
 
 
+@pytest.mark.parametrize(
+    ("name", "fmt", "said"),
+    [
+        ("vllm-bench-append.jsonl", "vllm-bench", "line 1, column 1: starts with a UTF-8 byte-order mark; save the file as UTF-8 without BOM"),
+        (
+            "llamacpp-responses.jsonl",
+            "llamacpp-responses",
+            "line 1: not a valid response (it starts with a UTF-8 byte-order mark; save the file as UTF-8 without BOM); "
+            "pass --skip-bad-lines to import the other lines",
+        ),
+    ],
+)
+def test_a_utf8_byte_order_mark_is_named_in_every_reader(sdeval, tmp_path, name, fmt, said):
+    # The per-request readers (msgspec) said "JSON is malformed: invalid character (byte 0)".
+    path = tmp_path / name
+    path.write_bytes(b"\xef\xbb\xbf" + (DATA / name).read_bytes())
+    assert refusal(sdeval("import", fmt, path, "--arrangement", "speculative"), path) == said
+
+
 def test_crlf_line_endings_import_as_the_same_runs(sdeval, tmp_path):
     for name, fmt in (
         ("vllm-bench-result.json", "vllm-bench"),
