@@ -17,7 +17,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from .._infra.safe_text import shown
+from .._infra.safe_text import json_shown, shown
 from .._infra.working import ATTRIBUTE
 from .choices import Format, ListFormat
 from .exits import EXIT_FINDINGS, EXIT_OK, fail, typer_app
@@ -105,7 +105,7 @@ def _echo_head(head: tuple[int, str] | None, root: Path | None, db: str | None) 
 
 
 def _dump(doc) -> None:
-    sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    sys.stdout.write(json_shown(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n")
 
 
 @app.command()

@@ -22,7 +22,7 @@ import typer
 from typer.core import TyperCommand
 
 from .. import __version__
-from .._infra.safe_text import shown
+from .._infra.safe_text import json_shown, shown
 from ..engine.loader import DEFAULT_MAX_BYTES
 from ..importers.registry import formats_help
 from ..present import FORMATS as REPORT_FORMATS
@@ -271,7 +271,7 @@ def _with_references(fmt: str, text: str, assessed) -> str:
     if assessed.reference_comparison is None:
         return text
     if fmt == "json":
-        return json.dumps(assessed.document, indent=2, ensure_ascii=False) + "\n"
+        return json_shown(json.dumps(assessed.document, indent=2, ensure_ascii=False)) + "\n"
     if fmt == "text":
         from ..present.references_text import sources_block
 
@@ -809,7 +809,7 @@ def verify(
         with progress.allowed(fmt is not Format.json):
             outcomes = many.verify_many(paths, trust=anchors, strict=strict, workers=jobs)
     if fmt is Format.json:
-        typer.echo(json.dumps(many.as_json(outcomes), indent=2, ensure_ascii=False))
+        typer.echo(json_shown(json.dumps(many.as_json(outcomes), indent=2, ensure_ascii=False)))
     else:
         _out(outcomes[0].text() if single else many.summary_text(outcomes))
     raise typer.Exit(many.exit_code(outcomes))

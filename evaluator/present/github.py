@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .._infra.safe_text import shown
 from .ci_common import findings, message
 from .text import summary_line
 
@@ -19,7 +20,8 @@ COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
 
 
 def escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    # what a log viewer could be steered by (C1, bidi and invisible characters) shown escaped first
+    return shown(text, lines=True).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def escape_property(text: str) -> str:

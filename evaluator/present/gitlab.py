@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
+from .._infra.safe_text import json_shown
 from .ci_common import findings, fingerprint, message
 
 if TYPE_CHECKING:
@@ -28,4 +29,4 @@ def render(results: list[FileAssessment], full: bool, comparison: Comparison | N
         }
         for r, f in findings(results)
     ]
-    return json.dumps(issues, indent=2, ensure_ascii=False) + "\n"
+    return json_shown(json.dumps(issues, indent=2, ensure_ascii=False)) + "\n"

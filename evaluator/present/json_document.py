@@ -16,6 +16,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__
+from .._infra.safe_text import json_shown
 from ..engine.record import RECORD_VERSION
 from ..engine.wording import names_of
 from ..rules import RULE_CATALOG_VERSION
@@ -37,7 +38,8 @@ ASSESSMENT_SCHEMA_VERSION = "1.3"
 
 
 def render(results: list[FileAssessment], full: bool, comparison: Comparison | None = None) -> str:
-    return json.dumps(document(results, full=full, comparison=comparison), indent=2, ensure_ascii=False) + "\n"
+    # A string from an input keeps its characters as data; those a terminal acts on are JSON escapes.
+    return json_shown(json.dumps(document(results, full=full, comparison=comparison), indent=2, ensure_ascii=False)) + "\n"
 
 
 def _run_entry(r: FileAssessment, run_id: str, m) -> dict[str, Any]:

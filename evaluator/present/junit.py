@@ -9,6 +9,7 @@ import re
 from typing import TYPE_CHECKING
 from xml.etree import ElementTree as ET
 
+from .._infra.safe_text import shown
 from ..engine.wording import VERDICT_TEXT
 from .ci_common import message
 
@@ -21,7 +22,8 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
 def _xml(text: str) -> str:
-    return _NOT_XML.sub(lambda m: f"\\x{ord(m.group(0)):02x}", text)
+    # also what a report viewer could be steered by (C1, bidi and invisible characters): shown escaped
+    return shown(_NOT_XML.sub(lambda m: f"\\x{ord(m.group(0)):02x}", text), lines=True)
 
 
 def _case(suite: ET.Element, classname: str, name: str) -> ET.Element:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from .. import __version__
+from .._infra.safe_text import json_shown
 from ..rules import REGISTRY, RULE_CATALOG_VERSION
 from .ci_common import findings, fingerprint, help_text, help_uri, message, rule_of
 
@@ -77,4 +78,4 @@ def render(results: list[FileAssessment], full: bool, comparison: Comparison | N
         "results": out,
         "columnKind": "unicodeCodePoints",
     }
-    return json.dumps({"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}, indent=2, ensure_ascii=False) + "\n"
+    return json_shown(json.dumps({"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}, indent=2, ensure_ascii=False)) + "\n"

@@ -209,6 +209,21 @@ def test_validate_and_assess_print_no_raw_control_character(sdeval, tmp_path, ho
     assert "  vendor's claim: 3x\\x0a\\u202efaster\tnow\n" in result.stdout  # a newline in it could fake a line of ours
 
 
+@pytest.mark.parametrize("fmt", ["json", "sarif", "gitlab", "github", "junit", "markdown"])
+def test_every_findings_format_prints_no_raw_control_character(sdeval, tmp_path, hostile_name, fmt):
+    # The JSON formats, GitHub's workflow commands and JUnit XML printed bidi controls, C1 and
+    # invisible characters raw (a file name, a vendor's text): now escaped, JSON's as JSON escapes.
+    valid = _write(tmp_path, "v" + hostile_name, _record(vendor="\u05d4 evil", claim_text="3x\n\u202efaster\tnow"))
+    broken = _write(tmp_path, hostile_name, _record(claim_text=f"up to 3x{EVERY_CONTROL}"))
+    for command in ("validate", "assess"):
+        result = sdeval(command, "--format", fmt, valid, broken)
+        assert result.exit_code == 1
+        _assert_clean(result.stdout + result.stderr, f"{command} --format {fmt}")
+        if fmt in ("json", "gitlab"):  # the same data for a JSON reader: the names as they are
+            written = json.dumps(json.loads(result.stdout), ensure_ascii=False)
+            assert json.dumps(str(broken), ensure_ascii=False)[1:-1] in written
+
+
 def test_claim_prints_no_raw_control_character(sdeval, tmp_path):
     record = _write(tmp_path, "offer.json", B)
     result = sdeval(
