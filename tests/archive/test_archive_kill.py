@@ -98,7 +98,7 @@ def tables(archive) -> set[str]:
 @pytest.mark.slow
 @pytest.mark.parametrize("db", ["sqlite"], indirect=True)
 def test_an_add_killed_at_random_moments_fifty_times(archive, reports):
-    """SIGKILL at a random moment of an add of two reports, 50 times; after each, the archive
+    """SIGKILL at a random moment of an add of two reports until 50 have landed; after each, the archive
     holds together (every row with its file, the log intact, tmp/ empty once opened) and each
     report given is fully admitted or absent; at the end it verifies in full. Each add is a real
     process forked from one warm one (warm_cli.py), so the kills land in its work, not its imports."""
@@ -122,15 +122,18 @@ def test_an_add_killed_at_random_moments_fifty_times(archive, reports):
         durations.append(time.monotonic() - start)
         assert whole.exitcode == 0
     duration = sorted(durations)[1]
-    landed = []
-    for round_ in range(50):
+    # Until 50 kills have landed inside an add: on a machine whose load drops after the timing above,
+    # more adds end before their kill (CI saw 20 of 50 land), and each of those is one more round.
+    landed = rounds = 0
+    while landed < 50:
+        assert rounds < 200, f"only {landed} of {rounds} kills landed before the add ended"
         proc = add_of_two()
         time.sleep(rng.uniform(0, duration))
         proc.kill()
         proc.join(timeout=60)
-        landed.append(proc.exitcode == -9)  # else it had finished before the kill
+        landed += proc.exitcode == -9  # else it had finished before the kill
+        rounds += 1
         assert_consistent(archive)  # its `log --check` opens the archive, which settles what the kill left
-        assert list((archive.root / "tmp").iterdir()) == [], round_
+        assert list((archive.root / "tmp").iterdir()) == [], rounds
         assert set(rows(archive)) <= set(given)
-    assert sum(landed) >= 30, f"only {sum(landed)} of 50 kills landed before the add ended"
     verifies(archive, len(rows(archive)))
