@@ -123,7 +123,7 @@ def load_bytes(path: str, raw: bytes) -> LoadedFile:
         if _is_yaml(path, text):
             loaded.data, loaded._positions, loaded._written = _parse_yaml(text)
         else:
-            loaded.data = _parse_json(text)
+            loaded.data = parse_json_value(text)
             if _too_deep(loaded.data):
                 raise _depth_problem(text)
         if _SURROGATE_ESCAPE.search(text) is not None:
@@ -271,10 +271,6 @@ def _finite_float(text: str) -> float:
     if math.isinf(value):
         raise _RefusedNumber(text, f"{text} is too large for a number")
     return value
-
-
-def _parse_json(text: str) -> Any:
-    return parse_json_value(text)
 
 
 def parse_json_value(text: str, *, nonfinite: bool = False) -> Any:
